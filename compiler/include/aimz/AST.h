@@ -1,0 +1,213 @@
+//===- AST.h - Syntax tree of a .aimz model ---------------------*- C++ -*-===//
+//
+// The parser produces this tree; semantic analysis annotates it with types
+// and shapes (see Sema.h). Nodes own their children through unique_ptr and
+// carry the source location of their first character for diagnostics.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AIMZ_AST_H
+#define AIMZ_AST_H
+
+#include "aimz/Shape.h"
+
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/SMLoc.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aimz {
+
+using llvm::SMLoc;
+
+/// Element types of the language.
+enum class DType { F32, F64, I32, I64, Bool };
+
+const char *dtypeName(DType T);
+inline bool isFloat(DType T) { return T == DType::F32 || T == DType::F64; }
+inline bool isInteger(DType T) { return T == DType::I32 || T == DType::I64; }
+
+/// A dimension as written: a name (symbol or constant) or an integer literal.
+struct DimSyntax {
+  std::string Name; // empty for a literal
+  int64_t Value = 0;
+  SMLoc Loc;
+};
+
+/// `f32[n, k]` as written in a model signature.
+struct TypeSyntax {
+  DType Type = DType::F32;
+  std::vector<DimSyntax> Dims;
+  SMLoc Loc;
+};
+
+/// A model input or output: `X: f32[n, k]`.
+struct Param {
+  std::string Name;
+  TypeSyntax Type;
+  SMLoc Loc;
+};
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+enum class BinaryOp { Add, Sub, Mul, Div, Pow, MatMul, Lt, Le, Gt, Ge, Eq, Ne };
+const char *binaryOpSpelling(BinaryOp Op);
+
+/// What semantic analysis learns about an expression.
+struct ExprType {
+  DType Type = DType::F32;
+  Shape Dims;               // shape as seen at the expression (plate view)
+  bool WeakLiteral = false; // an untyped numeric literal, adapts to its peer
+};
+
+struct Expr {
+  enum class Kind { Number, Bool, Name, Unary, Binary, Call, Index };
+  Kind K;
+  SMLoc Loc;
+  ExprType Ty;        // filled in by Sema
+  unsigned Depth = 1; // height of the subtree, bounded by the parser
+  explicit Expr(Kind K, SMLoc Loc) : K(K), Loc(Loc) {}
+  virtual ~Expr() = default;
+};
+// Shared ownership keeps nodes copyable as parser attributes; the tree is
+// still a tree: every node has exactly one parent.
+using ExprPtr = std::shared_ptr<Expr>;
+
+struct NumberExpr : Expr {
+  static bool classof(const Expr *N) { return N->K == Kind::Number; }
+  double Value;
+  bool IsInteger; // written without '.', 'e' or 'E'
+  NumberExpr(SMLoc L, double V, bool Int)
+      : Expr(Kind::Number, L), Value(V), IsInteger(Int) {}
+};
+
+struct BoolExpr : Expr {
+  static bool classof(const Expr *N) { return N->K == Kind::Bool; }
+  bool Value;
+  BoolExpr(SMLoc L, bool V) : Expr(Kind::Bool, L), Value(V) {}
+};
+
+struct NameExpr : Expr {
+  static bool classof(const Expr *N) { return N->K == Kind::Name; }
+  std::string Name;
+  NameExpr(SMLoc L, std::string N) : Expr(Kind::Name, L), Name(std::move(N)) {}
+};
+
+struct UnaryExpr : Expr { // only negation
+  static bool classof(const Expr *N) { return N->K == Kind::Unary; }
+  ExprPtr Operand;
+  UnaryExpr(SMLoc L, ExprPtr E) : Expr(Kind::Unary, L), Operand(std::move(E)) {}
+};
+
+struct BinaryExpr : Expr {
+  static bool classof(const Expr *N) { return N->K == Kind::Binary; }
+  BinaryOp Op;
+  ExprPtr LHS, RHS;
+  BinaryExpr(SMLoc L, BinaryOp Op, ExprPtr A, ExprPtr B)
+      : Expr(Kind::Binary, L), Op(Op), LHS(std::move(A)), RHS(std::move(B)) {}
+};
+
+/// A call argument, optionally named (`probs=p`).
+struct Arg {
+  std::string Keyword; // empty when positional
+  SMLoc Loc;
+  ExprPtr Value;
+};
+
+struct CallExpr : Expr {
+  static bool classof(const Expr *N) { return N->K == Kind::Call; }
+  std::string Callee;
+  std::vector<Arg> Args;
+  CallExpr(SMLoc L, std::string C, std::vector<Arg> A)
+      : Expr(Kind::Call, L), Callee(std::move(C)), Args(std::move(A)) {}
+};
+
+struct IndexExpr : Expr {
+  static bool classof(const Expr *N) { return N->K == Kind::Index; }
+  ExprPtr Base;
+  std::vector<ExprPtr> Indices;
+  IndexExpr(SMLoc L, ExprPtr B, std::vector<ExprPtr> I)
+      : Expr(Kind::Index, L), Base(std::move(B)), Indices(std::move(I)) {}
+};
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+struct Stmt {
+  enum class Kind { Const, Let, Deterministic, Sample, Plate, Scan };
+  Kind K;
+  SMLoc Loc;
+  std::string Name;
+  SMLoc NameLoc;
+  Stmt(Kind K, SMLoc L, std::string N, SMLoc NL)
+      : K(K), Loc(L), Name(std::move(N)), NameLoc(NL) {}
+  virtual ~Stmt() = default;
+};
+using StmtPtr = std::shared_ptr<Stmt>;
+
+/// `const H = 128;`
+struct ConstStmt : Stmt {
+  static bool classof(const Stmt *N) { return N->K == Kind::Const; }
+  int64_t Value;
+  SMLoc ValueLoc;
+  ConstStmt(SMLoc L, std::string N, SMLoc NL, int64_t V, SMLoc VL)
+      : Stmt(Kind::Const, L, std::move(N), NL), Value(V), ValueLoc(VL) {}
+};
+
+/// `let x = e;` and `deterministic x = e;`
+struct AssignStmt : Stmt {
+  static bool classof(const Stmt *N) { return N->K == Kind::Let || N->K == Kind::Deterministic; }
+  ExprPtr Value;
+  AssignStmt(Kind K, SMLoc L, std::string N, SMLoc NL, ExprPtr V)
+      : Stmt(K, L, std::move(N), NL), Value(std::move(V)) {}
+};
+
+/// `x ~ Dist(args)[shape];`
+struct SampleStmt : Stmt {
+  static bool classof(const Stmt *N) { return N->K == Kind::Sample; }
+  std::string Dist;
+  SMLoc DistLoc;
+  std::vector<Arg> Args;
+  std::optional<std::vector<DimSyntax>> ExplicitShape;
+  // Filled in by Sema: the distribution, one value per parameter in the
+  // table's order (null where neither given nor defaulted) and the shape of
+  // one draw inside the enclosing plates.
+  const struct DistSpec *Spec = nullptr;
+  std::vector<ExprPtr> ParamValues;
+  Shape OwnShape;
+  SampleStmt(SMLoc L, std::string N, SMLoc NL, std::string D, SMLoc DL,
+             std::vector<Arg> A, std::optional<std::vector<DimSyntax>> S)
+      : Stmt(Kind::Sample, L, std::move(N), NL), Dist(std::move(D)),
+        DistLoc(DL), Args(std::move(A)), ExplicitShape(std::move(S)) {}
+};
+
+/// `plate name(dim) { ... }` and `scan name(dim) { ... }`
+struct BlockStmt : Stmt {
+  static bool classof(const Stmt *N) { return N->K == Kind::Plate || N->K == Kind::Scan; }
+  DimSyntax Dim;
+  std::vector<StmtPtr> Body;
+  aimz::Dim Resolved; // filled in by Sema
+  BlockStmt(Kind K, SMLoc L, std::string N, SMLoc NL, DimSyntax D,
+            std::vector<StmtPtr> B)
+      : Stmt(K, L, std::move(N), NL), Dim(std::move(D)), Body(std::move(B)) {}
+};
+
+struct Model {
+  std::string Name;
+  SMLoc Loc, NameLoc;
+  std::vector<Param> Inputs;
+  Param Output;
+  std::vector<StmtPtr> Body;
+};
+
+/// Prints the tree in an indented, line-per-node form (`--emit=ast`).
+void dumpAST(const Model &M, llvm::raw_ostream &OS);
+
+} // namespace aimz
+
+#endif // AIMZ_AST_H

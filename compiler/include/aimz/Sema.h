@@ -1,0 +1,67 @@
+//===- Sema.h - Types, shapes, site classes and the plan --------*- C++ -*-===//
+//
+// Semantic analysis checks a parsed model, infers every value's dtype and
+// symbolic shape, classifies each recorded site and picks the sharding plan:
+// `obs` when every latent is global, `draw` when a latent involves the
+// observation axis.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AIMZ_SEMA_H
+#define AIMZ_SEMA_H
+
+#include "aimz/AST.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aimz {
+
+class Diagnostics;
+struct DistSpec;
+
+enum class SiteKind { Latent, Deterministic, Observed };
+enum class SiteClass { Global, ObsAligned, Observed };
+enum class Plan { Obs, Draw };
+
+const char *siteKindName(SiteKind K);
+const char *siteClassName(SiteClass C);
+const char *planName(Plan P);
+
+/// A typed array in the model's signature, or a recorded site.
+struct TypedArray {
+  std::string Name;
+  DType Type;
+  Shape Dims;
+};
+
+struct Site : TypedArray {
+  SiteKind Kind;
+  SiteClass Class;
+  const DistSpec *Dist = nullptr; // null for deterministic sites
+  const Stmt *Decl = nullptr;
+};
+
+/// Everything later stages need to know about a checked model.
+struct ModelInfo {
+  std::string Name;
+  std::string ObsDim;
+  DType Precision = DType::F32; // of latents and floating arithmetic
+  Plan ChosenPlan = Plan::Obs;
+  std::vector<std::string> PlanReason; // obs-aligned latents forcing `draw`
+  std::vector<TypedArray> Inputs;
+  TypedArray Output;
+  std::vector<Site> Sites; // program order
+  std::map<std::string, int64_t> Constants;
+
+  const Site *findSite(llvm::StringRef Name) const;
+};
+
+/// Checks `M`, annotating its expressions; reports problems to `Diags`.
+/// Returns std::nullopt when there was an error.
+std::optional<ModelInfo> analyzeModel(Model &M, Diagnostics &Diags);
+
+} // namespace aimz
+
+#endif // AIMZ_SEMA_H

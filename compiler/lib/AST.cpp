@@ -1,0 +1,174 @@
+//===- AST.cpp - Names and the debugging dump of the syntax tree ----------===//
+#include "aimz/AST.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace aimz {
+
+const char *dtypeName(DType T) {
+  switch (T) {
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::Bool:
+    return "bool";
+  }
+  return "?";
+}
+
+const char *binaryOpSpelling(BinaryOp Op) {
+  switch (Op) {
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::Pow:
+    return "^";
+  case BinaryOp::MatMul:
+    return "@";
+  case BinaryOp::Lt:
+    return "<";
+  case BinaryOp::Le:
+    return "<=";
+  case BinaryOp::Gt:
+    return ">";
+  case BinaryOp::Ge:
+    return ">=";
+  case BinaryOp::Eq:
+    return "==";
+  case BinaryOp::Ne:
+    return "!=";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string dimsStr(const std::vector<DimSyntax> &Dims) {
+  std::string S = "[";
+  for (size_t I = 0; I < Dims.size(); ++I)
+    S += (I ? ", " : "") +
+         (Dims[I].Name.empty() ? std::to_string(Dims[I].Value) : Dims[I].Name);
+  return S + "]";
+}
+
+void dumpExpr(const Expr &E, llvm::raw_ostream &OS) {
+  switch (E.K) {
+  case Expr::Kind::Number: {
+    auto &N = static_cast<const NumberExpr &>(E);
+    if (N.IsInteger)
+      OS << static_cast<int64_t>(N.Value);
+    else
+      OS << N.Value;
+    return;
+  }
+  case Expr::Kind::Bool:
+    OS << (static_cast<const BoolExpr &>(E).Value ? "true" : "false");
+    return;
+  case Expr::Kind::Name:
+    OS << static_cast<const NameExpr &>(E).Name;
+    return;
+  case Expr::Kind::Unary:
+    OS << "(neg ";
+    dumpExpr(*static_cast<const UnaryExpr &>(E).Operand, OS);
+    OS << ")";
+    return;
+  case Expr::Kind::Binary: {
+    auto &B = static_cast<const BinaryExpr &>(E);
+    OS << "(" << binaryOpSpelling(B.Op) << " ";
+    dumpExpr(*B.LHS, OS);
+    OS << " ";
+    dumpExpr(*B.RHS, OS);
+    OS << ")";
+    return;
+  }
+  case Expr::Kind::Call: {
+    auto &C = static_cast<const CallExpr &>(E);
+    OS << "(call " << C.Callee;
+    for (const Arg &A : C.Args) {
+      OS << " ";
+      if (!A.Keyword.empty())
+        OS << A.Keyword << "=";
+      dumpExpr(*A.Value, OS);
+    }
+    OS << ")";
+    return;
+  }
+  case Expr::Kind::Index: {
+    auto &I = static_cast<const IndexExpr &>(E);
+    OS << "(index ";
+    dumpExpr(*I.Base, OS);
+    for (const ExprPtr &X : I.Indices) {
+      OS << " ";
+      dumpExpr(*X, OS);
+    }
+    OS << ")";
+    return;
+  }
+  }
+}
+
+void dumpStmts(const std::vector<StmtPtr> &Body, unsigned Indent,
+               llvm::raw_ostream &OS) {
+  for (const StmtPtr &S : Body) {
+    OS.indent(Indent);
+    switch (S->K) {
+    case Stmt::Kind::Const:
+      OS << "const " << S->Name << " = "
+         << static_cast<const ConstStmt &>(*S).Value << "\n";
+      break;
+    case Stmt::Kind::Let:
+    case Stmt::Kind::Deterministic:
+      OS << (S->K == Stmt::Kind::Let ? "let " : "deterministic ") << S->Name
+         << " = ";
+      dumpExpr(*static_cast<const AssignStmt &>(*S).Value, OS);
+      OS << "\n";
+      break;
+    case Stmt::Kind::Sample: {
+      auto &Sa = static_cast<const SampleStmt &>(*S);
+      OS << "sample " << Sa.Name << " ~ " << Sa.Dist;
+      for (const Arg &A : Sa.Args) {
+        OS << " ";
+        if (!A.Keyword.empty())
+          OS << A.Keyword << "=";
+        dumpExpr(*A.Value, OS);
+      }
+      if (Sa.ExplicitShape)
+        OS << " shape " << dimsStr(*Sa.ExplicitShape);
+      OS << "\n";
+      break;
+    }
+    case Stmt::Kind::Plate:
+    case Stmt::Kind::Scan: {
+      auto &B = static_cast<const BlockStmt &>(*S);
+      OS << (S->K == Stmt::Kind::Plate ? "plate " : "scan ") << B.Name << " "
+         << dimsStr({B.Dim}) << "\n";
+      dumpStmts(B.Body, Indent + 2, OS);
+      break;
+    }
+    }
+  }
+}
+
+} // namespace
+
+void dumpAST(const Model &M, llvm::raw_ostream &OS) {
+  OS << "model " << M.Name << "\n";
+  for (const Param &P : M.Inputs)
+    OS << "  input " << P.Name << ": " << dtypeName(P.Type.Type)
+       << dimsStr(P.Type.Dims) << "\n";
+  OS << "  output " << M.Output.Name << ": " << dtypeName(M.Output.Type.Type)
+     << dimsStr(M.Output.Type.Dims) << "\n";
+  dumpStmts(M.Body, 2, OS);
+}
+
+} // namespace aimz

@@ -1,0 +1,83 @@
+//===- Distributions.cpp - The distributions a model may sample -----------===//
+#include "aimz/Distributions.h"
+
+#include <cmath>
+
+namespace aimz {
+
+const std::vector<DistSpec> &allDistributions() {
+  using C = Constraint;
+  static const std::vector<DistSpec> Table = {
+      {DistKind::Normal, "Normal",
+       {{"loc", C::Real, 0.0}, {"scale", C::Positive, 1.0}}, false, {}},
+      {DistKind::HalfNormal, "HalfNormal",
+       {{"scale", C::Positive, 1.0}}, false, {}},
+      {DistKind::LogNormal, "LogNormal",
+       {{"loc", C::Real, 0.0}, {"scale", C::Positive, 1.0}}, false, {}},
+      {DistKind::Exponential, "Exponential",
+       {{"rate", C::Positive, 1.0}}, false, {}},
+      {DistKind::Gamma, "Gamma",
+       {{"concentration", C::Positive, std::nullopt},
+        {"rate", C::Positive, 1.0}}, false, {}},
+      {DistKind::Beta, "Beta",
+       {{"concentration1", C::Positive, std::nullopt},
+        {"concentration0", C::Positive, std::nullopt}}, false, {}},
+      {DistKind::Uniform, "Uniform",
+       {{"low", C::Real, 0.0}, {"high", C::Real, 1.0}}, false, {}},
+      {DistKind::Cauchy, "Cauchy",
+       {{"loc", C::Real, 0.0}, {"scale", C::Positive, 1.0}}, false, {}},
+      {DistKind::HalfCauchy, "HalfCauchy",
+       {{"scale", C::Positive, 1.0}}, false, {}},
+      {DistKind::StudentT, "StudentT",
+       {{"df", C::Positive, std::nullopt},
+        {"loc", C::Real, 0.0},
+        {"scale", C::Positive, 1.0}}, false, {}},
+      {DistKind::Bernoulli, "Bernoulli",
+       {{"probs", C::UnitInterval, std::nullopt},
+        {"logits", C::Real, std::nullopt}}, true, {"probs", "logits"}},
+      {DistKind::Binomial, "Binomial",
+       {{"total_count", C::NonNegativeInteger, 1.0},
+        {"probs", C::UnitInterval, std::nullopt},
+        {"logits", C::Real, std::nullopt}}, true, {"probs", "logits"}},
+      {DistKind::Poisson, "Poisson",
+       {{"rate", C::Positive, std::nullopt}}, true, {}},
+  };
+  return Table;
+}
+
+const DistSpec *lookupDistribution(llvm::StringRef Name) {
+  for (const DistSpec &D : allDistributions())
+    if (Name == D.Name)
+      return &D;
+  return nullptr;
+}
+
+const char *constraintDescription(Constraint C) {
+  switch (C) {
+  case Constraint::Real:
+    return "a real number";
+  case Constraint::Positive:
+    return "positive";
+  case Constraint::UnitInterval:
+    return "in [0, 1]";
+  case Constraint::NonNegativeInteger:
+    return "a non-negative integer";
+  }
+  return "";
+}
+
+bool satisfies(Constraint C, double V) {
+  switch (C) {
+  case Constraint::Real:
+    return std::isfinite(V);
+  case Constraint::Positive:
+    return std::isfinite(V) && V > 0;
+  case Constraint::UnitInterval:
+    return V >= 0 && V <= 1;
+  case Constraint::NonNegativeInteger:
+    return std::isfinite(V) && V >= 0 && V == std::floor(V);
+  }
+  return false;
+}
+
+} // namespace aimz

@@ -1,0 +1,84 @@
+//===- Manifest.cpp - The model's self-description ------------------------===//
+#include "aimz/Manifest.h"
+#include "aimz/Distributions.h"
+#include "aimz/Sema.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nlohmann/json.hpp>
+
+namespace aimz {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json shapeJSON(const Shape &S) {
+  Json Out = Json::array();
+  for (const Dim &D : S)
+    if (D.isSymbol())
+      Out.push_back(D.Symbol);
+    else
+      Out.push_back(D.Extent);
+  return Out;
+}
+
+Json arrayJSON(const TypedArray &A) {
+  return Json{{"name", A.Name},
+              {"dtype", dtypeName(A.Type)},
+              {"shape", shapeJSON(A.Dims)}};
+}
+
+} // namespace
+
+std::string manifestJSON(const ModelInfo &Info) {
+  Json M;
+  M["model"] = Info.Name;
+  M["obs_dim"] = Info.ObsDim;
+  M["plan"] = planName(Info.ChosenPlan);
+  M["plan_reason"] = Info.PlanReason;
+  M["precision"] = dtypeName(Info.Precision);
+  Json Inputs = Json::array();
+  for (const TypedArray &I : Info.Inputs)
+    Inputs.push_back(arrayJSON(I));
+  M["inputs"] = Inputs;
+  M["output"] = arrayJSON(Info.Output);
+  Json Sites = Json::array();
+  for (const Site &S : Info.Sites) {
+    Json J;
+    J["name"] = S.Name;
+    J["kind"] = siteKindName(S.Kind);
+    J["class"] = siteClassName(S.Class);
+    if (S.Dist)
+      J["dist"] = S.Dist->Name;
+    J["dtype"] = dtypeName(S.Type);
+    J["shape"] = shapeJSON(S.Dims);
+    Sites.push_back(J);
+  }
+  M["sites"] = Sites;
+  return M.dump();
+}
+
+void printSiteTable(const ModelInfo &Info, llvm::raw_ostream &OS) {
+  OS << "model " << Info.Name << "    observation axis: " << Info.ObsDim
+     << "    plan: " << planName(Info.ChosenPlan);
+  if (!Info.PlanReason.empty()) {
+    OS << " (forced by";
+    for (const std::string &R : Info.PlanReason)
+      OS << " " << R;
+    OS << ")";
+  }
+  OS << "    precision: " << dtypeName(Info.Precision) << "\n";
+  OS << llvm::left_justify("site", 16) << llvm::left_justify("kind", 15)
+     << llvm::left_justify("class", 13) << llvm::left_justify("dist", 12)
+     << llvm::left_justify("dtype", 7) << "shape\n";
+  for (const Site &S : Info.Sites)
+    OS << llvm::left_justify(S.Name, 15) << " "
+       << llvm::left_justify(siteKindName(S.Kind), 15)
+       << llvm::left_justify(siteClassName(S.Class), 13)
+       << llvm::left_justify(S.Dist ? S.Dist->Name : "-", 12)
+       << llvm::left_justify(dtypeName(S.Type), 7) << shapeStr(S.Dims)
+       << "\n";
+}
+
+} // namespace aimz

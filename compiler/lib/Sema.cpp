@@ -1,0 +1,936 @@
+//===- Sema.cpp - Types, shapes, site classes and the plan ----------------===//
+//
+// A single pass over the statements in program order with a stack of open
+// plates. Every name is defined once and keeps its full shape (enclosing
+// plate dims first); a reference inside plates sees it one element at a
+// time along each open plate whose dim leads its remaining shape.
+//
+//===----------------------------------------------------------------------===//
+#include "aimz/Sema.h"
+#include "aimz/Diagnostics.h"
+#include "aimz/Distributions.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <set>
+
+namespace aimz {
+
+const char *siteKindName(SiteKind K) {
+  switch (K) {
+  case SiteKind::Latent:
+    return "latent";
+  case SiteKind::Deterministic:
+    return "deterministic";
+  case SiteKind::Observed:
+    return "observed";
+  }
+  return "";
+}
+
+const char *siteClassName(SiteClass C) {
+  switch (C) {
+  case SiteClass::Global:
+    return "global";
+  case SiteClass::ObsAligned:
+    return "obs_aligned";
+  case SiteClass::Observed:
+    return "observed";
+  }
+  return "";
+}
+
+const char *planName(Plan P) { return P == Plan::Obs ? "obs" : "draw"; }
+
+const Site *ModelInfo::findSite(llvm::StringRef N) const {
+  for (const Site &S : Sites)
+    if (S.Name == N)
+      return &S;
+  return nullptr;
+}
+
+namespace {
+
+/// What a name refers to.
+struct Symbol {
+  enum class Kind { Input, Const, Let, Deterministic, Sample } K;
+  DType Type;
+  Shape Dims; // full shape
+  SMLoc Loc;
+  int64_t ConstValue = 0;
+};
+
+/// One open plate or scan.
+struct OpenBlock {
+  const BlockStmt *Block;
+  Dim D;
+};
+
+const char *kindWord(Symbol::Kind K) {
+  switch (K) {
+  case Symbol::Kind::Input:
+    return "input";
+  case Symbol::Kind::Const:
+    return "constant";
+  case Symbol::Kind::Let:
+    return "local value";
+  case Symbol::Kind::Deterministic:
+    return "deterministic site";
+  case Symbol::Kind::Sample:
+    return "sample site";
+  }
+  return "";
+}
+
+bool isNumeric(DType T) { return T != DType::Bool; }
+
+/// A literal as the user would write it: `-1`, `0.5`.
+std::string formatNumber(double V) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  if (V == std::floor(V) && std::abs(V) < 1e15)
+    OS << static_cast<int64_t>(V);
+  else
+    OS << V;
+  return S;
+}
+
+class Analyzer {
+public:
+  Analyzer(Model &M, Diagnostics &D) : M(M), Diags(D) {}
+
+  std::optional<ModelInfo> run();
+
+private:
+  Model &M;
+  Diagnostics &Diags;
+  ModelInfo Info;
+  std::map<std::string, Symbol> Names;
+  std::map<std::string, SMLoc> LaterDefinitions; // for "defined later" notes
+  std::set<std::string> BoundSymbols;            // dims the data binds
+  std::vector<OpenBlock> Blocks;
+  bool OutputSampled = false;
+
+  // Signature and dimensions.
+  std::optional<Dim> resolveDim(const DimSyntax &D, bool MustBeBound);
+  std::optional<Shape> resolveDims(const std::vector<DimSyntax> &Ds,
+                                   bool MustBeBound);
+  bool checkSignature();
+  void collectNames(const std::vector<StmtPtr> &Body);
+
+  // Statements.
+  void analyzeBody(const std::vector<StmtPtr> &Body);
+  void analyzeStmt(Stmt &S);
+  void analyzeSample(SampleStmt &S);
+  void analyzeBlock(BlockStmt &B);
+  bool define(const Stmt &S, Symbol Sym);
+  Shape plateDims() const;
+  const BlockStmt *enclosingScan() const;
+
+  // Expressions; each returns false after reporting an error.
+  bool analyzeExpr(Expr &E);
+  bool analyzeName(NameExpr &E);
+  bool analyzeBinary(BinaryExpr &E);
+  bool analyzeCall(CallExpr &E);
+  bool analyzeIndex(IndexExpr &E);
+  Shape viewInPlates(const Shape &Full) const;
+  DType arithmeticType(const ExprType &A, const ExprType &B) const;
+  std::optional<double> literalValue(const Expr &E) const;
+};
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+std::optional<Dim> Analyzer::resolveDim(const DimSyntax &D, bool MustBeBound) {
+  if (D.Name.empty()) {
+    if (D.Value <= 0) {
+      Diags.error(D.Loc, "dimension must be positive; got " +
+                             llvm::Twine(D.Value));
+      return std::nullopt;
+    }
+    return Dim::known(D.Value);
+  }
+  auto C = Info.Constants.find(D.Name);
+  if (C != Info.Constants.end()) {
+    if (C->second <= 0) {
+      Diags.error(D.Loc, "dimension '" + D.Name + "' must be positive; it is " +
+                             llvm::Twine(C->second));
+      return std::nullopt;
+    }
+    return Dim::known(C->second);
+  }
+  if (MustBeBound && !BoundSymbols.count(D.Name)) {
+    auto N = Names.find(D.Name);
+    if (N != Names.end())
+      Diags.error(D.Loc, "'" + D.Name + "' is a " + kindWord(N->second.K) +
+                             ", not a dimension");
+    else
+      Diags.error(D.Loc, "unknown dimension '" + D.Name +
+                             "'; dimensions are named in the input and output "
+                             "shapes or declared with 'const'");
+    return std::nullopt;
+  }
+  return Dim::symbol(D.Name);
+}
+
+std::optional<Shape> Analyzer::resolveDims(const std::vector<DimSyntax> &Ds,
+                                           bool MustBeBound) {
+  Shape Out;
+  bool Ok = true;
+  for (const DimSyntax &D : Ds) {
+    if (auto R = resolveDim(D, MustBeBound))
+      Out.push_back(*R);
+    else
+      Ok = false;
+  }
+  if (!Ok)
+    return std::nullopt;
+  return Out;
+}
+
+/// Constants may size the signature, so they are known before anything else.
+void Analyzer::collectNames(const std::vector<StmtPtr> &Body) {
+  for (const StmtPtr &S : Body) {
+    if (auto *C = llvm::dyn_cast_or_null<ConstStmt>(S.get());
+        C && !Info.Constants.count(C->Name))
+      Info.Constants[C->Name] = C->Value;
+    if (S->K != Stmt::Kind::Plate && S->K != Stmt::Kind::Scan)
+      LaterDefinitions.emplace(S->Name, S->NameLoc);
+    if (auto *B = llvm::dyn_cast_or_null<BlockStmt>(S.get()))
+      collectNames(B->Body);
+  }
+}
+
+bool Analyzer::checkSignature() {
+  Info.Name = M.Name;
+  const Param &Out = M.Output;
+  bool Ok = true;
+
+  // Symbols in the signature are bound by the data's shapes.
+  auto Bind = [&](const Param &P) {
+    for (const DimSyntax &D : P.Type.Dims)
+      if (!D.Name.empty() && !Info.Constants.count(D.Name))
+        BoundSymbols.insert(D.Name);
+  };
+  Bind(Out);
+  for (const Param &P : M.Inputs)
+    Bind(P);
+
+  auto OutShape = resolveDims(Out.Type.Dims, true);
+  if (!OutShape)
+    return false;
+  if (OutShape->empty()) {
+    Diags.error(Out.Type.Loc,
+                "output '" + Out.Name +
+                    "' is a scalar; its leading dimension is the observation "
+                    "axis, as in 'f32[n]'");
+    return false;
+  }
+  if (!(*OutShape)[0].isSymbol()) {
+    Diags.error(Out.Type.Dims[0].Loc,
+                "the output's leading dimension is the observation axis and "
+                "must be a name bound from the data, not the fixed extent " +
+                    (*OutShape)[0].str());
+    return false;
+  }
+  Info.ObsDim = (*OutShape)[0].Symbol;
+  Info.Output = {Out.Name, Out.Type.Type, *OutShape};
+
+  bool AnyF64 = Out.Type.Type == DType::F64;
+  for (const Param &P : M.Inputs) {
+    if (P.Name == Out.Name) {
+      Diags.error(P.Loc, "input '" + P.Name + "' has the output's name");
+      Ok = false;
+      continue;
+    }
+    auto S = resolveDims(P.Type.Dims, true);
+    if (!S) {
+      Ok = false;
+      continue;
+    }
+    if (S->empty() || (*S)[0] != Dim::symbol(Info.ObsDim)) {
+      Diags.error(P.Type.Loc,
+                  "input '" + P.Name + "' has shape " + shapeStr(*S) +
+                      " but every input's leading dimension must be the "
+                      "observation axis '" +
+                      Info.ObsDim + "'");
+      Ok = false;
+      continue;
+    }
+    Symbol Sym{Symbol::Kind::Input, P.Type.Type, *S, P.Loc};
+    auto [It, New] = Names.emplace(P.Name, Sym);
+    if (!New) {
+      Diags.error(P.Loc, "input '" + P.Name + "' is declared twice");
+      Diags.note(It->second.Loc, "previous declaration is here");
+      Ok = false;
+      continue;
+    }
+    AnyF64 |= P.Type.Type == DType::F64;
+    Info.Inputs.push_back({P.Name, P.Type.Type, *S});
+  }
+  Info.Precision = AnyF64 ? DType::F64 : DType::F32;
+  return Ok;
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+Shape Analyzer::plateDims() const {
+  Shape S;
+  for (const OpenBlock &B : Blocks)
+    S.push_back(B.D);
+  return S;
+}
+
+const BlockStmt *Analyzer::enclosingScan() const {
+  for (const OpenBlock &B : Blocks)
+    if (B.Block->K == Stmt::Kind::Scan)
+      return B.Block;
+  return nullptr;
+}
+
+bool Analyzer::define(const Stmt &S, Symbol Sym) {
+  if (S.Name == M.Output.Name && S.K != Stmt::Kind::Sample) {
+    Diags.error(S.NameLoc, "output '" + S.Name +
+                               "' must be defined by sampling it with '" +
+                               S.Name + " ~ Dist(...)'");
+    return false;
+  }
+  auto [It, New] = Names.emplace(S.Name, Sym);
+  if (!New || (S.Name == M.Output.Name && OutputSampled)) {
+    Diags.error(S.NameLoc, "'" + S.Name + "' is already defined");
+    Diags.note(It->second.Loc, "previous definition is here");
+    return false;
+  }
+  return true;
+}
+
+void Analyzer::analyzeBody(const std::vector<StmtPtr> &Body) {
+  for (const StmtPtr &S : Body)
+    analyzeStmt(*S);
+}
+
+void Analyzer::analyzeStmt(Stmt &S) {
+  switch (S.K) {
+  case Stmt::Kind::Const: {
+    auto &C = static_cast<ConstStmt &>(S);
+    Symbol Sym{Symbol::Kind::Const, DType::I64, {}, C.NameLoc, C.Value};
+    if (Info.Constants.at(C.Name) != C.Value || Names.count(C.Name)) {
+      Diags.error(C.NameLoc, "'" + C.Name + "' is already defined");
+      return;
+    }
+    define(C, Sym);
+    return;
+  }
+  case Stmt::Kind::Let:
+  case Stmt::Kind::Deterministic: {
+    auto &A = static_cast<AssignStmt &>(S);
+    if (!analyzeExpr(*A.Value))
+      return;
+    Shape Full = plateDims();
+    llvm::append_range(Full, A.Value->Ty.Dims);
+    DType T = A.Value->Ty.Type;
+    bool IsDet = S.K == Stmt::Kind::Deterministic;
+    if (!define(A, {IsDet ? Symbol::Kind::Deterministic : Symbol::Kind::Let,
+                    T, Full, A.NameLoc}))
+      return;
+    if (IsDet) {
+      Site Si;
+      Si.Name = A.Name;
+      Si.Type = T;
+      Si.Dims = Full;
+      Si.Kind = SiteKind::Deterministic;
+      Si.Class = mentions(Full, Info.ObsDim) ? SiteClass::ObsAligned
+                                             : SiteClass::Global;
+      Si.Decl = &A;
+      Info.Sites.push_back(Si);
+    }
+    return;
+  }
+  case Stmt::Kind::Sample:
+    analyzeSample(static_cast<SampleStmt &>(S));
+    return;
+  case Stmt::Kind::Plate:
+  case Stmt::Kind::Scan:
+    analyzeBlock(static_cast<BlockStmt &>(S));
+    return;
+  }
+}
+
+void Analyzer::analyzeBlock(BlockStmt &B) {
+  const char *Word = B.K == Stmt::Kind::Plate ? "plate" : "scan";
+  auto D = resolveDim(B.Dim, true);
+  if (!D)
+    return;
+  for (const OpenBlock &O : Blocks) {
+    if (O.D == *D) {
+      Diags.error(B.Dim.Loc, llvm::Twine(Word) + " '" + B.Name +
+                                 "' runs over '" + D->str() +
+                                 "', which the enclosing block '" +
+                                 O.Block->Name + "' already runs over");
+      return;
+    }
+  }
+  B.Resolved = *D;
+  Blocks.push_back({&B, *D});
+  analyzeBody(B.Body);
+  Blocks.pop_back();
+}
+
+std::optional<double> Analyzer::literalValue(const Expr &E) const {
+  if (auto *N = llvm::dyn_cast<NumberExpr>(&E))
+    return N->Value;
+  if (auto *U = llvm::dyn_cast<UnaryExpr>(&E))
+    if (auto V = literalValue(*U->Operand))
+      return -*V;
+  if (auto *N = llvm::dyn_cast<NameExpr>(&E)) {
+    auto It = Names.find(N->Name);
+    if (It != Names.end() && It->second.K == Symbol::Kind::Const)
+      return static_cast<double>(It->second.ConstValue);
+  }
+  return std::nullopt;
+}
+
+void Analyzer::analyzeSample(SampleStmt &S) {
+  const DistSpec *Spec = lookupDistribution(S.Dist);
+  bool IsOutput = S.Name == M.Output.Name;
+  bool Ok = true;
+  if (const BlockStmt *Scan = enclosingScan()) {
+    Diags.error(S.NameLoc,
+                "sample site '" + S.Name + "' inside scan '" + Scan->Name +
+                    "': the number of sites would grow with the sequence "
+                    "length, which neither sharding plan supports; move it "
+                    "out of the scan (a plate gives one site of many "
+                    "elements)");
+    Ok = false;
+  }
+  if (!Spec) {
+    std::vector<std::string> Known;
+    for (const DistSpec &D : allDistributions())
+      Known.push_back(D.Name);
+    Diags.error(S.DistLoc, "unknown distribution '" + S.Dist +
+                               "'; known: " + llvm::join(Known, ", "));
+    return;
+  }
+  S.Spec = Spec;
+
+  // Bind arguments to parameters: positional first, then keywords.
+  std::vector<ExprPtr> Bound(Spec->Params.size());
+  std::vector<SMLoc> BoundAt(Spec->Params.size());
+  size_t Positional = 0;
+  for (const Arg &A : S.Args) {
+    size_t Index = Spec->Params.size();
+    if (A.Keyword.empty()) {
+      if (Positional >= Spec->Params.size() ||
+          (!Spec->ExactlyOneOf.empty() &&
+           Spec->Params[Positional].Name == llvm::StringRef("logits"))) {
+        Diags.error(A.Loc, llvm::Twine(Spec->Name) + " takes at most " +
+                               llvm::Twine(Positional) +
+                               " positional argument" +
+                               (Positional == 1 ? "" : "s"));
+        Ok = false;
+        continue;
+      }
+      Index = Positional++;
+    } else {
+      for (size_t I = 0; I < Spec->Params.size(); ++I)
+        if (A.Keyword == Spec->Params[I].Name)
+          Index = I;
+      if (Index == Spec->Params.size()) {
+        std::vector<std::string> Names;
+        for (const DistParam &P : Spec->Params)
+          Names.push_back(P.Name);
+        Diags.error(A.Loc, llvm::Twine(Spec->Name) + " has no parameter '" +
+                               A.Keyword + "'; its parameters are " +
+                               llvm::join(Names, ", "));
+        Ok = false;
+        continue;
+      }
+    }
+    if (Bound[Index]) {
+      Diags.error(A.Loc, llvm::Twine("parameter '") +
+                             Spec->Params[Index].Name + "' of " + Spec->Name +
+                             " is given twice");
+      Ok = false;
+      continue;
+    }
+    Bound[Index] = A.Value;
+    BoundAt[Index] = A.Loc;
+  }
+  if (!Spec->ExactlyOneOf.empty()) {
+    std::vector<std::string> Given;
+    for (size_t I = 0; I < Spec->Params.size(); ++I)
+      if (Bound[I] && llvm::is_contained(Spec->ExactlyOneOf,
+                                         llvm::StringRef(Spec->Params[I].Name)))
+        Given.push_back(Spec->Params[I].Name);
+    if (Given.size() != 1) {
+      Diags.error(S.DistLoc,
+                  llvm::Twine(Spec->Name) + " needs exactly one of 'probs=' "
+                                            "or 'logits='" +
+                      (Given.empty() ? "" : "; both were given"));
+      Ok = false;
+    }
+  }
+
+  // Type every argument and check it against its constraint.
+  std::optional<Shape> Batch = Shape{};
+  for (size_t I = 0; I < Spec->Params.size(); ++I) {
+    const DistParam &P = Spec->Params[I];
+    bool InGroup = llvm::is_contained(Spec->ExactlyOneOf,
+                                      llvm::StringRef(P.Name));
+    if (!Bound[I]) {
+      if (!P.Default && !InGroup) {
+        Diags.error(S.DistLoc, llvm::Twine(Spec->Name) +
+                                   " is missing its parameter '" + P.Name +
+                                   "'");
+        Ok = false;
+      } else if (P.Default) {
+        Bound[I] = std::make_shared<NumberExpr>(
+            S.DistLoc, *P.Default,
+            P.Domain == Constraint::NonNegativeInteger);
+        Bound[I]->Ty = {P.Domain == Constraint::NonNegativeInteger
+                            ? DType::I32
+                            : Info.Precision,
+                        {}, true};
+      }
+      continue;
+    }
+    Expr &E = *Bound[I];
+    if (!analyzeExpr(E)) {
+      Ok = false;
+      continue;
+    }
+    if (!isNumeric(E.Ty.Type)) {
+      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
+                             Spec->Name + " must be numeric; got bool");
+      Ok = false;
+      continue;
+    }
+    if (P.Domain == Constraint::NonNegativeInteger && isFloat(E.Ty.Type)) {
+      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
+                             Spec->Name + " must be an integer; got " +
+                             dtypeName(E.Ty.Type));
+      Ok = false;
+      continue;
+    }
+    if (auto V = literalValue(E); V && !satisfies(P.Domain, *V)) {
+      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
+                             Spec->Name + " must be " +
+                             constraintDescription(P.Domain) + "; got " +
+                             formatNumber(*V));
+      Ok = false;
+    }
+    if (Batch) {
+      auto B = broadcastShapes(*Batch, E.Ty.Dims);
+      if (!B) {
+        Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
+                               Spec->Name + " has shape " +
+                               shapeStr(E.Ty.Dims) +
+                               ", which does not broadcast with the other "
+                               "parameters' shape " +
+                               shapeStr(*Batch));
+        Ok = false;
+      }
+      Batch = B;
+    }
+  }
+  if (Spec->Kind == DistKind::Uniform && Bound[0] && Bound[1]) {
+    auto Lo = literalValue(*Bound[0]), Hi = literalValue(*Bound[1]);
+    if (Lo && Hi && !(*Lo < *Hi)) {
+      Diags.error(S.DistLoc, "Uniform needs low < high; got low = " +
+                                 formatNumber(*Lo) + ", high = " +
+                                 formatNumber(*Hi));
+      Ok = false;
+    }
+  }
+
+  Shape Own = Batch ? *Batch : Shape{};
+  if (S.ExplicitShape) {
+    auto E = resolveDims(*S.ExplicitShape, true);
+    if (!E)
+      Ok = false;
+    else if (Batch && !broadcastsTo(*Batch, *E)) {
+      Diags.error(S.DistLoc, "parameters of shape " + shapeStr(*Batch) +
+                                 " do not broadcast to the site's shape " +
+                                 shapeStr(*E));
+      Ok = false;
+    } else {
+      Own = *E;
+    }
+  }
+  S.ParamValues = Bound;
+  S.OwnShape = Own;
+
+  Shape Full = plateDims();
+  llvm::append_range(Full, Own);
+  DType T = Spec->Discrete ? DType::I32 : Info.Precision;
+
+  if (IsOutput && Ok) {
+    const TypedArray &Out = Info.Output;
+    if (Full != Out.Dims) {
+      Diags.error(S.NameLoc, "output '" + S.Name + "' is declared " +
+                                 dtypeName(Out.Type) + shapeStr(Out.Dims) +
+                                 " but this site has shape " + shapeStr(Full));
+      Diags.note(M.Output.Loc, "output declared here");
+      Ok = false;
+    }
+    bool TypeOk = Spec->Discrete
+                      ? (isInteger(Out.Type) ||
+                         (Out.Type == DType::Bool &&
+                          Spec->Kind == DistKind::Bernoulli))
+                      : isFloat(Out.Type);
+    if (!TypeOk) {
+      Diags.error(S.DistLoc,
+                  llvm::Twine(Spec->Name) + " produces " +
+                      (Spec->Discrete ? "integers" : "real numbers") +
+                      " but output '" + S.Name + "' is declared " +
+                      dtypeName(Out.Type) + "; declare it " +
+                      (Spec->Discrete ? "i32" : dtypeName(Info.Precision)));
+      Ok = false;
+    }
+    T = Out.Type;
+  }
+  if (!define(S, {Symbol::Kind::Sample, T, Full, S.NameLoc}) || !Ok)
+    return;
+
+  Site Si;
+  Si.Name = S.Name;
+  Si.Type = T;
+  Si.Dims = Full;
+  Si.Dist = Spec;
+  Si.Decl = &S;
+  if (IsOutput) {
+    OutputSampled = true;
+    Si.Kind = SiteKind::Observed;
+    Si.Class = SiteClass::Observed;
+  } else {
+    Si.Kind = SiteKind::Latent;
+    Si.Class = mentions(Full, Info.ObsDim) ? SiteClass::ObsAligned
+                                           : SiteClass::Global;
+  }
+  Info.Sites.push_back(Si);
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+Shape Analyzer::viewInPlates(const Shape &Full) const {
+  size_t Skip = 0;
+  for (const OpenBlock &B : Blocks)
+    if (Skip < Full.size() && Full[Skip] == B.D)
+      ++Skip;
+  return Shape(Full.begin() + Skip, Full.end());
+}
+
+DType Analyzer::arithmeticType(const ExprType &A, const ExprType &B) const {
+  if (isFloat(A.Type) || isFloat(B.Type))
+    return Info.Precision;
+  // A weak literal adapts to its typed peer.
+  if (A.WeakLiteral && !B.WeakLiteral)
+    return B.Type;
+  if (B.WeakLiteral && !A.WeakLiteral)
+    return A.Type;
+  return A.Type == DType::I64 || B.Type == DType::I64 ? DType::I64
+                                                      : DType::I32;
+}
+
+bool Analyzer::analyzeExpr(Expr &E) {
+  switch (E.K) {
+  case Expr::Kind::Number: {
+    auto &N = static_cast<NumberExpr &>(E);
+    E.Ty = {N.IsInteger ? DType::I32 : Info.Precision, {}, true};
+    if (N.IsInteger && std::abs(N.Value) > 2147483647.0)
+      E.Ty.Type = DType::I64;
+    return true;
+  }
+  case Expr::Kind::Bool:
+    E.Ty = {DType::Bool, {}, false};
+    return true;
+  case Expr::Kind::Name:
+    return analyzeName(static_cast<NameExpr &>(E));
+  case Expr::Kind::Unary: {
+    auto &U = static_cast<UnaryExpr &>(E);
+    if (!analyzeExpr(*U.Operand))
+      return false;
+    if (!isNumeric(U.Operand->Ty.Type)) {
+      Diags.error(E.Loc, "cannot negate a bool value");
+      return false;
+    }
+    E.Ty = U.Operand->Ty;
+    return true;
+  }
+  case Expr::Kind::Binary:
+    return analyzeBinary(static_cast<BinaryExpr &>(E));
+  case Expr::Kind::Call:
+    return analyzeCall(static_cast<CallExpr &>(E));
+  case Expr::Kind::Index:
+    return analyzeIndex(static_cast<IndexExpr &>(E));
+  }
+  return false;
+}
+
+bool Analyzer::analyzeName(NameExpr &E) {
+  auto It = Names.find(E.Name);
+  if (It == Names.end()) {
+    if (lookupDistribution(E.Name)) {
+      Diags.error(E.Loc, "'" + E.Name +
+                             "' is a distribution; draw from it with 'x ~ " +
+                             E.Name + "(...)'");
+      return false;
+    }
+    Diags.error(E.Loc, "unknown name '" + E.Name + "'");
+    auto Later = LaterDefinitions.find(E.Name);
+    if (Later != LaterDefinitions.end())
+      Diags.note(Later->second, "'" + E.Name +
+                                    "' is defined here, after its use");
+    else if (E.Name == M.Output.Name)
+      Diags.note(M.Output.Loc, "the output can be used only after it is "
+                               "sampled");
+    return false;
+  }
+  const Symbol &S = It->second;
+  if (S.K == Symbol::Kind::Const) {
+    E.Ty = {S.ConstValue > 2147483647 || S.ConstValue < -2147483648LL
+                ? DType::I64
+                : DType::I32,
+            {}, true};
+    return true;
+  }
+  E.Ty = {S.Type, viewInPlates(S.Dims), false};
+  return true;
+}
+
+bool Analyzer::analyzeBinary(BinaryExpr &E) {
+  bool OkL = analyzeExpr(*E.LHS);
+  bool OkR = analyzeExpr(*E.RHS);
+  if (!OkL || !OkR)
+    return false;
+  const ExprType &A = E.LHS->Ty, &B = E.RHS->Ty;
+  const char *Op = binaryOpSpelling(E.Op);
+  bool IsCompare = E.Op >= BinaryOp::Lt;
+  bool IsEquality = E.Op == BinaryOp::Eq || E.Op == BinaryOp::Ne;
+
+  if (!IsEquality && (!isNumeric(A.Type) || !isNumeric(B.Type))) {
+    Diags.error(E.Loc, llvm::Twine("operator '") + Op +
+                           "' needs numbers; got " + dtypeName(A.Type) +
+                           " and " + dtypeName(B.Type));
+    return false;
+  }
+  if (IsEquality && (A.Type == DType::Bool) != (B.Type == DType::Bool)) {
+    Diags.error(E.Loc, llvm::Twine("operator '") + Op +
+                           "' compares a bool with a number (" +
+                           dtypeName(A.Type) + " and " + dtypeName(B.Type) +
+                           ")");
+    return false;
+  }
+
+  if (E.Op == BinaryOp::MatMul) {
+    Shape SA = A.Dims, SB = B.Dims;
+    if (SA.empty() || SB.empty()) {
+      Diags.error(E.Loc, "operator '@' needs arrays of rank 1 or more; got " +
+                             shapeStr(SA) + " @ " + shapeStr(SB));
+      return false;
+    }
+    bool VecA = SA.size() == 1, VecB = SB.size() == 1;
+    if (VecA)
+      SA.insert(SA.begin(), Dim::known(1));
+    if (VecB)
+      SB.push_back(Dim::known(1));
+    const Dim &K1 = SA.back(), &K2 = SB[SB.size() - 2];
+    if (K1 != K2) {
+      Diags.error(E.Loc, "operator '@': inner dimensions " + K1.str() +
+                             " and " + K2.str() + " differ (" +
+                             shapeStr(A.Dims) + " @ " + shapeStr(B.Dims) +
+                             ")");
+      return false;
+    }
+    Shape BatchA(SA.begin(), SA.end() - 2), BatchB(SB.begin(), SB.end() - 2);
+    auto Batch = broadcastShapes(BatchA, BatchB);
+    if (!Batch) {
+      Diags.error(E.Loc, "operator '@': batch dimensions of " +
+                             shapeStr(A.Dims) + " and " + shapeStr(B.Dims) +
+                             " do not broadcast");
+      return false;
+    }
+    Shape Out = *Batch;
+    if (!VecA)
+      Out.push_back(SA[SA.size() - 2]);
+    if (!VecB)
+      Out.push_back(SB.back());
+    E.Ty = {arithmeticType(A, B), Out, false};
+    return true;
+  }
+
+  auto Out = broadcastShapes(A.Dims, B.Dims);
+  if (!Out) {
+    Diags.error(E.Loc, llvm::Twine("shapes ") + shapeStr(A.Dims) + " and " +
+                           shapeStr(B.Dims) +
+                           " cannot be broadcast together in '" + Op + "'");
+    return false;
+  }
+  bool Weak = A.WeakLiteral && B.WeakLiteral;
+  if (IsCompare)
+    E.Ty = {DType::Bool, *Out, false};
+  else if (E.Op == BinaryOp::Div || E.Op == BinaryOp::Pow)
+    E.Ty = {Info.Precision, *Out, Weak};
+  else
+    E.Ty = {arithmeticType(A, B), *Out, Weak};
+  return true;
+}
+
+bool Analyzer::analyzeCall(CallExpr &E) {
+  static const std::set<std::string> FloatFns = {
+      "exp", "log", "log1p", "sqrt", "tanh", "sigmoid", "softplus"};
+  static const std::set<std::string> SameTypeFns = {"abs", "relu"};
+  static const std::set<std::string> Reductions = {"sum", "mean", "min",
+                                                   "max"};
+  bool Known = FloatFns.count(E.Callee) || SameTypeFns.count(E.Callee) ||
+               Reductions.count(E.Callee);
+  if (!Known) {
+    if (lookupDistribution(E.Callee))
+      Diags.error(E.Loc, "'" + E.Callee +
+                             "' is a distribution, not a function; draw from "
+                             "it with 'x ~ " +
+                             E.Callee + "(...)'");
+    else
+      Diags.error(E.Loc, "unknown function '" + E.Callee +
+                             "'; functions are exp, log, log1p, sqrt, abs, "
+                             "tanh, sigmoid, relu, softplus, sum, mean, min, "
+                             "max");
+    return false;
+  }
+  bool Ok = true;
+  for (const Arg &A : E.Args) {
+    if (!A.Keyword.empty()) {
+      Diags.error(A.Loc, "function '" + E.Callee +
+                             "' takes no keyword arguments");
+      Ok = false;
+    }
+    Ok &= analyzeExpr(*A.Value);
+  }
+  if (!Ok)
+    return false;
+  bool Binary = (E.Callee == "min" || E.Callee == "max");
+  size_t MaxArgs = Binary ? 2 : 1;
+  if (E.Args.empty() || E.Args.size() > MaxArgs) {
+    Diags.error(E.Loc, "function '" + E.Callee + "' takes " +
+                           (Binary ? "1 or 2 arguments" : "1 argument") +
+                           "; got " + llvm::Twine(E.Args.size()));
+    return false;
+  }
+  const ExprType &A = E.Args[0].Value->Ty;
+  for (const Arg &Ar : E.Args) {
+    if (!isNumeric(Ar.Value->Ty.Type) &&
+        !(E.Callee == "sum" || E.Callee == "mean")) {
+      Diags.error(Ar.Loc, "function '" + E.Callee + "' needs numbers; got bool");
+      return false;
+    }
+  }
+  if (FloatFns.count(E.Callee)) {
+    E.Ty = {Info.Precision, A.Dims, A.WeakLiteral};
+  } else if (SameTypeFns.count(E.Callee)) {
+    E.Ty = A;
+  } else if (E.Args.size() == 2) {
+    const ExprType &B = E.Args[1].Value->Ty;
+    auto Out = broadcastShapes(A.Dims, B.Dims);
+    if (!Out) {
+      Diags.error(E.Loc, "shapes " + shapeStr(A.Dims) + " and " +
+                             shapeStr(B.Dims) +
+                             " cannot be broadcast together in '" + E.Callee +
+                             "'");
+      return false;
+    }
+    E.Ty = {arithmeticType(A, B), *Out, A.WeakLiteral && B.WeakLiteral};
+  } else if (E.Callee == "mean") {
+    E.Ty = {Info.Precision, {}, false};
+  } else if (E.Callee == "sum") {
+    E.Ty = {A.Type == DType::Bool ? DType::I32 : A.Type, {}, false};
+  } else {
+    E.Ty = {A.Type, {}, false};
+  }
+  return true;
+}
+
+bool Analyzer::analyzeIndex(IndexExpr &E) {
+  bool Ok = analyzeExpr(*E.Base);
+  for (const ExprPtr &I : E.Indices)
+    Ok &= analyzeExpr(*I);
+  if (!Ok)
+    return false;
+  const Shape &Base = E.Base->Ty.Dims;
+  if (E.Indices.size() > Base.size()) {
+    Diags.error(E.Loc, "too many indices: the value has shape " +
+                           shapeStr(Base) + " (rank " +
+                           llvm::Twine(Base.size()) + ") but " +
+                           llvm::Twine(E.Indices.size()) +
+                           " indices were given");
+    return false;
+  }
+  Shape IndexShape;
+  for (size_t I = 0; I < E.Indices.size(); ++I) {
+    const Expr &Ix = *E.Indices[I];
+    if (!isInteger(Ix.Ty.Type)) {
+      Diags.error(Ix.Loc, llvm::Twine("index must be an integer; got ") +
+                              dtypeName(Ix.Ty.Type));
+      Ok = false;
+      continue;
+    }
+    if (auto V = literalValue(Ix); V && !Base[I].isSymbol()) {
+      int64_t Extent = Base[I].Extent;
+      if (*V < -Extent || *V >= Extent) {
+        Diags.error(Ix.Loc, "index " + llvm::Twine(static_cast<int64_t>(*V)) +
+                                " is out of range for a dimension of extent " +
+                                llvm::Twine(Extent));
+        Ok = false;
+        continue;
+      }
+    }
+    auto B = broadcastShapes(IndexShape, Ix.Ty.Dims);
+    if (!B) {
+      Diags.error(Ix.Loc, "index shapes " + shapeStr(IndexShape) + " and " +
+                              shapeStr(Ix.Ty.Dims) + " do not broadcast");
+      Ok = false;
+      continue;
+    }
+    IndexShape = *B;
+  }
+  if (!Ok)
+    return false;
+  Shape Out = IndexShape;
+  Out.insert(Out.end(), Base.begin() + E.Indices.size(), Base.end());
+  E.Ty = {E.Base->Ty.Type, Out, false};
+  return true;
+}
+
+std::optional<ModelInfo> Analyzer::run() {
+  collectNames(M.Body);
+  if (!checkSignature())
+    return std::nullopt;
+  analyzeBody(M.Body);
+  if (!OutputSampled && !Diags.hadError())
+    Diags.error(M.Output.Loc, "output '" + M.Output.Name +
+                                  "' is never sampled; add '" + M.Output.Name +
+                                  " ~ Dist(...);' to the model");
+  if (Diags.hadError())
+    return std::nullopt;
+
+  for (const Site &S : Info.Sites)
+    if (S.Kind == SiteKind::Latent && S.Class == SiteClass::ObsAligned)
+      Info.PlanReason.push_back(S.Name);
+  Info.ChosenPlan = Info.PlanReason.empty() ? Plan::Obs : Plan::Draw;
+  return std::move(Info);
+}
+
+} // namespace
+
+std::optional<ModelInfo> analyzeModel(Model &M, Diagnostics &Diags) {
+  return Analyzer(M, Diags).run();
+}
+
+} // namespace aimz

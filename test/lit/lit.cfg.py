@@ -1,0 +1,14 @@
+# lit configuration for the compiler tests: one .aimz (or .mlir) file per
+# behaviour, with RUN and CHECK lines.
+import os
+import lit.formats
+
+config.name = "aimz"
+config.test_format = lit.formats.ShTest(True)
+config.suffixes = [".aimz", ".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.aimz_obj_root, "test", "lit")
+config.substitutions.append(("%examples", os.path.join(config.aimz_src_root, "dsl-examples")))
+config.environment["PATH"] = os.pathsep.join(
+    [config.aimz_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])

@@ -1,0 +1,136 @@
+#include "aimz/Diagnostics.h"
+#include "aimz/Manifest.h"
+#include "aimz/Parser.h"
+#include "aimz/Sema.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace aimz;
+
+namespace {
+
+struct Analysis {
+  std::optional<ModelInfo> Info;
+  std::string Errors;
+};
+
+Analysis analyze(const std::string &Src) {
+  llvm::SourceMgr SM;
+  SM.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(Src, "t.aimz"),
+                        llvm::SMLoc());
+  Analysis A;
+  llvm::raw_string_ostream ES(A.Errors);
+  Diagnostics D(SM, ES);
+  auto M = parseModel(SM.getMemoryBuffer(1)->getBuffer(), D);
+  if (M)
+    A.Info = analyzeModel(*M, D);
+  return A;
+}
+
+std::string shapeOf(const ModelInfo &I, const char *Site) {
+  const aimz::Site *S = I.findSite(Site);
+  return S ? shapeStr(S->Dims) : "<none>";
+}
+
+} // namespace
+
+TEST(Sema, LinearRegressionIsObsPlan) {
+  auto A = analyze(R"(
+model linreg(X: f32[n, k]) -> (y: f32[n]) {
+  alpha ~ Normal(0, 1);
+  beta  ~ Normal(0, 1)[k];
+  sigma ~ HalfNormal(1);
+  plate obs(n) {
+    let mu = alpha + X @ beta;
+    deterministic eta = exp(mu);
+    y ~ Normal(mu, sigma);
+  }
+})");
+  ASSERT_TRUE(A.Info) << A.Errors;
+  const ModelInfo &I = *A.Info;
+  EXPECT_EQ(I.ObsDim, "n");
+  EXPECT_EQ(I.ChosenPlan, Plan::Obs);
+  EXPECT_EQ(shapeOf(I, "beta"), "[k]");
+  EXPECT_EQ(shapeOf(I, "eta"), "[n]");
+  EXPECT_EQ(I.findSite("eta")->Class, SiteClass::ObsAligned);
+  EXPECT_EQ(I.findSite("alpha")->Class, SiteClass::Global);
+  EXPECT_EQ(I.findSite("y")->Class, SiteClass::Observed);
+  EXPECT_EQ(I.Precision, DType::F32);
+}
+
+TEST(Sema, LocalLatentForcesDrawPlan) {
+  auto A = analyze(R"(
+model m(X: f64[n]) -> (y: f64[n]) {
+  plate obs(n) {
+    z ~ Normal(0, 1);
+    y ~ Normal(X + z, 1);
+  }
+})");
+  ASSERT_TRUE(A.Info) << A.Errors;
+  EXPECT_EQ(A.Info->ChosenPlan, Plan::Draw);
+  ASSERT_EQ(A.Info->PlanReason.size(), 1u);
+  EXPECT_EQ(A.Info->PlanReason[0], "z");
+  EXPECT_EQ(A.Info->Precision, DType::F64);
+}
+
+TEST(Sema, NestedPlatesPrependDims) {
+  auto A = analyze(R"(
+model m(X: f32[n, G]) -> (y: f32[n]) {
+  plate groups(G) { a ~ Normal(0, 1)[3]; }
+  plate obs(n) {
+    plate inner(G) { deterministic d = X * 2.0; }
+    y ~ Normal(sum(a), 1);
+  }
+})");
+  ASSERT_TRUE(A.Info) << A.Errors;
+  EXPECT_EQ(shapeOf(*A.Info, "a"), "[G, 3]");
+  EXPECT_EQ(A.Info->findSite("a")->Class, SiteClass::Global);
+  EXPECT_EQ(shapeOf(*A.Info, "d"), "[n, G]");
+}
+
+TEST(Sema, GatherGivesOnePerObservation) {
+  auto A = analyze(R"(
+model h(g: i32[n]) -> (y: f32[n]) {
+  plate groups(G) { a ~ Normal(0, 1); }
+  plate obs(n) { y ~ Normal(a[g], 1); }
+})");
+  // G is not bound by any input: that is an error.
+  ASSERT_FALSE(A.Info);
+  EXPECT_NE(A.Errors.find("unknown dimension 'G'"), std::string::npos)
+      << A.Errors;
+}
+
+TEST(Sema, ManifestFieldsInOrder) {
+  auto A = analyze(R"(
+model m(X: f32[n]) -> (y: i32[n]) {
+  p ~ Beta(2, 2);
+  plate obs(n) { y ~ Bernoulli(probs=p); }
+})");
+  ASSERT_TRUE(A.Info) << A.Errors;
+  EXPECT_EQ(manifestJSON(*A.Info),
+            R"({"model":"m","obs_dim":"n","plan":"obs","plan_reason":[],)"
+            R"("precision":"f32","inputs":[{"name":"X","dtype":"f32",)"
+            R"("shape":["n"]}],"output":{"name":"y","dtype":"i32","shape":)"
+            R"(["n"]},"sites":[{"name":"p","kind":"latent","class":"global",)"
+            R"("dist":"Beta","dtype":"f32","shape":[]},{"name":"y","kind":)"
+            R"("observed","class":"observed","dist":"Bernoulli","dtype":)"
+            R"("i32","shape":["n"]}]})");
+}
+
+TEST(Sema, ReportsSeveralErrorsInOneRun) {
+  auto A = analyze(R"(
+model m(X: f32[n]) -> (y: f32[n]) {
+  a ~ Normal(0, -1);
+  b ~ Gamma(rate=1);
+  plate obs(n) { y ~ Normal(X + q, 1); }
+})");
+  ASSERT_FALSE(A.Info);
+  EXPECT_NE(A.Errors.find("must be positive; got -1"), std::string::npos);
+  EXPECT_NE(A.Errors.find("missing its parameter 'concentration'"),
+            std::string::npos);
+  EXPECT_NE(A.Errors.find("unknown name 'q'"), std::string::npos);
+}
