@@ -61,6 +61,7 @@ struct Symbol {
   Shape Dims; // full shape
   SMLoc Loc;
   int64_t ConstValue = 0;
+  bool Poisoned = false; // its definition had an error: uses stay silent
 };
 
 /// One open plate or scan.
@@ -127,6 +128,10 @@ private:
   void analyzeSample(SampleStmt &S);
   void analyzeBlock(BlockStmt &B);
   bool define(const Stmt &S, Symbol Sym);
+  void poison(const Stmt &S) {
+    Names.emplace(S.Name, Symbol{Symbol::Kind::Let, DType::F32, {}, S.NameLoc,
+                                 0, true});
+  }
   Shape plateDims() const;
   const BlockStmt *enclosingScan() const;
 
@@ -139,7 +144,22 @@ private:
   Shape viewInPlates(const Shape &Full) const;
   DType arithmeticType(const ExprType &A, const ExprType &B) const;
   std::optional<double> literalValue(const Expr &E) const;
+  bool mixesObservations(SMLoc Loc, const Dim &D, const char *What);
 };
+
+/// Each observation must be computable from its own row: an operation that
+/// contracts, reduces or indexes along the observation axis would make a
+/// shard's result depend on other shards' data.
+bool Analyzer::mixesObservations(SMLoc Loc, const Dim &D, const char *What) {
+  if (D != Dim::symbol(Info.ObsDim))
+    return false;
+  Diags.error(Loc, llvm::Twine(What) + " runs along the observation axis '" +
+                       Info.ObsDim +
+                       "', mixing observations; each observation must be "
+                       "computed from its own data (work inside 'plate ... (" +
+                       Info.ObsDim + ")' instead)");
+  return true;
+}
 
 //===----------------------------------------------------------------------===//
 // Signature
@@ -330,8 +350,10 @@ void Analyzer::analyzeStmt(Stmt &S) {
   case Stmt::Kind::Let:
   case Stmt::Kind::Deterministic: {
     auto &A = static_cast<AssignStmt &>(S);
-    if (!analyzeExpr(*A.Value))
+    if (!analyzeExpr(*A.Value)) {
+      poison(A);
       return;
+    }
     Shape Full = plateDims();
     llvm::append_range(Full, A.Value->Ty.Dims);
     DType T = A.Value->Ty.Type;
@@ -415,6 +437,7 @@ void Analyzer::analyzeSample(SampleStmt &S) {
       Known.push_back(D.Name);
     Diags.error(S.DistLoc, "unknown distribution '" + S.Dist +
                                "'; known: " + llvm::join(Known, ", "));
+    poison(S);
     return;
   }
   S.Spec = Spec;
@@ -695,6 +718,8 @@ bool Analyzer::analyzeName(NameExpr &E) {
     return false;
   }
   const Symbol &S = It->second;
+  if (S.Poisoned)
+    return false;
   if (S.K == Symbol::Kind::Const) {
     E.Ty = {S.ConstValue > 2147483647 || S.ConstValue < -2147483648LL
                 ? DType::I64
@@ -743,6 +768,8 @@ bool Analyzer::analyzeBinary(BinaryExpr &E) {
     if (VecB)
       SB.push_back(Dim::known(1));
     const Dim &K1 = SA.back(), &K2 = SB[SB.size() - 2];
+    if (mixesObservations(E.Loc, K1, "this matrix product"))
+      return false;
     if (K1 != K2) {
       Diags.error(E.Loc, "operator '@': inner dimensions " + K1.str() +
                              " and " + K2.str() + " differ (" +
@@ -825,6 +852,11 @@ bool Analyzer::analyzeCall(CallExpr &E) {
     return false;
   }
   const ExprType &A = E.Args[0].Value->Ty;
+  if (E.Args.size() == 1 && Reductions.count(E.Callee))
+    for (const Dim &D : A.Dims)
+      if (mixesObservations(E.Loc, D,
+                            ("'" + E.Callee + "'").c_str()))
+        return false;
   for (const Arg &Ar : E.Args) {
     if (!isNumeric(Ar.Value->Ty.Type) &&
         !(E.Callee == "sum" || E.Callee == "mean")) {
@@ -875,6 +907,10 @@ bool Analyzer::analyzeIndex(IndexExpr &E) {
   Shape IndexShape;
   for (size_t I = 0; I < E.Indices.size(); ++I) {
     const Expr &Ix = *E.Indices[I];
+    if (mixesObservations(Ix.Loc, Base[I], "this index")) {
+      Ok = false;
+      continue;
+    }
     if (!isInteger(Ix.Ty.Type)) {
       Diags.error(Ix.Loc, llvm::Twine("index must be an integer; got ") +
                               dtypeName(Ix.Ty.Type));
