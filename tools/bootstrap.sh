@@ -9,6 +9,8 @@ packages=(
   libboost-dev libzstd-dev zstd nlohmann-json3-dev
   googletest libgtest-dev
   python3-numpy python3-scipy
+  libopenblas-dev libopenblas0-serial
+  zlib1g-dev libblosc-dev python3-zarr python3-xarray python3-numcodecs nodejs
 )
 
 missing=()
@@ -27,5 +29,5 @@ echo "bootstrap: installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+$SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
