@@ -1,0 +1,9 @@
+// Umbrella header for the aimz maths library (generator, special functions,
+// samplers, log densities).  See docs/math.md.
+#pragma once
+
+#include "aimz/math/Config.h"
+#include "aimz/math/LogDensity.h"
+#include "aimz/math/Philox.h"
+#include "aimz/math/Samplers.h"
+#include "aimz/math/Special.h"

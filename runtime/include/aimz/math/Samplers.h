@@ -1,0 +1,336 @@
+// Exact samplers driven by a RandomStream.  See docs/math.md for the
+// algorithms and references.
+//
+// Conventions:
+//   * continuous samplers return T; invalid parameters -> NaN;
+//   * discrete samplers return int32_t; invalid parameters -> kInvalidCount
+//     (-1), which is outside every discrete support;
+//   * if the stream is not ok() (coordinates out of range, or its block
+//     budget ran out) the result is NaN / kInvalidCount;
+//   * every rejection loop is bounded (kMaxRejections); hitting the bound
+//     (probability < 1e-300 for valid parameters) also yields NaN / -1.
+// Continuous samplers compute in T and draw uniforms of type T (float: one
+// 32-bit word, 24-bit resolution; double: two words, 53-bit resolution).
+// Discrete samplers compute in double with double uniforms whatever T is, so
+// float and double parameters with equal values give identical draws.
+#pragma once
+
+#include "aimz/math/Philox.h"
+#include "aimz/math/Special.h"
+
+namespace aimz {
+namespace math {
+
+constexpr int kMaxRejections = 1000;
+
+/// Largest Poisson rate accepted by poisson_sample (keeps draws in int32).
+constexpr double kMaxPoissonRate = 1073741824.0;  // 2^30
+/// Largest total_count accepted by the binomial samplers.
+constexpr double kMaxBinomialCount = 2147483647.0;  // INT32_MAX
+
+namespace detail {
+
+/// tan(pi * w) for w in (-1/2, 1/2), accurate near the poles.
+template <class T> AIMZ_MATH_FN T tanpi_open(T w) {
+  if (w > T(0.25)) return T(1) / std::tan(T(kPi) * (T(0.5) - w));
+  if (w < T(-0.25)) return T(-1) / std::tan(T(kPi) * (T(0.5) + w));
+  return std::tan(T(kPi) * w);
+}
+
+/// Marsaglia & Tsang (2000) for a >= 1: returns a Gamma(a, 1) variate, or
+/// NaN if the stream gives out.
+template <class T> AIMZ_MATH_FN T mt_gamma(RandomStream& s, T a);
+
+}  // namespace detail
+
+/// Standard normal by Box-Muller (two uniforms; the cosine branch only).
+template <class T> AIMZ_MATH_FN T standard_normal(RandomStream& s) {
+  static_assert(detail::IsReal<T>::value, "T must be float or double");
+  const T u1 = uniform01<T>(s);
+  const T u2 = uniform01<T>(s);
+  const T r = std::sqrt(T(-2) * std::log(u1));
+  return r * std::cos(T(2.0 * detail::kPi) * u2);
+}
+
+namespace detail {
+
+template <class T> AIMZ_MATH_FN T mt_gamma(RandomStream& s, T a) {
+  const T d = a - T(1.0 / 3.0);
+  const T c = T(1) / (T(3) * std::sqrt(d));
+  for (int it = 0; it < kMaxRejections && s.ok(); ++it) {
+    const T z = standard_normal<T>(s);
+    const T t = c * z;
+    if (t <= T(-1)) continue;
+    const T u = uniform01<T>(s);
+    const T z2 = z * z;
+    const T w = T(1) + t;
+    const T v = w * w * w;
+    if (u < T(1) - T(0.0331) * z2 * z2) return d * v;
+    // log u < z^2/2 + d (1 - v + log v), with 1 - v + log v = 3 log1pmx(t) - t^2 (3 + t)
+    if (std::log(u) < T(0.5) * z2 + d * (T(3) * log1pmx(t) - t * t * (T(3) + t))) return d * v;
+  }
+  return nan<T>();
+}
+
+/// log of a Gamma(a, 1) variate, a > 0; uses the boost
+/// Gamma(a) = Gamma(a + 1) * U^(1/a) for a < 1, in log space so that tiny
+/// shapes do not underflow.
+template <class T> AIMZ_MATH_FN T log_std_gamma(RandomStream& s, T a) {
+  if (a >= T(1)) return std::log(mt_gamma(s, a));
+  const T g = mt_gamma(s, a + T(1));
+  const T u = uniform01<T>(s);
+  return std::log(g) + std::log(u) / a;
+}
+
+template <class T> AIMZ_MATH_FN T finish(const RandomStream& s, T x) { return s.ok() ? x : nan<T>(); }
+
+AIMZ_MATH_FN std::int32_t finish_count(const RandomStream& s, double k) {
+  return s.ok() && k >= 0.0 && k <= kMaxBinomialCount ? static_cast<std::int32_t>(k) : kInvalidCount;
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------- continuous
+
+/// Normal(loc, scale).
+template <class T> AIMZ_MATH_FN T normal_sample(RandomStream& s, T loc, T scale) {
+  if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
+  return detail::finish(s, loc + scale * standard_normal<T>(s));
+}
+
+/// HalfNormal(scale) = |Normal(0, scale)|.
+template <class T> AIMZ_MATH_FN T half_normal_sample(RandomStream& s, T scale) {
+  if (!detail::pos_finite(scale)) return detail::nan<T>();
+  return detail::finish(s, scale * std::fabs(standard_normal<T>(s)));
+}
+
+/// LogNormal(loc, scale) = exp(Normal(loc, scale)).
+template <class T> AIMZ_MATH_FN T log_normal_sample(RandomStream& s, T loc, T scale) {
+  if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
+  return detail::finish(s, std::exp(loc + scale * standard_normal<T>(s)));
+}
+
+/// Exponential(rate) by inversion: -log(U) / rate.
+template <class T> AIMZ_MATH_FN T exponential_sample(RandomStream& s, T rate) {
+  if (!detail::pos_finite(rate)) return detail::nan<T>();
+  return detail::finish(s, -std::log(uniform01<T>(s)) / rate);
+}
+
+/// Gamma(concentration, rate): Marsaglia-Tsang, with the U^(1/a) boost for
+/// concentration < 1.
+template <class T> AIMZ_MATH_FN T gamma_sample(RandomStream& s, T concentration, T rate) {
+  const T a = concentration;
+  if (!detail::pos_finite(a) || !detail::pos_finite(rate)) return detail::nan<T>();
+  if (a >= T(1)) return detail::finish(s, detail::mt_gamma(s, a) / rate);
+  return detail::finish(s, std::exp(detail::log_std_gamma(s, a) - std::log(rate)));
+}
+
+/// Beta(concentration1, concentration0) = X / (X + Y), X ~ Gamma(c1), Y ~ Gamma(c0),
+/// formed in log space (sigmoid(log X - log Y)) so small concentrations do
+/// not produce 0/0.
+template <class T> AIMZ_MATH_FN T beta_sample(RandomStream& s, T concentration1, T concentration0) {
+  if (!detail::pos_finite(concentration1) || !detail::pos_finite(concentration0)) return detail::nan<T>();
+  const T lx = detail::log_std_gamma(s, concentration1);
+  const T ly = detail::log_std_gamma(s, concentration0);
+  if (std::isinf(lx) && std::isinf(ly)) {
+    // both underflowed (concentrations near the smallest positive values):
+    // the draw is 0 or 1 to working precision; pick by the larger shape.
+    return detail::finish(s, concentration1 >= concentration0 ? T(1) : T(0));
+  }
+  return detail::finish(s, sigmoid(lx - ly));
+}
+
+/// Uniform(low, high): low + (high - low) U, clamped to [low, high].
+template <class T> AIMZ_MATH_FN T uniform_sample(RandomStream& s, T low, T high) {
+  if (!std::isfinite(low) || !std::isfinite(high) || !(low < high)) return detail::nan<T>();
+  const T u = uniform01<T>(s);
+  const T w = high - low;
+  T x = std::isfinite(w) ? low + w * u : low * (T(1) - u) + high * u;
+  if (x < low) x = low;
+  if (x > high) x = high;
+  return detail::finish(s, x);
+}
+
+/// Cauchy(loc, scale) by inversion: loc + scale tan(pi (U - 1/2)).
+template <class T> AIMZ_MATH_FN T cauchy_sample(RandomStream& s, T loc, T scale) {
+  if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
+  const T u = uniform01<T>(s);
+  return detail::finish(s, loc + scale * detail::tanpi_open(u - T(0.5)));
+}
+
+/// HalfCauchy(scale) = |Cauchy(0, scale)|.
+template <class T> AIMZ_MATH_FN T half_cauchy_sample(RandomStream& s, T scale) {
+  if (!detail::pos_finite(scale)) return detail::nan<T>();
+  const T u = uniform01<T>(s);
+  return detail::finish(s, scale * std::fabs(detail::tanpi_open(u - T(0.5))));
+}
+
+/// StudentT(df, loc, scale) = loc + scale Z / sqrt(G / (df/2)), Z ~ N(0,1),
+/// G ~ Gamma(df/2, 1) (i.e. chi2_df / df = G / (df/2)); df = +inf gives
+/// Normal(loc, scale).
+template <class T> AIMZ_MATH_FN T student_t_sample(RandomStream& s, T df, T loc, T scale) {
+  if (!(df > T(0)) || !std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
+  const T z = standard_normal<T>(s);
+  if (std::isinf(df)) return detail::finish(s, loc + scale * z);
+  const T half = T(0.5) * df;
+  const T lg = detail::log_std_gamma(s, half);
+  const T t = z * std::exp(T(0.5) * (std::log(half) - lg));
+  return detail::finish(s, loc + scale * t);
+}
+
+// ------------------------------------------------------------------ discrete
+
+namespace detail {
+
+/// Poisson by sequential-search inversion, for rate < 10.
+AIMZ_MATH_FN double poisson_inversion(RandomStream& s, double lam) {
+  const double p0 = std::exp(-lam);
+  const double bound = 200.0;  // P(X > 200 | rate < 10) < 1e-200
+  for (int it = 0; it < kMaxRejections && s.ok(); ++it) {
+    double u = uniform01<double>(s);
+    double p = p0;
+    double k = 0.0;
+    while (u > p && k <= bound) {
+      u -= p;
+      k += 1.0;
+      p *= lam / k;
+    }
+    if (k <= bound) return k;
+    // rounding left u above the total mass: redraw (a null event)
+  }
+  return -1.0;
+}
+
+/// Hormann (1993) PTRS transformed rejection, for rate >= 10.
+AIMZ_MATH_FN double poisson_ptrs(RandomStream& s, double lam) {
+  const double slam = std::sqrt(lam);
+  const double b = 0.931 + 2.53 * slam;
+  const double a = -0.059 + 0.02483 * b;
+  const double log_inv_alpha = std::log(1.1239 + 1.1328 / (b - 3.4));
+  const double vr = 0.9277 - 3.6224 / (b - 2.0);
+  for (int it = 0; it < kMaxRejections && s.ok(); ++it) {
+    const double u = uniform01<double>(s) - 0.5;
+    const double v = uniform01<double>(s);
+    const double us = 0.5 - std::fabs(u);
+    const double k = std::floor((2.0 * a / us + b) * u + lam + 0.43);
+    if (us >= 0.07 && v <= vr) return k;
+    if (k < 0.0 || (us < 0.013 && v > us)) continue;
+    if (k > kMaxBinomialCount) continue;
+    if (std::log(v) + log_inv_alpha - std::log(a / (us * us) + b) <= log_poisson_raw(k, lam)) return k;
+  }
+  return -1.0;
+}
+
+/// Binomial inversion (BINV, Kachitvichyanukul & Schmeiser 1988) for
+/// n p < 10, p <= 1/2.
+AIMZ_MATH_FN double binomial_inversion(RandomStream& s, double n, double p, double q, double log_q) {
+  const double ratio = p / q;
+  const double a = (n + 1.0) * ratio;
+  const double r0 = std::exp(n * log_q);
+  double bound = std::floor(n * p + 20.0 * std::sqrt(n * p * q + 1.0) + 10.0);
+  if (bound > n) bound = n;
+  for (int it = 0; it < kMaxRejections && s.ok(); ++it) {
+    double u = uniform01<double>(s);
+    double px = r0;
+    double x = 0.0;
+    bool overflow = false;
+    while (u > px) {
+      x += 1.0;
+      if (x > bound) {
+        overflow = true;
+        break;
+      }
+      u -= px;
+      px *= a / x - ratio;
+    }
+    if (!overflow) return x;
+  }
+  return -1.0;
+}
+
+/// Hormann (1993) BTRS transformed rejection for n p >= 10, p <= 1/2.
+AIMZ_MATH_FN double binomial_btrs(RandomStream& s, double n, double p, double q, double log_p, double log_q) {
+  const double spq = std::sqrt(n * p * q);
+  const double b = 1.15 + 2.53 * spq;
+  const double a = -0.0873 + 0.0248 * b + 0.01 * p;
+  const double c = n * p + 0.5;
+  const double vr = 0.92 - 4.2 / b;
+  const double log_alpha = std::log((2.83 + 5.1 / b) * spq);
+  const double m = std::floor((n + 1.0) * p);
+  const double log_fm = log_binom_raw(m, n - m, n, p, q, log_p, log_q);
+  for (int it = 0; it < kMaxRejections && s.ok(); ++it) {
+    const double u = uniform01<double>(s) - 0.5;
+    const double v = uniform01<double>(s);
+    const double us = 0.5 - std::fabs(u);
+    const double k = std::floor((2.0 * a / us + b) * u + c);
+    if (k < 0.0 || k > n) continue;
+    if (us >= 0.07 && v <= vr) return k;
+    const double lv = std::log(v) + log_alpha - std::log(a / (us * us) + b);
+    if (lv <= log_binom_raw(k, n - k, n, p, q, log_p, log_q) - log_fm) return k;
+  }
+  return -1.0;
+}
+
+/// Binomial(n, p) with p <= 1/2 and q = 1 - p given accurately.
+AIMZ_MATH_FN double binomial_core(RandomStream& s, double n, double p, double q, double log_p, double log_q) {
+  if (n == 0.0 || p == 0.0) return 0.0;
+  if (n * p < 10.0) return binomial_inversion(s, n, p, q, log_q);
+  return binomial_btrs(s, n, p, q, log_p, log_q);
+}
+
+}  // namespace detail
+
+/// Bernoulli(probs): 1 if U < probs (U a double uniform).
+template <class T> AIMZ_MATH_FN std::int32_t bernoulli_sample(RandomStream& s, T probs) {
+  if (!detail::valid_prob(probs)) return kInvalidCount;
+  const double u = uniform01<double>(s);
+  return detail::finish_count(s, u < static_cast<double>(probs) ? 1.0 : 0.0);
+}
+
+/// Bernoulli(sigmoid(logits)).
+template <class T> AIMZ_MATH_FN std::int32_t bernoulli_logits_sample(RandomStream& s, T logits) {
+  if (std::isnan(logits)) return kInvalidCount;
+  const double u = uniform01<double>(s);
+  return detail::finish_count(s, u < sigmoid(static_cast<double>(logits)) ? 1.0 : 0.0);
+}
+
+/// Binomial(total_count, probs): inversion for n min(p, 1-p) < 10, BTRS otherwise.
+/// total_count must be an integer in [0, 2^31 - 1].
+template <class T> AIMZ_MATH_FN std::int32_t binomial_sample(RandomStream& s, T total_count, T probs) {
+  const double n = static_cast<double>(total_count);
+  const double p = static_cast<double>(probs);
+  if (!detail::valid_total_count(n) || n > kMaxBinomialCount || !detail::valid_prob(p)) return kInvalidCount;
+  if (p > 0.5) {
+    const double q = 1.0 - p;  // exact for p >= 1/2
+    const double k = detail::binomial_core(s, n, q, p, std::log1p(-p), std::log(p));
+    return k < 0.0 ? kInvalidCount : detail::finish_count(s, n - k);
+  }
+  return detail::finish_count(s, detail::binomial_core(s, n, p, 1.0 - p, std::log(p), std::log1p(-p)));
+}
+
+/// Binomial(total_count, sigmoid(logits)).
+template <class T> AIMZ_MATH_FN std::int32_t binomial_logits_sample(RandomStream& s, T total_count, T logits) {
+  const double n = static_cast<double>(total_count);
+  const double l = static_cast<double>(logits);
+  if (!detail::valid_total_count(n) || n > kMaxBinomialCount || std::isnan(l)) return kInvalidCount;
+  const double p = sigmoid(l);
+  const double q = sigmoid(-l);
+  if (l > 0.0) {
+    const double k = detail::binomial_core(s, n, q, p, -softplus(l), -softplus(-l));
+    return k < 0.0 ? kInvalidCount : detail::finish_count(s, n - k);
+  }
+  return detail::finish_count(s, detail::binomial_core(s, n, p, q, -softplus(-l), -softplus(l)));
+}
+
+/// Poisson(rate): inversion for rate < 10, PTRS for rate >= 10.
+/// rate must be in [0, 2^30].
+template <class T> AIMZ_MATH_FN std::int32_t poisson_sample(RandomStream& s, T rate) {
+  const double lam = static_cast<double>(rate);
+  if (!(lam >= 0.0) || !(lam <= kMaxPoissonRate)) return kInvalidCount;
+  if (lam == 0.0) return 0;
+  const double k = lam < 10.0 ? detail::poisson_inversion(s, lam) : detail::poisson_ptrs(s, lam);
+  return detail::finish_count(s, k);
+}
+
+}  // namespace math
+}  // namespace aimz

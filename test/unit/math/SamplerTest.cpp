@@ -1,0 +1,428 @@
+// Statistical tests of the samplers (moments, Kolmogorov-Smirnov, chi-square)
+// at fixed seeds, for float and double.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "Reference.h"
+#include "StatsHelpers.h"
+#include "TestUtil.h"
+#include "aimz/math/LogDensity.h"
+#include "aimz/math/Samplers.h"
+
+namespace am = aimz::math;
+using am::RandomStream;
+using namespace aimz_test;
+
+namespace {
+
+constexpr int kN = 200000;
+constexpr std::uint64_t kSeed = 0x5eed5eed1234ull;
+constexpr double kSigmas = 5.0;              // moment tolerance in standard errors
+const double kKsCrit = ks_critical(1e-5);    // ~2.44
+constexpr double kChi2Z = 4.265;             // upper 1e-5 normal quantile
+
+std::uint32_t g_site = 0;  // each draw set uses fresh site ids -> independent streams
+
+// One stream per observation, as generated kernels use them.
+template <class F> std::vector<double> draw(F f) {
+  const std::uint32_t site = ++g_site;
+  std::vector<double> xs(kN);
+  for (int i = 0; i < kN; ++i) {
+    RandomStream s(kSeed, site, 0, static_cast<std::uint64_t>(i), 0);
+    xs[static_cast<std::size_t>(i)] = static_cast<double>(f(s));
+  }
+  return xs;
+}
+
+::testing::AssertionResult all_finite(const std::vector<double>& xs) {
+  for (double x : xs)
+    if (!std::isfinite(x)) return ::testing::AssertionFailure() << "non-finite sample " << x;
+  return ::testing::AssertionSuccess();
+}
+
+void check_moments(const std::vector<double>& xs, double mean, double var, bool check_var = true) {
+  const Moments m = moments(xs);
+  const double se_mean = std::sqrt(var / static_cast<double>(xs.size()));
+  EXPECT_NEAR(m.mean, mean, kSigmas * se_mean) << "sample mean";
+  if (check_var) {
+    EXPECT_NEAR(m.var, var, kSigmas * m.se_var) << "sample variance";
+  }
+}
+
+void check_ks(const std::vector<double>& xs, const std::function<double(double)>& cdf) {
+  const double k = ks_statistic(xs, cdf);
+  EXPECT_LT(k, kKsCrit) << "KS sqrt(n) D = " << k;
+}
+
+/// Chi-square goodness of fit of integer samples against pmf(k) (double).
+void check_chi2(const std::vector<double>& xs, const std::function<double(double)>& log_pmf, double lo_hint,
+                double hi_hint) {
+  std::map<long long, double> counts;
+  for (double x : xs) {
+    ASSERT_EQ(x, std::floor(x));
+    counts[static_cast<long long>(x)] += 1;
+  }
+  const double n = static_cast<double>(xs.size());
+  // bins: walk k from the first value with non-negligible mass, merging until
+  // the expected count reaches 20; the tails beyond are folded into the ends.
+  long long lo = static_cast<long long>(std::floor(lo_hint));
+  long long hi = static_cast<long long>(std::ceil(hi_hint));
+  std::vector<double> expected, observed;
+  double e_acc = 0, o_acc = 0;
+  double mass = 0;
+  for (long long k = lo; k <= hi; ++k) {
+    const double p = std::exp(log_pmf(static_cast<double>(k)));
+    mass += p;
+    e_acc += n * p;
+    auto it = counts.find(k);
+    if (it != counts.end()) o_acc += it->second;
+    if (e_acc >= 20) {
+      expected.push_back(e_acc);
+      observed.push_back(o_acc);
+      e_acc = o_acc = 0;
+    }
+  }
+  ASSERT_FALSE(expected.empty());
+  // remainder + tail mass outside [lo, hi] go into one more bin
+  double outside = 0;
+  for (const auto& kv : counts)
+    if (kv.first < lo || kv.first > hi) outside += kv.second;
+  expected.push_back(e_acc + n * std::max(0.0, 1.0 - mass));
+  observed.push_back(o_acc + outside);
+  if (expected.back() < 5) {  // merge a tiny last bin
+    expected[expected.size() - 2] += expected.back();
+    observed[observed.size() - 2] += observed.back();
+    expected.pop_back();
+    observed.pop_back();
+  }
+  double chi2 = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const double d = observed[i] - expected[i];
+    chi2 += d * d / expected[i];
+  }
+  const double df = static_cast<double>(expected.size() - 1);
+  EXPECT_LT(chi2, chi2_critical(std::max(df, 1.0), kChi2Z)) << "chi2 " << chi2 << " on " << df << " df";
+  EXPECT_NEAR(mass, 1.0, 1e-3) << "pmf range hint too narrow";
+}
+
+}  // namespace
+
+TEST(StatsHelpers, CdfsMatchScipy) {
+  for (const auto& c : kCdfCases) {
+    const std::string fn = c.fn;
+    double got = 0;
+    if (fn == "gamma_p") got = gamma_p(c.a[0], c.a[1]);
+    if (fn == "beta_i") got = beta_i(c.a[0], c.a[1], c.a[2]);
+    if (fn == "student_t") got = student_t_cdf(c.a[1], c.a[0]);
+    EXPECT_NEAR(got, c.expect, 1e-10) << fn << "(" << c.a[0] << ", " << c.a[1] << ", " << c.a[2] << ")";
+  }
+}
+
+template <class T> class Sampler : public ::testing::Test {};
+using RealTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(Sampler, RealTypes);
+
+TYPED_TEST(Sampler, Normal) {
+  using T = TypeParam;
+  const auto xs = draw([](RandomStream& s) { return am::normal_sample<T>(s, T(1.5), T(2)); });
+  ASSERT_TRUE(all_finite(xs));
+  check_moments(xs, 1.5, 4.0);
+  check_ks(xs, [](double x) { return normal_cdf((x - 1.5) / 2); });
+}
+
+TYPED_TEST(Sampler, HalfNormal) {
+  using T = TypeParam;
+  const double sc = 0.7, pi = std::acos(-1.0);
+  const auto xs = draw([&](RandomStream& s) { return am::half_normal_sample<T>(s, T(sc)); });
+  ASSERT_TRUE(all_finite(xs));
+  check_moments(xs, sc * std::sqrt(2 / pi), sc * sc * (1 - 2 / pi));
+  check_ks(xs, [&](double x) { return std::erf(x / (sc * std::sqrt(2.0))); });
+}
+
+TYPED_TEST(Sampler, LogNormal) {
+  using T = TypeParam;
+  const double mu = 0.3, sg = 0.5;
+  const auto xs = draw([&](RandomStream& s) { return am::log_normal_sample<T>(s, T(mu), T(sg)); });
+  ASSERT_TRUE(all_finite(xs));
+  check_moments(xs, std::exp(mu + sg * sg / 2), std::expm1(sg * sg) * std::exp(2 * mu + sg * sg));
+  check_ks(xs, [&](double x) { return normal_cdf((std::log(x) - mu) / sg); });
+}
+
+TYPED_TEST(Sampler, Exponential) {
+  using T = TypeParam;
+  const double rate = 2.5;
+  const auto xs = draw([&](RandomStream& s) { return am::exponential_sample<T>(s, T(rate)); });
+  ASSERT_TRUE(all_finite(xs));
+  check_moments(xs, 1 / rate, 1 / (rate * rate));
+  check_ks(xs, [&](double x) { return -std::expm1(-rate * x); });
+}
+
+template <class T> void gamma_case(double a, double rate) {
+  SCOPED_TRACE("Gamma(" + std::to_string(a) + ", " + std::to_string(rate) + ")");
+  const auto xs = draw([&](RandomStream& s) { return am::gamma_sample<T>(s, T(a), T(rate)); });
+  ASSERT_TRUE(all_finite(xs));
+  for (double x : xs) ASSERT_GE(x, 0.0);
+  check_moments(xs, a / rate, a / (rate * rate));
+  check_ks(xs, [&](double x) { return gamma_p(a, rate * x); });
+}
+
+TYPED_TEST(Sampler, GammaSmallShape) {
+  gamma_case<TypeParam>(0.3, 2.0);
+  gamma_case<TypeParam>(0.1, 1.0);
+}
+TYPED_TEST(Sampler, GammaShapeOne) { gamma_case<TypeParam>(1.0, 0.5); }
+TYPED_TEST(Sampler, GammaLargeShape) {
+  gamma_case<TypeParam>(4.5, 0.5);
+  gamma_case<TypeParam>(1e4, 3.0);
+}
+
+TEST(SamplerGamma, TinyShapeDouble) {
+  // concentration 0.01: about 6e-4 of the mass lies below the smallest
+  // double and correctly rounds to 0; everything else must be positive
+  // and Gamma distributed (log-space boost, no spurious underflow).
+  const auto xs = draw([](RandomStream& s) { return am::gamma_sample<double>(s, 0.01, 1.0); });
+  std::size_t zeros = 0;
+  for (double x : xs) {
+    ASSERT_GE(x, 0.0);
+    zeros += x == 0.0;
+  }
+  const double p0 = gamma_p(0.01, 4.9406564584124654e-324);
+  EXPECT_NEAR(static_cast<double>(zeros) / kN, p0, 5 * std::sqrt(p0 / kN));
+  check_ks(xs, [](double x) { return gamma_p(0.01, x); });
+}
+
+template <class T> void beta_case(double a, double b) {
+  SCOPED_TRACE("Beta(" + std::to_string(a) + ", " + std::to_string(b) + ")");
+  const auto xs = draw([&](RandomStream& s) { return am::beta_sample<T>(s, T(a), T(b)); });
+  ASSERT_TRUE(all_finite(xs));
+  for (double x : xs) {
+    ASSERT_GE(x, 0.0);
+    ASSERT_LE(x, 1.0);
+  }
+  const double m = a / (a + b);
+  check_moments(xs, m, a * b / ((a + b) * (a + b) * (a + b + 1)));
+  check_ks(xs, [&](double x) { return beta_i(a, b, x); });
+}
+
+TYPED_TEST(Sampler, Beta) {
+  beta_case<TypeParam>(0.5, 0.5);
+  beta_case<TypeParam>(2.0, 5.0);
+  beta_case<TypeParam>(50.0, 20.0);
+  beta_case<TypeParam>(0.2, 3.0);
+}
+
+TYPED_TEST(Sampler, Uniform) {
+  using T = TypeParam;
+  const auto xs = draw([](RandomStream& s) { return am::uniform_sample<T>(s, T(-2), T(3)); });
+  for (double x : xs) {
+    ASSERT_GE(x, -2.0);
+    ASSERT_LE(x, 3.0);
+  }
+  check_moments(xs, 0.5, 25.0 / 12);
+  check_ks(xs, [](double x) { return (x + 2) / 5; });
+}
+
+TYPED_TEST(Sampler, Cauchy) {
+  using T = TypeParam;
+  const double pi = std::acos(-1.0);
+  const auto xs = draw([](RandomStream& s) { return am::cauchy_sample<T>(s, T(1), T(0.5)); });
+  ASSERT_TRUE(all_finite(xs));
+  check_ks(xs, [&](double x) { return 0.5 + std::atan((x - 1) / 0.5) / pi; });
+}
+
+TYPED_TEST(Sampler, HalfCauchy) {
+  using T = TypeParam;
+  const double pi = std::acos(-1.0);
+  const auto xs = draw([](RandomStream& s) { return am::half_cauchy_sample<T>(s, T(2)); });
+  ASSERT_TRUE(all_finite(xs));
+  for (double x : xs) ASSERT_GE(x, 0.0);
+  check_ks(xs, [&](double x) { return 2 * std::atan(x / 2) / pi; });
+}
+
+TYPED_TEST(Sampler, StudentT) {
+  using T = TypeParam;
+  {
+    const auto xs = draw([](RandomStream& s) { return am::student_t_sample<T>(s, T(12), T(1), T(2)); });
+    ASSERT_TRUE(all_finite(xs));
+    check_moments(xs, 1.0, 4.0 * 12 / 10, /*check_var=*/false);  // 8th moment needed for the variance SE is infinite... keep mean only
+    check_ks(xs, [](double x) { return student_t_cdf((x - 1) / 2, 12); });
+  }
+  for (double df : {2.5, 0.7}) {
+    SCOPED_TRACE("df " + std::to_string(df));
+    const auto xs = draw([&](RandomStream& s) { return am::student_t_sample<T>(s, T(df), T(0), T(1)); });
+    ASSERT_TRUE(all_finite(xs));
+    check_ks(xs, [&](double x) { return student_t_cdf(x, df); });
+  }
+}
+
+TYPED_TEST(Sampler, Bernoulli) {
+  using T = TypeParam;
+  const auto xs = draw([](RandomStream& s) { return am::bernoulli_sample<T>(s, T(0.3)); });
+  check_moments(xs, 0.3, 0.21);
+  check_chi2(xs, [](double k) { return am::bernoulli_log_prob(k, 0.3); }, 0, 1);
+  const auto ys = draw([](RandomStream& s) { return am::bernoulli_logits_sample<T>(s, T(-1.2)); });
+  const double p = 1 / (1 + std::exp(1.2));
+  check_moments(ys, p, p * (1 - p));
+  RandomStream s(1, 1, 1, 1, 1);
+  EXPECT_EQ(am::bernoulli_sample<T>(s, T(0)), 0);
+  EXPECT_EQ(am::bernoulli_sample<T>(s, T(1)), 1);
+}
+
+template <class T> void binomial_case(double n, double p, bool logits = false) {
+  SCOPED_TRACE("Binomial(" + std::to_string(n) + ", " + std::to_string(p) + (logits ? " logits" : "") + ")");
+  const double prob = logits ? 1 / (1 + std::exp(-p)) : p;
+  const auto xs = draw([&](RandomStream& s) {
+    return logits ? am::binomial_logits_sample<T>(s, T(n), T(p)) : am::binomial_sample<T>(s, T(n), T(p));
+  });
+  for (double x : xs) {
+    ASSERT_GE(x, 0.0);
+    ASSERT_LE(x, n);
+  }
+  const double mean = n * prob, var = n * prob * (1 - prob);
+  check_moments(xs, mean, var);
+  const double sd = std::sqrt(var);
+  check_chi2(xs, [&](double k) { return am::binomial_log_prob(k, n, prob); }, std::max(0.0, mean - 8 * sd - 5),
+             std::min(n, mean + 8 * sd + 5));
+}
+
+TYPED_TEST(Sampler, BinomialSmallMean) {
+  binomial_case<TypeParam>(20, 0.3);     // inversion, n p = 6
+  binomial_case<TypeParam>(1e6, 2e-6);   // inversion, n = 1e6
+  binomial_case<TypeParam>(50, 0.9);     // flipped, n q = 5
+  binomial_case<TypeParam>(7, 0.5);
+}
+
+TYPED_TEST(Sampler, BinomialLargeMean) {
+  binomial_case<TypeParam>(1000, 0.4);   // BTRS
+  binomial_case<TypeParam>(1e6, 0.5);    // BTRS, n = 1e6
+  binomial_case<TypeParam>(200, 0.8);    // flipped BTRS
+  binomial_case<TypeParam>(25, 0.4);     // BTRS at n p = 10
+  binomial_case<TypeParam>(100, 1.5, /*logits=*/true);
+  binomial_case<TypeParam>(100, -3.0, /*logits=*/true);
+}
+
+template <class T> void poisson_case(double rate) {
+  SCOPED_TRACE("Poisson(" + std::to_string(rate) + ")");
+  const auto xs = draw([&](RandomStream& s) { return am::poisson_sample<T>(s, T(rate)); });
+  for (double x : xs) ASSERT_GE(x, 0.0);
+  check_moments(xs, rate, rate);
+  const double sd = std::sqrt(rate);
+  check_chi2(xs, [&](double k) { return am::poisson_log_prob(k, rate); }, std::max(0.0, rate - 8 * sd - 5),
+             rate + 8 * sd + 10);
+}
+
+TYPED_TEST(Sampler, Poisson) {
+  for (double rate : {0.5, 5.0, 9.99, 10.0, 30.0, 1e4}) poisson_case<TypeParam>(rate);
+}
+
+TYPED_TEST(Sampler, PoissonHugeRateMoments) {
+  using T = TypeParam;
+  const auto xs = draw([](RandomStream& s) { return am::poisson_sample<T>(s, T(1e9)); });
+  check_moments(xs, 1e9, 1e9);
+}
+
+TYPED_TEST(Sampler, InvalidParameters) {
+  using T = TypeParam;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const T inf = std::numeric_limits<T>::infinity();
+  RandomStream s(3, 3, 3, 3, 3);
+  EXPECT_TRUE(std::isnan(am::normal_sample<T>(s, T(0), T(0))));
+  EXPECT_TRUE(std::isnan(am::normal_sample<T>(s, nan, T(1))));
+  EXPECT_TRUE(std::isnan(am::half_normal_sample<T>(s, T(-1))));
+  EXPECT_TRUE(std::isnan(am::log_normal_sample<T>(s, T(0), inf)));
+  EXPECT_TRUE(std::isnan(am::exponential_sample<T>(s, T(0))));
+  EXPECT_TRUE(std::isnan(am::gamma_sample<T>(s, T(0), T(1))));
+  EXPECT_TRUE(std::isnan(am::gamma_sample<T>(s, T(1), nan)));
+  EXPECT_TRUE(std::isnan(am::beta_sample<T>(s, T(-1), T(1))));
+  EXPECT_TRUE(std::isnan(am::uniform_sample<T>(s, T(1), T(1))));
+  EXPECT_TRUE(std::isnan(am::cauchy_sample<T>(s, T(0), T(-2))));
+  EXPECT_TRUE(std::isnan(am::half_cauchy_sample<T>(s, nan)));
+  EXPECT_TRUE(std::isnan(am::student_t_sample<T>(s, T(0), T(0), T(1))));
+  EXPECT_EQ(am::bernoulli_sample<T>(s, T(1.5)), am::kInvalidCount);
+  EXPECT_EQ(am::bernoulli_logits_sample<T>(s, nan), am::kInvalidCount);
+  EXPECT_EQ(am::binomial_sample<T>(s, T(10.5), T(0.5)), am::kInvalidCount);
+  EXPECT_EQ(am::binomial_sample<T>(s, T(-1), T(0.5)), am::kInvalidCount);
+  EXPECT_EQ(am::binomial_sample<T>(s, T(10), T(-0.1)), am::kInvalidCount);
+  EXPECT_EQ(am::binomial_sample<T>(s, T(4e9), T(0.5)), am::kInvalidCount);
+  EXPECT_EQ(am::binomial_logits_sample<T>(s, T(10), nan), am::kInvalidCount);
+  EXPECT_EQ(am::poisson_sample<T>(s, T(-1)), am::kInvalidCount);
+  EXPECT_EQ(am::poisson_sample<T>(s, inf), am::kInvalidCount);
+  EXPECT_EQ(am::poisson_sample<T>(s, T(4e9)), am::kInvalidCount);
+  EXPECT_EQ(am::kInvalidCount, -1);
+}
+
+TYPED_TEST(Sampler, DegenerateParameters) {
+  using T = TypeParam;
+  RandomStream s(4, 4, 4, 4, 4);
+  EXPECT_EQ(am::poisson_sample<T>(s, T(0)), 0);
+  EXPECT_EQ(am::binomial_sample<T>(s, T(0), T(0.3)), 0);
+  EXPECT_EQ(am::binomial_sample<T>(s, T(17), T(0)), 0);
+  EXPECT_EQ(am::binomial_sample<T>(s, T(17), T(1)), 17);
+  EXPECT_EQ(am::binomial_logits_sample<T>(s, T(17), std::numeric_limits<T>::infinity()), 17);
+  EXPECT_EQ(am::binomial_logits_sample<T>(s, T(17), -std::numeric_limits<T>::infinity()), 0);
+  const std::int32_t big = am::binomial_sample<T>(s, T(1073741824.0), T(0.5));
+  EXPECT_GT(big, 536870912 - 200000);
+  EXPECT_LT(big, 536870912 + 200000);
+  EXPECT_NE(am::binomial_sample<double>(s, 2147483647.0, 0.5), am::kInvalidCount);
+  EXPECT_EQ(am::binomial_sample<double>(s, 2147483648.0, 0.5), am::kInvalidCount);
+  EXPECT_EQ(am::student_t_sample<T>(s, std::numeric_limits<T>::infinity(), T(0), T(1)) ==
+                am::student_t_sample<T>(s, std::numeric_limits<T>::infinity(), T(0), T(1)),
+            false);  // two different draws from the normal limit
+}
+
+TYPED_TEST(Sampler, ExhaustedStreamNeverLoopsForever) {
+  using T = TypeParam;
+  RandomStream s(5, 5, 5, 5, 5);
+  for (std::uint32_t i = 0; i < RandomStream::kMaxBlocks * 4; ++i) s.next_u32();
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(std::isnan(am::gamma_sample<T>(s, T(0.5), T(1))));
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(std::isnan(am::normal_sample<T>(s, T(0), T(1))));
+  EXPECT_TRUE(std::isnan(am::beta_sample<T>(s, T(2), T(3))));
+  EXPECT_EQ(am::poisson_sample<T>(s, T(3)), am::kInvalidCount);
+  EXPECT_EQ(am::poisson_sample<T>(s, T(300)), am::kInvalidCount);
+  EXPECT_EQ(am::binomial_sample<T>(s, T(300), T(0.5)), am::kInvalidCount);
+  RandomStream bad(5, RandomStream::kMaxSite + 1, 0, 0, 0);
+  EXPECT_TRUE(std::isnan(am::exponential_sample<T>(bad, T(1))));
+  EXPECT_EQ(am::bernoulli_sample<T>(bad, T(0.5)), am::kInvalidCount);
+}
+
+TYPED_TEST(Sampler, SameCoordinatesSameDraws) {
+  using T = TypeParam;
+  for (int i = 0; i < 100; ++i) {
+    RandomStream a(11, 2, 3, static_cast<std::uint64_t>(i), 1), b(11, 2, 3, static_cast<std::uint64_t>(i), 1);
+    EXPECT_EQ(am::gamma_sample<T>(a, T(0.7), T(1)), am::gamma_sample<T>(b, T(0.7), T(1)));
+    EXPECT_EQ(am::poisson_sample<T>(a, T(40)), am::poisson_sample<T>(b, T(40)));
+  }
+}
+
+TEST(SamplerDiscrete, FloatAndDoubleParametersGiveIdenticalDraws) {
+  for (int i = 0; i < 2000; ++i) {
+    RandomStream a(12, 1, 0, static_cast<std::uint64_t>(i), 0), b(12, 1, 0, static_cast<std::uint64_t>(i), 0);
+    ASSERT_EQ(am::poisson_sample<float>(a, 37.5f), am::poisson_sample<double>(b, 37.5));
+    ASSERT_EQ(am::binomial_sample<float>(a, 300.0f, 0.25f), am::binomial_sample<double>(b, 300.0, 0.25));
+    ASSERT_EQ(am::bernoulli_sample<float>(a, 0.75f), am::bernoulli_sample<double>(b, 0.75));
+    ASSERT_EQ(am::poisson_sample<float>(a, 2.5f), am::poisson_sample<double>(b, 2.5));
+  }
+}
+
+TEST(SamplerDiscrete, WordBudgetIsAmple) {
+  // Worst realistic consumption stays far below the 16384-word budget.
+  std::uint32_t worst = 0;
+  for (int i = 0; i < 20000; ++i) {
+    RandomStream s(13, 1, 0, static_cast<std::uint64_t>(i), 0);
+    am::beta_sample<double>(s, 0.3, 0.2);
+    am::student_t_sample<double>(s, 0.5, 0.0, 1.0);
+    am::binomial_sample<double>(s, 1e6, 0.3);
+    am::poisson_sample<double>(s, 9.9);
+    worst = std::max(worst, s.blocks_used());
+  }
+  EXPECT_LT(worst, 64u);
+}

@@ -1,0 +1,579 @@
+#!/usr/bin/python3
+"""Generate test/unit/math/logdensity_reference.inc.
+
+Run with Debian's interpreter (it has python3-scipy and numpy):
+
+    /usr/bin/python3 test/unit/math/make_reference.py
+
+Every input (parameters and observations) is rounded to float32 first, so the
+same rows test both the float and the double instantiations at exactly the
+same arguments.  For each row two values are stored:
+
+  * `expect`: the log density computed with 70-digit decimal arithmetic
+    (hpmath.py) -- the value the C++ tests compare against;
+  * `scipy`:  scipy.stats' logpdf / logpmf in double precision.
+
+The script checks that the two agree (relative 1e-9, unit floor) and prints
+every row where scipy's double-precision formula is less accurate than that
+(large-count Poisson/Binomial, extreme Beta/StudentT); those rows keep the
+high-precision value.  The C++ tests need neither Python nor scipy.
+"""
+
+import math
+import os
+import sys
+
+import numpy as np
+import scipy
+import scipy.special as sc
+import scipy.stats as st
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hpmath as hp  # noqa: E402
+
+D = hp.D
+INF = math.inf
+NAN = math.nan
+
+
+def f32(v):
+    return float(np.float32(v))
+
+
+# ------------------------------------------------------------ hp log densities
+# Each takes Python floats (already float32-exact) and returns a float.
+
+
+def _fin(d):
+    return float(d)
+
+
+def hp_normal(x, loc, scale):
+    if not (math.isfinite(loc) and 0 < scale < INF) or math.isnan(x):
+        return NAN
+    if math.isinf(x):
+        return -INF
+    z = (D(x) - D(loc)) / D(scale)
+    return _fin(-z * z / 2 - D(scale).ln() - hp.LN_2PI / 2)
+
+
+def hp_half_normal(x, scale):
+    if not (0 < scale < INF) or math.isnan(x):
+        return NAN
+    if x < 0 or math.isinf(x):
+        return -INF
+    z = D(x) / D(scale)
+    return _fin((D(2) / hp.PI).ln() / 2 - D(scale).ln() - z * z / 2)
+
+
+def hp_log_normal(x, loc, scale):
+    if not (math.isfinite(loc) and 0 < scale < INF) or math.isnan(x):
+        return NAN
+    if x <= 0 or math.isinf(x):
+        return -INF
+    lx = D(x).ln()
+    z = (lx - D(loc)) / D(scale)
+    return _fin(-z * z / 2 - lx - D(scale).ln() - hp.LN_2PI / 2)
+
+
+def hp_exponential(x, rate):
+    if not (0 < rate < INF) or math.isnan(x):
+        return NAN
+    if x < 0 or math.isinf(x):
+        return -INF
+    return _fin(D(rate).ln() - D(rate) * D(x))
+
+
+def hp_gamma(x, a, rate):
+    if not (0 < a < INF and 0 < rate < INF) or math.isnan(x):
+        return NAN
+    if x < 0 or math.isinf(x):
+        return -INF
+    if x == 0:
+        return INF if a < 1 else (math.log(rate) if a == 1 else -INF)
+    a_, b_, x_ = D(a), D(rate), D(x)
+    return _fin((a_ - 1) * x_.ln() + a_ * b_.ln() - b_ * x_ - hp.lgamma(a_))
+
+
+def hp_beta(x, a, b):
+    if not (0 < a < INF and 0 < b < INF) or math.isnan(x):
+        return NAN
+    if x < 0 or x > 1:
+        return -INF
+    if x == 0:
+        return INF if a < 1 else (math.log(b) if a == 1 else -INF)
+    if x == 1:
+        return INF if b < 1 else (math.log(a) if b == 1 else -INF)
+    a_, b_, x_ = D(a), D(b), D(x)
+    return _fin((a_ - 1) * x_.ln() + (b_ - 1) * hp.log1p(-x_) - hp.lbeta(a_, b_))
+
+
+def hp_uniform(x, low, high):
+    if not (math.isfinite(low) and math.isfinite(high) and low < high) or math.isnan(x):
+        return NAN
+    if x < low or x > high:
+        return -INF
+    return _fin(-(D(high) - D(low)).ln())
+
+
+def _log1p_sq(z):
+    return (1 + z * z).ln()
+
+
+def hp_cauchy(x, loc, scale):
+    if not (math.isfinite(loc) and 0 < scale < INF) or math.isnan(x):
+        return NAN
+    if math.isinf(x):
+        return -INF
+    z = (D(x) - D(loc)) / D(scale)
+    return _fin(-hp.PI.ln() - D(scale).ln() - _log1p_sq(z))
+
+
+def hp_half_cauchy(x, scale):
+    if not (0 < scale < INF) or math.isnan(x):
+        return NAN
+    if x < 0 or math.isinf(x):
+        return -INF
+    z = D(x) / D(scale)
+    return _fin((D(2) / hp.PI).ln() - D(scale).ln() - _log1p_sq(z))
+
+
+def hp_student_t(x, df, loc, scale):
+    if not (0 < df and math.isfinite(loc) and 0 < scale < INF) or math.isnan(x):
+        return NAN
+    if df == INF:
+        return hp_normal(x, loc, scale)
+    if math.isinf(x):
+        return -INF
+    nu = D(df)
+    z = (D(x) - D(loc)) / D(scale)
+    return _fin(hp.lgamma((nu + 1) / 2) - hp.lgamma(nu / 2) - (nu * hp.PI).ln() / 2 - D(scale).ln()
+                - (nu + 1) / 2 * (1 + z * z / nu).ln())
+
+
+def _is_count(x):
+    return math.isfinite(x) and math.floor(x) == x
+
+
+def _hp_log_sigmoid(l):
+    # log(1 / (1 + exp(-l)))
+    return -hp.log1p((-D(l)).exp())
+
+
+def hp_bernoulli(x, p):
+    if not (0 <= p <= 1) or math.isnan(x):
+        return NAN
+    if x == 1:
+        return -INF if p == 0 else _fin(D(p).ln())
+    if x == 0:
+        return -INF if p == 1 else _fin(hp.log1p(-D(p)))
+    return -INF
+
+
+def hp_bernoulli_logits(x, l):
+    if math.isnan(l) or math.isnan(x):
+        return NAN
+    if x == 1:
+        return _fin(_hp_log_sigmoid(l)) if math.isfinite(l) else (0.0 if l > 0 else -INF)
+    if x == 0:
+        return _fin(_hp_log_sigmoid(-l)) if math.isfinite(l) else (0.0 if l < 0 else -INF)
+    return -INF
+
+
+def _hp_binom(k, n, logp, logq):
+    # logp / logq are Decimals or None for log(0)
+    k_, n_ = D(k), D(n)
+    s = hp.lgamma(n_ + 1) - hp.lgamma(k_ + 1) - hp.lgamma(n_ - k_ + 1)
+    if k > 0:
+        if logp is None:
+            return -INF
+        s += k_ * logp
+    if n - k > 0:
+        if logq is None:
+            return -INF
+        s += (n_ - k_) * logq
+    return _fin(s)
+
+
+def hp_binomial(x, n, p):
+    if not (0 <= p <= 1) or not (n >= 0 and _is_count(n)) or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0 or x > n:
+        return -INF
+    logp = None if p == 0 else D(p).ln()
+    logq = None if p == 1 else hp.log1p(-D(p))
+    return _hp_binom(x, n, logp, logq)
+
+
+def hp_binomial_logits(x, n, l):
+    if math.isnan(l) or not (n >= 0 and _is_count(n)) or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0 or x > n:
+        return -INF
+    if math.isinf(l):
+        p = 1.0 if l > 0 else 0.0
+        return hp_binomial(x, n, p)
+    return _hp_binom(x, n, _hp_log_sigmoid(l), _hp_log_sigmoid(-l))
+
+
+def hp_poisson(x, rate):
+    if not (0 <= rate < INF) or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0:
+        return -INF
+    if rate == 0:
+        return 0.0 if x == 0 else -INF
+    k, lam = D(x), D(rate)
+    return _fin(k * lam.ln() - lam - hp.lgamma(k + 1))
+
+
+# ------------------------------------------------------------ scipy versions
+
+
+def sp_value(dist, params, x):
+    with np.errstate(all="ignore"):
+        if dist == "normal":
+            return st.norm.logpdf(x, params[0], params[1])
+        if dist == "half_normal":
+            return st.halfnorm.logpdf(x, scale=params[0])
+        if dist == "log_normal":
+            return st.lognorm.logpdf(x, s=params[1], scale=math.exp(params[0]) if math.isfinite(params[0]) else NAN)
+        if dist == "exponential":
+            return st.expon.logpdf(x, scale=1.0 / params[0] if params[0] != 0 else NAN)
+        if dist == "gamma":
+            return st.gamma.logpdf(x, params[0], scale=1.0 / params[1] if params[1] != 0 else NAN)
+        if dist == "beta":
+            return st.beta.logpdf(x, params[0], params[1])
+        if dist == "uniform":
+            return st.uniform.logpdf(x, loc=params[0], scale=params[1] - params[0])
+        if dist == "cauchy":
+            return st.cauchy.logpdf(x, params[0], params[1])
+        if dist == "half_cauchy":
+            return st.halfcauchy.logpdf(x, scale=params[0])
+        if dist == "student_t":
+            return st.t.logpdf(x, params[0], params[1], params[2])
+        if dist == "bernoulli":
+            return st.bernoulli.logpmf(x, params[0])
+        if dist == "bernoulli_logits":
+            return st.bernoulli.logpmf(x, sc.expit(params[0]))
+        if dist == "binomial":
+            return st.binom.logpmf(x, params[0], params[1])
+        if dist == "binomial_logits":
+            return st.binom.logpmf(x, params[0], sc.expit(params[1]))
+        if dist == "poisson":
+            return st.poisson.logpmf(x, params[0])
+    raise ValueError(dist)
+
+
+HP = {
+    "normal": hp_normal,
+    "half_normal": hp_half_normal,
+    "log_normal": hp_log_normal,
+    "exponential": hp_exponential,
+    "gamma": hp_gamma,
+    "beta": hp_beta,
+    "uniform": hp_uniform,
+    "cauchy": hp_cauchy,
+    "half_cauchy": hp_half_cauchy,
+    "student_t": hp_student_t,
+    "bernoulli": hp_bernoulli,
+    "bernoulli_logits": hp_bernoulli_logits,
+    "binomial": hp_binomial,
+    "binomial_logits": hp_binomial_logits,
+    "poisson": hp_poisson,
+}
+
+# --------------------------------------------------------------- test points
+
+rows = []
+
+
+def add(dist, params, xs):
+    params = [f32(p) for p in params]
+    for x in xs:
+        x = f32(x)
+        rows.append((dist, params, x))
+
+
+SPECIAL_X = [NAN, INF, -INF]
+
+# Normal
+for loc, scale in [(0, 1), (1.5, 0.25), (-3, 20), (1000, 1e-3), (0, 1e-30), (1e30, 1e25)]:
+    xs = [loc + scale * z for z in (0, 0.3, -0.5, 1, -2, 3.5, 10, -40)] + [1e30, -1e30] + SPECIAL_X
+    add("normal", [loc, scale], xs)
+add("normal", [0, 0], [0.5])
+add("normal", [0, -1], [0.5])
+add("normal", [NAN, 1], [0.5])
+add("normal", [INF, 1], [0.5])
+add("normal", [0, INF], [0.5])
+
+# HalfNormal
+for scale in (1, 0.3, 250, 1e-20):
+    add("half_normal", [scale], [0, scale * 0.1, scale, scale * 2.5, scale * 12, -scale, -1e-30] + SPECIAL_X)
+add("half_normal", [0], [1])
+add("half_normal", [-2], [1])
+add("half_normal", [NAN], [1])
+
+# LogNormal
+for loc, scale in [(0, 1), (2, 0.5), (-5, 3), (10, 1e-3)]:
+    xs = [math.exp(loc + scale * z) for z in (0, 0.7, -1.3, 3, -6)] + [0, -1, 1e-30, 1e30] + SPECIAL_X
+    add("log_normal", [loc, scale], xs)
+add("log_normal", [0, 0], [1])
+add("log_normal", [0, -1], [1])
+
+# Exponential
+for rate in (1, 0.01, 37.5, 1e6):
+    add("exponential", [rate], [0, 0.3 / rate, 1 / rate, 7 / rate, 80 / rate, -1e-30, -1] + SPECIAL_X)
+add("exponential", [0], [1])
+add("exponential", [-1], [1])
+
+# Gamma
+for a, rate in [(1, 1), (0.5, 1), (0.01, 3), (2.5, 0.5), (7, 2), (30, 1), (1e3, 4), (1e6, 1), (1e-3, 1e-3),
+                (0.3, 100)]:
+    mean = a / rate
+    sd = math.sqrt(a) / rate
+    xs = [mean, mean + sd, max(mean - 0.5 * sd, mean * 0.01), mean + 5 * sd, mean * 1e-6, mean * 50, 0, -1] + SPECIAL_X
+    if a < 1:
+        xs += [1e-30, 1e-10, 1e-3]
+    add("gamma", [a, rate], xs)
+add("gamma", [0, 1], [1])
+add("gamma", [1, 0], [1])
+add("gamma", [-1, 1], [1])
+add("gamma", [NAN, 1], [1])
+
+# Beta
+for a, b in [(1, 1), (0.5, 0.5), (2, 5), (5, 2), (1, 3), (3, 1), (0.2, 7), (2.5, 2.5), (40, 60), (1e3, 2e3),
+             (1e6, 1e6), (1.5, 1e6), (1e5, 3), (0.01, 0.02)]:
+    m = a / (a + b)
+    xs = [m, 0.5, 0.1, 0.9, 0.001, 0.999, 0, 1, -0.1, 1.1, 1e-20] + [NAN, INF]
+    if a > 10 and b > 10:
+        sd = math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
+        xs += [m + sd, m - 2 * sd, m + 6 * sd]
+    add("beta", [a, b], xs)
+add("beta", [0, 1], [0.5])
+add("beta", [1, -1], [0.5])
+add("beta", [NAN, 1], [0.5])
+
+# Uniform
+for low, high in [(0, 1), (-2, 5), (1e3, 1e3 + 0.125), (-1e30, 1e30)]:
+    add("uniform", [low, high], [low, high, 0.5 * (low + high), low - 1, high + 1, low + 0.25 * (high - low)] + SPECIAL_X)
+add("uniform", [1, 1], [1])
+add("uniform", [2, 1], [1.5])
+add("uniform", [0, INF], [1])
+
+# Cauchy
+for loc, scale in [(0, 1), (3, 0.1), (-100, 25)]:
+    xs = [loc + scale * z for z in (0, 0.5, -1, 3, 100, -1e6)] + [1e30, -1e35] + SPECIAL_X
+    add("cauchy", [loc, scale], xs)
+add("cauchy", [0, 0], [1])
+
+# HalfCauchy
+for scale in (1, 0.05, 300):
+    add("half_cauchy", [scale], [0, 0.5 * scale, scale, 10 * scale, 1e8 * scale, -scale, 1e30] + SPECIAL_X)
+add("half_cauchy", [-1], [1])
+
+# StudentT
+for df, loc, scale in [(1, 0, 1), (3, 0, 1), (2.5, -1, 2), (30, 5, 0.5), (0.3, 0, 1), (1e6, 0, 1), (1e10, 1, 3),
+                       (7, 1e3, 1e-2)]:
+    xs = [loc + scale * z for z in (0, 0.5, -1.5, 3, -8, 50, 1e5)] + [1e30] + SPECIAL_X
+    add("student_t", [df, loc, scale], xs)
+add("student_t", [0, 0, 1], [1])
+add("student_t", [INF, 0, 1], [1, -3.5, 1e30, INF])
+add("student_t", [3, 0, 0], [1])
+
+# Bernoulli
+for p in (0, 1, 0.5, 0.3, 1e-7, 1 - 2 ** -20):
+    add("bernoulli", [p], [0, 1, 2, -1, 0.5] + SPECIAL_X)
+add("bernoulli", [1.5], [1])
+add("bernoulli", [-0.1], [0])
+add("bernoulli", [NAN], [0])
+for l in (0, 2.5, -2.5, 30, -30, 200, -200, 1e4, INF, -INF):
+    add("bernoulli_logits", [l], [0, 1, 2, 0.5] + SPECIAL_X)
+add("bernoulli_logits", [NAN], [1])
+
+# Binomial
+for n, p in [(0, 0.3), (1, 0.3), (10, 0.5), (20, 0.05), (20, 0.95), (100, 0.01), (1000, 0.3), (1e6, 0.5),
+             (1e6, 1e-6), (1e7, 0.25), (50, 0), (50, 1), (16777216, 0.001)]:
+    mean = n * p
+    sd = math.sqrt(n * p * (1 - p))
+    xs = {0, n, math.floor(mean), math.floor(mean + sd), max(0, math.floor(mean - 2 * sd)), math.floor(mean + 7 * sd),
+          min(n, 1), max(0, n - 1)}
+    xs = sorted(v for v in xs if 0 <= v <= n)
+    xs += [-1, n + 1, 0.5, 1e30] + SPECIAL_X
+    add("binomial", [n, p], xs)
+add("binomial", [10.5, 0.3], [3])
+add("binomial", [-1, 0.3], [0])
+add("binomial", [10, 1.2], [3])
+add("binomial", [10, NAN], [3])
+add("binomial", [INF, 0.3], [3])
+for n, l in [(10, 0), (10, 3), (10, -3), (1000, -8), (1000, 8), (1e6, 0.25), (30, 50), (30, -50), (5, INF),
+             (5, -INF)]:
+    p = sc.expit(l)
+    mean = n * p
+    sd = math.sqrt(n * p * (1 - p))
+    xs = sorted({0, n, math.floor(mean), min(n, math.floor(mean + 2 * sd + 1)), 1, n - 1})
+    xs += [-1, n + 1, 2.5] + SPECIAL_X
+    add("binomial_logits", [n, l], xs)
+add("binomial_logits", [10, NAN], [3])
+add("binomial_logits", [-3, 0], [0])
+
+# Poisson
+for rate in (0, 0.5, 1, 5, 30, 1e4 + 0.25, 1e8, 1e-10):
+    sd = math.sqrt(rate)
+    xs = sorted({0, 1, 2, math.floor(rate), math.floor(rate + sd), max(0, math.floor(rate - 3 * sd)),
+                 math.floor(rate + 10 * sd + 3), 1000})
+    xs += [-1, 2.5, 1e30] + SPECIAL_X
+    add("poisson", [rate], xs)
+add("poisson", [-1], [0])
+add("poisson", [INF], [0])
+add("poisson", [NAN], [0])
+
+# ------------------------------------------------------------ special funcs
+
+special = []
+
+
+def add_special(fn, args, value):
+    special.append((fn, [f32(a) for a in args], value))
+
+
+for x in [1e-30, 1e-8, 0.001, 0.1, 0.3, 0.5, 0.75, 0.9999, 1, 1.0000001, 1.1, 1.4999, 1.5, 1.9, 1.999999, 2,
+          2.000001, 2.3, 2.5, 3, 3.7, 5.5, 9.99, 10, 10.01, 17.3, 100, 1234.5, 1e5, 1e10, 1e30, 3e38]:
+    x = f32(x)
+    v = hp.lgamma(x)
+    add_special("log_gamma", [x], 0.0 if abs(v) < D("1e-50") else float(v))
+for x in [-0.5, -1.5, -2.3, -10.7, -0.001, -100.25]:
+    x = f32(x)
+    # log|Gamma(x)| = log(pi / |sin(pi x)|) - lgamma(1 - x)
+    v = hp.PI.ln() - D(abs(math.sin(math.pi * x))).ln() - hp.lgamma(1 - D(x))
+    # refine sin(pi x) with decimals: sin via Taylor on reduced argument
+    r = D(x) - 2 * (D(x) / 2).to_integral_value(rounding="ROUND_FLOOR")
+    if r > 1:
+        r -= 1
+    if r > D("0.5"):
+        r = 1 - r
+    t = hp.PI * r
+    s, term, k = D(0), t, 1
+    while abs(term) > D("1e-60"):
+        s += term
+        term = -term * t * t / ((k + 1) * (k + 2))
+        k += 2
+    v = hp.PI.ln() - abs(s).ln() - hp.lgamma(1 - D(x))
+    add_special("log_gamma", [x], float(v))
+for a, b in [(1, 1), (0.5, 0.5), (2, 3), (0.01, 5), (5, 0.01), (12, 12), (12, 3), (3, 12), (1e3, 1e3), (1.5, 1e6),
+             (1e6, 1e7), (1e-20, 1e-20), (20, 0.5), (0.5, 1e10)]:
+    add_special("log_beta", [a, b], float(hp.lbeta(f32(a), f32(b))))
+for x in [0.5, 1, 1.5, 2.25, 3.1, 7, 9.5, 9.9, 10, 10.5, 15, 100, 1e6, 1e-3]:
+    add_special("stirlerr", [x], float(hp.stirlerr(f32(x))))
+for x in [-1e4, -100, -20, -1, -1e-5, 0, 1e-5, 1, 20, 40, 100, 1e4]:
+    add_special("softplus", [x], float(hp.softplus(f32(x))) if x < 1e3 else f32(x))
+for x in [1e-30, 1e-8, 0.1, 0.5, 0.69, 0.7, 1, 5, 40, 200]:
+    v = hp.log1p(-(-D(f32(x))).exp())
+    add_special("log1mexp", [x], float(v))
+for t in [-0.9, -0.3, -0.2, -1e-3, -1e-8, 1e-8, 1e-3, 0.1, 0.24, 0.26, 1, 100]:
+    v = (1 + D(f32(t))).ln() - D(f32(t))
+    add_special("log1pmx", [t], float(v))
+
+# -------------------------------------------------------- CDF helper checks
+# Values for the regularised incomplete gamma / beta and Student-t CDF the
+# sampler tests implement themselves.
+cdf = []
+for a, x in [(0.3, 0.01), (0.3, 1), (1, 2), (2.5, 1), (2.5, 6), (10, 7), (10, 15), (100, 90), (100, 120), (0.05, 1e-5)]:
+    cdf.append(("gamma_p", [a, x, 0.0], float(sc.gammainc(a, x))))
+for a, b, x in [(0.5, 0.5, 0.1), (0.5, 0.5, 0.9), (2, 5, 0.3), (5, 2, 0.3), (1, 3, 0.5), (0.2, 7, 0.01),
+                (40, 60, 0.42), (2.5, 2.5, 0.5), (3, 0.5, 0.99)]:
+    cdf.append(("beta_i", [a, b, x], float(sc.betainc(a, b, x))))
+for df, t in [(1, 0.5), (3, -2), (5, 1.2), (2.5, -0.3), (30, 2.5), (0.7, 4)]:
+    cdf.append(("student_t", [df, t, 0.0], float(st.t.cdf(t, df))))
+
+
+# ------------------------------------------------------------------- output
+
+
+def cxx(v):
+    if math.isnan(v):
+        return "kNaN"
+    if math.isinf(v):
+        return "kInf" if v > 0 else "-kInf"
+    return repr(float(v))
+
+
+DISCRETE = {"bernoulli", "bernoulli_logits", "binomial", "binomial_logits", "poisson"}
+
+
+def float_sensitivity(dist, params, x, value):
+    """Largest change of the log density, scaled by max(1, |value|), when any
+    one real-valued input moves by half a float32 ulp (relative 2^-24).  This
+    is the part of a float evaluation's error that no float implementation
+    can avoid; the float test allows max(1e-5, 8 * sensitivity)."""
+    if not math.isfinite(value):
+        return 0.0
+    inputs = list(params) + [x]
+    fixed = set()
+    if dist in DISCRETE:
+        fixed.add(len(params))  # the observation is an integer
+    if dist in ("binomial", "binomial_logits"):
+        fixed.add(0)  # total_count
+    worst = 0.0
+    for i, v in enumerate(inputs):
+        if i in fixed or v == 0 or not math.isfinite(v):
+            continue
+        for sgn in (-1, 1):
+            pert = list(inputs)
+            pert[i] = v * (1 + sgn * 2.0 ** -24)
+            w = HP[dist](pert[-1], *pert[:-1])
+            if math.isfinite(w):
+                worst = max(worst, abs(w - value) / max(1.0, abs(value)))
+    return worst
+
+
+def close(a, b, rtol):
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= rtol * max(1.0, abs(b))
+
+
+def main():
+    out_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "logdensity_reference.inc")
+    lines = []
+    lines.append("// Generated by test/unit/math/make_reference.py (scipy %s, numpy %s). Do not edit." %
+                 (scipy.__version__, np.__version__))
+    lines.append("// {dist, {params}, x, expect (70-digit decimal arithmetic), scipy.stats value,")
+    lines.append("//  float sensitivity (see float_sensitivity() in make_reference.py)}")
+    lines.append("// All inputs are float32-exact.")
+    lines.append("static const LogDensityCase kLogDensityCases[] = {")
+    n_disagree = 0
+    for dist, params, x in rows:
+        expect = HP[dist](x, *params)
+        spv = float(sp_value(dist, params, x))
+        if not close(spv, expect, 1e-9):
+            n_disagree += 1
+            print("scipy differs: %s%s x=%r  hp=%r scipy=%r" % (dist, tuple(params), x, expect, spv))
+        p = list(params) + [0.0] * (3 - len(params))
+        sens = float_sensitivity(dist, params, x, expect)
+        lines.append('    {"%s", {%s}, %s, %s, %s, %.3g},' % (dist, ", ".join(cxx(v) for v in p), cxx(x), cxx(expect),
+                                                            cxx(spv), sens))
+    lines.append("};")
+    lines.append("")
+    lines.append("// {function, {args}, value (70-digit decimal arithmetic)}")
+    lines.append("static const SpecialCase kSpecialCases[] = {")
+    for fn, args, value in special:
+        a = list(args) + [0.0] * (2 - len(args))
+        lines.append('    {"%s", {%s}, %s},' % (fn, ", ".join(cxx(v) for v in a), cxx(value)))
+    lines.append("};")
+    lines.append("")
+    lines.append("// {function, {args}, scipy.special / scipy.stats value}: checks the CDF helpers of the sampler tests")
+    lines.append("static const CdfCase kCdfCases[] = {")
+    for fn, args, value in cdf:
+        lines.append('    {"%s", {%s}, %s},' % (fn, ", ".join(cxx(v) for v in args), cxx(value)))
+    lines.append("};")
+    with open(out_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("wrote %d log-density rows, %d special rows, %d cdf rows to %s (%d rows where scipy is off by > 1e-9)" %
+          (len(rows), len(special), len(cdf), out_path, n_disagree))
+
+
+if __name__ == "__main__":
+    main()
