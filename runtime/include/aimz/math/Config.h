@@ -30,8 +30,10 @@ namespace detail {
 
 template <class T> struct IsReal : std::integral_constant<bool, std::is_same<T, float>::value || std::is_same<T, double>::value> {};
 
-template <class T> AIMZ_MATH_FN T nan() { return std::numeric_limits<T>::quiet_NaN(); }
-template <class T> AIMZ_MATH_FN T inf() { return std::numeric_limits<T>::infinity(); }
+// NAN / INFINITY (from <cmath>) rather than std::numeric_limits, whose
+// members are host-only constexpr functions under nvcc.
+template <class T> AIMZ_MATH_FN T nan() { return static_cast<T>(NAN); }
+template <class T> AIMZ_MATH_FN T inf() { return static_cast<T>(INFINITY); }
 
 // Constants, written once in double and rounded to T.
 constexpr double kPi = 3.141592653589793238462643383279502884;

@@ -1,0 +1,26 @@
+// Compile-only portability check: instantiates every sampler and log density
+// for float and double inside a CUDA kernel, with AIMZ_MATH_FN defined as
+// `__host__ __device__ inline`.  Built by device_compile_check.sh (nvcc and/or
+// clang CUDA); not part of aimz_math_tests.
+#include "aimz/math/Math.h"
+using namespace aimz::math;
+template <class T>
+__global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  RandomStream s(seed, 3, 0, static_cast<unsigned long long>(i), 0);
+  T r = normal_sample(s, T(0), T(1)) + gamma_sample(s, T(0.5), T(2)) + beta_sample(s, T(2), T(3)) +
+        student_t_sample(s, T(3), T(0), T(1)) + cauchy_sample(s, T(0), T(1)) + log_normal_sample(s, T(0), T(1)) +
+        half_normal_sample(s, T(1)) + half_cauchy_sample(s, T(1)) + exponential_sample(s, T(1)) + uniform_sample(s, T(0), T(1));
+  cnt[i] = poisson_sample(s, x[i]) + binomial_sample(s, T(100), T(0.3)) + bernoulli_sample(s, T(0.2)) +
+           bernoulli_logits_sample(s, T(0.2)) + binomial_logits_sample(s, T(10), T(-1));
+  r += normal_log_prob(x[i], T(0), T(1)) + gamma_log_prob(x[i], T(2), T(1)) + beta_log_prob(x[i], T(2), T(2)) +
+       student_t_log_prob(x[i], T(3), T(0), T(1)) + poisson_log_prob(x[i], T(3)) + binomial_log_prob(x[i], T(10), T(0.5)) +
+       binomial_logits_log_prob(x[i], T(10), T(0.5)) + bernoulli_log_prob(x[i], T(0.5)) + bernoulli_logits_log_prob(x[i], T(0.5)) +
+       log_normal_log_prob(x[i], T(0), T(1)) + half_normal_log_prob(x[i], T(1)) + half_cauchy_log_prob(x[i], T(1)) +
+       cauchy_log_prob(x[i], T(0), T(1)) + exponential_log_prob(x[i], T(1)) + uniform_log_prob(x[i], T(0), T(1)) +
+       log_gamma(x[i]) + log_beta(x[i], T(2));
+  out[i] = r;
+}
+template __global__ void k<float>(float*, int*, const float*, unsigned long long, int);
+template __global__ void k<double>(double*, int*, const double*, unsigned long long, int);
