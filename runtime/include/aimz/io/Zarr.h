@@ -1,0 +1,143 @@
+//===- Zarr.h - Zarr v2/v3 directory-store writer ---------------*- C++ -*-===//
+//
+// Writes one Zarr group with any number of arrays. Everything goes into
+// "<dir>.partial/" and finish() renames it to "<dir>": a run that fails, is
+// killed, or never calls finish() leaves no "<dir>" that reads as complete,
+// and an existing store at "<dir>" is replaced only at that moment.
+//
+// Layout (see docs/io.md):
+//   v2: .zgroup .zattrs .zmetadata, <array>/.zarray, <array>/.zattrs
+//       (with _ARRAY_DIMENSIONS for xarray), chunks <array>/0.1
+//   v3: zarr.json, <array>/zarr.json (with dimension_names), chunks
+//       <array>/c/0/1
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AIMZ_IO_ZARR_H
+#define AIMZ_IO_ZARR_H
+
+#include "aimz/io/Codec.h"
+#include "aimz/io/DType.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+namespace aimz::io {
+
+enum class ZarrFormat { V2, V3 };
+
+struct ZarrArraySpec {
+  std::string Name;
+  DType Type = DType::Float32;
+  std::vector<uint64_t> Shape;
+  std::vector<uint64_t> Chunks;
+  /// One name per dimension (xarray requires them).
+  std::vector<std::string> DimNames;
+  /// User attributes; must be a JSON object.
+  nlohmann::json Attrs = nlohmann::json::object();
+  /// Value of unwritten elements and of edge-chunk padding. Defaults to NaN
+  /// for floating types and 0 (false) otherwise.
+  std::optional<double> FillValue;
+};
+
+/// Geometry of one chunk, for producers that fill chunk buffers.
+struct ChunkGeometry {
+  /// Extents of the in-bounds part; equal to the chunk shape except at the
+  /// upper edges of the array.
+  std::vector<uint64_t> Valid;
+  uint64_t FullBytes = 0;  ///< Bytes of a whole (padded) chunk.
+  uint64_t ValidBytes = 0; ///< Bytes of the in-bounds part, packed.
+};
+
+class ZarrWriter {
+public:
+  /// Starts a store that will appear at Dir on finish(). Removes a stale
+  /// "<Dir>.partial" from an earlier interrupted run. Fails if Dir exists and
+  /// is not a Zarr store, so a typo cannot replace unrelated data.
+  static llvm::Expected<std::unique_ptr<ZarrWriter>>
+  create(llvm::StringRef Dir, ZarrFormat Format, CodecOptions Codec = {});
+
+  ZarrWriter(const ZarrWriter &) = delete;
+  ZarrWriter &operator=(const ZarrWriter &) = delete;
+  /// Without a successful finish(), deletes "<Dir>.partial".
+  ~ZarrWriter();
+
+  /// Declares an array and writes its metadata. Names are single path
+  /// components. Not thread-safe with respect to writeChunk().
+  llvm::Error addArray(const ZarrArraySpec &Spec);
+  llvm::Error addArray(llvm::StringRef Name, DType Type,
+                       llvm::ArrayRef<uint64_t> Shape,
+                       llvm::ArrayRef<uint64_t> Chunks,
+                       llvm::ArrayRef<std::string> DimNames,
+                       const nlohmann::json &Attrs = nlohmann::json::object());
+
+  /// Replaces the group's attributes (a JSON object); written by finish().
+  llvm::Error setGroupAttrs(const nlohmann::json &Attrs);
+
+  /// Shape facts about one chunk of an array.
+  llvm::Expected<ChunkGeometry> chunkGeometry(llvm::StringRef Array,
+                                              llvm::ArrayRef<uint64_t> Coords);
+
+  /// Compresses and writes one chunk (via "<key>.tmp" and a rename). Data is
+  /// C-order and either a whole chunk (FullBytes; padding contents are
+  /// ignored) or just the in-bounds part (ValidBytes). Padding is always
+  /// written as the fill value. Safe to call concurrently for different
+  /// chunks.
+  llvm::Error writeChunk(llvm::StringRef Array, llvm::ArrayRef<uint64_t> Coords,
+                         const void *Data, size_t Bytes);
+
+  /// Chunks written so far to an array (0 for unknown arrays).
+  uint64_t chunksWritten(llvm::StringRef Array) const;
+
+  /// Writes group metadata and atomically moves the store to its final
+  /// path, replacing an existing store there.
+  llvm::Error finish();
+
+  /// Deletes everything written so far. The writer is unusable afterwards.
+  void abandon();
+
+  const std::string &path() const { return Dir; }
+  const std::string &partialPath() const { return Partial; }
+  ZarrFormat format() const { return Format; }
+  const CodecOptions &codec() const { return Codec; }
+
+private:
+  struct Array {
+    ZarrArraySpec Spec;
+    nlohmann::json Meta;       ///< .zarray or zarr.json.
+    nlohmann::json Attrs;      ///< v2 .zattrs.
+    std::vector<uint8_t> Fill; ///< One element of fill value.
+    std::atomic<uint64_t> Written{0};
+  };
+
+  ZarrWriter(std::string Dir, ZarrFormat Format, CodecOptions Codec);
+  const Array *find(llvm::StringRef Name) const;
+  llvm::Error checkUsable() const;
+  llvm::Error writeMetadataFile(llvm::StringRef RelPath,
+                                const nlohmann::json &J);
+
+  std::string Dir;
+  std::string Partial;
+  ZarrFormat Format;
+  CodecOptions Codec;
+  nlohmann::json GroupAttrs = nlohmann::json::object();
+  mutable std::shared_mutex Mutex; ///< Guards Arrays' map structure.
+  std::map<std::string, std::unique_ptr<Array>, std::less<>> Arrays;
+  bool Finished = false;
+  bool Abandoned = false;
+};
+
+} // namespace aimz::io
+
+#endif // AIMZ_IO_ZARR_H

@@ -1,0 +1,388 @@
+//===- ZarrWriter.cpp - Zarr v2/v3 directory-store writer -----------------===//
+
+#include "aimz/io/PageBuffer.h"
+#include "aimz/io/Shape.h"
+#include "aimz/io/Zarr.h"
+
+#include "Errors.h"
+#include "OutputFile.h"
+#include "ZarrMetadata.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <mutex>
+
+using namespace llvm;
+using json = nlohmann::json;
+
+namespace aimz::io {
+
+namespace {
+bool isZarrStore(const std::string &Dir) {
+  for (const char *Marker : {"/.zgroup", "/.zarray", "/zarr.json"})
+    if (sys::fs::exists(Dir + Marker))
+      return true;
+  return false;
+}
+
+Error checkReplaceable(const std::string &Dir) {
+  if (!sys::fs::exists(Dir))
+    return Error::success();
+  if (!sys::fs::is_directory(Dir) || !isZarrStore(Dir))
+    return ioError("refusing to write the Zarr store '" + Dir +
+                   "': the path exists and is not a Zarr store; remove it "
+                   "or choose another output path");
+  return Error::success();
+}
+
+Error removeTree(const std::string &Dir) {
+  if (std::error_code EC = sys::fs::remove_directories(Dir))
+    return ioError("cannot remove '" + Dir + "': " + EC.message());
+  return Error::success();
+}
+
+/// Per-thread scratch, reused across chunks so steady-state writing does not
+/// allocate (or fault in fresh pages).
+struct Scratch {
+  PageBuffer Padded;
+  PageBuffer Encoded;
+};
+Scratch &threadScratch() {
+  thread_local Scratch S;
+  return S;
+}
+
+/// Copies the in-bounds part of a chunk from Src (laid out with SrcExtents)
+/// into Dst (laid out with the full chunk shape), which already holds fill.
+void copyValid(uint8_t *Dst, const uint8_t *Src, ArrayRef<uint64_t> Chunk,
+               ArrayRef<uint64_t> SrcExtents, ArrayRef<uint64_t> Valid,
+               size_t ElemSize) {
+  size_t Rank = Chunk.size();
+  if (Rank == 0) {
+    std::memcpy(Dst, Src, ElemSize);
+    return;
+  }
+  for (uint64_t V : Valid)
+    if (V == 0)
+      return;
+  // Byte strides of both layouts; the last dimension is copied as a run.
+  std::vector<uint64_t> DstStride(Rank), SrcStride(Rank);
+  uint64_t DS = ElemSize, SS = ElemSize;
+  for (size_t I = Rank; I-- > 0;) {
+    DstStride[I] = DS;
+    SrcStride[I] = SS;
+    DS *= Chunk[I];
+    SS *= SrcExtents[I];
+  }
+  uint64_t Run = Valid[Rank - 1] * ElemSize;
+  std::vector<uint64_t> Idx(Rank, 0);
+  while (true) {
+    uint64_t DO = 0, SO = 0;
+    for (size_t I = 0; I + 1 < Rank; ++I) {
+      DO += Idx[I] * DstStride[I];
+      SO += Idx[I] * SrcStride[I];
+    }
+    std::memcpy(Dst + DO, Src + SO, Run);
+    // Odometer over all but the last dimension.
+    size_t D = Rank - 1;
+    while (D-- > 0) {
+      if (++Idx[D] < Valid[D])
+        break;
+      Idx[D] = 0;
+    }
+    if (D == size_t(-1))
+      return;
+  }
+}
+
+void fillPattern(uint8_t *Dst, uint64_t Bytes, ArrayRef<uint8_t> Fill) {
+  bool AllZero =
+      std::all_of(Fill.begin(), Fill.end(), [](uint8_t B) { return B == 0; });
+  if (AllZero) {
+    std::memset(Dst, 0, Bytes);
+    return;
+  }
+  for (uint64_t I = 0; I < Bytes; I += Fill.size())
+    std::memcpy(Dst + I, Fill.data(), Fill.size());
+}
+} // namespace
+
+ZarrWriter::ZarrWriter(std::string D, ZarrFormat F, CodecOptions C)
+    : Dir(std::move(D)), Partial(Dir + ".partial"), Format(F),
+      Codec(std::move(C)) {}
+
+Expected<std::unique_ptr<ZarrWriter>>
+ZarrWriter::create(StringRef DirArg, ZarrFormat Format, CodecOptions Codec) {
+  std::string Dir = DirArg.rtrim('/').str();
+  if (Dir.empty())
+    return ioError("the Zarr store path is empty");
+  if (Error E = validateCodec(Codec))
+    return ioError("cannot write '" + Dir + "': " + toString(std::move(E)));
+  if (Error E = checkReplaceable(Dir))
+    return {std::move(E)};
+  std::unique_ptr<ZarrWriter> W(new ZarrWriter(Dir, Format, std::move(Codec)));
+  // A leftover from a killed run is garbage by construction.
+  if (sys::fs::exists(W->Partial))
+    if (Error E = removeTree(W->Partial))
+      return {std::move(E)};
+  if (std::error_code EC = sys::fs::create_directories(W->Partial)) {
+    W->Abandoned = true; // Nothing of ours to clean up.
+    return ioError("cannot create '" + W->Partial + "': " + EC.message());
+  }
+  return W;
+}
+
+ZarrWriter::~ZarrWriter() {
+  if (!Finished)
+    abandon();
+}
+
+void ZarrWriter::abandon() {
+  if (Abandoned || Finished)
+    return;
+  Abandoned = true;
+  consumeError(removeTree(Partial));
+}
+
+Error ZarrWriter::checkUsable() const {
+  if (Finished)
+    return ioError("the Zarr store '" + Dir + "' is already finished");
+  if (Abandoned)
+    return ioError("the Zarr store '" + Dir + "' was abandoned");
+  return Error::success();
+}
+
+const ZarrWriter::Array *ZarrWriter::find(StringRef Name) const {
+  std::shared_lock<std::shared_mutex> L(Mutex);
+  auto It = Arrays.find(Name);
+  return It == Arrays.end() ? nullptr : It->second.get();
+}
+
+Error ZarrWriter::writeMetadataFile(StringRef RelPath, const json &J) {
+  std::string Path = Partial + "/" + RelPath.str();
+  Expected<OutputFile> Out = OutputFile::create(Path, ".tmp");
+  if (!Out)
+    return Out.takeError();
+  if (Error E = Out->write(J.dump(4) + "\n"))
+    return E;
+  return Out->commit();
+}
+
+Error ZarrWriter::addArray(StringRef Name, DType Type, ArrayRef<uint64_t> Shape,
+                           ArrayRef<uint64_t> Chunks,
+                           ArrayRef<std::string> DimNames, const json &Attrs) {
+  ZarrArraySpec S;
+  S.Name = Name.str();
+  S.Type = Type;
+  S.Shape = Shape.vec();
+  S.Chunks = Chunks.vec();
+  S.DimNames = DimNames.vec();
+  S.Attrs = Attrs;
+  return addArray(S);
+}
+
+Error ZarrWriter::addArray(const ZarrArraySpec &Spec) {
+  if (Error E = checkUsable())
+    return E;
+  if (Error E = zarr::validateSpec(Spec))
+    return ioError("cannot add to '" + Dir + "': " + toString(std::move(E)));
+  if (find(Spec.Name))
+    return ioError("the Zarr store '" + Dir + "' already has an array '" +
+                   Spec.Name + "'");
+  auto A = std::make_unique<Array>();
+  A->Spec = Spec;
+  A->Fill = zarr::fillBytes(Spec);
+  std::string ArrayDir = Partial + "/" + Spec.Name;
+  if (std::error_code EC = sys::fs::create_directories(ArrayDir))
+    return ioError("cannot create '" + ArrayDir + "': " + EC.message());
+  if (Format == ZarrFormat::V2) {
+    A->Meta = zarr::v2ArrayMeta(Spec, Codec);
+    A->Attrs = zarr::v2ArrayAttrs(Spec);
+    if (Error E = writeMetadataFile(Spec.Name + "/.zarray", A->Meta))
+      return E;
+    if (Error E = writeMetadataFile(Spec.Name + "/.zattrs", A->Attrs))
+      return E;
+  } else {
+    A->Meta = zarr::v3ArrayMeta(Spec, Codec);
+    if (Error E = writeMetadataFile(Spec.Name + "/zarr.json", A->Meta))
+      return E;
+  }
+  std::unique_lock<std::shared_mutex> L(Mutex);
+  Arrays.emplace(Spec.Name, std::move(A));
+  return Error::success();
+}
+
+Error ZarrWriter::setGroupAttrs(const json &Attrs) {
+  if (Error E = checkUsable())
+    return E;
+  if (!Attrs.is_object())
+    return ioError("group attributes of '" + Dir +
+                   "' must be a JSON object, got " + Attrs.dump());
+  GroupAttrs = Attrs;
+  return Error::success();
+}
+
+Expected<ChunkGeometry> ZarrWriter::chunkGeometry(StringRef Name,
+                                                  ArrayRef<uint64_t> Coords) {
+  const Array *A = find(Name);
+  if (!A)
+    return ioError("the Zarr store '" + Dir + "' has no array '" + Name +
+                   "'; call addArray first");
+  const ZarrArraySpec &S = A->Spec;
+  if (Coords.size() != S.Shape.size())
+    return ioError("array '" + Name + "' in '" + Dir + "' has rank " +
+                   Twine(S.Shape.size()) + " but chunk coordinates " +
+                   formatShape(Coords) + " have " + Twine(Coords.size()));
+  ChunkGeometry G;
+  for (size_t I = 0; I < Coords.size(); ++I) {
+    uint64_t Grid = (S.Shape[I] + S.Chunks[I] - 1) / S.Chunks[I];
+    if (Coords[I] >= Grid) {
+      std::vector<uint64_t> GridShape;
+      for (size_t J = 0; J < Coords.size(); ++J)
+        GridShape.push_back((S.Shape[J] + S.Chunks[J] - 1) / S.Chunks[J]);
+      return ioError("chunk " + formatShape(Coords) + " of array '" + Name +
+                     "' in '" + Dir + "' is outside the chunk grid " +
+                     formatShape(GridShape) + " (shape " +
+                     formatShape(S.Shape) + ", chunks " +
+                     formatShape(S.Chunks) + ")");
+    }
+    G.Valid.push_back(
+        std::min(S.Chunks[I], S.Shape[I] - Coords[I] * S.Chunks[I]));
+  }
+  size_t E = dtypeSize(S.Type);
+  G.FullBytes = *checkedNumBytes(S.Chunks, E);
+  G.ValidBytes = *checkedNumBytes(G.Valid, E);
+  return G;
+}
+
+Error ZarrWriter::writeChunk(StringRef Name, ArrayRef<uint64_t> Coords,
+                             const void *Data, size_t Bytes) {
+  if (Error E = checkUsable())
+    return E;
+  Expected<ChunkGeometry> G = chunkGeometry(Name, Coords);
+  if (!G)
+    return G.takeError();
+  Array &A = *const_cast<Array *>(find(Name));
+  const ZarrArraySpec &S = A.Spec;
+  bool Edge = G->Valid != S.Chunks;
+  if (Bytes != G->FullBytes && Bytes != G->ValidBytes) {
+    std::string Want = std::to_string(G->FullBytes) + " (the whole chunk " +
+                       formatShape(S.Chunks) + " of " +
+                       dtypeDescr(S.Type).str() + ")";
+    if (Edge)
+      Want += " or " + std::to_string(G->ValidBytes) + " (its in-bounds part " +
+              formatShape(G->Valid) + ")";
+    return ioError("chunk " + formatShape(Coords) + " of array '" + Name +
+                   "' in '" + Dir + "': got " + Twine(Bytes) +
+                   " bytes, expected " + Want);
+  }
+  if (G->FullBytes != 0 && !Data)
+    return ioError("chunk " + formatShape(Coords) + " of array '" + Name +
+                   "': no data");
+
+  Scratch &Scr = threadScratch();
+  ArrayRef<uint8_t> Raw(static_cast<const uint8_t *>(Data), G->FullBytes);
+  if (Edge) {
+    // Zarr chunks are always whole; pad with the fill value, never with
+    // whatever the caller's buffer held past the edge.
+    if (Error E = Scr.Padded.reserve(G->FullBytes))
+      return E;
+    fillPattern(Scr.Padded.data(), G->FullBytes, A.Fill);
+    copyValid(Scr.Padded.data(), static_cast<const uint8_t *>(Data), S.Chunks,
+              Bytes == G->FullBytes ? ArrayRef<uint64_t>(S.Chunks)
+                                    : ArrayRef<uint64_t>(G->Valid),
+              G->Valid, dtypeSize(S.Type));
+    Raw = ArrayRef<uint8_t>(Scr.Padded.data(), G->FullBytes);
+  }
+  Expected<size_t> N = encodeChunk(Codec, S.Type, Raw, Scr.Encoded);
+  if (!N)
+    return ioError("chunk " + formatShape(Coords) + " of array '" + Name +
+                   "' in '" + Dir + "': " + toString(N.takeError()));
+
+  std::string Key = zarr::chunkKey(Format, Coords);
+  std::string Path = Partial + "/" + Name.str() + "/" + Key;
+  if (Format == ZarrFormat::V3 && !Coords.empty()) {
+    StringRef Parent = sys::path::parent_path(Path);
+    if (std::error_code EC = sys::fs::create_directories(Parent))
+      return ioError("cannot create '" + Parent + "': " + EC.message());
+  }
+  Expected<OutputFile> Out = OutputFile::create(Path, ".tmp");
+  if (!Out)
+    return Out.takeError();
+  if (Error E = Out->write(Scr.Encoded.data(), *N))
+    return E;
+  if (Error E = Out->commit())
+    return E;
+  A.Written.fetch_add(1, std::memory_order_relaxed);
+  return Error::success();
+}
+
+uint64_t ZarrWriter::chunksWritten(StringRef Name) const {
+  const Array *A = find(Name);
+  return A ? A->Written.load(std::memory_order_relaxed) : 0;
+}
+
+Error ZarrWriter::finish() {
+  if (Error E = checkUsable())
+    return E;
+  if (Format == ZarrFormat::V2) {
+    if (Error E = writeMetadataFile(".zgroup", {{"zarr_format", 2}}))
+      return E;
+    if (Error E = writeMetadataFile(".zattrs", GroupAttrs))
+      return E;
+    // Consolidated metadata lets xarray open the store with one read and
+    // without warning about its absence.
+    json Meta = {{".zgroup", {{"zarr_format", 2}}}, {".zattrs", GroupAttrs}};
+    {
+      std::shared_lock<std::shared_mutex> L(Mutex);
+      for (const auto &[Name, A] : Arrays) {
+        Meta[Name + "/.zarray"] = A->Meta;
+        Meta[Name + "/.zattrs"] = A->Attrs;
+      }
+    }
+    if (Error E =
+            writeMetadataFile(".zmetadata", {{"zarr_consolidated_format", 1},
+                                             {"metadata", Meta}}))
+      return E;
+  } else {
+    if (Error E = writeMetadataFile("zarr.json", zarr::v3GroupMeta(GroupAttrs)))
+      return E;
+  }
+
+  // Re-check: something may have appeared at Dir while we were writing.
+  if (Error E = checkReplaceable(Dir))
+    return E;
+  if (!sys::fs::exists(Dir)) {
+    if (::rename(Partial.c_str(), Dir.c_str()) != 0)
+      return errnoError("cannot rename '" + Partial + "' to", Dir, errno);
+  } else if (::renameat2(AT_FDCWD, Partial.c_str(), AT_FDCWD, Dir.c_str(),
+                         RENAME_EXCHANGE) == 0) {
+    // Swapped atomically; Partial now holds the old store.
+    Finished = true;
+    return removeTree(Partial);
+  } else {
+    // No RENAME_EXCHANGE on this filesystem: move the old store aside
+    // first, accepting a short window in which Dir is absent.
+    std::string Old = Dir + ".old";
+    if (sys::fs::exists(Old))
+      if (Error E = removeTree(Old))
+        return E;
+    if (::rename(Dir.c_str(), Old.c_str()) != 0)
+      return errnoError("cannot move the old store aside to", Old, errno);
+    if (::rename(Partial.c_str(), Dir.c_str()) != 0) {
+      int E = errno;
+      (void)::rename(Old.c_str(), Dir.c_str()); // Put the old store back.
+      return errnoError("cannot rename '" + Partial + "' to", Dir, E);
+    }
+    Finished = true;
+    return removeTree(Old);
+  }
+  Finished = true;
+  return Error::success();
+}
+
+} // namespace aimz::io
