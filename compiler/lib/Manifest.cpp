@@ -38,6 +38,7 @@ std::string manifestJSON(const ModelInfo &Info) {
   M["plan"] = planName(Info.ChosenPlan);
   M["plan_reason"] = Info.PlanReason;
   M["precision"] = dtypeName(Info.Precision);
+  M["dims"] = Info.Symbols;
   Json Inputs = Json::array();
   for (const TypedArray &I : Info.Inputs)
     Inputs.push_back(arrayJSON(I));

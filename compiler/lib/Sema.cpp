@@ -233,12 +233,13 @@ bool Analyzer::checkSignature() {
   // Symbols in the signature are bound by the data's shapes.
   auto Bind = [&](const Param &P) {
     for (const DimSyntax &D : P.Type.Dims)
-      if (!D.Name.empty() && !Info.Constants.count(D.Name))
-        BoundSymbols.insert(D.Name);
+      if (!D.Name.empty() && !Info.Constants.count(D.Name) &&
+          BoundSymbols.insert(D.Name).second)
+        Info.Symbols.push_back(D.Name);
   };
-  Bind(Out);
   for (const Param &P : M.Inputs)
     Bind(P);
+  Bind(Out);
 
   auto OutShape = resolveDims(Out.Type.Dims, true);
   if (!OutShape)
@@ -652,8 +653,15 @@ Shape Analyzer::viewInPlates(const Shape &Full) const {
 }
 
 DType Analyzer::arithmeticType(const ExprType &A, const ExprType &B) const {
+  return promoteArithmetic(A, B, Info.Precision);
+}
+
+} // namespace
+
+DType promoteArithmetic(const ExprType &A, const ExprType &B,
+                        DType Precision) {
   if (isFloat(A.Type) || isFloat(B.Type))
-    return Info.Precision;
+    return Precision;
   // A weak literal adapts to its typed peer.
   if (A.WeakLiteral && !B.WeakLiteral)
     return B.Type;
@@ -662,6 +670,8 @@ DType Analyzer::arithmeticType(const ExprType &A, const ExprType &B) const {
   return A.Type == DType::I64 || B.Type == DType::I64 ? DType::I64
                                                       : DType::I32;
 }
+
+namespace {
 
 bool Analyzer::analyzeExpr(Expr &E) {
   switch (E.K) {
@@ -760,6 +770,13 @@ bool Analyzer::analyzeBinary(BinaryExpr &E) {
     if (SA.empty() || SB.empty()) {
       Diags.error(E.Loc, "operator '@' needs arrays of rank 1 or more; got " +
                              shapeStr(SA) + " @ " + shapeStr(SB));
+      return false;
+    }
+    if (SA.size() > 2 || SB.size() > 2) {
+      Diags.error(E.Loc, "operator '@' on arrays of rank above 2 is not "
+                         "supported (got " +
+                             shapeStr(SA) + " @ " + shapeStr(SB) +
+                             "); use a plate for the extra dims");
       return false;
     }
     bool VecA = SA.size() == 1, VecB = SB.size() == 1;

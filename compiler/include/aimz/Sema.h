@@ -54,9 +54,16 @@ struct ModelInfo {
   TypedArray Output;
   std::vector<Site> Sites; // program order
   std::map<std::string, int64_t> Constants;
+  /// Dimension symbols bound from the data, in first-appearance order over
+  /// the inputs then the output: the order of the runtime's dims array.
+  std::vector<std::string> Symbols;
 
   const Site *findSite(llvm::StringRef Name) const;
 };
+
+/// The element type arithmetic on `A` and `B` produces: floats win (in the
+/// model's precision); an untyped literal adapts to its typed peer.
+DType promoteArithmetic(const ExprType &A, const ExprType &B, DType Precision);
 
 /// Checks `M`, annotating its expressions; reports problems to `Diags`.
 /// Returns std::nullopt when there was an error.

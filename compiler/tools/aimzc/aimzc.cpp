@@ -5,11 +5,21 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aimz/AST.h"
+#include "aimz/Conversion/Passes.h"
 #include "aimz/Diagnostics.h"
+#include "aimz/MLIRGen.h"
 #include "aimz/Manifest.h"
 #include "aimz/Parser.h"
 #include "aimz/Sema.h"
+#include "aimz/Target/ModelLibrary.h"
 #include "aimz/Version.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -22,7 +32,16 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class EmitKind { AST, Sites, Manifest };
+enum class EmitKind {
+  AST,
+  Sites,
+  Manifest,
+  MLIR,
+  Lowered,
+  LLVM,
+  Asm,
+  Library
+};
 
 cl::OptionCategory Category("aimzc options");
 
@@ -31,13 +50,92 @@ cl::opt<std::string> InputFile(cl::Positional, cl::desc("<model.aimz>"),
 cl::opt<std::string> OutputFile("o", cl::desc("Write the output here"),
                                 cl::value_desc("file"), cl::cat(Category));
 cl::opt<EmitKind> Emit(
-    "emit", cl::desc("What to produce (default: sites)"),
-    cl::values(clEnumValN(EmitKind::AST, "ast", "the parsed syntax tree"),
-               clEnumValN(EmitKind::Sites, "sites",
-                          "a table of sites, classes, shapes and the plan"),
-               clEnumValN(EmitKind::Manifest, "manifest",
-                          "the manifest JSON embedded in compiled models")),
+    "emit",
+    cl::desc("What to produce (default: the shared library with -o, else "
+             "the site table)"),
+    cl::values(
+        clEnumValN(EmitKind::AST, "ast", "the parsed syntax tree"),
+        clEnumValN(EmitKind::Sites, "sites",
+                   "a table of sites, classes, shapes and the plan"),
+        clEnumValN(EmitKind::Manifest, "manifest",
+                   "the manifest JSON embedded in compiled models"),
+        clEnumValN(EmitKind::MLIR, "mlir", "the model in the aimz dialect"),
+        clEnumValN(EmitKind::Lowered, "lowered",
+                   "the entry points in scf/arith/math/llvm"),
+        clEnumValN(EmitKind::LLVM, "llvm", "optimized LLVM IR"),
+        clEnumValN(EmitKind::Asm, "asm", "assembly for the target CPU"),
+        clEnumValN(EmitKind::Library, "so", "the model's shared library")),
     cl::init(EmitKind::Sites), cl::cat(Category));
+cl::opt<std::string> TargetCPU(
+    "target-cpu",
+    cl::desc("CPU to generate code for (default: this host's; e.g. "
+             "x86-64-v3 for a portable library)"),
+    cl::value_desc("name"), cl::cat(Category));
+
+int fail(const llvm::Twine &Msg) {
+  llvm::WithColor::error(llvm::errs(), "aimzc") << Msg << "\n";
+  return 1;
+}
+
+int fail(llvm::Error E) {
+  std::string Msg = llvm::toString(std::move(E));
+  return fail(Msg);
+}
+
+/// Lowers the model through MLIR and LLVM as far as `Emit` asks; writes the
+/// result to `Out`, or links `OutputFile` for a library.
+int compileModel(const Model &M, const ModelInfo &Info, EmitKind Emit,
+                 llvm::raw_fd_ostream &Out) {
+  mlir::MLIRContext Ctx;
+  auto Module = generateMLIR(Ctx, M, Info);
+  if (!Module)
+    return 1;
+  if (Emit == EmitKind::MLIR) {
+    Module->print(Out);
+    return 0;
+  }
+  mlir::PassManager PM(&Ctx);
+  PM.addPass(createLowerModelToLoopsPass());
+  if (Emit != EmitKind::Lowered)
+    buildLoopsToLLVMPipeline(PM);
+  if (mlir::failed(PM.run(*Module)))
+    return fail("internal error: lowering failed");
+  if (Emit == EmitKind::Lowered) {
+    Module->print(Out);
+    return 0;
+  }
+  llvm::LLVMContext LLCtx;
+  auto LLModule = translateToLLVMIR(*Module, LLCtx);
+  if (!LLModule)
+    return fail(LLModule.takeError());
+  addLibraryData(**LLModule, manifestJSON(Info), "");
+  auto TM = createHostTargetMachine(TargetCPU);
+  if (!TM)
+    return fail(TM.takeError());
+  if (auto E = optimizeModule(**LLModule, **TM))
+    return fail(std::move(E));
+  if (Emit == EmitKind::LLVM) {
+    (*LLModule)->print(Out, nullptr);
+    return 0;
+  }
+  if (Emit == EmitKind::Asm)
+    return emitMachineCode(**LLModule, **TM, Out, true) ? 1 : 0;
+
+  // A library: object to a temporary file, then link.
+  llvm::SmallString<128> Obj;
+  int FD;
+  if (auto EC = llvm::sys::fs::createTemporaryFile("aimz-model", "o", FD, Obj))
+    return fail("cannot create a temporary file: " + EC.message());
+  llvm::FileRemover RemoveObj(Obj);
+  {
+    llvm::raw_fd_ostream ObjOut(FD, true);
+    if (auto E = emitMachineCode(**LLModule, **TM, ObjOut, false))
+      return fail(std::move(E));
+  }
+  if (auto E = linkSharedLibrary(Obj, OutputFile))
+    return fail(std::move(E));
+  return 0;
+}
 
 } // namespace
 
@@ -49,6 +147,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "aimzc: compile a .aimz probabilistic model\n\n"
+      "  aimzc model.aimz -o model.so       compile to a shared library\n"
       "  aimzc model.aimz --emit=manifest   print the manifest JSON\n"
       "  aimzc model.aimz --emit=sites      print the site table\n");
 
@@ -78,23 +177,29 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  EmitKind What = Emit;
+  if (!Emit.getNumOccurrences() && !OutputFile.empty())
+    What = EmitKind::Library;
+  if (What == EmitKind::Library) {
+    if (OutputFile.empty())
+      return fail("--emit=so needs an output file: -o model.so");
+    llvm::raw_fd_ostream Null(-1, false);
+    return compileModel(*M, *Info, What, Null);
+  }
+
   std::error_code EC;
   llvm::raw_fd_ostream Out(OutputFile.empty() ? "-" : OutputFile.getValue(),
                            EC);
-  if (EC) {
-    llvm::WithColor::error(llvm::errs(), "aimzc")
-        << "cannot write '" << OutputFile << "': " << EC.message() << "\n";
-    return 1;
-  }
-  switch (Emit) {
-  case EmitKind::AST:
-    break;
+  if (EC)
+    return fail("cannot write '" + OutputFile + "': " + EC.message());
+  switch (What) {
   case EmitKind::Sites:
     printSiteTable(*Info, Out);
-    break;
+    return 0;
   case EmitKind::Manifest:
     Out << manifestJSON(*Info) << "\n";
-    break;
+    return 0;
+  default:
+    return compileModel(*M, *Info, What, Out);
   }
-  return 0;
 }

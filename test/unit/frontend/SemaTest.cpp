@@ -113,7 +113,8 @@ model m(X: f32[n]) -> (y: i32[n]) {
   ASSERT_TRUE(A.Info) << A.Errors;
   EXPECT_EQ(manifestJSON(*A.Info),
             R"({"model":"m","obs_dim":"n","plan":"obs","plan_reason":[],)"
-            R"("precision":"f32","inputs":[{"name":"X","dtype":"f32",)"
+            R"("precision":"f32","dims":["n"],"inputs":[{"name":"X",)"
+            R"("dtype":"f32",)"
             R"("shape":["n"]}],"output":{"name":"y","dtype":"i32","shape":)"
             R"(["n"]},"sites":[{"name":"p","kind":"latent","class":"global",)"
             R"("dist":"Beta","dtype":"f32","shape":[]},{"name":"y","kind":)"

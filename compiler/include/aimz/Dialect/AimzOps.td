@@ -1,0 +1,152 @@
+//===- AimzOps.td - Operations of the aimz dialect ---------*- tablegen -*-===//
+#ifndef AIMZ_OPS_TD
+#define AIMZ_OPS_TD
+
+include "aimz/Dialect/AimzDialect.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Aimz_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Aimz_Dialect, mnemonic, traits>;
+
+def Aimz_ModelOp : Aimz_Op<"model", [IsolatedFromAbove, SingleBlock,
+                                     NoTerminator, Symbol]> {
+  let summary = "A whole model: inputs, latents, sites and the output";
+  let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$obs_dim,
+                       StrAttr:$plan, StrArrayAttr:$symbols,
+                       StrAttr:$manifest);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+}
+
+def Aimz_InputOp : Aimz_Op<"input", [Pure]> {
+  let summary = "A model input, read from the caller's data";
+  let arguments = (ins StrAttr:$name, I64Attr:$index);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = "$name `[` $index `]` attr-dict `:` type($result)";
+}
+
+def Aimz_ConstantOp : Aimz_Op<"constant", [Pure]> {
+  let summary = "A scalar constant";
+  let arguments = (ins TypedAttrInterface:$value);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = "attr-dict $value `->` type($result)";
+}
+
+def Aimz_BroadcastOp : Aimz_Op<"broadcast", [Pure]> {
+  let summary = "View an array in a larger shape without copying";
+  let description = [{
+    `dim_map[i]` is the result dim that operand dim `i` becomes; result dims
+    no operand dim maps to, and operand dims of extent 1, repeat.
+  }];
+  let arguments = (ins Aimz_ArrayType:$input, DenseI64ArrayAttr:$dim_map);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $input $dim_map attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Aimz_CastOp : Aimz_Op<"cast", [Pure]> {
+  let summary = "Convert the element type (same shape)";
+  let arguments = (ins Aimz_ArrayType:$input);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Aimz_UnaryOp : Aimz_Op<"unary", [Pure]> {
+  let summary = "Elementwise function: neg exp log log1p sqrt abs tanh "
+                "sigmoid relu softplus";
+  let arguments = (ins StrAttr:$fn, Aimz_ArrayType:$input);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = "$fn $input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Aimz_BinaryOp : Aimz_Op<"binary", [Pure]> {
+  let summary = "Elementwise operator on equally shaped operands: add sub "
+                "mul div pow min max lt le gt ge eq ne";
+  let arguments = (ins StrAttr:$fn, Aimz_ArrayType:$lhs, Aimz_ArrayType:$rhs);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $fn $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Aimz_MatMulOp : Aimz_Op<"matmul", [Pure]> {
+  let summary = "Matrix product of the dims after `batch_rank` plate dims";
+  let arguments = (ins Aimz_ArrayType:$lhs, Aimz_ArrayType:$rhs,
+                       I64Attr:$batch_rank);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `batch` $batch_rank attr-dict `:` type($lhs) `,` type($rhs)
+    `->` type($result)
+  }];
+}
+
+def Aimz_ReduceOp : Aimz_Op<"reduce", [Pure]> {
+  let summary = "sum, mean, min or max over every dim after `batch_rank`";
+  let arguments = (ins StrAttr:$fn, Aimz_ArrayType:$input, I64Attr:$batch_rank);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $fn $input `batch` $batch_rank attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Aimz_GatherOp : Aimz_Op<"gather", [Pure]> {
+  let summary = "Index the dims after `batch_rank` with integer arrays";
+  let description = [{
+    All indices have the result's leading shape; an index out of range makes
+    the entry point fail with a status instead of reading out of bounds.
+  }];
+  let arguments = (ins Aimz_ArrayType:$base, Variadic<Aimz_ArrayType>:$indices,
+                       I64Attr:$batch_rank);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $base `[` $indices `]` `batch` $batch_rank attr-dict `:` type($base) `,`
+    type($indices) `->` type($result)
+  }];
+}
+
+def Aimz_SampleOp : Aimz_Op<"sample"> {
+  let summary = "A latent site: read from the posterior, or drawn";
+  let description = [{
+    Parameters are broadcast to the site's full shape. The value comes from
+    the caller's posterior when it has this site, otherwise it is drawn with
+    the counter-based generator at (site_id, draw, observation, element).
+  }];
+  let arguments = (ins StrAttr:$name, I64Attr:$site_id, StrAttr:$dist,
+                       StrArrayAttr:$param_names, StrAttr:$site_class,
+                       StrArrayAttr:$plates,
+                       Variadic<Aimz_ArrayType>:$params);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $name `=` $dist `(` $params `)` attr-dict `:` functional-type($params, $result)
+  }];
+}
+
+def Aimz_ObserveOp : Aimz_Op<"observe"> {
+  let summary = "The output site: sampled when predicting, scored when "
+                "computing the log-likelihood";
+  let arguments = (ins StrAttr:$name, I64Attr:$site_id, StrAttr:$dist,
+                       StrArrayAttr:$param_names, StrArrayAttr:$plates,
+                       Variadic<Aimz_ArrayType>:$params);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $name `=` $dist `(` $params `)` attr-dict `:` functional-type($params, $result)
+  }];
+}
+
+def Aimz_DeterministicOp : Aimz_Op<"deterministic"> {
+  let summary = "A recorded value, returned on request";
+  let arguments = (ins StrAttr:$name, I64Attr:$site_id, StrArrayAttr:$plates,
+                       Aimz_ArrayType:$value);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $name `=` $value attr-dict `:` type($value) `->` type($result)
+  }];
+}
+
+#endif // AIMZ_OPS_TD

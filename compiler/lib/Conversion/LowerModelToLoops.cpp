@@ -1,0 +1,957 @@
+//===- LowerModelToLoops.cpp - aimz.model to entry-point functions --------===//
+//
+// Turns an `aimz.model` into the three C entry points of abi.h, written in
+// func, scf, arith, math and the LLVM dialect's memory ops:
+//
+//   for draw in [draw_begin, draw_end):
+//     <global ops: values that do not involve the observation axis>
+//     for block in [obs_begin, obs_end) step obs_block:
+//       <observation ops, with the observation axis cut to the block>
+//
+// Every array value is a strided view {pointer, sizes, strides}; broadcasts
+// are views with zero strides, constants are scalars, and everything else is
+// materialized in the caller's scratch buffer at offsets fixed once per call.
+// Random draws and log densities call the support library (linked in as
+// bitcode and inlined), addressed by (site, draw, observation, element) so
+// results do not depend on how the work is split.
+//
+//===----------------------------------------------------------------------===//
+#include "aimz/Conversion/Passes.h"
+#include "aimz/Dialect/AimzDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace aimz {
+namespace {
+
+enum class Entry { Predict, LogLikelihood, Prior };
+
+// Field indices of aimz_call (every field is 8 bytes).
+enum CallField {
+  FAbi = 0,
+  FDrawBegin,
+  FDrawEnd,
+  FObsBegin,
+  FObsEnd,
+  FInputOrigin,
+  FSeed,
+  FDims,
+  FInputs,
+  FObserved,
+  FPosterior,
+  FResults,
+  FScratch,
+  FScratchBytes,
+  FObsBlock,
+  FScratchNeeded,
+  FResultDrawOrigin,
+  FResultObsOrigin,
+};
+
+constexpr int64_t DefaultObsBlock = 256;
+constexpr int64_t BufferAlign = 64;
+
+/// A lowered array: either a scalar SSA value (constants and their
+/// broadcasts) or a strided view of memory.
+struct View {
+  Value Scalar;                // set for scalars
+  Value Ptr;                   // !llvm.ptr otherwise
+  SmallVector<Value> Sizes;    // index
+  SmallVector<Value> Strides;  // index, in elements
+  Type Elem;                   // value type (i1 for bool)
+};
+
+class EntryBuilder {
+public:
+  EntryBuilder(ir::ModelOp Model, Entry Kind, OpBuilder &B)
+      : Model(Model), Kind(Kind), B(B), Loc(Model.getLoc()),
+        Ctx(Model.getContext()) {}
+
+  func::FuncOp build(StringRef Name);
+
+private:
+  ir::ModelOp Model;
+  Entry Kind;
+  OpBuilder &B;
+  Location Loc;
+  MLIRContext *Ctx;
+
+  Value Call;              // !llvm.ptr to aimz_call
+  Value Status;            // !llvm.ptr to an i32 status slot
+  Value Scratch;           // !llvm.ptr
+  Value ObsBlock;          // index
+  Value Draw;              // index, current absolute draw
+  Value DrawBegin, ObsBegin, InputOrigin, Seed; // index / i64
+  Value ResultDraw0, ResultObs0; // index: absolute origin of results views
+  Value BlockStart, BlockLen; // index, inside the observation loop
+  SmallVector<Value> DimValues; // index, per model symbol
+  DenseMap<Operation *, Value> Offsets; // scratch byte offset per buffer
+  DenseMap<Value, View> Views;
+
+  Type ptrType() { return LLVM::LLVMPointerType::get(Ctx); }
+  Value idx(int64_t V) { return B.create<arith::ConstantIndexOp>(Loc, V); }
+  Value i64(int64_t V) {
+    return B.create<arith::ConstantIntOp>(Loc, V, 64);
+  }
+  Value toI64(Value V) {
+    return B.create<arith::IndexCastOp>(Loc, B.getI64Type(), V);
+  }
+  Value toIndex(Value V) {
+    return B.create<arith::IndexCastOp>(Loc, B.getIndexType(), V);
+  }
+  Value gep(Value Ptr, Type Elem, Value Offset) {
+    return B.create<LLVM::GEPOp>(Loc, ptrType(), Elem, Ptr,
+                                 ValueRange{Offset});
+  }
+  Value loadField(Value StructPtr, int64_t Field, Type T) {
+    Value P = gep(StructPtr, B.getI64Type(), i64(Field));
+    return B.create<LLVM::LoadOp>(Loc, T, P);
+  }
+  Value fieldIndex(int64_t Field) {
+    return toIndex(loadField(Call, Field, B.getI64Type()));
+  }
+
+  static bool isObsOp(Operation *Op, StringRef ObsDim);
+  Type storageType(Type T) {
+    return T.isInteger(1) ? Type(B.getI8Type()) : T;
+  }
+  int64_t byteWidth(Type T) {
+    return std::max<int64_t>(1, storageType(T).getIntOrFloatBitWidth() / 8);
+  }
+
+  Value dimSize(Attribute D, bool InObsSection, bool ForAllocation);
+  SmallVector<Value> sizesOf(ir::ArrayType T, bool ForAllocation);
+  int obsAxis(ir::ArrayType T);
+  Value product(ArrayRef<Value> Vs);
+
+  void planScratch(ArrayRef<Operation *> Global, ArrayRef<Operation *> Obs);
+  View buffer(Operation *Op, ir::ArrayType T);
+  View viewOfCallArray(int64_t Field, int64_t Slot, ir::ArrayType T,
+                       bool DrawDim, Value DrawIndex, Value ObsOffset);
+
+  Value load(const View &V, ValueRange Ivs);
+  void store(const View &V, ValueRange Ivs, Value X);
+  void forEach(ArrayRef<Value> Sizes,
+               function_ref<void(ValueRange)> Body);
+
+  void emit(Operation *Op);
+  Value convert(Value X, Type To);
+  Value unary(StringRef Fn, Value X);
+  Value binary(StringRef Fn, Value X, Value Y);
+  void emitSample(Operation *Op, StringRef Dist, ArrayAttr ParamNames,
+                  ValueRange Params, int64_t SiteId, bool Draws,
+                  bool ReadsPosterior);
+  void emitLogDensity(ir::ObserveOp Op);
+  void emitMatMul(ir::MatMulOp Op);
+  void emitReduce(ir::ReduceOp Op);
+  void emitGather(ir::GatherOp Op);
+  void copyOut(Value V, int64_t SiteId);
+  func::FuncOp runtimeFunction(StringRef Name, TypeRange Args,
+                               TypeRange Results);
+  Value siteAddressElement(ir::ArrayType T, ValueRange Ivs, Value &ObsOut);
+};
+
+bool EntryBuilder::isObsOp(Operation *Op, StringRef ObsDim) {
+  for (Value R : Op->getResults())
+    if (auto T = dyn_cast<ir::ArrayType>(R.getType()))
+      for (Attribute D : T.getDims())
+        if (auto S = dyn_cast<StringAttr>(D); S && S.getValue() == ObsDim)
+          return true;
+  return false;
+}
+
+Value EntryBuilder::dimSize(Attribute D, bool InObs, bool ForAllocation) {
+  if (auto I = dyn_cast<IntegerAttr>(D))
+    return idx(I.getInt());
+  StringRef Name = cast<StringAttr>(D).getValue();
+  if (Name == Model.getObsDim())
+    return ForAllocation ? ObsBlock : BlockLen;
+  for (auto [I, S] : llvm::enumerate(Model.getSymbols()))
+    if (cast<StringAttr>(S).getValue() == Name)
+      return DimValues[I];
+  llvm_unreachable("dimension symbol missing from the model's symbols");
+}
+
+SmallVector<Value> EntryBuilder::sizesOf(ir::ArrayType T, bool ForAllocation) {
+  SmallVector<Value> S;
+  for (Attribute D : T.getDims())
+    S.push_back(dimSize(D, true, ForAllocation));
+  return S;
+}
+
+int EntryBuilder::obsAxis(ir::ArrayType T) {
+  for (auto [I, D] : llvm::enumerate(T.getDims()))
+    if (auto S = dyn_cast<StringAttr>(D); S && S.getValue() == Model.getObsDim())
+      return I;
+  return -1;
+}
+
+Value EntryBuilder::product(ArrayRef<Value> Vs) {
+  Value P = idx(1);
+  for (Value V : Vs)
+    P = B.create<arith::MulIOp>(Loc, P, V);
+  return P;
+}
+
+func::FuncOp EntryBuilder::runtimeFunction(StringRef Name, TypeRange Args,
+                                           TypeRange Results) {
+  auto Module = Model->getParentOfType<ModuleOp>();
+  if (auto F = Module.lookupSymbol<func::FuncOp>(Name))
+    return F;
+  OpBuilder::InsertionGuard G(B);
+  B.setInsertionPointToStart(Module.getBody());
+  auto F = B.create<func::FuncOp>(Loc, Name, B.getFunctionType(Args, Results));
+  F.setPrivate();
+  return F;
+}
+
+/// Ops whose value lives in scratch: everything but views and scalars.
+static bool needsBuffer(Operation *Op) {
+  return !isa<ir::InputOp, ir::ConstantOp, ir::BroadcastOp>(Op);
+}
+
+void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
+                               ArrayRef<Operation *> Obs) {
+  // Offsets are fixed for the whole call: sizes depend only on the dims and
+  // the block length, so one check up front covers every draw and block.
+  Value Offset = idx(0);
+  auto Reserve = [&](Operation *Op) {
+    if (!needsBuffer(Op))
+      return;
+    auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
+    Type Elem = T.getElementType();
+    // Log-likelihood replaces the output's values by densities.
+    if (Kind == Entry::LogLikelihood && isa<ir::ObserveOp>(Op))
+      Elem = cast<FloatType>(
+          cast<ir::ArrayType>(Op->getOperand(0).getType()).getElementType());
+    Value Bytes = B.create<arith::MulIOp>(Loc, product(sizesOf(T, true)),
+                                          idx(byteWidth(Elem)));
+    Value Rounded = B.create<arith::MulIOp>(
+        Loc,
+        B.create<arith::DivUIOp>(
+            Loc, B.create<arith::AddIOp>(Loc, Bytes, idx(BufferAlign - 1)),
+            idx(BufferAlign)),
+        idx(BufferAlign));
+    Offsets[Op] = Offset;
+    Offset = B.create<arith::AddIOp>(Loc, Offset, Rounded);
+  };
+  for (Operation *Op : Global)
+    Reserve(Op);
+  for (Operation *Op : Obs)
+    Reserve(Op);
+  // scratch_needed = total; fail early when the caller gave less.
+  Value Total = toI64(Offset);
+  B.create<LLVM::StoreOp>(Loc, Total,
+                          gep(Call, B.getI64Type(), i64(FScratchNeeded)));
+  Value Have = loadField(Call, FScratchBytes, B.getI64Type());
+  Value TooSmall =
+      B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::sgt, Total, Have);
+  Value Code = B.create<arith::SelectOp>(
+      Loc, TooSmall, B.create<arith::ConstantIntOp>(Loc, 1, 32),
+      B.create<arith::ConstantIntOp>(Loc, 0, 32));
+  B.create<LLVM::StoreOp>(Loc, Code, Status);
+}
+
+View EntryBuilder::buffer(Operation *Op, ir::ArrayType T) {
+  View V;
+  V.Elem = T.getElementType();
+  V.Sizes = sizesOf(T, false);
+  V.Ptr = gep(Scratch, B.getI8Type(), toI64(Offsets.lookup(Op)));
+  // Contiguous, laid out for the full block so offsets stay fixed.
+  SmallVector<Value> Alloc = sizesOf(T, true);
+  V.Strides.resize(Alloc.size());
+  Value S = idx(1);
+  for (int I = Alloc.size() - 1; I >= 0; --I) {
+    V.Strides[I] = S;
+    S = B.create<arith::MulIOp>(Loc, S, Alloc[I]);
+  }
+  return V;
+}
+
+/// A view of inputs[Slot], observed, posterior[Slot] or results[Slot].
+/// `DrawDim`: the view has a leading draw stride (posterior, results).
+/// `ObsOffset` is added to the observation axis index.
+View EntryBuilder::viewOfCallArray(int64_t Field, int64_t Slot,
+                                   ir::ArrayType T, bool DrawDim,
+                                   Value DrawIndex, Value ObsOffset) {
+  Value Table = loadField(Call, Field, ptrType());
+  Value Entry = gep(Table, B.getI64Type(), i64(2 * Slot));
+  Value Data = B.create<LLVM::LoadOp>(Loc, ptrType(), Entry);
+  Value StridesPtr = B.create<LLVM::LoadOp>(
+      Loc, ptrType(), gep(Entry, B.getI64Type(), i64(1)));
+  View V;
+  V.Elem = T.getElementType();
+  V.Sizes = sizesOf(T, false);
+  int Base = DrawDim ? 1 : 0;
+  Value Offset = idx(0);
+  if (DrawDim) {
+    Value S0 = toIndex(B.create<LLVM::LoadOp>(Loc, B.getI64Type(), StridesPtr));
+    Offset = B.create<arith::MulIOp>(Loc, DrawIndex, S0);
+  }
+  int Axis = obsAxis(T);
+  for (unsigned I = 0; I < T.getRank(); ++I) {
+    Value S = toIndex(B.create<LLVM::LoadOp>(
+        Loc, B.getI64Type(), gep(StridesPtr, B.getI64Type(), i64(Base + I))));
+    V.Strides.push_back(S);
+    if (static_cast<int>(I) == Axis)
+      Offset = B.create<arith::AddIOp>(
+          Loc, Offset, B.create<arith::MulIOp>(Loc, ObsOffset, S));
+  }
+  V.Ptr = gep(Data, storageType(V.Elem), toI64(Offset));
+  return V;
+}
+
+Value EntryBuilder::load(const View &V, ValueRange Ivs) {
+  if (V.Scalar)
+    return V.Scalar;
+  Value Off = idx(0);
+  for (auto [Iv, S] : llvm::zip(Ivs, V.Strides))
+    Off = B.create<arith::AddIOp>(Loc, Off, B.create<arith::MulIOp>(Loc, Iv, S));
+  Type St = storageType(V.Elem);
+  Value X = B.create<LLVM::LoadOp>(Loc, St, gep(V.Ptr, St, toI64(Off)));
+  if (St != V.Elem)
+    X = B.create<arith::TruncIOp>(Loc, V.Elem, X);
+  return X;
+}
+
+void EntryBuilder::store(const View &V, ValueRange Ivs, Value X) {
+  Value Off = idx(0);
+  for (auto [Iv, S] : llvm::zip(Ivs, V.Strides))
+    Off = B.create<arith::AddIOp>(Loc, Off, B.create<arith::MulIOp>(Loc, Iv, S));
+  Type St = storageType(V.Elem);
+  if (St != X.getType())
+    X = B.create<arith::ExtUIOp>(Loc, St, X);
+  B.create<LLVM::StoreOp>(Loc, X, gep(V.Ptr, St, toI64(Off)));
+}
+
+void EntryBuilder::forEach(ArrayRef<Value> Sizes,
+                           function_ref<void(ValueRange)> Body) {
+  SmallVector<Value> Ivs;
+  std::function<void(size_t)> Nest = [&](size_t D) {
+    if (D == Sizes.size()) {
+      Body(Ivs);
+      return;
+    }
+    auto For = B.create<scf::ForOp>(Loc, idx(0), Sizes[D], idx(1));
+    OpBuilder::InsertionGuard G(B);
+    B.setInsertionPointToStart(For.getBody());
+    Ivs.push_back(For.getInductionVar());
+    Nest(D + 1);
+    Ivs.pop_back();
+  };
+  Nest(0);
+}
+
+Value EntryBuilder::convert(Value X, Type To) {
+  Type From = X.getType();
+  if (From == To)
+    return X;
+  bool FF = isa<FloatType>(From), FT = isa<FloatType>(To);
+  if (FF && FT)
+    return From.getIntOrFloatBitWidth() < To.getIntOrFloatBitWidth()
+               ? Value(B.create<arith::ExtFOp>(Loc, To, X))
+               : Value(B.create<arith::TruncFOp>(Loc, To, X));
+  if (!FF && FT)
+    return From.isInteger(1) ? Value(B.create<arith::UIToFPOp>(Loc, To, X))
+                             : Value(B.create<arith::SIToFPOp>(Loc, To, X));
+  if (FF && !FT)
+    return B.create<arith::FPToSIOp>(Loc, To, X);
+  unsigned WF = From.getIntOrFloatBitWidth(), WT = To.getIntOrFloatBitWidth();
+  if (WF < WT)
+    return From.isInteger(1) ? Value(B.create<arith::ExtUIOp>(Loc, To, X))
+                             : Value(B.create<arith::ExtSIOp>(Loc, To, X));
+  return B.create<arith::TruncIOp>(Loc, To, X);
+}
+
+Value EntryBuilder::unary(StringRef Fn, Value X) {
+  Type T = X.getType();
+  bool F = isa<FloatType>(T);
+  auto FConst = [&](double V) {
+    return B.create<arith::ConstantOp>(Loc, B.getFloatAttr(T, V));
+  };
+  if (Fn == "neg")
+    return F ? Value(B.create<arith::NegFOp>(Loc, X))
+             : Value(B.create<arith::SubIOp>(
+                   Loc, B.create<arith::ConstantOp>(Loc, B.getIntegerAttr(T, 0)),
+                   X));
+  if (Fn == "abs")
+    return F ? Value(B.create<math::AbsFOp>(Loc, X))
+             : Value(B.create<math::AbsIOp>(Loc, X));
+  if (Fn == "relu")
+    return F ? Value(B.create<arith::MaximumFOp>(Loc, X, FConst(0)))
+             : Value(B.create<arith::MaxSIOp>(
+                   Loc, X,
+                   B.create<arith::ConstantOp>(Loc, B.getIntegerAttr(T, 0))));
+  if (Fn == "exp")
+    return B.create<math::ExpOp>(Loc, X);
+  if (Fn == "log")
+    return B.create<math::LogOp>(Loc, X);
+  if (Fn == "log1p")
+    return B.create<math::Log1pOp>(Loc, X);
+  if (Fn == "sqrt")
+    return B.create<math::SqrtOp>(Loc, X);
+  if (Fn == "tanh")
+    return B.create<math::TanhOp>(Loc, X);
+  if (Fn == "sigmoid") {
+    Value E = B.create<math::ExpOp>(Loc, B.create<arith::NegFOp>(Loc, X));
+    return B.create<arith::DivFOp>(Loc, FConst(1),
+                                   B.create<arith::AddFOp>(Loc, FConst(1), E));
+  }
+  if (Fn == "softplus") { // max(x, 0) + log1p(exp(-|x|)), stable both ways
+    Value A = B.create<math::AbsFOp>(Loc, X);
+    Value L = B.create<math::Log1pOp>(
+        Loc, B.create<math::ExpOp>(Loc, B.create<arith::NegFOp>(Loc, A)));
+    return B.create<arith::AddFOp>(
+        Loc, B.create<arith::MaximumFOp>(Loc, X, FConst(0)), L);
+  }
+  llvm_unreachable("unknown unary function");
+}
+
+Value EntryBuilder::binary(StringRef Fn, Value X, Value Y) {
+  bool F = isa<FloatType>(X.getType());
+  if (Fn == "add")
+    return F ? Value(B.create<arith::AddFOp>(Loc, X, Y))
+             : Value(B.create<arith::AddIOp>(Loc, X, Y));
+  if (Fn == "sub")
+    return F ? Value(B.create<arith::SubFOp>(Loc, X, Y))
+             : Value(B.create<arith::SubIOp>(Loc, X, Y));
+  if (Fn == "mul")
+    return F ? Value(B.create<arith::MulFOp>(Loc, X, Y))
+             : Value(B.create<arith::MulIOp>(Loc, X, Y));
+  if (Fn == "div")
+    return B.create<arith::DivFOp>(Loc, X, Y);
+  if (Fn == "pow")
+    return B.create<math::PowFOp>(Loc, X, Y);
+  if (Fn == "min")
+    return F ? Value(B.create<arith::MinimumFOp>(Loc, X, Y))
+             : Value(B.create<arith::MinSIOp>(Loc, X, Y));
+  if (Fn == "max")
+    return F ? Value(B.create<arith::MaximumFOp>(Loc, X, Y))
+             : Value(B.create<arith::MaxSIOp>(Loc, X, Y));
+  if (F) {
+    auto P = llvm::StringSwitch<arith::CmpFPredicate>(Fn)
+                 .Case("lt", arith::CmpFPredicate::OLT)
+                 .Case("le", arith::CmpFPredicate::OLE)
+                 .Case("gt", arith::CmpFPredicate::OGT)
+                 .Case("ge", arith::CmpFPredicate::OGE)
+                 .Case("eq", arith::CmpFPredicate::OEQ)
+                 .Default(arith::CmpFPredicate::UNE);
+    return B.create<arith::CmpFOp>(Loc, P, X, Y);
+  }
+  auto P = llvm::StringSwitch<arith::CmpIPredicate>(Fn)
+               .Case("lt", arith::CmpIPredicate::slt)
+               .Case("le", arith::CmpIPredicate::sle)
+               .Case("gt", arith::CmpIPredicate::sgt)
+               .Case("ge", arith::CmpIPredicate::sge)
+               .Case("eq", arith::CmpIPredicate::eq)
+               .Default(arith::CmpIPredicate::ne);
+  return B.create<arith::CmpIOp>(Loc, P, X, Y);
+}
+
+/// The runtime function suffix of a distribution with the given parameters:
+/// `normal`, `bernoulli_logits`, ...
+static std::string distFunctionName(StringRef Dist, ArrayAttr ParamNames) {
+  std::string Name = Dist.lower();
+  for (Attribute A : ParamNames) {
+    StringRef P = cast<StringAttr>(A).getValue();
+    if (P == "probs" || P == "logits")
+      Name += "_" + P.str();
+  }
+  return Name;
+}
+
+static std::string precisionSuffix(Type T) {
+  return T.isF64() ? "f64" : "f32";
+}
+
+/// The element's (observation, element) address: the absolute observation
+/// when the site has the observation axis (else 0) and the row-major index
+/// over its other dims, whose extents do not depend on the block.
+Value EntryBuilder::siteAddressElement(ir::ArrayType T, ValueRange Ivs,
+                                       Value &ObsOut) {
+  int Axis = obsAxis(T);
+  ObsOut = i64(0);
+  Value Elem = idx(0);
+  for (unsigned I = 0; I < T.getRank(); ++I) {
+    if (static_cast<int>(I) == Axis) {
+      ObsOut = toI64(B.create<arith::AddIOp>(Loc, BlockStart, Ivs[I]));
+      continue;
+    }
+    Value Extent = dimSize(T.getDims()[I], true, false);
+    Elem = B.create<arith::AddIOp>(
+        Loc, B.create<arith::MulIOp>(Loc, Elem, Extent), Ivs[I]);
+  }
+  return toI64(Elem);
+}
+
+void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
+                              ArrayAttr ParamNames, ValueRange Params,
+                              int64_t SiteId, bool Draws,
+                              bool ReadsPosterior) {
+  auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
+  View Out = buffer(Op, T);
+  Views[Op->getResult(0)] = Out;
+  Type Prec = Params.empty() ? B.getF32Type()
+                             : cast<ir::ArrayType>(Params[0].getType())
+                                   .getElementType();
+  std::string Fn = "aimz_rt_sample_" + distFunctionName(Dist, ParamNames) +
+                   "_" + precisionSuffix(Prec);
+  bool Discrete = T.getElementType().isInteger(32) ||
+                  T.getElementType().isInteger(64) ||
+                  T.getElementType().isInteger(1);
+  Type Ret = Discrete ? Type(B.getI32Type()) : Prec;
+  SmallVector<Type> ArgTypes(5, B.getI64Type());
+  ArgTypes.append(3, Prec);
+  func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Ret);
+
+  auto DrawAll = [&]() {
+    forEach(Out.Sizes, [&](ValueRange Ivs) {
+      Value Obs;
+      Value Elem = siteAddressElement(T, Ivs, Obs);
+      SmallVector<Value> Args = {Seed, i64(SiteId), toI64(Draw), Obs, Elem};
+      for (Value P : Params)
+        Args.push_back(load(Views.lookup(P), Ivs));
+      while (Args.size() < 8)
+        Args.push_back(B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
+      Value X = B.create<func::CallOp>(Loc, Callee, Args).getResult(0);
+      store(Out, Ivs, convert(X, T.getElementType()));
+    });
+  };
+  if (!ReadsPosterior) {
+    DrawAll();
+    return;
+  }
+  // posterior[site].data != NULL: copy the given draw, else draw it.
+  Value Table = loadField(Call, FPosterior, ptrType());
+  Value Data = B.create<LLVM::LoadOp>(
+      Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * SiteId)));
+  Value Null = B.create<LLVM::ZeroOp>(Loc, ptrType());
+  Value Given =
+      B.create<LLVM::ICmpOp>(Loc, LLVM::ICmpPredicate::ne, Data, Null);
+  auto If = B.create<scf::IfOp>(Loc, Given, /*withElse=*/Draws);
+  {
+    OpBuilder::InsertionGuard G(B);
+    B.setInsertionPointToStart(If.thenBlock());
+    View Post = viewOfCallArray(FPosterior, SiteId, T, true, Draw, BlockStart);
+    forEach(Out.Sizes,
+            [&](ValueRange Ivs) { store(Out, Ivs, load(Post, Ivs)); });
+    if (Draws) {
+      B.setInsertionPointToStart(If.elseBlock());
+      DrawAll();
+    }
+  }
+}
+
+void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
+  auto T = Op.getResult().getType();
+  Type Prec = cast<ir::ArrayType>(Op.getParams()[0].getType()).getElementType();
+  // The observed values, viewed like an input.
+  View Y = viewOfCallArray(FObserved, 0, T, false, Value(),
+                           B.create<arith::SubIOp>(Loc, BlockStart,
+                                                   InputOrigin));
+  auto LLType = ir::ArrayType::get(Ctx, T.getDims(), Prec);
+  View Out = buffer(Op, LLType);
+  std::string Fn = "aimz_rt_logp_" +
+                   distFunctionName(Op.getDist(), Op.getParamNames()) + "_" +
+                   precisionSuffix(Prec);
+  func::FuncOp Callee =
+      runtimeFunction(Fn, SmallVector<Type>(4, Prec), Prec);
+  forEach(Out.Sizes, [&](ValueRange Ivs) {
+    SmallVector<Value> Args = {convert(load(Y, Ivs), Prec)};
+    for (Value P : Op.getParams())
+      Args.push_back(load(Views.lookup(P), Ivs));
+    while (Args.size() < 4)
+      Args.push_back(B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
+    store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
+  });
+  Views[Op.getResult()] = Y;
+  // Write the densities to the output site's result slot.
+  Value Table = loadField(Call, FResults, ptrType());
+  Value Data = B.create<LLVM::LoadOp>(
+      Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * Op.getSiteId())));
+  Value Wanted = B.create<LLVM::ICmpOp>(Loc, LLVM::ICmpPredicate::ne, Data,
+                                        B.create<LLVM::ZeroOp>(Loc, ptrType()));
+  auto If = B.create<scf::IfOp>(Loc, Wanted, false);
+  OpBuilder::InsertionGuard G(B);
+  B.setInsertionPointToStart(If.thenBlock());
+  View R = viewOfCallArray(FResults, Op.getSiteId(), LLType, true,
+                           B.create<arith::SubIOp>(Loc, Draw, ResultDraw0),
+                           B.create<arith::SubIOp>(Loc, BlockStart, ResultObs0));
+  forEach(Out.Sizes, [&](ValueRange Ivs) { store(R, Ivs, load(Out, Ivs)); });
+}
+
+void EntryBuilder::copyOut(Value V, int64_t SiteId) {
+  auto T = cast<ir::ArrayType>(V.getType());
+  Value Table = loadField(Call, FResults, ptrType());
+  Value Data = B.create<LLVM::LoadOp>(
+      Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * SiteId)));
+  Value Wanted = B.create<LLVM::ICmpOp>(Loc, LLVM::ICmpPredicate::ne, Data,
+                                        B.create<LLVM::ZeroOp>(Loc, ptrType()));
+  auto If = B.create<scf::IfOp>(Loc, Wanted, false);
+  OpBuilder::InsertionGuard G(B);
+  B.setInsertionPointToStart(If.thenBlock());
+  Value ObsOff = BlockStart ? Value(B.create<arith::SubIOp>(Loc, BlockStart,
+                                                            ResultObs0))
+                            : idx(0);
+  View R = viewOfCallArray(FResults, SiteId, T, true,
+                           B.create<arith::SubIOp>(Loc, Draw, ResultDraw0),
+                           ObsOff);
+  const View &Src = Views.lookup(V);
+  forEach(R.Sizes, [&](ValueRange Ivs) { store(R, Ivs, load(Src, Ivs)); });
+}
+
+void EntryBuilder::emitMatMul(ir::MatMulOp Op) {
+  auto T = Op.getResult().getType();
+  auto LT = Op.getLhs().getType(), RT = Op.getRhs().getType();
+  unsigned Bt = Op.getBatchRank();
+  View Out = buffer(Op, T);
+  Views[Op.getResult()] = Out;
+  const View &L = Views.lookup(Op.getLhs()), &R = Views.lookup(Op.getRhs());
+  // Materialize scalar operands (constants) is never needed: ranks >= 1.
+  bool VecL = LT.getRank() - Bt == 1, VecR = RT.getRank() - Bt == 1;
+  Value Zero = idx(0);
+  Value M = VecL ? idx(1) : L.Sizes[Bt];
+  Value K = L.Sizes[LT.getRank() - 1];
+  Value N = VecR ? idx(1) : R.Sizes[Bt + 1];
+  Value SAm = VecL ? Zero : L.Strides[Bt], SAk = L.Strides[LT.getRank() - 1];
+  Value SBk = R.Strides[Bt], SBn = VecR ? Zero : R.Strides[Bt + 1];
+  Value SCm = VecL ? Zero : Out.Strides[Bt];
+  Value SCn = VecR ? Zero : Out.Strides[T.getRank() - 1];
+  Type Elem = T.getElementType();
+  std::string Fn = "aimz_rt_matmul_" +
+                   (isa<FloatType>(Elem) ? precisionSuffix(Elem)
+                                         : "i" + std::to_string(
+                                                     Elem.getIntOrFloatBitWidth()));
+  SmallVector<Type> Args(4, B.getI64Type());
+  for (int I = 0; I < 3; ++I) {
+    Args.push_back(ptrType());
+    Args.append(3, B.getI64Type());
+  }
+  func::FuncOp Callee = runtimeFunction(Fn, Args, {});
+  // Loop over all batch dims but the innermost, which the runtime takes as
+  // its batch (a GEMM with M * batch rows when the right side repeats).
+  SmallVector<Value> Outer(Out.Sizes.begin(),
+                           Out.Sizes.begin() + (Bt ? Bt - 1 : 0));
+  forEach(Outer, [&](ValueRange Ivs) {
+    auto Offset = [&](const View &V) {
+      Value O = idx(0);
+      for (auto [Iv, S] : llvm::zip(Ivs, V.Strides))
+        O = B.create<arith::AddIOp>(Loc, O, B.create<arith::MulIOp>(Loc, Iv, S));
+      return gep(V.Ptr, Elem, toI64(O));
+    };
+    Value Batch = Bt ? Out.Sizes[Bt - 1] : idx(1);
+    Value SAb = Bt ? L.Strides[Bt - 1] : Zero;
+    Value SBb = Bt ? R.Strides[Bt - 1] : Zero;
+    Value SCb = Bt ? Out.Strides[Bt - 1] : Zero;
+    SmallVector<Value> A = {toI64(Batch), toI64(M), toI64(N), toI64(K),
+                            Offset(L),    toI64(SAb), toI64(SAm), toI64(SAk),
+                            Offset(R),    toI64(SBb), toI64(SBk), toI64(SBn),
+                            Offset(Out),  toI64(SCb), toI64(SCm), toI64(SCn)};
+    B.create<func::CallOp>(Loc, Callee, A);
+  });
+}
+
+void EntryBuilder::emitReduce(ir::ReduceOp Op) {
+  auto T = Op.getResult().getType();
+  auto IT = Op.getInput().getType();
+  unsigned Bt = Op.getBatchRank();
+  View Out = buffer(Op, T);
+  Views[Op.getResult()] = Out;
+  const View &In = Views.lookup(Op.getInput());
+  Type Elem = IT.getElementType();
+  bool F = isa<FloatType>(Elem);
+  StringRef Fn = Op.getFn();
+  SmallVector<Value> InSizes = sizesOf(IT, false);
+  forEach(ArrayRef<Value>(InSizes).take_front(Bt), [&](ValueRange BatchIvs) {
+    Value Init;
+    if (Fn == "sum" || Fn == "mean")
+      Init = F ? Value(B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Elem, 0)))
+               : Value(B.create<arith::ConstantOp>(Loc, B.getIntegerAttr(Elem, 0)));
+    else {
+      SmallVector<Value> First(BatchIvs.begin(), BatchIvs.end());
+      First.append(IT.getRank() - Bt, idx(0));
+      Init = load(In, First);
+    }
+    SmallVector<Value> Ivs(BatchIvs.begin(), BatchIvs.end());
+    std::function<Value(unsigned, Value)> Nest = [&](unsigned D,
+                                                     Value Acc) -> Value {
+      if (D == IT.getRank()) {
+        Value X = load(In, Ivs);
+        return binary(Fn == "mean" ? "add" : Fn == "sum" ? "add" : Fn, Acc, X);
+      }
+      auto For = B.create<scf::ForOp>(Loc, idx(0), InSizes[D], idx(1),
+                                      ValueRange{Acc});
+      OpBuilder::InsertionGuard G(B);
+      B.setInsertionPointToStart(For.getBody());
+      Ivs.push_back(For.getInductionVar());
+      Value R = Nest(D + 1, For.getRegionIterArgs()[0]);
+      Ivs.pop_back();
+      B.create<scf::YieldOp>(Loc, R);
+      return For.getResult(0);
+    };
+    // scf.for built with iter_args has an implicit terminator we replace.
+    Value Acc = Nest(Bt, Init);
+    if (Fn == "mean") {
+      Value Count = product(ArrayRef<Value>(InSizes).drop_front(Bt));
+      Value C = B.create<arith::SIToFPOp>(Loc, Elem, toI64(Count));
+      Acc = B.create<arith::DivFOp>(Loc, Acc, C);
+    }
+    store(Out, BatchIvs, convert(Acc, T.getElementType()));
+  });
+}
+
+void EntryBuilder::emitGather(ir::GatherOp Op) {
+  auto T = Op.getResult().getType();
+  auto BT = Op.getBase().getType();
+  unsigned Bt = Op.getBatchRank();
+  unsigned NIdx = Op.getIndices().size();
+  View Out = buffer(Op, T);
+  Views[Op.getResult()] = Out;
+  const View &Base = Views.lookup(Op.getBase());
+  unsigned Rest = BT.getRank() - Bt - NIdx;
+  unsigned IdxRank = T.getRank() - Bt - Rest;
+  forEach(Out.Sizes, [&](ValueRange Ivs) {
+    SmallVector<Value> BaseIvs(Ivs.begin(), Ivs.begin() + Bt);
+    SmallVector<Value> IdxIvs(Ivs.begin(), Ivs.begin() + Bt + IdxRank);
+    for (unsigned K = 0; K < NIdx; ++K) {
+      Value I = load(Views.lookup(Op.getIndices()[K]), IdxIvs);
+      I = toIndex(convert(I, B.getI64Type()));
+      Value Size = Base.Sizes[Bt + K];
+      // NumPy-style negative indices; anything else outside is an error.
+      Value Neg = B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::slt, I,
+                                          idx(0));
+      I = B.create<arith::SelectOp>(Loc, Neg,
+                                    B.create<arith::AddIOp>(Loc, I, Size), I);
+      Value Bad = B.create<arith::OrIOp>(
+          Loc,
+          B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::slt, I, idx(0)),
+          B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::sge, I, Size));
+      auto If = B.create<scf::IfOp>(Loc, Bad, false);
+      {
+        OpBuilder::InsertionGuard G(B);
+        B.setInsertionPointToStart(If.thenBlock());
+        B.create<LLVM::StoreOp>(Loc, B.create<arith::ConstantIntOp>(Loc, 2, 32),
+                                Status);
+      }
+      I = B.create<arith::SelectOp>(Loc, Bad, idx(0), I);
+      BaseIvs.push_back(I);
+    }
+    BaseIvs.append(Ivs.begin() + Bt + IdxRank, Ivs.end());
+    store(Out, Ivs, load(Base, BaseIvs));
+  });
+}
+
+void EntryBuilder::emit(Operation *Op) {
+  if (auto In = dyn_cast<ir::InputOp>(Op)) {
+    Views[In.getResult()] = viewOfCallArray(
+        FInputs, In.getIndex(), In.getResult().getType(), false, Value(),
+        B.create<arith::SubIOp>(Loc, BlockStart, InputOrigin));
+    return;
+  }
+  if (auto C = dyn_cast<ir::ConstantOp>(Op)) {
+    View V;
+    V.Elem = C.getResult().getType().getElementType();
+    V.Scalar = B.create<arith::ConstantOp>(Loc, cast<TypedAttr>(C.getValue()));
+    Views[C.getResult()] = V;
+    return;
+  }
+  if (auto Bc = dyn_cast<ir::BroadcastOp>(Op)) {
+    const View &In = Views.lookup(Bc.getInput());
+    auto T = Bc.getResult().getType();
+    View V;
+    V.Elem = In.Elem;
+    V.Scalar = In.Scalar;
+    V.Ptr = In.Ptr;
+    V.Sizes = sizesOf(T, false);
+    V.Strides.assign(T.getRank(), idx(0));
+    auto InT = Bc.getInput().getType();
+    if (!V.Scalar)
+      for (auto [I, To] : llvm::enumerate(Bc.getDimMap())) {
+        auto D = dyn_cast<IntegerAttr>(InT.getDims()[I]);
+        if (!(D && D.getInt() == 1))
+          V.Strides[To] = In.Strides[I];
+      }
+    Views[Bc.getResult()] = V;
+    return;
+  }
+  if (isa<ir::CastOp, ir::UnaryOp, ir::BinaryOp>(Op)) {
+    auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
+    View Out = buffer(Op, T);
+    SmallVector<View> Ins;
+    for (Value O : Op->getOperands())
+      Ins.push_back(Views.lookup(O));
+    forEach(Out.Sizes, [&](ValueRange Ivs) {
+      SmallVector<Value> Xs;
+      for (const View &I : Ins)
+        Xs.push_back(load(I, Ivs));
+      Value R;
+      if (isa<ir::CastOp>(Op))
+        R = convert(Xs[0], T.getElementType());
+      else if (auto U = dyn_cast<ir::UnaryOp>(Op))
+        R = unary(U.getFn(), Xs[0]);
+      else
+        R = binary(cast<ir::BinaryOp>(Op).getFn(), Xs[0], Xs[1]);
+      store(Out, Ivs, R);
+    });
+    Views[Op->getResult(0)] = Out;
+    return;
+  }
+  if (auto M = dyn_cast<ir::MatMulOp>(Op))
+    return emitMatMul(M);
+  if (auto R = dyn_cast<ir::ReduceOp>(Op))
+    return emitReduce(R);
+  if (auto G = dyn_cast<ir::GatherOp>(Op))
+    return emitGather(G);
+  if (auto S = dyn_cast<ir::SampleOp>(Op)) {
+    emitSample(S, S.getDist(), S.getParamNames(), S.getParams(),
+               S.getSiteId(), /*Draws=*/true,
+               /*ReadsPosterior=*/Kind != Entry::Prior);
+    copyOut(S.getResult(), S.getSiteId());
+    return;
+  }
+  if (auto O = dyn_cast<ir::ObserveOp>(Op)) {
+    if (Kind == Entry::LogLikelihood)
+      return emitLogDensity(O);
+    emitSample(O, O.getDist(), O.getParamNames(), O.getParams(),
+               O.getSiteId(), true, false);
+    copyOut(O.getResult(), O.getSiteId());
+    return;
+  }
+  if (auto D = dyn_cast<ir::DeterministicOp>(Op)) {
+    // Materialize (a copy) so a broadcast value reads out with real strides.
+    auto T = D.getResult().getType();
+    View Out = buffer(Op, T);
+    const View &In = Views.lookup(D.getValue());
+    forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, load(In, Ivs)); });
+    Views[D.getResult()] = Out;
+    if (Kind != Entry::LogLikelihood)
+      copyOut(D.getResult(), D.getSiteId());
+    return;
+  }
+  llvm_unreachable("unhandled aimz op");
+}
+
+func::FuncOp EntryBuilder::build(StringRef Name) {
+  auto Module = Model->getParentOfType<ModuleOp>();
+  B.setInsertionPointToEnd(Module.getBody());
+  auto F = B.create<func::FuncOp>(
+      Loc, Name, B.getFunctionType({ptrType()}, {B.getI32Type()}));
+  Block *Entry = F.addEntryBlock();
+  B.setInsertionPointToStart(Entry);
+  Call = F.getArgument(0);
+
+  // Refuse a caller built against another ABI.
+  Value Abi = loadField(Call, FAbi, B.getI64Type());
+  Value AbiOk =
+      B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::eq, Abi, i64(1));
+  auto AbiIf = B.create<scf::IfOp>(Loc, B.getI32Type(), AbiOk, true);
+  B.setInsertionPointToStart(AbiIf.elseBlock());
+  B.create<scf::YieldOp>(Loc, ValueRange{B.create<arith::ConstantIntOp>(Loc, 3, 32)});
+  B.setInsertionPointToStart(AbiIf.thenBlock());
+
+  Status = B.create<LLVM::AllocaOp>(Loc, ptrType(), B.getI32Type(), i64(1));
+  DrawBegin = fieldIndex(FDrawBegin);
+  Value DrawEnd = fieldIndex(FDrawEnd);
+  ObsBegin = fieldIndex(FObsBegin);
+  Value ObsEnd = fieldIndex(FObsEnd);
+  InputOrigin = fieldIndex(FInputOrigin);
+  ResultDraw0 = fieldIndex(FResultDrawOrigin);
+  ResultObs0 = fieldIndex(FResultObsOrigin);
+  Seed = loadField(Call, FSeed, B.getI64Type());
+  Scratch = loadField(Call, FScratch, ptrType());
+  Value Block = fieldIndex(FObsBlock);
+  Value BlockGiven = B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::sgt,
+                                             Block, idx(0));
+  ObsBlock = B.create<arith::SelectOp>(Loc, BlockGiven, Block,
+                                       idx(DefaultObsBlock));
+  Value DimsPtr = loadField(Call, FDims, ptrType());
+  for (size_t I = 0; I < Model.getSymbols().size(); ++I)
+    DimValues.push_back(toIndex(B.create<LLVM::LoadOp>(
+        Loc, B.getI64Type(), gep(DimsPtr, B.getI64Type(), i64(I)))));
+
+  SmallVector<Operation *> Global, Obs;
+  for (Operation &Op : Model.getBody().front())
+    (isObsOp(&Op, Model.getObsDim()) ? Obs : Global).push_back(&Op);
+  planScratch(Global, Obs);
+  Value Code = B.create<LLVM::LoadOp>(Loc, B.getI32Type(), Status);
+  Value Ok = B.create<arith::CmpIOp>(
+      Loc, arith::CmpIPredicate::eq, Code,
+      B.create<arith::ConstantIntOp>(Loc, 0, 32));
+  auto Run = B.create<scf::IfOp>(Loc, Ok, false);
+  {
+    OpBuilder::InsertionGuard G(B);
+    B.setInsertionPointToStart(Run.thenBlock());
+    auto DrawLoop = B.create<scf::ForOp>(Loc, DrawBegin, DrawEnd, idx(1));
+    B.setInsertionPointToStart(DrawLoop.getBody());
+    Draw = DrawLoop.getInductionVar();
+    BlockStart = Value();
+    for (Operation *Op : Global)
+      emit(Op);
+    auto ObsLoop = B.create<scf::ForOp>(Loc, ObsBegin, ObsEnd, ObsBlock);
+    B.setInsertionPointToStart(ObsLoop.getBody());
+    BlockStart = ObsLoop.getInductionVar();
+    BlockLen = B.create<arith::MinSIOp>(
+        Loc, ObsBlock, B.create<arith::SubIOp>(Loc, ObsEnd, BlockStart));
+    for (Operation *Op : Obs)
+      emit(Op);
+  }
+  Value Result = B.create<LLVM::LoadOp>(Loc, B.getI32Type(), Status);
+  B.create<scf::YieldOp>(Loc, Result);
+  B.setInsertionPointAfter(AbiIf);
+  B.create<func::ReturnOp>(Loc, AbiIf.getResult(0));
+  return F;
+}
+
+struct LowerModelToLoopsPass
+    : PassWrapper<LowerModelToLoopsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerModelToLoopsPass)
+
+  StringRef getArgument() const override { return "aimz-lower-to-loops"; }
+  StringRef getDescription() const override {
+    return "Lower aimz.model to the three C entry points (predict, "
+           "log-likelihood, prior predictive) in scf/arith/math/llvm";
+  }
+  void getDependentDialects(DialectRegistry &R) const override {
+    R.insert<arith::ArithDialect, func::FuncDialect, LLVM::LLVMDialect,
+             math::MathDialect, scf::SCFDialect>();
+  }
+  void runOnOperation() override {
+    ModuleOp Module = getOperation();
+    SmallVector<ir::ModelOp> Models(Module.getOps<ir::ModelOp>());
+    if (Models.size() != 1) {
+      Module.emitError("expected exactly one aimz.model");
+      return signalPassFailure();
+    }
+    ir::ModelOp Model = Models.front();
+    OpBuilder B(Module.getContext());
+    EntryBuilder(Model, Entry::Predict, B).build("aimz_predict");
+    EntryBuilder(Model, Entry::LogLikelihood, B).build("aimz_log_likelihood");
+    EntryBuilder(Model, Entry::Prior, B).build("aimz_prior_predictive");
+    // Keep what the later stages need to describe the library.
+    Module->setAttr("aimz.manifest", Model.getManifestAttr());
+    Model.erase();
+  }
+};
+
+} // namespace
+
+void registerLowerModelToLoopsPass() {
+  PassRegistration<LowerModelToLoopsPass>();
+}
+
+std::unique_ptr<Pass> createLowerModelToLoopsPass() {
+  return std::make_unique<LowerModelToLoopsPass>();
+}
+
+} // namespace aimz

@@ -1,0 +1,78 @@
+//===- AimzDialect.cpp - The aimz dialect ---------------------------------===//
+#include "aimz/Dialect/AimzDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace aimz::ir;
+
+#include "aimz/Dialect/AimzDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "aimz/Dialect/AimzTypes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "aimz/Dialect/AimzOps.cpp.inc"
+
+void AimzDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "aimz/Dialect/AimzTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "aimz/Dialect/AimzOps.cpp.inc"
+      >();
+}
+
+static bool isKnownOne(Attribute A) {
+  auto I = dyn_cast<IntegerAttr>(A);
+  return I && I.getInt() == 1;
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto In = cast<ArrayType>(getInput().getType());
+  auto Out = cast<ArrayType>(getResult().getType());
+  ArrayRef<int64_t> Map = getDimMap();
+  if (Map.size() != In.getRank())
+    return emitOpError("dim_map has ") << Map.size() << " entries for an operand of rank " << In.getRank();
+  int64_t Prev = -1;
+  for (auto [I, To] : llvm::enumerate(Map)) {
+    if (To <= Prev || To >= static_cast<int64_t>(Out.getRank()))
+      return emitOpError("dim_map must increase and stay below the result rank");
+    Prev = To;
+    Attribute From = In.getDims()[I], Dst = Out.getDims()[To];
+    if (From != Dst && !isKnownOne(From))
+      return emitOpError("operand dim ") << I << " (" << From << ") cannot become result dim " << To << " (" << Dst << ")";
+  }
+  if (In.getElementType() != Out.getElementType())
+    return emitOpError("broadcast cannot change the element type");
+  return success();
+}
+
+LogicalResult UnaryOp::verify() {
+  static const char *Fns[] = {"neg",  "exp",     "log",  "log1p",
+                              "sqrt", "abs",     "tanh", "sigmoid",
+                              "relu", "softplus"};
+  if (!llvm::is_contained(Fns, getFn()))
+    return emitOpError("unknown function '") << getFn() << "'";
+  if (getInput().getType().getDims() != getResult().getType().getDims())
+    return emitOpError("operand and result shapes differ");
+  return success();
+}
+
+LogicalResult BinaryOp::verify() {
+  static const char *Fns[] = {"add", "sub", "mul", "div", "pow", "min", "max",
+                              "lt",  "le",  "gt",  "ge",  "eq",  "ne"};
+  if (!llvm::is_contained(Fns, getFn()))
+    return emitOpError("unknown operator '") << getFn() << "'";
+  auto L = getLhs().getType(), R = getRhs().getType();
+  if (L.getDims() != R.getDims() || L.getDims() != getResult().getType().getDims())
+    return emitOpError("operands and result must have the same shape");
+  if (L.getElementType() != R.getElementType())
+    return emitOpError("operands must have the same element type");
+  return success();
+}

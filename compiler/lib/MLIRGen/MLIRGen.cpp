@@ -1,0 +1,409 @@
+//===- MLIRGen.cpp - Checked AST to the aimz dialect ----------------------===//
+//
+// Every value is built in its full shape: the open plates' dims, then its
+// own. A name used inside plates is broadcast from its full shape to the
+// current plates (no copy: aimz.broadcast is a view), and operands of
+// elementwise operators are broadcast to the result's shape, so the ops
+// below only ever see equally shaped operands.
+//
+//===----------------------------------------------------------------------===//
+#include "aimz/MLIRGen.h"
+#include "aimz/Dialect/AimzDialect.h"
+#include "aimz/Distributions.h"
+#include "aimz/Manifest.h"
+#include "aimz/Sema.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+
+#include <map>
+
+using namespace mlir;
+
+namespace aimz {
+namespace {
+
+class Generator {
+public:
+  Generator(MLIRContext &Ctx, const Model &M, const ModelInfo &Info)
+      : B(&Ctx), M(M), Info(Info) {}
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  OpBuilder B;
+  const Model &M;
+  const ModelInfo &Info;
+  std::map<std::string, Value> Values;   // full-shape values by name
+  std::map<std::string, Shape> FullShapes; // their symbolic shapes
+  Shape Plates;                          // dims of the open plates
+  std::vector<std::string> PlateNames;
+
+  Location loc(SMLoc L) {
+    (void)L;
+    return B.getUnknownLoc();
+  }
+  Type elementType(DType T);
+  Attribute dimAttr(const Dim &D);
+  ir::ArrayType arrayType(const Shape &S, DType T);
+  Shape inPlates(const Shape &Local) const;
+
+  Value broadcast(Value V, ArrayRef<int64_t> Map, const Shape &To);
+  Value alignLocal(Value V, const Shape &From, const Shape &To);
+  Value castTo(Value V, DType From, DType To, const Shape &Local);
+  Value constant(double V, DType T);
+  Value view(const std::string &Name);
+
+  Value gen(const Expr &E);
+  Value genBinary(const BinaryExpr &E);
+  Value genCall(const CallExpr &E);
+  Value genIndex(const IndexExpr &E);
+  void genStmt(const Stmt &S);
+  void genSample(const SampleStmt &S);
+  int64_t siteId(const std::string &Name) const;
+  ArrayAttr plateNames();
+};
+
+Type Generator::elementType(DType T) {
+  switch (T) {
+  case DType::F32:
+    return B.getF32Type();
+  case DType::F64:
+    return B.getF64Type();
+  case DType::I32:
+    return B.getI32Type();
+  case DType::I64:
+    return B.getI64Type();
+  case DType::Bool:
+    return B.getI1Type();
+  }
+  return {};
+}
+
+Attribute Generator::dimAttr(const Dim &D) {
+  if (D.isSymbol())
+    return B.getStringAttr(D.Symbol);
+  return B.getI64IntegerAttr(D.Extent);
+}
+
+ir::ArrayType Generator::arrayType(const Shape &S, DType T) {
+  SmallVector<Attribute> Dims;
+  for (const Dim &D : S)
+    Dims.push_back(dimAttr(D));
+  return ir::ArrayType::get(B.getContext(), B.getArrayAttr(Dims), elementType(T));
+}
+
+Shape Generator::inPlates(const Shape &Local) const {
+  Shape S = Plates;
+  S.insert(S.end(), Local.begin(), Local.end());
+  return S;
+}
+
+Value Generator::broadcast(Value V, ArrayRef<int64_t> Map, const Shape &To) {
+  auto T = cast<ir::ArrayType>(V.getType());
+  bool Identity = Map.size() == To.size();
+  for (size_t I = 0; Identity && I < Map.size(); ++I)
+    Identity = Map[I] == static_cast<int64_t>(I) && T.getDims()[I] == dimAttr(To[I]);
+  if (Identity)
+    return V;
+  SmallVector<Attribute> Dims;
+  for (const Dim &D : To)
+    Dims.push_back(dimAttr(D));
+  auto R = ir::ArrayType::get(B.getContext(), B.getArrayAttr(Dims),
+                          T.getElementType());
+  return B.create<ir::BroadcastOp>(B.getUnknownLoc(), R, V,
+                               B.getDenseI64ArrayAttr(Map));
+}
+
+/// `V` has shape Plates ++ From; returns it viewed as Plates ++ To, with
+/// NumPy's right-aligned broadcasting of the local dims.
+Value Generator::alignLocal(Value V, const Shape &From, const Shape &To) {
+  SmallVector<int64_t> Map;
+  for (size_t I = 0; I < Plates.size(); ++I)
+    Map.push_back(I);
+  for (size_t J = 0; J < From.size(); ++J)
+    Map.push_back(Plates.size() + (To.size() - From.size()) + J);
+  return broadcast(V, Map, inPlates(To));
+}
+
+Value Generator::castTo(Value V, DType From, DType To, const Shape &Local) {
+  if (From == To)
+    return V;
+  // Literals convert at compile time.
+  if (auto C = V.getDefiningOp<ir::ConstantOp>()) {
+    double X;
+    if (auto F = dyn_cast<FloatAttr>(C.getValue()))
+      X = F.getValueAsDouble();
+    else
+      X = static_cast<double>(cast<IntegerAttr>(C.getValue()).getInt());
+    return constant(X, To);
+  }
+  return B.create<ir::CastOp>(B.getUnknownLoc(), arrayType(inPlates(Local), To),
+                          V);
+}
+
+Value Generator::constant(double V, DType T) {
+  TypedAttr A;
+  if (isFloat(T))
+    A = B.getFloatAttr(elementType(T), V);
+  else if (T == DType::Bool)
+    A = B.getBoolAttr(V != 0);
+  else
+    A = B.getIntegerAttr(elementType(T), static_cast<int64_t>(V));
+  Value C = B.create<ir::ConstantOp>(B.getUnknownLoc(), arrayType({}, T), A);
+  return broadcast(C, {}, inPlates({}));
+}
+
+/// A named value seen from inside the open plates (Sema's view rule: each
+/// open plate whose dim leads the remaining shape is stripped).
+Value Generator::view(const std::string &Name) {
+  Value V = Values.at(Name);
+  const Shape &Full = FullShapes.at(Name);
+  SmallVector<int64_t> Map;
+  size_t Skip = 0;
+  for (size_t P = 0; P < Plates.size(); ++P)
+    if (Skip < Full.size() && Full[Skip] == Plates[P]) {
+      Map.push_back(P);
+      ++Skip;
+    }
+  Shape Local(Full.begin() + Skip, Full.end());
+  for (size_t J = 0; J < Local.size(); ++J)
+    Map.push_back(Plates.size() + J);
+  return broadcast(V, Map, inPlates(Local));
+}
+
+Value Generator::gen(const Expr &E) {
+  switch (E.K) {
+  case Expr::Kind::Number:
+    return constant(static_cast<const NumberExpr &>(E).Value, E.Ty.Type);
+  case Expr::Kind::Bool:
+    return constant(static_cast<const BoolExpr &>(E).Value, DType::Bool);
+  case Expr::Kind::Name: {
+    const auto &N = static_cast<const NameExpr &>(E);
+    auto C = Info.Constants.find(N.Name);
+    if (C != Info.Constants.end())
+      return constant(static_cast<double>(C->second), E.Ty.Type);
+    return view(N.Name);
+  }
+  case Expr::Kind::Unary: {
+    const auto &U = static_cast<const UnaryExpr &>(E);
+    Value V = gen(*U.Operand);
+    return B.create<ir::UnaryOp>(B.getUnknownLoc(),
+                             arrayType(inPlates(E.Ty.Dims), E.Ty.Type),
+                             B.getStringAttr("neg"), V);
+  }
+  case Expr::Kind::Binary:
+    return genBinary(static_cast<const BinaryExpr &>(E));
+  case Expr::Kind::Call:
+    return genCall(static_cast<const CallExpr &>(E));
+  case Expr::Kind::Index:
+    return genIndex(static_cast<const IndexExpr &>(E));
+  }
+  return {};
+}
+
+const char *binaryFn(BinaryOp Op) {
+  switch (Op) {
+  case BinaryOp::Add:
+    return "add";
+  case BinaryOp::Sub:
+    return "sub";
+  case BinaryOp::Mul:
+    return "mul";
+  case BinaryOp::Div:
+    return "div";
+  case BinaryOp::Pow:
+    return "pow";
+  case BinaryOp::Lt:
+    return "lt";
+  case BinaryOp::Le:
+    return "le";
+  case BinaryOp::Gt:
+    return "gt";
+  case BinaryOp::Ge:
+    return "ge";
+  case BinaryOp::Eq:
+    return "eq";
+  case BinaryOp::Ne:
+    return "ne";
+  case BinaryOp::MatMul:
+    return "matmul";
+  }
+  return "";
+}
+
+Value Generator::genBinary(const BinaryExpr &E) {
+  const ExprType &TA = E.LHS->Ty, &TB = E.RHS->Ty;
+  Value L = gen(*E.LHS), R = gen(*E.RHS);
+  if (E.Op == BinaryOp::MatMul) {
+    L = castTo(L, TA.Type, E.Ty.Type, TA.Dims);
+    R = castTo(R, TB.Type, E.Ty.Type, TB.Dims);
+    return B.create<ir::MatMulOp>(B.getUnknownLoc(),
+                              arrayType(inPlates(E.Ty.Dims), E.Ty.Type), L, R,
+                              B.getI64IntegerAttr(Plates.size()));
+  }
+  bool IsCompare = E.Op >= BinaryOp::Lt;
+  DType Operand;
+  if (IsCompare)
+    Operand = TA.Type == DType::Bool ? DType::Bool
+                                     : promoteArithmetic(TA, TB, Info.Precision);
+  else
+    Operand = E.Ty.Type;
+  L = alignLocal(castTo(L, TA.Type, Operand, TA.Dims), TA.Dims, E.Ty.Dims);
+  R = alignLocal(castTo(R, TB.Type, Operand, TB.Dims), TB.Dims, E.Ty.Dims);
+  return B.create<ir::BinaryOp>(B.getUnknownLoc(),
+                            arrayType(inPlates(E.Ty.Dims), E.Ty.Type),
+                            B.getStringAttr(binaryFn(E.Op)), L, R);
+}
+
+Value Generator::genCall(const CallExpr &E) {
+  const ExprType &TA = E.Args[0].Value->Ty;
+  Value A = gen(*E.Args[0].Value);
+  StringRef Fn = E.Callee;
+  auto Result = arrayType(inPlates(E.Ty.Dims), E.Ty.Type);
+  if (Fn == "min" || Fn == "max") {
+    if (E.Args.size() == 2) {
+      const ExprType &TB = E.Args[1].Value->Ty;
+      Value Bv = gen(*E.Args[1].Value);
+      A = alignLocal(castTo(A, TA.Type, E.Ty.Type, TA.Dims), TA.Dims, E.Ty.Dims);
+      Bv = alignLocal(castTo(Bv, TB.Type, E.Ty.Type, TB.Dims), TB.Dims,
+                      E.Ty.Dims);
+      return B.create<ir::BinaryOp>(B.getUnknownLoc(), Result,
+                                B.getStringAttr(Fn), A, Bv);
+    }
+  }
+  if (Fn == "sum" || Fn == "mean" || Fn == "min" || Fn == "max") {
+    DType In = Fn == "mean" ? Info.Precision
+               : TA.Type == DType::Bool ? DType::I32
+                                        : TA.Type;
+    A = castTo(A, TA.Type, In, TA.Dims);
+    return B.create<ir::ReduceOp>(B.getUnknownLoc(), Result, B.getStringAttr(Fn),
+                              A, B.getI64IntegerAttr(Plates.size()));
+  }
+  A = castTo(A, TA.Type, E.Ty.Type, TA.Dims);
+  return B.create<ir::UnaryOp>(B.getUnknownLoc(), Result, B.getStringAttr(Fn), A);
+}
+
+Value Generator::genIndex(const IndexExpr &E) {
+  Value Base = gen(*E.Base);
+  const Shape &BaseLocal = E.Base->Ty.Dims;
+  size_t Rest = BaseLocal.size() - E.Indices.size();
+  Shape IndexShape(E.Ty.Dims.begin(), E.Ty.Dims.end() - Rest);
+  SmallVector<Value> Indices;
+  for (const ExprPtr &I : E.Indices)
+    Indices.push_back(alignLocal(gen(*I), I->Ty.Dims, IndexShape));
+  return B.create<ir::GatherOp>(B.getUnknownLoc(),
+                            arrayType(inPlates(E.Ty.Dims), E.Ty.Type), Base,
+                            Indices, B.getI64IntegerAttr(Plates.size()));
+}
+
+int64_t Generator::siteId(const std::string &Name) const {
+  for (size_t I = 0; I < Info.Sites.size(); ++I)
+    if (Info.Sites[I].Name == Name)
+      return I;
+  return -1;
+}
+
+ArrayAttr Generator::plateNames() {
+  SmallVector<StringRef> Names(PlateNames.begin(), PlateNames.end());
+  return B.getStrArrayAttr(Names);
+}
+
+void Generator::genSample(const SampleStmt &S) {
+  const DistSpec &Spec = *S.Spec;
+  SmallVector<Value> Params;
+  SmallVector<StringRef> ParamNames;
+  for (size_t I = 0; I < Spec.Params.size(); ++I) {
+    const ExprPtr &P = S.ParamValues[I];
+    if (!P)
+      continue;
+    Value V = gen(*P);
+    V = castTo(V, P->Ty.Type, Info.Precision, P->Ty.Dims);
+    Params.push_back(alignLocal(V, P->Ty.Dims, S.OwnShape));
+    ParamNames.push_back(Spec.Params[I].Name);
+  }
+  const Site *Si = Info.findSite(S.Name);
+  Shape Full = inPlates(S.OwnShape);
+  Value R;
+  if (Si->Kind == SiteKind::Observed)
+    R = B.create<ir::ObserveOp>(B.getUnknownLoc(), arrayType(Full, Si->Type),
+                            S.Name, siteId(S.Name), Spec.Name,
+                            B.getStrArrayAttr(ParamNames), plateNames(),
+                            Params);
+  else
+    R = B.create<ir::SampleOp>(B.getUnknownLoc(), arrayType(Full, Si->Type),
+                           S.Name, siteId(S.Name), Spec.Name,
+                           B.getStrArrayAttr(ParamNames),
+                           siteClassName(Si->Class), plateNames(), Params);
+  Values[S.Name] = R;
+  FullShapes[S.Name] = Full;
+}
+
+void Generator::genStmt(const Stmt &S) {
+  switch (S.K) {
+  case Stmt::Kind::Const:
+    return;
+  case Stmt::Kind::Let:
+  case Stmt::Kind::Deterministic: {
+    const auto &A = static_cast<const AssignStmt &>(S);
+    Value V = gen(*A.Value);
+    Shape Full = inPlates(A.Value->Ty.Dims);
+    if (S.K == Stmt::Kind::Deterministic)
+      V = B.create<ir::DeterministicOp>(B.getUnknownLoc(), V.getType(), A.Name,
+                                    siteId(A.Name), plateNames(), V);
+    Values[A.Name] = V;
+    FullShapes[A.Name] = Full;
+    return;
+  }
+  case Stmt::Kind::Sample:
+    genSample(static_cast<const SampleStmt &>(S));
+    return;
+  case Stmt::Kind::Plate:
+  case Stmt::Kind::Scan: {
+    const auto &Bl = static_cast<const BlockStmt &>(S);
+    Plates.push_back(Bl.Resolved);
+    PlateNames.push_back(Bl.Name);
+    for (const StmtPtr &C : Bl.Body)
+      genStmt(*C);
+    Plates.pop_back();
+    PlateNames.pop_back();
+    return;
+  }
+  }
+}
+
+OwningOpRef<ModuleOp> Generator::run() {
+  OwningOpRef<ModuleOp> Module = ModuleOp::create(B.getUnknownLoc());
+  B.setInsertionPointToEnd(Module->getBody());
+  SmallVector<StringRef> Symbols(Info.Symbols.begin(), Info.Symbols.end());
+  auto Model = B.create<ir::ModelOp>(
+      B.getUnknownLoc(), Info.Name, Info.ObsDim, planName(Info.ChosenPlan),
+      B.getStrArrayAttr(Symbols), manifestJSON(Info));
+  Block *Body = new Block();
+  Model.getBody().push_back(Body);
+  B.setInsertionPointToStart(Body);
+  for (size_t I = 0; I < Info.Inputs.size(); ++I) {
+    const TypedArray &In = Info.Inputs[I];
+    Values[In.Name] = B.create<ir::InputOp>(
+        B.getUnknownLoc(), arrayType(In.Dims, In.Type), In.Name, I);
+    FullShapes[In.Name] = In.Dims;
+  }
+  for (const StmtPtr &S : M.Body)
+    genStmt(*S);
+  if (failed(verify(*Module))) {
+    Module->emitError("internal error: the generated aimz module is invalid");
+    return nullptr;
+  }
+  return Module;
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> generateMLIR(MLIRContext &Ctx, const Model &M,
+                                   const ModelInfo &Info) {
+  Ctx.getOrLoadDialect<ir::AimzDialect>();
+  return Generator(Ctx, M, Info).run();
+}
+
+} // namespace aimz

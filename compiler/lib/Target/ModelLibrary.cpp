@@ -1,0 +1,212 @@
+//===- ModelLibrary.cpp - LLVM dialect to an optimized model.so -----------===//
+//
+// Translates the lowered module to LLVM IR, links the support library's
+// bitcode (samplers, densities, matrix products) so it inlines, internalizes
+// everything but the C entry points and data symbols of abi.h, optimizes at
+// O3 for the target CPU with glibc's vector maths library declared, and
+// emits an object that clang links into a shared library.
+//
+//===----------------------------------------------------------------------===//
+#include "aimz/Target/ModelLibrary.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/IPO/Internalize.h"
+
+// The support library's bitcode, embedded when aimzc is built.
+extern "C" const char aimz_support_bc[];
+extern "C" const char aimz_support_bc_end[];
+
+namespace aimz {
+
+static const char *const ExportedSymbols[] = {
+    "aimz_predict",  "aimz_log_likelihood", "aimz_prior_predictive",
+    "aimz_manifest", "aimz_abi_version",    "aimz_ptx"};
+
+static llvm::Error makeError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateToLLVMIR(mlir::ModuleOp Module, llvm::LLVMContext &Ctx) {
+  mlir::registerBuiltinDialectTranslation(*Module.getContext());
+  mlir::registerLLVMDialectTranslation(*Module.getContext());
+  auto M = mlir::translateModuleToLLVMIR(Module, Ctx, "model");
+  if (!M)
+    return makeError("internal error: translation to LLVM IR failed");
+  return M;
+}
+
+static llvm::Error linkSupport(llvm::Module &M) {
+  llvm::StringRef Bitcode(aimz_support_bc,
+                          aimz_support_bc_end - aimz_support_bc);
+  auto Support = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(Bitcode, "aimz-support.bc"), M.getContext());
+  if (!Support)
+    return Support.takeError();
+  (*Support)->setDataLayout(M.getDataLayout());
+  (*Support)->setTargetTriple(M.getTargetTriple());
+  if (llvm::Linker::linkModules(M, std::move(*Support),
+                                llvm::Linker::LinkOnlyNeeded))
+    return makeError("internal error: linking the support library failed");
+  return llvm::Error::success();
+}
+
+static void addString(llvm::Module &M, llvm::StringRef Name,
+                      llvm::StringRef Text) {
+  auto *Init = llvm::ConstantDataArray::getString(M.getContext(), Text, true);
+  auto *G = new llvm::GlobalVariable(M, Init->getType(), true,
+                                     llvm::GlobalValue::ExternalLinkage, Init,
+                                     Name);
+  G->setVisibility(llvm::GlobalValue::DefaultVisibility);
+}
+
+void addLibraryData(llvm::Module &M, llvm::StringRef Manifest,
+                    llvm::StringRef PTX) {
+  addString(M, "aimz_manifest", Manifest);
+  addString(M, "aimz_ptx", PTX);
+  auto *I64 = llvm::Type::getInt64Ty(M.getContext());
+  new llvm::GlobalVariable(M, I64, true, llvm::GlobalValue::ExternalLinkage,
+                           llvm::ConstantInt::get(I64, AbiVersion),
+                           "aimz_abi_version");
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createHostTargetMachine(llvm::StringRef CPU) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  std::string Triple = llvm::sys::getDefaultTargetTriple();
+  std::string Error;
+  const llvm::Target *T = llvm::TargetRegistry::lookupTarget(Triple, Error);
+  if (!T)
+    return makeError("no code generator for " + Triple + ": " + Error);
+  std::string Name = CPU.empty() ? llvm::sys::getHostCPUName().str() : CPU.str();
+  std::string Features;
+  if (CPU.empty()) {
+    for (auto &F : llvm::sys::getHostCPUFeatures())
+      Features += (F.second ? "+" : "-") + F.first().str() + ",";
+  }
+  llvm::TargetOptions Opts;
+  std::unique_ptr<llvm::TargetMachine> TM(T->createTargetMachine(
+      Triple, Name, Features, Opts, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!TM)
+    return makeError("unknown target CPU '" + Name + "'");
+  // An unknown CPU name only warns inside LLVM; refuse it here.
+  if (!CPU.empty() && !TM->getMCSubtargetInfo()->isCPUStringValid(Name))
+    return makeError("unknown target CPU '" + Name +
+                     "'; try a name such as x86-64-v3 or native");
+  return std::move(TM);
+}
+
+llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
+  M.setDataLayout(TM.createDataLayout());
+  M.setTargetTriple(TM.getTargetTriple().str());
+  if (auto E = linkSupport(M))
+    return E;
+  // Every function gets the target's CPU and features so that the support
+  // code inlines and the vectorizer uses the widest registers.
+  for (llvm::Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    F.addFnAttr("target-cpu", TM.getTargetCPU());
+    F.addFnAttr("target-features", TM.getTargetFeatureString());
+    F.removeFnAttr(llvm::Attribute::OptimizeNone);
+    F.removeFnAttr(llvm::Attribute::NoInline);
+  }
+  llvm::internalizeModule(M, [](const llvm::GlobalValue &G) {
+    return llvm::is_contained(ExportedSymbols, G.getName());
+  });
+
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PipelineTuningOptions PTO;
+  PTO.LoopVectorization = true;
+  PTO.SLPVectorization = true;
+  llvm::PassBuilder PB(&TM, PTO);
+  // glibc's libmvec is deliberately not declared: its vector exp/log differ
+  // from the scalar ones in the last bit, so a value would depend on whether
+  // its element landed in a vector body or a remainder loop, and results
+  // would change with the block split. Bit-identical partitions win.
+  llvm::Triple TT(M.getTargetTriple());
+  llvm::TargetLibraryInfoImpl TLII(TT);
+  FAM.registerPass([&] { return llvm::TargetLibraryAnalysis(TLII); });
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  llvm::ModulePassManager MPM =
+      PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  MPM.run(M, MAM);
+  if (llvm::verifyModule(M, &llvm::errs()))
+    return makeError("internal error: optimized module does not verify");
+  return llvm::Error::success();
+}
+
+llvm::Error emitMachineCode(llvm::Module &M, llvm::TargetMachine &TM,
+                            llvm::raw_pwrite_stream &OS, bool Assembly) {
+  llvm::legacy::PassManager PM;
+  if (TM.addPassesToEmitFile(PM, OS, nullptr,
+                             Assembly ? llvm::CodeGenFileType::AssemblyFile
+                                      : llvm::CodeGenFileType::ObjectFile))
+    return makeError("the target cannot emit this file type");
+  PM.run(M);
+  return llvm::Error::success();
+}
+
+/// The OpenBLAS build that does not start threads of its own: our runtime
+/// already runs one kernel per core.
+static const char *SerialOpenBLASDir =
+    "/usr/lib/x86_64-linux-gnu/openblas-serial";
+
+llvm::Error linkSharedLibrary(llvm::StringRef ObjectPath,
+                              llvm::StringRef OutputPath) {
+  auto Clang = llvm::sys::findProgramByName("clang-19");
+  if (!Clang)
+    Clang = llvm::sys::findProgramByName("clang-19", {"/usr/lib/llvm-19/bin"});
+  if (!Clang)
+    return makeError("cannot find clang-19 to link the shared library; "
+                     "install it (tools/bootstrap.sh)");
+  std::vector<std::string> Args = {*Clang, "-shared", "-fuse-ld=lld",
+                                   "-o", OutputPath.str(), ObjectPath.str()};
+  std::string Serial = std::string(SerialOpenBLASDir) + "/libopenblas.so.0";
+  if (llvm::sys::fs::exists(Serial)) {
+    Args.push_back(Serial);
+    Args.push_back(std::string("-Wl,-rpath,") + SerialOpenBLASDir);
+  } else {
+    Args.push_back("-lopenblas");
+  }
+  for (const char *A : {"-lm", "-Wl,--as-needed"})
+    Args.push_back(A);
+  std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
+  std::string Error;
+  int RC = llvm::sys::ExecuteAndWait(*Clang, Refs, std::nullopt, {}, 0, 0,
+                                     &Error);
+  if (RC != 0)
+    return makeError("linking " + OutputPath + " failed" +
+                     (Error.empty() ? "" : ": " + Error));
+  return llvm::Error::success();
+}
+
+} // namespace aimz

@@ -1,0 +1,213 @@
+//===- ModelSupport.cpp - Functions every compiled model calls ------------===//
+//
+// Compiled to LLVM bitcode when aimzc is built and linked into each model
+// before optimization, so these small functions inline into the kernels.
+// One C symbol per distribution, variant and precision keeps the generated
+// calls simple: samplers take (seed, site, draw, obs, elem, a, b, c), log
+// densities (x, a, b, c); unused parameters are ignored.
+//
+//===----------------------------------------------------------------------===//
+#include "aimz/math/Math.h"
+
+#include <cblas.h>
+#include <cstdint>
+
+using aimz::math::RandomStream;
+namespace m = aimz::math;
+
+#define AIMZ_SUPPORT extern "C" __attribute__((visibility("hidden")))
+
+// Samplers -----------------------------------------------------------------
+
+#define AIMZ_SAMPLER(NAME, RET, T, SUFFIX, CALL)                              \
+  AIMZ_SUPPORT RET aimz_rt_sample_##NAME##_##SUFFIX(                          \
+      uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs,              \
+      uint64_t elem, T a, T b, T c) {                                         \
+    (void)a;                                                                  \
+    (void)b;                                                                  \
+    (void)c;                                                                  \
+    RandomStream s(seed, static_cast<uint32_t>(site), draw, obs, elem);       \
+    return CALL;                                                              \
+  }
+
+#define AIMZ_SAMPLERS(T, SUFFIX)                                              \
+  AIMZ_SAMPLER(normal, T, T, SUFFIX, m::normal_sample<T>(s, a, b))            \
+  AIMZ_SAMPLER(halfnormal, T, T, SUFFIX, m::half_normal_sample<T>(s, a))      \
+  AIMZ_SAMPLER(lognormal, T, T, SUFFIX, m::log_normal_sample<T>(s, a, b))     \
+  AIMZ_SAMPLER(exponential, T, T, SUFFIX, m::exponential_sample<T>(s, a))     \
+  AIMZ_SAMPLER(gamma, T, T, SUFFIX, m::gamma_sample<T>(s, a, b))              \
+  AIMZ_SAMPLER(beta, T, T, SUFFIX, m::beta_sample<T>(s, a, b))                \
+  AIMZ_SAMPLER(uniform, T, T, SUFFIX, m::uniform_sample<T>(s, a, b))          \
+  AIMZ_SAMPLER(cauchy, T, T, SUFFIX, m::cauchy_sample<T>(s, a, b))            \
+  AIMZ_SAMPLER(halfcauchy, T, T, SUFFIX, m::half_cauchy_sample<T>(s, a))      \
+  AIMZ_SAMPLER(studentt, T, T, SUFFIX, m::student_t_sample<T>(s, a, b, c))    \
+  AIMZ_SAMPLER(bernoulli_probs, int32_t, T, SUFFIX,                           \
+               m::bernoulli_sample<T>(s, a))                                  \
+  AIMZ_SAMPLER(bernoulli_logits, int32_t, T, SUFFIX,                          \
+               m::bernoulli_logits_sample<T>(s, a))                           \
+  AIMZ_SAMPLER(binomial_probs, int32_t, T, SUFFIX,                            \
+               m::binomial_sample<T>(s, a, b))                                \
+  AIMZ_SAMPLER(binomial_logits, int32_t, T, SUFFIX,                           \
+               m::binomial_logits_sample<T>(s, a, b))                         \
+  AIMZ_SAMPLER(poisson, int32_t, T, SUFFIX, m::poisson_sample<T>(s, a))
+
+AIMZ_SAMPLERS(float, f32)
+AIMZ_SAMPLERS(double, f64)
+
+// Log densities --------------------------------------------------------------
+
+#define AIMZ_LOGP(NAME, T, SUFFIX, CALL)                                      \
+  AIMZ_SUPPORT T aimz_rt_logp_##NAME##_##SUFFIX(T x, T a, T b, T c) {         \
+    (void)a;                                                                  \
+    (void)b;                                                                  \
+    (void)c;                                                                  \
+    return CALL;                                                              \
+  }
+
+#define AIMZ_LOGPS(T, SUFFIX)                                                 \
+  AIMZ_LOGP(normal, T, SUFFIX, m::normal_log_prob<T>(x, a, b))                \
+  AIMZ_LOGP(halfnormal, T, SUFFIX, m::half_normal_log_prob<T>(x, a))          \
+  AIMZ_LOGP(lognormal, T, SUFFIX, m::log_normal_log_prob<T>(x, a, b))         \
+  AIMZ_LOGP(exponential, T, SUFFIX, m::exponential_log_prob<T>(x, a))         \
+  AIMZ_LOGP(gamma, T, SUFFIX, m::gamma_log_prob<T>(x, a, b))                  \
+  AIMZ_LOGP(beta, T, SUFFIX, m::beta_log_prob<T>(x, a, b))                    \
+  AIMZ_LOGP(uniform, T, SUFFIX, m::uniform_log_prob<T>(x, a, b))              \
+  AIMZ_LOGP(cauchy, T, SUFFIX, m::cauchy_log_prob<T>(x, a, b))                \
+  AIMZ_LOGP(halfcauchy, T, SUFFIX, m::half_cauchy_log_prob<T>(x, a))          \
+  AIMZ_LOGP(studentt, T, SUFFIX, m::student_t_log_prob<T>(x, a, b, c))        \
+  AIMZ_LOGP(bernoulli_probs, T, SUFFIX, (m::bernoulli_log_prob<T, T>(x, a)))  \
+  AIMZ_LOGP(bernoulli_logits, T, SUFFIX,                                      \
+            (m::bernoulli_logits_log_prob<T, T>(x, a)))                       \
+  AIMZ_LOGP(binomial_probs, T, SUFFIX,                                        \
+            (m::binomial_log_prob<T, T>(x, a, b)))                            \
+  AIMZ_LOGP(binomial_logits, T, SUFFIX,                                       \
+            (m::binomial_logits_log_prob<T, T>(x, a, b)))                     \
+  AIMZ_LOGP(poisson, T, SUFFIX, (m::poisson_log_prob<T, T>(x, a)))
+
+AIMZ_LOGPS(float, f32)
+AIMZ_LOGPS(double, f64)
+
+// Matrix products ------------------------------------------------------------
+//
+// C[b, m, n] = sum_k A[b, m, k] * B[b, k, n] with arbitrary element strides.
+// A right operand that repeats over the batch (stride 0) folds the batch
+// into the rows: one GEMM of batch * M rows. Products with one column (and
+// dots) use a fixed-order loop rather than BLAS, so a row's value never
+// depends on how many rows were computed together.
+
+namespace {
+
+template <class T>
+void gemmBlas(int64_t Rows, int64_t N, int64_t K, const T *A, int64_t RsA,
+              int64_t SAk, const T *B, int64_t SBk, int64_t SBn, T *C,
+              int64_t RsC);
+
+template <>
+void gemmBlas<float>(int64_t Rows, int64_t N, int64_t K, const float *A,
+                     int64_t RsA, int64_t SAk, const float *B, int64_t SBk,
+                     int64_t SBn, float *C, int64_t RsC) {
+  bool TA = SAk != 1, TB = SBn != 1;
+  cblas_sgemm(CblasRowMajor, TA ? CblasTrans : CblasNoTrans,
+              TB ? CblasTrans : CblasNoTrans, Rows, N, K, 1.0f, A,
+              TA ? SAk : RsA, B, TB ? SBn : SBk, 0.0f, C, RsC);
+}
+
+template <>
+void gemmBlas<double>(int64_t Rows, int64_t N, int64_t K, const double *A,
+                      int64_t RsA, int64_t SAk, const double *B, int64_t SBk,
+                      int64_t SBn, double *C, int64_t RsC) {
+  bool TA = SAk != 1, TB = SBn != 1;
+  cblas_dgemm(CblasRowMajor, TA ? CblasTrans : CblasNoTrans,
+              TB ? CblasTrans : CblasNoTrans, Rows, N, K, 1.0, A,
+              TA ? SAk : RsA, B, TB ? SBn : SBk, 0.0, C, RsC);
+}
+
+/// BLAS takes a matrix when one of its strides is 1 and the other covers
+/// the contiguous extent.
+bool blasLayout(int64_t Outer, int64_t Inner, int64_t SOuter, int64_t SInner) {
+  return (SInner == 1 && SOuter >= std::max<int64_t>(1, Inner)) ||
+         (SOuter == 1 && SInner >= std::max<int64_t>(1, Outer));
+}
+
+template <class T>
+T dot(int64_t K, const T *A, int64_t SAk, const T *B, int64_t SBk) {
+  // Eight partial sums in a fixed order: vectorizes, and is the same for
+  // every row whatever the batch.
+  T Acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t K8 = K - K % 8;
+  if (SAk == 1 && SBk == 1) {
+    for (int64_t k = 0; k < K8; k += 8)
+      for (int L = 0; L < 8; ++L)
+        Acc[L] += A[k + L] * B[k + L];
+  } else {
+    for (int64_t k = 0; k < K8; k += 8)
+      for (int L = 0; L < 8; ++L)
+        Acc[L] += A[(k + L) * SAk] * B[(k + L) * SBk];
+  }
+  for (int64_t k = K8; k < K; ++k)
+    Acc[k - K8] += A[k * SAk] * B[k * SBk];
+  return ((Acc[0] + Acc[1]) + (Acc[2] + Acc[3])) +
+         ((Acc[4] + Acc[5]) + (Acc[6] + Acc[7]));
+}
+
+template <class T>
+void matmul(int64_t Batch, int64_t M, int64_t N, int64_t K, const T *A,
+            int64_t SAb, int64_t SAm, int64_t SAk, const T *B, int64_t SBb,
+            int64_t SBk, int64_t SBn, T *C, int64_t SCb, int64_t SCm,
+            int64_t SCn) {
+  // Fold the batch into rows when B repeats and A, C rows are evenly spaced.
+  int64_t Rows = M, RsA = SAm, RsC = SCm;
+  bool Fold = SBb == 0 && Batch > 1 &&
+              (M == 1 || (SAb == M * SAm && SCb == M * SCm));
+  if (Fold) {
+    Rows = Batch * M;
+    RsA = M == 1 ? SAb : SAm;
+    RsC = M == 1 ? SCb : SCm;
+    Batch = 1;
+  }
+  for (int64_t b = 0; b < Batch; ++b) {
+    const T *Ab = A + b * SAb;
+    const T *Bb = B + b * SBb;
+    T *Cb = C + b * SCb;
+    if (N > 1 && Rows > 1 && K > 0 && SCn == 1 && RsC >= N &&
+        blasLayout(Rows, K, RsA, SAk) && blasLayout(K, N, SBk, SBn)) {
+      gemmBlas<T>(Rows, N, K, Ab, RsA, SAk, Bb, SBk, SBn, Cb, RsC);
+      continue;
+    }
+    for (int64_t i = 0; i < Rows; ++i)
+      for (int64_t n = 0; n < N; ++n)
+        Cb[i * RsC + n * SCn] = dot<T>(K, Ab + i * RsA, SAk, Bb + n * SBn, SBk);
+  }
+}
+
+template <class T>
+void matmulInt(int64_t Batch, int64_t M, int64_t N, int64_t K, const T *A,
+               int64_t SAb, int64_t SAm, int64_t SAk, const T *B, int64_t SBb,
+               int64_t SBk, int64_t SBn, T *C, int64_t SCb, int64_t SCm,
+               int64_t SCn) {
+  for (int64_t b = 0; b < Batch; ++b)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t n = 0; n < N; ++n) {
+        T Acc = 0;
+        for (int64_t k = 0; k < K; ++k)
+          Acc += A[b * SAb + i * SAm + k * SAk] * B[b * SBb + k * SBk + n * SBn];
+        C[b * SCb + i * SCm + n * SCn] = Acc;
+      }
+}
+
+} // namespace
+
+#define AIMZ_MATMUL(SUFFIX, T, IMPL)                                          \
+  AIMZ_SUPPORT void aimz_rt_matmul_##SUFFIX(                                  \
+      int64_t Batch, int64_t M, int64_t N, int64_t K, const T *A,             \
+      int64_t SAb, int64_t SAm, int64_t SAk, const T *B, int64_t SBb,         \
+      int64_t SBk, int64_t SBn, T *C, int64_t SCb, int64_t SCm,               \
+      int64_t SCn) {                                                          \
+    IMPL<T>(Batch, M, N, K, A, SAb, SAm, SAk, B, SBb, SBk, SBn, C, SCb, SCm,  \
+            SCn);                                                             \
+  }
+
+AIMZ_MATMUL(f32, float, matmul)
+AIMZ_MATMUL(f64, double, matmul)
+AIMZ_MATMUL(i32, int32_t, matmulInt)
+AIMZ_MATMUL(i64, int64_t, matmulInt)
