@@ -20,6 +20,8 @@ namespace aimz::io {
 namespace {
 StringRef shuffleName(Shuffle S) {
   switch (S) {
+  case Shuffle::Auto:
+    return "auto";
   case Shuffle::None:
     return "noshuffle";
   case Shuffle::Byte:
@@ -32,6 +34,7 @@ StringRef shuffleName(Shuffle S) {
 
 int bloscShuffle(Shuffle S) {
   switch (S) {
+  case Shuffle::Auto:
   case Shuffle::None:
     return BLOSC_NOSHUFFLE;
   case Shuffle::Byte:
@@ -87,7 +90,7 @@ Expected<CodecOptions> CodecOptions::parse(StringRef Spec) {
       if (Error E = Level(Parts[1]))
         return {std::move(E)};
   } else if (Kind == "blosc") {
-    if (Parts.size() > 4)
+    if (Parts.size() > 5)
       return Bad("too many parameters");
     O.Kind = Compressor::Blosc;
     if (Parts.size() > 1)
@@ -96,7 +99,9 @@ Expected<CodecOptions> CodecOptions::parse(StringRef Spec) {
       if (Error E = Level(Parts[2]))
         return {std::move(E)};
     if (Parts.size() > 3) {
-      if (Parts[3] == "noshuffle")
+      if (Parts[3] == "auto")
+        O.Shuffling = Shuffle::Auto;
+      else if (Parts[3] == "noshuffle")
         O.Shuffling = Shuffle::None;
       else if (Parts[3] == "shuffle")
         O.Shuffling = Shuffle::Byte;
@@ -105,11 +110,20 @@ Expected<CodecOptions> CodecOptions::parse(StringRef Spec) {
       else
         return Bad("unknown shuffle '" + Parts[3] + "'");
     }
+    if (Parts.size() > 4) {
+      StringRef B = Parts[4];
+      size_t Scale = B.consume_back("K")   ? size_t(1) << 10
+                     : B.consume_back("M") ? size_t(1) << 20
+                                           : 1;
+      if (B.getAsInteger(10, O.BloscBlockSize))
+        return Bad("block size '" + Parts[4] + "' is not a number");
+      O.BloscBlockSize *= Scale;
+    }
   } else {
     return Bad("unknown compressor '" + Kind + "'");
   }
   if (Error E = validateCodec(O))
-    return {std::move(E)};
+    return Bad(toString(std::move(E)));
   return O;
 }
 
@@ -121,9 +135,20 @@ std::string CodecOptions::str() const {
     return "zstd:" + std::to_string(Level);
   case Compressor::Blosc:
     return "blosc:" + BloscCompressor + ":" + std::to_string(Level) + ":" +
-           shuffleName(Shuffling).str();
+           shuffleName(Shuffling).str() +
+           (BloscBlockSize != CodecOptions().BloscBlockSize
+                ? ":" + std::to_string(BloscBlockSize)
+                : "");
   }
   return "none";
+}
+
+Shuffle effectiveShuffle(const CodecOptions &O, DType Type) {
+  if (O.Kind != Compressor::Blosc)
+    return Shuffle::None;
+  if (O.Shuffling != Shuffle::Auto)
+    return O.Shuffling;
+  return isFloating(Type) ? Shuffle::Byte : Shuffle::Bit;
 }
 
 Error validateCodec(const CodecOptions &O) {
@@ -134,7 +159,7 @@ Error validateCodec(const CodecOptions &O) {
     if (O.Level < ZSTD_minCLevel() || O.Level > ZSTD_maxCLevel())
       return ioError("zstd level " + Twine(O.Level) + " is out of range " +
                      Twine(ZSTD_minCLevel()) + ".." + Twine(ZSTD_maxCLevel()));
-    if (O.Shuffling != Shuffle::None)
+    if (O.Shuffling != Shuffle::None && O.Shuffling != Shuffle::Auto)
       return ioError("shuffling is only available with the blosc codec "
                      "(e.g. blosc:zstd:3:shuffle)");
     return Error::success();
@@ -159,8 +184,8 @@ json zarrV2Compressor(const CodecOptions &O, DType Type) {
     return {{"id", "blosc"},
             {"cname", O.BloscCompressor},
             {"clevel", O.Level},
-            {"shuffle", bloscShuffle(O.Shuffling)},
-            {"blocksize", 0}};
+            {"shuffle", bloscShuffle(effectiveShuffle(O, Type))},
+            {"blocksize", O.BloscBlockSize}};
   }
   return nullptr;
 }
@@ -181,13 +206,14 @@ json zarrV3Codecs(const CodecOptions &O, DType Type) {
          {"configuration", {{"level", O.Level}, {"checksum", false}}}});
     break;
   case Compressor::Blosc:
-    Codecs.push_back({{"name", "blosc"},
-                      {"configuration",
-                       {{"cname", O.BloscCompressor},
-                        {"clevel", O.Level},
-                        {"shuffle", shuffleName(O.Shuffling).str()},
-                        {"typesize", bloscTypeSize(Type)},
-                        {"blocksize", 0}}}});
+    Codecs.push_back(
+        {{"name", "blosc"},
+         {"configuration",
+          {{"cname", O.BloscCompressor},
+           {"clevel", O.Level},
+           {"shuffle", shuffleName(effectiveShuffle(O, Type)).str()},
+           {"typesize", bloscTypeSize(Type)},
+           {"blocksize", 0}}}});
     break;
   }
   return Codecs;
@@ -230,10 +256,10 @@ Expected<size_t> encodeChunk(const CodecOptions &O, DType Type,
     return R;
   }
   case Compressor::Blosc: {
-    int R = blosc_compress_ctx(O.Level, bloscShuffle(O.Shuffling),
+    int R = blosc_compress_ctx(O.Level, bloscShuffle(effectiveShuffle(O, Type)),
                                bloscTypeSize(Type), In.size(), In.data(),
                                Out.data(), Out.size(),
-                               O.BloscCompressor.c_str(), /*blocksize=*/0,
+                               O.BloscCompressor.c_str(), O.BloscBlockSize,
                                /*numinternalthreads=*/1);
     if (R <= 0)
       return ioError("blosc compression failed (code " + Twine(R) + ")");

@@ -30,27 +30,39 @@ enum class Compressor {
 };
 
 enum class Shuffle {
+  /// Bit shuffle for integers and bools, byte shuffle for floats: the best
+  /// ratio for each in bench/io_codecs.cpp.
+  Auto,
   None,
   Byte, ///< Group the i-th byte of every element together.
   Bit,  ///< Group the i-th bit of every element together.
 };
 
+/// The default is Blosc(zstd, level 1, auto shuffle, 1 MiB blocks); see
+/// docs/io.md for the measurements behind it.
 struct CodecOptions {
   Compressor Kind = Compressor::Blosc;
-  /// zstd/Blosc compression level (zstd 1..22, Blosc 0..9).
-  int Level = 3;
+  /// zstd level (-7..22) or Blosc level (0..9; Blosc maps it onto zstd).
+  int Level = 1;
   /// Blosc only: the byte transposition applied before compression.
-  Shuffle Shuffling = Shuffle::Byte;
+  Shuffle Shuffling = Shuffle::Auto;
   /// Blosc only: the inner compressor, "zstd" or "lz4".
   std::string BloscCompressor = "zstd";
+  /// Blosc only: bytes per independently compressed block; 0 lets Blosc
+  /// choose (small blocks at low levels, which costs ratio).
+  size_t BloscBlockSize = size_t(1) << 20;
 
   /// Parses a command-line spelling: "none", "zstd[:LEVEL]",
-  /// "blosc[:INNER[:LEVEL[:SHUFFLE]]]" with SHUFFLE one of
-  /// noshuffle/shuffle/bitshuffle, e.g. "blosc:zstd:3:shuffle".
+  /// "blosc[:INNER[:LEVEL[:SHUFFLE[:BLOCKSIZE]]]]" with SHUFFLE one of
+  /// auto/noshuffle/shuffle/bitshuffle and BLOCKSIZE in bytes with an optional
+  /// K or M suffix, e.g. "blosc:zstd:3:shuffle:1M".
   static llvm::Expected<CodecOptions> parse(llvm::StringRef Spec);
   /// The spelling parse() accepts.
   std::string str() const;
 };
+
+/// The shuffle actually applied to elements of Type (resolves Auto).
+Shuffle effectiveShuffle(const CodecOptions &Options, DType Type);
 
 /// Checks levels and names; ZarrWriter::create calls this.
 llvm::Error validateCodec(const CodecOptions &Options);

@@ -1,0 +1,404 @@
+//===- ZarrWriterTest.cpp - Zarr store layout, padding and atomicity ------===//
+
+#include "aimz/io/Zarr.h"
+
+#include "TestUtil.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+using namespace aimz::io;
+using namespace aimz::io::test;
+using json = nlohmann::json;
+
+namespace {
+
+json readJson(const std::string &Path) {
+  std::ifstream In(Path);
+  json J = json::parse(In, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(J.is_discarded()) << Path;
+  return J;
+}
+
+/// Decodes a chunk file of a store written with codec O.
+std::vector<uint8_t> readChunk(const std::string &Path, const CodecOptions &O,
+                               size_t Bytes) {
+  std::vector<uint8_t> Enc = readFile(Path), Out(Bytes);
+  llvm::Error E = decodeChunk(O, Enc, Out);
+  EXPECT_FALSE(E) << Path << ": " << llvm::toString(std::move(E));
+  return Out;
+}
+
+std::unique_ptr<ZarrWriter> makeWriter(const std::string &Dir, ZarrFormat F,
+                                       CodecOptions O = {}) {
+  auto W = ZarrWriter::create(Dir, F, O);
+  EXPECT_TRUE(static_cast<bool>(W)) << llvm::toString(W.takeError());
+  return W ? std::move(*W) : nullptr;
+}
+
+TEST(ZarrWriter, V2Metadata) {
+  TempDir Tmp;
+  std::string Dir = Tmp / "out.zarr";
+  auto W = makeWriter(Dir, ZarrFormat::V2);
+  ASSERT_TRUE(W);
+  ASSERT_OK(W->addArray("theta", DType::Float32, {4, 6}, {2, 4},
+                        {"draw", "theta_dim"}, {{"units", "m"}}));
+  ASSERT_OK(W->addArray("y", DType::Int32, {5}, {5}, {"obs"}));
+  ASSERT_OK(W->setGroupAttrs({{"model", "eight_schools"}, {"seed", 42}}));
+  ASSERT_OK(W->finish());
+
+  json Z = readJson(Dir + "/theta/.zarray");
+  EXPECT_EQ(Z["zarr_format"], 2);
+  EXPECT_EQ(Z["shape"], json({4, 6}));
+  EXPECT_EQ(Z["chunks"], json({2, 4}));
+  EXPECT_EQ(Z["dtype"], "<f4");
+  EXPECT_EQ(Z["fill_value"], "NaN");
+  EXPECT_EQ(Z["order"], "C");
+  EXPECT_EQ(Z["filters"], nullptr);
+  EXPECT_EQ(Z["dimension_separator"], ".");
+  EXPECT_EQ(Z["compressor"]["id"], "blosc");
+  EXPECT_EQ(Z["compressor"]["shuffle"], 1);
+  json A = readJson(Dir + "/theta/.zattrs");
+  EXPECT_EQ(A["_ARRAY_DIMENSIONS"], json({"draw", "theta_dim"}));
+  EXPECT_EQ(A["units"], "m");
+  EXPECT_EQ(readJson(Dir + "/y/.zarray")["fill_value"], 0);
+  EXPECT_EQ(readJson(Dir + "/y/.zarray")["compressor"]["shuffle"], 2);
+  EXPECT_EQ(readJson(Dir + "/.zgroup"), json({{"zarr_format", 2}}));
+  EXPECT_EQ(readJson(Dir + "/.zattrs")["model"], "eight_schools");
+  json C = readJson(Dir + "/.zmetadata");
+  EXPECT_EQ(C["zarr_consolidated_format"], 1);
+  EXPECT_EQ(C["metadata"]["theta/.zarray"], Z);
+  EXPECT_EQ(C["metadata"]["theta/.zattrs"], A);
+  EXPECT_EQ(C["metadata"][".zattrs"]["seed"], 42);
+}
+
+TEST(ZarrWriter, V3Metadata) {
+  TempDir Tmp;
+  std::string Dir = Tmp / "out.zarr";
+  auto W = makeWriter(Dir, ZarrFormat::V3);
+  ASSERT_TRUE(W);
+  ASSERT_OK(W->addArray("theta", DType::Float64, {4, 6}, {2, 4},
+                        {"draw", "theta_dim"}, {{"units", "m"}}));
+  ASSERT_OK(W->addArray("flag", DType::Bool, {3}, {3}, {"obs"}));
+  ASSERT_OK(W->setGroupAttrs({{"model", "m"}}));
+  ASSERT_OK(W->finish());
+  json Z = readJson(Dir + "/theta/zarr.json");
+  EXPECT_EQ(Z["zarr_format"], 3);
+  EXPECT_EQ(Z["node_type"], "array");
+  EXPECT_EQ(Z["data_type"], "float64");
+  EXPECT_EQ(Z["shape"], json({4, 6}));
+  EXPECT_EQ(Z["chunk_grid"]["name"], "regular");
+  EXPECT_EQ(Z["chunk_grid"]["configuration"]["chunk_shape"], json({2, 4}));
+  EXPECT_EQ(Z["chunk_key_encoding"]["name"], "default");
+  EXPECT_EQ(Z["chunk_key_encoding"]["configuration"]["separator"], "/");
+  EXPECT_EQ(Z["fill_value"], "NaN");
+  EXPECT_EQ(Z["dimension_names"], json({"draw", "theta_dim"}));
+  EXPECT_EQ(Z["attributes"]["units"], "m");
+  EXPECT_EQ(Z["codecs"][1]["configuration"]["shuffle"], "shuffle");
+  EXPECT_EQ(readJson(Dir + "/flag/zarr.json")["fill_value"], false);
+  json G = readJson(Dir + "/zarr.json");
+  EXPECT_EQ(G["node_type"], "group");
+  EXPECT_EQ(G["attributes"]["model"], "m");
+}
+
+/// Writes a 5x7 float array in 2x3 chunks (edge chunks on both axes) and
+/// checks every chunk file, including that padding is NaN.
+void checkPadding(ZarrFormat F, bool PassFullChunks) {
+  TempDir Tmp;
+  std::string Dir = Tmp / "p.zarr";
+  CodecOptions O;
+  auto W = makeWriter(Dir, F, O);
+  ASSERT_TRUE(W);
+  ASSERT_OK(W->addArray("x", DType::Float32, {5, 7}, {2, 3}, {"a", "b"}));
+  for (uint64_t I = 0; I < 3; ++I)
+    for (uint64_t J = 0; J < 3; ++J) {
+      auto G = W->chunkGeometry("x", {I, J});
+      ASSERT_EXPECTED(G);
+      // Full-size buffers carry garbage (-7) where the padding goes.
+      std::vector<float> Buf(PassFullChunks ? 6 : G->ValidBytes / 4, -7.0f);
+      uint64_t Cols = PassFullChunks ? 3 : G->Valid[1];
+      for (uint64_t R = 0; R < G->Valid[0]; ++R)
+        for (uint64_t C = 0; C < G->Valid[1]; ++C)
+          Buf[R * Cols + C] = float((I * 2 + R) * 10 + J * 3 + C);
+      ASSERT_OK(W->writeChunk("x", {I, J}, Buf.data(), Buf.size() * 4));
+    }
+  EXPECT_EQ(W->chunksWritten("x"), 9u);
+  ASSERT_OK(W->finish());
+  for (uint64_t I = 0; I < 3; ++I)
+    for (uint64_t J = 0; J < 3; ++J) {
+      std::string Key =
+          F == ZarrFormat::V2
+              ? std::to_string(I) + "." + std::to_string(J)
+              : "c/" + std::to_string(I) + "/" + std::to_string(J);
+      std::vector<uint8_t> Raw = readChunk(Dir + "/x/" + Key, O, 24);
+      float V[6];
+      std::memcpy(V, Raw.data(), 24);
+      for (uint64_t R = 0; R < 2; ++R)
+        for (uint64_t C = 0; C < 3; ++C) {
+          uint64_t Row = I * 2 + R, Col = J * 3 + C;
+          if (Row < 5 && Col < 7)
+            EXPECT_EQ(V[R * 3 + C], float(Row * 10 + Col)) << Key;
+          else
+            EXPECT_TRUE(std::isnan(V[R * 3 + C]))
+                << Key << " padding (" << R << "," << C
+                << ") = " << V[R * 3 + C];
+        }
+    }
+  for (const std::string &N : listTree(Dir))
+    EXPECT_EQ(N.find(".tmp"), std::string::npos) << N;
+}
+
+TEST(ZarrWriter, V2EdgeChunksFromValidPart) {
+  checkPadding(ZarrFormat::V2, false);
+}
+TEST(ZarrWriter, V2EdgeChunksFromFullBuffers) {
+  checkPadding(ZarrFormat::V2, true);
+}
+TEST(ZarrWriter, V3EdgeChunksFromValidPart) {
+  checkPadding(ZarrFormat::V3, false);
+}
+TEST(ZarrWriter, V3EdgeChunksFromFullBuffers) {
+  checkPadding(ZarrFormat::V3, true);
+}
+
+TEST(ZarrWriter, IntegerPaddingUsesFillValue) {
+  TempDir Tmp;
+  CodecOptions O = llvm::cantFail(CodecOptions::parse("zstd:3"));
+  auto W = makeWriter(Tmp / "i.zarr", ZarrFormat::V2, O);
+  ASSERT_TRUE(W);
+  ZarrArraySpec S;
+  S.Name = "n";
+  S.Type = DType::Int16;
+  S.Shape = {5};
+  S.Chunks = {4};
+  S.DimNames = {"obs"};
+  S.FillValue = -1;
+  ASSERT_OK(W->addArray(S));
+  int16_t Tail = 42;
+  ASSERT_OK(W->writeChunk("n", {1}, &Tail, 2));
+  ASSERT_OK(W->finish());
+  EXPECT_EQ(readJson(Tmp / "i.zarr/n/.zarray")["fill_value"], -1);
+  std::vector<uint8_t> Raw = readChunk(Tmp / "i.zarr/n/1", O, 8);
+  int16_t V[4];
+  std::memcpy(V, Raw.data(), 8);
+  EXPECT_EQ(V[0], 42);
+  EXPECT_EQ(V[1], -1);
+  EXPECT_EQ(V[3], -1);
+}
+
+TEST(ZarrWriter, ScalarArrays) {
+  for (ZarrFormat F : {ZarrFormat::V2, ZarrFormat::V3}) {
+    TempDir Tmp;
+    auto W = makeWriter(Tmp / "s.zarr", F);
+    ASSERT_TRUE(W);
+    ASSERT_OK(W->addArray("lp", DType::Float64, {}, {}, {}));
+    double X = -1.5;
+    ASSERT_OK(W->writeChunk("lp", {}, &X, 8));
+    ASSERT_OK(W->finish());
+    EXPECT_TRUE(
+        exists(Tmp / (F == ZarrFormat::V2 ? "s.zarr/lp/0" : "s.zarr/lp/c")));
+  }
+}
+
+TEST(ZarrWriter, ChunkErrors) {
+  TempDir Tmp;
+  auto W = makeWriter(Tmp / "e.zarr", ZarrFormat::V2);
+  ASSERT_TRUE(W);
+  ASSERT_OK(W->addArray("x", DType::Float32, {5, 7}, {2, 3}, {"a", "b"}));
+  std::vector<float> Buf(6);
+  std::string M = errorText(W->writeChunk("x", {0, 0}, Buf.data(), 20));
+  EXPECT_NE(M.find("chunk (0, 0) of array 'x'"), std::string::npos) << M;
+  EXPECT_NE(M.find("got 20 bytes, expected 24"), std::string::npos) << M;
+  M = errorText(W->writeChunk("x", {2, 2}, Buf.data(), 20));
+  EXPECT_NE(M.find("expected 24 (the whole chunk (2, 3) of <f4) or 4 (its "
+                   "in-bounds part (1, 1))"),
+            std::string::npos)
+      << M;
+  M = errorText(W->writeChunk("x", {3, 0}, Buf.data(), 24));
+  EXPECT_NE(M.find("outside the chunk grid (3, 3)"), std::string::npos) << M;
+  M = errorText(W->writeChunk("x", {0}, Buf.data(), 24));
+  EXPECT_NE(M.find("has rank 2"), std::string::npos) << M;
+  M = errorText(W->writeChunk("z", {0}, Buf.data(), 24));
+  EXPECT_NE(M.find("no array 'z'"), std::string::npos) << M;
+}
+
+TEST(ZarrWriter, SpecErrors) {
+  TempDir Tmp;
+  auto W = makeWriter(Tmp / "e.zarr", ZarrFormat::V3);
+  ASSERT_TRUE(W);
+  struct {
+    std::string Name;
+    std::vector<uint64_t> Shape, Chunks;
+    std::vector<std::string> Dims;
+    json Attrs;
+    const char *Want;
+  } Cases[] = {
+      {"a/b", {1}, {1}, {"d"}, json::object(), "invalid Zarr array name"},
+      {".hidden", {1}, {1}, {"d"}, json::object(), "invalid Zarr array name"},
+      {"a", {1, 2}, {1}, {"d", "e"}, json::object(), "same length"},
+      {"a", {4}, {0}, {"d"}, json::object(), "chunk extents must be >= 1"},
+      {"a", {4}, {2}, {""}, json::object(), "empty name for dimension 0"},
+      {"a", {4}, {2}, {"d"}, json::array(), "must be a JSON object"},
+      {"a", {4}, {2}, {"d"}, {{"_ARRAY_DIMENSIONS", 1}}, "must not set"},
+  };
+  for (auto &C : Cases) {
+    std::string M = errorText(W->addArray(C.Name, DType::Float32, C.Shape,
+                                          C.Chunks, C.Dims, C.Attrs));
+    EXPECT_NE(M.find(C.Want), std::string::npos) << C.Want << " -> " << M;
+  }
+  ASSERT_OK(W->addArray("a", DType::Int8, {4}, {2}, {"d"}));
+  std::string M = errorText(W->addArray("a", DType::Int8, {4}, {2}, {"d"}));
+  EXPECT_NE(M.find("already has an array 'a'"), std::string::npos) << M;
+  ZarrArraySpec S;
+  S.Name = "u";
+  S.Type = DType::UInt8;
+  S.Shape = S.Chunks = {1};
+  S.DimNames = {"d"};
+  S.FillValue = 300;
+  M = errorText(W->addArray(S));
+  EXPECT_NE(M.find("not representable as |u1"), std::string::npos) << M;
+  M = errorText(W->setGroupAttrs(json(3)));
+  EXPECT_NE(M.find("must be a JSON object"), std::string::npos) << M;
+}
+
+TEST(ZarrWriter, StoreAppearsOnlyOnFinish) {
+  TempDir Tmp;
+  std::string Dir = Tmp / "a.zarr";
+  auto W = makeWriter(Dir, ZarrFormat::V2);
+  ASSERT_TRUE(W);
+  ASSERT_OK(W->addArray("x", DType::Int32, {2}, {2}, {"d"}));
+  int32_t V[2] = {1, 2};
+  ASSERT_OK(W->writeChunk("x", {0}, V, 8));
+  EXPECT_FALSE(exists(Dir));
+  EXPECT_TRUE(exists(Dir + ".partial/x/0"));
+  ASSERT_OK(W->finish());
+  EXPECT_TRUE(exists(Dir + "/x/0"));
+  EXPECT_FALSE(exists(Dir + ".partial"));
+  W.reset(); // Destroying a finished writer keeps the store.
+  EXPECT_TRUE(exists(Dir + "/.zgroup"));
+}
+
+TEST(ZarrWriter, FinishTwiceFails) {
+  TempDir Tmp;
+  auto W = makeWriter(Tmp / "a.zarr", ZarrFormat::V3);
+  ASSERT_TRUE(W);
+  ASSERT_OK(W->finish());
+  std::string M = errorText(W->finish());
+  EXPECT_NE(M.find("already finished"), std::string::npos) << M;
+  M = errorText(W->addArray("x", DType::Int8, {1}, {1}, {"d"}));
+  EXPECT_NE(M.find("already finished"), std::string::npos) << M;
+}
+
+TEST(ZarrWriter, InterruptedWriterLeavesNothing) {
+  TempDir Tmp;
+  std::string Dir = Tmp / "a.zarr";
+  {
+    auto W = makeWriter(Dir, ZarrFormat::V2);
+    ASSERT_TRUE(W);
+    ASSERT_OK(W->addArray("x", DType::Int32, {2}, {2}, {"d"}));
+    int32_t V[2] = {1, 2};
+    ASSERT_OK(W->writeChunk("x", {0}, V, 8));
+  }
+  EXPECT_FALSE(exists(Dir));
+  EXPECT_FALSE(exists(Dir + ".partial"));
+}
+
+TEST(ZarrWriter, ReplacesExistingStoreOnlyOnFinish) {
+  for (ZarrFormat F : {ZarrFormat::V2, ZarrFormat::V3}) {
+    TempDir Tmp;
+    std::string Dir = Tmp / "a.zarr";
+    {
+      auto W = makeWriter(Dir, F);
+      ASSERT_TRUE(W);
+      ASSERT_OK(W->addArray("old", DType::Int8, {1}, {1}, {"d"}));
+      ASSERT_OK(W->finish());
+    }
+    {
+      // An abandoned rewrite leaves the old store intact.
+      auto W = makeWriter(Dir, F);
+      ASSERT_TRUE(W);
+      ASSERT_OK(W->addArray("new", DType::Int8, {1}, {1}, {"d"}));
+    }
+    EXPECT_TRUE(exists(Dir + "/old"));
+    EXPECT_FALSE(exists(Dir + "/new"));
+    {
+      auto W = makeWriter(Dir, F);
+      ASSERT_TRUE(W);
+      ASSERT_OK(W->addArray("new", DType::Int8, {1}, {1}, {"d"}));
+      EXPECT_TRUE(exists(Dir + "/old"));
+      ASSERT_OK(W->finish());
+    }
+    EXPECT_FALSE(exists(Dir + "/old"));
+    EXPECT_TRUE(exists(Dir + "/new"));
+    EXPECT_FALSE(exists(Dir + ".partial"));
+    EXPECT_FALSE(exists(Dir + ".old"));
+  }
+}
+
+TEST(ZarrWriter, RefusesToReplaceOtherData) {
+  TempDir Tmp;
+  std::string Dir = Tmp / "results";
+  ASSERT_FALSE(llvm::sys::fs::create_directory(Dir));
+  writeFile(Dir + "/thesis.tex", std::string("precious"));
+  auto W = ZarrWriter::create(Dir, ZarrFormat::V2);
+  std::string M = errorText(W);
+  EXPECT_NE(M.find("refusing to write the Zarr store"), std::string::npos) << M;
+  EXPECT_NE(M.find("results"), std::string::npos) << M;
+  EXPECT_TRUE(exists(Dir + "/thesis.tex"));
+  EXPECT_FALSE(exists(Dir + ".partial"));
+}
+
+TEST(ZarrWriter, RemovesStalePartial) {
+  TempDir Tmp;
+  std::string Dir = Tmp / "a.zarr";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Dir + ".partial/junk"));
+  auto W = makeWriter(Dir, ZarrFormat::V3);
+  ASSERT_TRUE(W);
+  EXPECT_FALSE(exists(Dir + ".partial/junk"));
+  ASSERT_OK(W->finish());
+  EXPECT_FALSE(exists(Dir + "/junk"));
+}
+
+TEST(ZarrWriter, ConcurrentChunks) {
+  TempDir Tmp;
+  std::string Dir = Tmp / "c.zarr";
+  CodecOptions O;
+  auto W = makeWriter(Dir, ZarrFormat::V3, O);
+  ASSERT_TRUE(W);
+  const uint64_t Rows = 64, Cols = 1000;
+  ASSERT_OK(
+      W->addArray("x", DType::Int32, {Rows, Cols}, {1, Cols}, {"r", "c"}));
+  std::vector<std::thread> Threads;
+  std::atomic<int> Failures{0};
+  for (unsigned T = 0; T < 4; ++T)
+    Threads.emplace_back([&, T] {
+      std::vector<int32_t> Buf(Cols);
+      for (uint64_t R = T; R < Rows; R += 4) {
+        for (uint64_t C = 0; C < Cols; ++C)
+          Buf[C] = int32_t(R * Cols + C);
+        if (llvm::Error E = W->writeChunk("x", {R, 0}, Buf.data(), Cols * 4)) {
+          llvm::consumeError(std::move(E));
+          ++Failures;
+        }
+      }
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  EXPECT_EQ(Failures, 0);
+  ASSERT_OK(W->finish());
+  for (uint64_t R = 0; R < Rows; ++R) {
+    std::vector<uint8_t> Raw =
+        readChunk(Dir + "/x/c/" + std::to_string(R) + "/0", O, Cols * 4);
+    int32_t First, Last;
+    std::memcpy(&First, Raw.data(), 4);
+    std::memcpy(&Last, Raw.data() + (Cols - 1) * 4, 4);
+    EXPECT_EQ(First, int32_t(R * Cols));
+    EXPECT_EQ(Last, int32_t(R * Cols + Cols - 1));
+  }
+}
+
+} // namespace
