@@ -1,0 +1,46 @@
+//===- Data.h - Inputs and posteriors, checked against a manifest -*- C++ -*-===//
+#ifndef AIMZ_RUN_DATA_H
+#define AIMZ_RUN_DATA_H
+
+#include "aimz/run/HostArray.h"
+#include "aimz/run/Manifest.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aimz::run {
+
+/// Messages for the user that do not stop the run.
+using Warnings = std::vector<std::string>;
+
+struct DataSet {
+  std::vector<HostArray> Inputs;  // manifest order
+  std::optional<HostArray> Observed; // the output's values, when given
+  std::map<std::string, int64_t> Bindings;
+  int64_t NumObs = 0;
+};
+
+/// Loads `--data` arguments: `name=file.npy` or `file.npz` (every member).
+/// Checks names, ranks, dtypes and that dims bind consistently.
+llvm::Expected<DataSet> loadData(const Manifest &M,
+                                 const std::vector<std::string> &Args,
+                                 bool NeedObserved, Warnings &W);
+
+struct Posterior {
+  int64_t NumDraws = 0;
+  std::vector<std::optional<HostArray>> Sites; // by manifest site index
+  bool has(int Site) const { return Sites[Site].has_value(); }
+};
+
+/// Loads a posterior .npz (one array per latent, leading axis = draws).
+/// `RequireAll` (log-likelihood) refuses a partial posterior.
+llvm::Expected<Posterior> loadPosterior(const Manifest &M,
+                                        const std::string &Path,
+                                        const DataSet &Data, bool RequireAll,
+                                        Warnings &W);
+
+} // namespace aimz::run
+
+#endif // AIMZ_RUN_DATA_H

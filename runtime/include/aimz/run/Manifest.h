@@ -1,0 +1,72 @@
+//===- Manifest.h - A compiled model's self-description ---------*- C++ -*-===//
+//
+// The runtime's view of the manifest JSON that aimzc embeds in model.so:
+// inputs, output, sites with classes and symbolic shapes, and the plan.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AIMZ_RUN_MANIFEST_H
+#define AIMZ_RUN_MANIFEST_H
+
+#include "aimz/io/DType.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace aimz::run {
+
+/// A dimension: a symbol bound from the data, or a known extent.
+using ManifestDim = std::variant<std::string, int64_t>;
+
+struct ManifestArray {
+  std::string Name;
+  io::DType Type = io::DType::Float32;
+  std::string TypeName; // as the manifest spells it: f32, i32, ...
+  std::vector<ManifestDim> Shape;
+};
+
+enum class SiteKind { Latent, Deterministic, Observed };
+
+struct ManifestSite : ManifestArray {
+  SiteKind Kind = SiteKind::Latent;
+  bool ObsAligned = false; // shape involves the observation axis
+  std::string Dist;        // empty for deterministic sites
+};
+
+struct Manifest {
+  std::string Model;
+  std::string ObsDim;
+  std::string Plan; // "obs" or "draw"
+  std::vector<std::string> PlanReason;
+  io::DType Precision = io::DType::Float32;
+  std::vector<std::string> Dims; // order of aimz_call::dims
+  std::vector<ManifestArray> Inputs;
+  ManifestArray Output;
+  std::vector<ManifestSite> Sites;
+
+  static llvm::Expected<Manifest> parse(llvm::StringRef JSON);
+
+  int siteIndex(llvm::StringRef Name) const;
+  /// The index of the output site among Sites.
+  int outputSiteIndex() const { return siteIndex(Output.Name); }
+  /// Position of the observation axis in a shape, or -1.
+  int obsAxis(const std::vector<ManifestDim> &Shape) const;
+};
+
+/// Extents of a symbolic shape under the given bindings; Unbound names a
+/// missing symbol.
+llvm::Expected<std::vector<uint64_t>>
+resolveShape(const std::vector<ManifestDim> &Shape,
+             const std::map<std::string, int64_t> &Bindings);
+
+/// `[n, 128]`
+std::string shapeString(const std::vector<ManifestDim> &Shape);
+
+} // namespace aimz::run
+
+#endif // AIMZ_RUN_MANIFEST_H

@@ -1,0 +1,56 @@
+//===- ResultSink.h - Where a run's chunks go ------------------*- C++ -*-===//
+#ifndef AIMZ_RUN_RESULTSINK_H
+#define AIMZ_RUN_RESULTSINK_H
+
+#include "aimz/io/Codec.h"
+#include "aimz/io/DType.h"
+#include "aimz/io/Zarr.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace aimz::run {
+
+/// One output array: its full shape and the chunk each batch fills.
+struct SinkArray {
+  std::string Name;
+  io::DType Type;
+  std::vector<uint64_t> Shape, Chunk;
+  std::vector<std::string> DimNames;
+  uint64_t ChunkBytes = 0;
+};
+
+class ResultSink {
+public:
+  virtual ~ResultSink() = default;
+  /// A chunk-shaped buffer for array `Array` in batch `Batch`, to be filled
+  /// by the kernels and then committed.
+  virtual llvm::Expected<void *> buffer(size_t Array, int64_t Batch) = 0;
+  /// Hands a filled buffer on (compression happens in the background).
+  virtual llvm::Error commit(size_t Array, int64_t Batch,
+                             llvm::ArrayRef<uint64_t> Coords) = 0;
+  /// Waits for outstanding work and makes the output appear, atomically.
+  virtual llvm::Error finish() = 0;
+  /// Drops everything; no output appears.
+  virtual void abandon() = 0;
+  /// What abandon() left behind, for the user.
+  virtual std::string abandonNote() const = 0;
+};
+
+/// A Zarr group at Dir, chunks compressed by `Threads` workers.
+llvm::Expected<std::unique_ptr<ResultSink>>
+createZarrSink(const std::string &Dir, io::ZarrFormat Format,
+               const io::CodecOptions &Codec,
+               const std::vector<SinkArray> &Arrays,
+               const nlohmann::json &GroupAttrs, unsigned Threads);
+
+/// One .npz written at finish(); the whole result is held in memory.
+llvm::Expected<std::unique_ptr<ResultSink>>
+createNpzSink(const std::string &Path, const std::vector<SinkArray> &Arrays);
+
+} // namespace aimz::run
+
+#endif // AIMZ_RUN_RESULTSINK_H

@@ -1,0 +1,60 @@
+//===- Runner.h - Shard a model's work over devices, stream results -*- C++ -*-===//
+//
+// Splits draws x observations into batches along the plan's axis, computes
+// each batch on every device (CPU worker threads) in rectangles, and hands
+// the filled chunks to a sink: a Zarr store compressed by a thread pool
+// while the next batch computes, or one in-memory .npz.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AIMZ_RUN_RUNNER_H
+#define AIMZ_RUN_RUNNER_H
+
+#include "aimz/io/Codec.h"
+#include "aimz/io/Zarr.h"
+#include "aimz/run/Data.h"
+#include "aimz/run/ModelLibrary.h"
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace aimz::run {
+
+enum class ShardAxis { Auto, Obs, Draw };
+
+struct RunOptions {
+  EntryKind Kind = EntryKind::Predict;
+  ShardAxis Axis = ShardAxis::Auto;
+  int64_t BatchSize = 0;  // 0: chosen from ChunkBudgetBytes
+  unsigned Devices = 0;   // 0: every hardware thread
+  uint64_t Seed = 0;
+  std::vector<std::string> ReturnSites; // empty: the default set
+  int64_t NumSamples = 1000;            // prior predictive draws
+  std::string OutPath;                  // a directory store, or *.npz
+  io::ZarrFormat Format = io::ZarrFormat::V2;
+  io::CodecOptions Codec;
+  bool Progress = false;
+  size_t ChunkBudgetBytes = 8u << 20; // target size of one chunk
+  std::string ToolVersion;
+};
+
+struct RunReport {
+  std::string Plan;
+  int64_t Draws = 0, Observations = 0, BatchSize = 0, Batches = 0;
+  unsigned Devices = 0;
+  double Seconds = 0;
+  std::vector<std::string> Sites;
+};
+
+/// Set from a signal handler; a run polls it and stops within a rectangle.
+extern std::atomic<bool> InterruptRequested;
+
+/// Runs `Opts.Kind` over `Data` (and `Post`, null for prior predictive)
+/// and writes the result to `Opts.OutPath`.
+llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
+                                   const DataSet &Data, const Posterior *Post,
+                                   const RunOptions &Opts, Warnings &W);
+
+} // namespace aimz::run
+
+#endif // AIMZ_RUN_RUNNER_H

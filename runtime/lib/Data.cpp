@@ -1,0 +1,221 @@
+//===- Data.cpp - Inputs and posteriors, checked against a manifest -------===//
+#include "aimz/run/Data.h"
+
+#include "aimz/io/Npz.h"
+#include "aimz/io/Shape.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+
+namespace aimz::run {
+
+static llvm::Error error(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+static std::string names(const std::vector<ManifestArray> &As) {
+  std::vector<std::string> N;
+  for (const auto &A : As)
+    N.push_back(A.Name);
+  return N.empty() ? "(none)" : llvm::join(N, ", ");
+}
+
+/// Binds the symbols of `Decl`'s shape from `Actual`, checking known extents
+/// and earlier bindings.
+static llvm::Error bindShape(const ManifestArray &Decl,
+                        llvm::ArrayRef<uint64_t> Actual,
+                        const std::string &What, const std::string &ObsDim,
+                        std::map<std::string, int64_t> &Bindings,
+                        std::map<std::string, std::string> &BoundBy) {
+  std::string Declared = Decl.TypeName + shapeString(Decl.Shape);
+  if (Actual.size() != Decl.Shape.size())
+    return error(What + " has shape " + io::formatShape(Actual) +
+                 " but the model declares " + Decl.Name + ": " + Declared);
+  for (size_t I = 0; I < Actual.size(); ++I) {
+    int64_t V = static_cast<int64_t>(Actual[I]);
+    if (const auto *E = std::get_if<int64_t>(&Decl.Shape[I])) {
+      if (*E != V)
+        return error(What + " has shape " + io::formatShape(Actual) +
+                     " but the model declares " + Decl.Name + ": " +
+                     Declared);
+      continue;
+    }
+    const std::string &Sym = std::get<std::string>(Decl.Shape[I]);
+    auto [It, New] = Bindings.emplace(Sym, V);
+    if (!New && It->second != V)
+      return error("dimension '" + Sym + "'" +
+                   (Sym == ObsDim ? " (the observation axis)" : "") + " is " +
+                   std::to_string(It->second) + " in " + BoundBy[Sym] +
+                   " but " + std::to_string(V) + " in " + What);
+    if (New)
+      BoundBy[Sym] = What;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<DataSet> loadData(const Manifest &M,
+                                 const std::vector<std::string> &Args,
+                                 bool NeedObserved, Warnings &W) {
+  // Collect name -> array from every argument.
+  std::map<std::string, io::NpyArray> Given;
+  for (const std::string &A : Args) {
+    auto Eq = A.find('=');
+    if (Eq == std::string::npos) {
+      if (!llvm::StringRef(A).ends_with(".npz"))
+        return error("--data '" + A +
+                     "': give NAME=FILE.npy or an .npz file holding arrays "
+                     "named after the inputs (" + names(M.Inputs) + ")");
+      auto Z = io::NpzArchive::open(A);
+      if (!Z)
+        return Z.takeError();
+      for (const std::string &N : Z->names()) {
+        auto Arr = Z->array(N);
+        if (!Arr)
+          return Arr.takeError();
+        Given.insert_or_assign(N, std::move(*Arr));
+      }
+      continue;
+    }
+    std::string Name = A.substr(0, Eq), File = A.substr(Eq + 1);
+    auto Arr = io::NpyArray::open(File);
+    if (!Arr)
+      return Arr.takeError();
+    Given.insert_or_assign(Name, std::move(*Arr));
+  }
+
+  DataSet D;
+  std::map<std::string, std::string> BoundBy;
+  for (const ManifestArray &In : M.Inputs) {
+    auto It = Given.find(In.Name);
+    if (It == Given.end())
+      return error("input '" + In.Name + "' is missing; pass --data " +
+                   In.Name + "=" + In.Name + ".npy (the model's inputs: " +
+                   names(M.Inputs) + ")");
+    std::string What = "input '" + In.Name + "'";
+    if (auto E = bindShape(In, It->second.shape(), What, M.ObsDim, D.Bindings,
+                      BoundBy))
+      return std::move(E);
+    auto H = asHostArray(It->second, In.Type, What, Conversion::Widening);
+    if (!H)
+      return H.takeError();
+    D.Inputs.push_back(std::move(*H));
+    llvm::consumeError(It->second.adviseSequential());
+  }
+  auto Out = Given.find(M.Output.Name);
+  if (Out != Given.end()) {
+    if (NeedObserved) {
+      std::string What = "observed output '" + M.Output.Name + "'";
+      if (auto E = bindShape(M.Output, Out->second.shape(), What, M.ObsDim,
+                        D.Bindings, BoundBy))
+        return std::move(E);
+      auto H = asHostArray(Out->second, M.Output.Type, What,
+                           Conversion::Widening);
+      if (!H)
+        return H.takeError();
+      D.Observed = std::move(*H);
+    } else {
+      W.push_back("ignoring --data " + M.Output.Name +
+                  ": the output is sampled, not read, by this command");
+    }
+  } else if (NeedObserved) {
+    return error("log-likelihood needs the observed output: pass --data " +
+                 M.Output.Name + "=" + M.Output.Name + ".npy");
+  }
+  for (const auto &[Name, A] : Given)
+    if (Name != M.Output.Name &&
+        std::none_of(M.Inputs.begin(), M.Inputs.end(),
+                     [&](const ManifestArray &I) { return I.Name == Name; }))
+      W.push_back("ignoring '" + Name + "' from --data: the model has no "
+                  "such input (its inputs: " + names(M.Inputs) + ")");
+
+  auto N = D.Bindings.find(M.ObsDim);
+  if (N == D.Bindings.end())
+    return error("the number of observations is unknown: the model has no "
+                 "input with the observation axis '" + M.ObsDim + "'");
+  if (N->second == 0)
+    return error("the data has no observations (the observation axis '" +
+                 M.ObsDim + "' is 0)");
+  D.NumObs = N->second;
+  return D;
+}
+
+llvm::Expected<Posterior> loadPosterior(const Manifest &M,
+                                        const std::string &Path,
+                                        const DataSet &Data, bool RequireAll,
+                                        Warnings &W) {
+  auto Z = io::NpzArchive::open(Path);
+  if (!Z)
+    return Z.takeError();
+  Posterior P;
+  P.Sites.resize(M.Sites.size());
+  std::string DrawsFrom;
+  for (const std::string &Name : Z->names()) {
+    int S = M.siteIndex(Name);
+    if (S < 0) {
+      W.push_back("posterior '" + Path + "' has '" + Name +
+                  "', which is not a site of model '" + M.Model +
+                  "'; ignoring it");
+      continue;
+    }
+    const ManifestSite &Site = M.Sites[S];
+    if (Site.Kind == SiteKind::Observed) {
+      W.push_back("dropping '" + Name + "' from the posterior: it is the "
+                  "model's output, which is sampled, not conditioned on");
+      continue;
+    }
+    if (Site.Kind == SiteKind::Deterministic)
+      continue; // recomputed from the latents
+    auto A = Z->array(Name);
+    if (!A)
+      return A.takeError();
+    std::string What = "posterior '" + Name + "'";
+    auto Want = resolveShape(Site.Shape, Data.Bindings);
+    if (!Want)
+      return Want.takeError();
+    llvm::ArrayRef<uint64_t> Got = A->shape();
+    if (Got.empty())
+      return error(What + " is a scalar; a posterior holds one value per "
+                   "draw (leading axis = draws)");
+    std::vector<uint64_t> Expect = {Got[0]};
+    Expect.insert(Expect.end(), Want->begin(), Want->end());
+    if (std::vector<uint64_t>(Got.begin(), Got.end()) != Expect) {
+      std::string Msg = What + " has shape " + io::formatShape(Got) +
+                        " but the model needs (draws, " +
+                        shapeString(Site.Shape).substr(1);
+      Msg.back() = ')';
+      Msg += " = " + io::formatShape(Expect);
+      int Axis = M.obsAxis(Site.Shape);
+      if (Axis >= 0 && Got.size() == Expect.size() &&
+          Got[Axis + 1] != Expect[Axis + 1])
+        Msg += "; it holds " + std::to_string(Got[Axis + 1]) +
+               " observations but the data has " +
+               std::to_string(Data.NumObs);
+      return error(Msg);
+    }
+    if (P.NumDraws == 0) {
+      P.NumDraws = static_cast<int64_t>(Got[0]);
+      DrawsFrom = Name;
+    } else if (P.NumDraws != static_cast<int64_t>(Got[0])) {
+      return error("the posterior's sites disagree on the number of draws: '" +
+                   DrawsFrom + "' has " + std::to_string(P.NumDraws) +
+                   " but '" + Name + "' has " + std::to_string(Got[0]));
+    }
+    auto H = asHostArray(*A, Site.Type, What, Conversion::FloatPrecision);
+    if (!H)
+      return H.takeError();
+    P.Sites[S] = std::move(*H);
+  }
+  std::vector<std::string> Missing;
+  for (size_t S = 0; S < M.Sites.size(); ++S)
+    if (M.Sites[S].Kind == SiteKind::Latent && !P.Sites[S])
+      Missing.push_back(M.Sites[S].Name);
+  if (RequireAll && !Missing.empty())
+    return error("log-likelihood needs every latent in the posterior; '" +
+                 Path + "' lacks " + llvm::join(Missing, ", "));
+  if (P.NumDraws == 0)
+    return error("posterior '" + Path + "' holds none of the model's latents "
+                 "or has zero draws");
+  return P;
+}
+
+} // namespace aimz::run

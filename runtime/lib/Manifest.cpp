@@ -1,0 +1,139 @@
+//===- Manifest.cpp - A compiled model's self-description -----------------===//
+#include "aimz/run/Manifest.h"
+
+#include <nlohmann/json.hpp>
+
+namespace aimz::run {
+
+static llvm::Error bad(const llvm::Twine &Why) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "the model's manifest is malformed: " + Why);
+}
+
+static llvm::Expected<io::DType> dtypeOf(const std::string &Name) {
+  if (Name == "f32")
+    return io::DType::Float32;
+  if (Name == "f64")
+    return io::DType::Float64;
+  if (Name == "i32")
+    return io::DType::Int32;
+  if (Name == "i64")
+    return io::DType::Int64;
+  if (Name == "bool")
+    return io::DType::Bool;
+  return bad("unknown dtype '" + Name + "'");
+}
+
+static llvm::Error readArray(const nlohmann::json &J, ManifestArray &A) {
+  if (!J.is_object() || !J.contains("name") || !J.contains("dtype") ||
+      !J.contains("shape"))
+    return bad("an array lacks name, dtype or shape");
+  A.Name = J["name"].get<std::string>();
+  A.TypeName = J["dtype"].get<std::string>();
+  auto T = dtypeOf(A.TypeName);
+  if (!T)
+    return T.takeError();
+  A.Type = *T;
+  for (const auto &D : J["shape"]) {
+    if (D.is_string())
+      A.Shape.push_back(D.get<std::string>());
+    else if (D.is_number_integer())
+      A.Shape.push_back(D.get<int64_t>());
+    else
+      return bad("a dimension is neither a name nor an integer");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
+  nlohmann::json J = nlohmann::json::parse(Text.begin(), Text.end(), nullptr,
+                                           /*allow_exceptions=*/false);
+  if (J.is_discarded() || !J.is_object())
+    return bad("not a JSON object");
+  Manifest M;
+  try {
+    M.Model = J.at("model").get<std::string>();
+    M.ObsDim = J.at("obs_dim").get<std::string>();
+    M.Plan = J.at("plan").get<std::string>();
+    M.PlanReason = J.at("plan_reason").get<std::vector<std::string>>();
+    M.Dims = J.at("dims").get<std::vector<std::string>>();
+    auto P = dtypeOf(J.at("precision").get<std::string>());
+    if (!P)
+      return P.takeError();
+    M.Precision = *P;
+    for (const auto &I : J.at("inputs")) {
+      ManifestArray A;
+      if (auto E = readArray(I, A))
+        return std::move(E);
+      M.Inputs.push_back(std::move(A));
+    }
+    if (auto E = readArray(J.at("output"), M.Output))
+      return std::move(E);
+    for (const auto &S : J.at("sites")) {
+      ManifestSite Site;
+      if (auto E = readArray(S, Site))
+        return std::move(E);
+      std::string Kind = S.at("kind").get<std::string>();
+      Site.Kind = Kind == "latent"          ? SiteKind::Latent
+                  : Kind == "deterministic" ? SiteKind::Deterministic
+                                            : SiteKind::Observed;
+      Site.Dist = S.value("dist", "");
+      Site.ObsAligned = M.obsAxis(Site.Shape) >= 0;
+      M.Sites.push_back(std::move(Site));
+    }
+  } catch (const nlohmann::json::exception &E) {
+    return bad(E.what());
+  }
+  if (M.outputSiteIndex() < 0)
+    return bad("the output site is missing");
+  return M;
+}
+
+int Manifest::siteIndex(llvm::StringRef Name) const {
+  for (size_t I = 0; I < Sites.size(); ++I)
+    if (Sites[I].Name == Name)
+      return static_cast<int>(I);
+  return -1;
+}
+
+int Manifest::obsAxis(const std::vector<ManifestDim> &Shape) const {
+  for (size_t I = 0; I < Shape.size(); ++I)
+    if (const auto *S = std::get_if<std::string>(&Shape[I]); S && *S == ObsDim)
+      return static_cast<int>(I);
+  return -1;
+}
+
+llvm::Expected<std::vector<uint64_t>>
+resolveShape(const std::vector<ManifestDim> &Shape,
+             const std::map<std::string, int64_t> &Bindings) {
+  std::vector<uint64_t> Out;
+  for (const ManifestDim &D : Shape) {
+    if (const auto *E = std::get_if<int64_t>(&D)) {
+      Out.push_back(static_cast<uint64_t>(*E));
+      continue;
+    }
+    const std::string &Name = std::get<std::string>(D);
+    auto It = Bindings.find(Name);
+    if (It == Bindings.end())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "dimension '" + Name + "' is not bound by any input");
+    Out.push_back(static_cast<uint64_t>(It->second));
+  }
+  return Out;
+}
+
+std::string shapeString(const std::vector<ManifestDim> &Shape) {
+  std::string S = "[";
+  for (size_t I = 0; I < Shape.size(); ++I) {
+    if (I)
+      S += ", ";
+    if (const auto *N = std::get_if<std::string>(&Shape[I]))
+      S += *N;
+    else
+      S += std::to_string(std::get<int64_t>(Shape[I]));
+  }
+  return S + "]";
+}
+
+} // namespace aimz::run

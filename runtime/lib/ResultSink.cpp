@@ -1,0 +1,121 @@
+//===- ResultSink.cpp - Where a run's chunks go ---------------------------===//
+#include "aimz/run/ResultSink.h"
+
+#include "aimz/io/ChunkPipeline.h"
+#include "aimz/io/Npz.h"
+
+#include <map>
+
+namespace aimz::run {
+namespace {
+
+class ZarrSink : public ResultSink {
+public:
+  std::unique_ptr<io::ZarrWriter> Writer;
+  std::unique_ptr<io::ChunkPipeline> Pipeline;
+  std::vector<SinkArray> Arrays;
+  std::map<size_t, io::PooledBuffer> Pending;
+
+  llvm::Expected<void *> buffer(size_t Array, int64_t) override {
+    auto B = Pipeline->acquireBuffer();
+    if (!B)
+      return B.takeError();
+    void *P = B->data();
+    Pending[Array] = std::move(*B);
+    return P;
+  }
+  llvm::Error commit(size_t Array, int64_t,
+                     llvm::ArrayRef<uint64_t> Coords) override {
+    auto It = Pending.find(Array);
+    io::PooledBuffer B = std::move(It->second);
+    Pending.erase(It);
+    return Pipeline->submit(Arrays[Array].Name, Coords, std::move(B),
+                            Arrays[Array].ChunkBytes);
+  }
+  llvm::Error finish() override {
+    if (llvm::Error E = Pipeline->drain())
+      return E;
+    return Writer->finish();
+  }
+  void abandon() override {
+    Pending.clear();
+    Pipeline.reset();
+    Writer->abandon();
+  }
+  std::string abandonNote() const override {
+    return "no store was written at '" + Writer->path() +
+           "' (the partial output was removed)";
+  }
+};
+
+class NpzSink : public ResultSink {
+public:
+  std::string Path;
+  std::vector<SinkArray> Arrays;
+  std::vector<std::vector<uint8_t>> Data;
+
+  llvm::Expected<void *> buffer(size_t Array, int64_t) override {
+    return Data[Array].data();
+  }
+  llvm::Error commit(size_t, int64_t, llvm::ArrayRef<uint64_t>) override {
+    return llvm::Error::success();
+  }
+  llvm::Error finish() override {
+    std::vector<io::NpzMember> Members;
+    for (size_t I = 0; I < Arrays.size(); ++I)
+      Members.push_back({Arrays[I].Name, Arrays[I].Type, Arrays[I].Shape,
+                         Data[I].data()});
+    return io::writeNpz(Path, Members);
+  }
+  void abandon() override { Data.clear(); }
+  std::string abandonNote() const override {
+    return "'" + Path + "' was not written";
+  }
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<ResultSink>>
+createZarrSink(const std::string &Dir, io::ZarrFormat Format,
+               const io::CodecOptions &Codec,
+               const std::vector<SinkArray> &Arrays,
+               const nlohmann::json &GroupAttrs, unsigned Threads) {
+  auto S = std::make_unique<ZarrSink>();
+  auto W = io::ZarrWriter::create(Dir, Format, Codec);
+  if (!W)
+    return W.takeError();
+  S->Writer = std::move(*W);
+  S->Arrays = Arrays;
+  uint64_t MaxChunk = 1;
+  for (const SinkArray &A : Arrays) {
+    if (llvm::Error E = S->Writer->addArray(A.Name, A.Type, A.Shape, A.Chunk,
+                                            A.DimNames))
+      return std::move(E);
+    MaxChunk = std::max(MaxChunk, A.ChunkBytes);
+  }
+  if (llvm::Error E = S->Writer->setGroupAttrs(GroupAttrs))
+    return std::move(E);
+  io::PipelineOptions P;
+  P.Threads = Threads;
+  P.BufferBytes = MaxChunk;
+  P.QueueDepth = 2 * Arrays.size() + Threads;
+  // A batch's chunks, those being compressed, and those queued.
+  P.MaxBuffers = P.QueueDepth + Threads + Arrays.size() + 1;
+  auto Pipe = io::ChunkPipeline::forWriter(*S->Writer, P);
+  if (!Pipe)
+    return Pipe.takeError();
+  S->Pipeline = std::move(*Pipe);
+  return std::unique_ptr<ResultSink>(std::move(S));
+}
+
+llvm::Expected<std::unique_ptr<ResultSink>>
+createNpzSink(const std::string &Path, const std::vector<SinkArray> &Arrays) {
+  auto S = std::make_unique<NpzSink>();
+  S->Path = Path;
+  S->Arrays = Arrays;
+  for (const SinkArray &A : Arrays)
+    S->Data.emplace_back(A.ChunkBytes);
+  return std::unique_ptr<ResultSink>(std::move(S));
+}
+
+} // namespace aimz::run

@@ -1,0 +1,431 @@
+//===- Runner.cpp - Shard a model's work over devices, stream results -----===//
+#include "aimz/run/Runner.h"
+#include "aimz/run/ProgressBar.h"
+#include "aimz/run/ResultSink.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <ctime>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace aimz::run {
+
+std::atomic<bool> InterruptRequested{false};
+
+namespace {
+
+llvm::Error error(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+const char *computedName(EntryKind K) {
+  switch (K) {
+  case EntryKind::Predict:
+    return "posterior_predictive";
+  case EntryKind::LogLikelihood:
+    return "log_likelihood";
+  case EntryKind::PriorPredictive:
+    return "prior_predictive";
+  }
+  return "";
+}
+
+/// One thread per device, each with its own reused scratch buffer; run()
+/// hands every device a task and waits for all of them.
+class DevicePool {
+public:
+  explicit DevicePool(unsigned N) : Scratch(N), Errors(N) {
+    for (unsigned I = 0; I < N; ++I)
+      Threads.emplace_back([this, I] { loop(I); });
+  }
+  ~DevicePool() {
+    {
+      std::lock_guard<std::mutex> L(M);
+      Stop = true;
+    }
+    Wake.notify_all();
+    for (auto &T : Threads)
+      T.join();
+  }
+  unsigned size() const { return static_cast<unsigned>(Threads.size()); }
+
+  /// Runs Task(device, scratch) on every device; returns the first error.
+  llvm::Error run(std::function<llvm::Error(unsigned, std::vector<uint8_t> &)> T) {
+    {
+      std::unique_lock<std::mutex> L(M);
+      Task = std::move(T);
+      Pending = size();
+      ++Generation;
+    }
+    Wake.notify_all();
+    std::unique_lock<std::mutex> L(M);
+    Done.wait(L, [&] { return Pending == 0; });
+    for (auto &E : Errors)
+      if (E)
+        return error(*std::exchange(E, std::nullopt));
+    return llvm::Error::success();
+  }
+
+private:
+  void loop(unsigned I) {
+    uint64_t Seen = 0;
+    while (true) {
+      std::function<llvm::Error(unsigned, std::vector<uint8_t> &)> T;
+      {
+        std::unique_lock<std::mutex> L(M);
+        Wake.wait(L, [&] { return Stop || Generation != Seen; });
+        if (Stop)
+          return;
+        Seen = Generation;
+        T = Task;
+      }
+      if (llvm::Error E = T(I, Scratch[I]))
+        Errors[I] = llvm::toString(std::move(E));
+      std::lock_guard<std::mutex> L(M);
+      if (--Pending == 0)
+        Done.notify_all();
+    }
+  }
+
+  std::vector<std::thread> Threads;
+  std::vector<std::vector<uint8_t>> Scratch;
+  std::vector<std::optional<std::string>> Errors;
+  std::mutex M;
+  std::condition_variable Wake, Done;
+  std::function<llvm::Error(unsigned, std::vector<uint8_t> &)> Task;
+  unsigned Pending = 0;
+  uint64_t Generation = 0;
+  bool Stop = false;
+};
+
+/// A returned site's geometry in the output.
+struct OutputArray {
+  int Site;                       // manifest index
+  std::string Name;
+  io::DType Type;
+  std::vector<uint64_t> Extents;  // the site's own shape
+  int ObsAxis;                    // within Extents, or -1
+  std::vector<uint64_t> Shape;    // (draws, ...Extents)
+  std::vector<uint64_t> Chunk;
+  std::vector<int64_t> ChunkStrides; // elements, C order of Chunk
+  uint64_t ChunkBytes = 0;
+};
+
+std::string isoTimeNow() {
+  std::time_t T = std::time(nullptr);
+  char Buf[32];
+  std::strftime(Buf, sizeof Buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&T));
+  return Buf;
+}
+
+} // namespace
+
+llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
+                                   const DataSet &Data, const Posterior *Post,
+                                   const RunOptions &Opts, Warnings &W) {
+  const Manifest &M = Lib.manifest();
+  RunReport R;
+  const int64_t N = Data.NumObs;
+  const int64_t D =
+      Opts.Kind == EntryKind::PriorPredictive ? Opts.NumSamples : Post->NumDraws;
+  if (D <= 0)
+    return error("the number of draws must be positive");
+
+  // The plan: compiled in, honoured, and overridden only where it cannot
+  // work (observation-aligned latents in the posterior need 'draw').
+  bool PostHasLocal = false;
+  std::vector<std::string> LocalGiven;
+  if (Post && Opts.Kind != EntryKind::PriorPredictive)
+    for (size_t S = 0; S < M.Sites.size(); ++S)
+      if (M.Sites[S].Kind == SiteKind::Latent && M.Sites[S].ObsAligned &&
+          Post->has(S)) {
+        PostHasLocal = true;
+        LocalGiven.push_back(M.Sites[S].Name);
+      }
+  bool ObsPlan;
+  switch (Opts.Axis) {
+  case ShardAxis::Auto:
+    ObsPlan = M.Plan == "obs";
+    break;
+  case ShardAxis::Obs:
+    ObsPlan = !PostHasLocal;
+    if (PostHasLocal)
+      W.push_back("--shard-axis obs cannot split the posterior's "
+                  "observation-aligned latent(s) " +
+                  llvm::join(LocalGiven, ", ") +
+                  " across devices; running with --shard-axis draw (pass "
+                  "--shard-axis draw to silence this warning)");
+    break;
+  case ShardAxis::Draw:
+    ObsPlan = false;
+    break;
+  }
+  R.Plan = ObsPlan ? "obs" : "draw";
+
+  // Which sites to write.
+  std::vector<int> Sites;
+  int OutSite = M.outputSiteIndex();
+  if (Opts.ReturnSites.empty()) {
+    Sites.push_back(OutSite);
+    if (Opts.Kind != EntryKind::LogLikelihood)
+      for (size_t S = 0; S < M.Sites.size(); ++S)
+        if (M.Sites[S].Kind == SiteKind::Deterministic)
+          Sites.push_back(S);
+  } else {
+    for (const std::string &Name : Opts.ReturnSites) {
+      int S = M.siteIndex(Name);
+      if (S < 0) {
+        std::vector<std::string> Known;
+        for (const auto &Si : M.Sites)
+          Known.push_back(Si.Name);
+        return error("--return-sites: model '" + M.Model +
+                     "' has no site '" + Name + "' (its sites: " +
+                     llvm::join(Known, ", ") + ")");
+      }
+      if (Opts.Kind == EntryKind::LogLikelihood && S != OutSite)
+        return error("--return-sites: log-likelihood returns only the "
+                     "output site '" + M.Output.Name + "'");
+      if (!llvm::is_contained(Sites, S))
+        Sites.push_back(S);
+    }
+  }
+
+  // Geometry and the default batch from the chunk budget.
+  std::vector<OutputArray> Outs;
+  uint64_t BytesPerObsAllDraws = 0, BytesPerDrawAllObs = 0;
+  for (int S : Sites) {
+    const ManifestSite &Si = M.Sites[S];
+    OutputArray O;
+    O.Site = S;
+    O.Name = Si.Name;
+    O.Type = Opts.Kind == EntryKind::LogLikelihood ? M.Precision : Si.Type;
+    auto E = resolveShape(Si.Shape, Data.Bindings);
+    if (!E)
+      return E.takeError();
+    O.Extents = *E;
+    O.ObsAxis = M.obsAxis(Si.Shape);
+    uint64_t Elem = io::dtypeSize(O.Type);
+    for (uint64_t X : O.Extents)
+      Elem *= X;
+    if (O.ObsAxis >= 0)
+      BytesPerObsAllDraws += Elem / N * D;
+    BytesPerDrawAllObs += Elem;
+    Outs.push_back(std::move(O));
+  }
+  unsigned Devices = Opts.Devices ? Opts.Devices
+                                  : std::max(1u, std::thread::hardware_concurrency());
+  int64_t Total = ObsPlan ? N : D;
+  int64_t B = Opts.BatchSize;
+  if (B <= 0) {
+    uint64_t PerUnit = ObsPlan ? BytesPerObsAllDraws : BytesPerDrawAllObs;
+    B = static_cast<int64_t>(Opts.ChunkBudgetBytes / std::max<uint64_t>(1, PerUnit));
+    B = std::max<int64_t>(B, 1);
+    if (B >= static_cast<int64_t>(Devices))
+      B -= B % Devices;
+  } else if (B % Devices != 0) {
+    W.push_back(llvm::formatv("--batch-size {0} is not a multiple of the {1} "
+                              "devices; some devices get less work per batch",
+                              B, Devices)
+                    .str());
+  }
+  bool ToNpz = llvm::StringRef(Opts.OutPath).ends_with(".npz");
+  if (ToNpz)
+    B = Total; // one in-memory pass
+  B = std::min(B, Total);
+  int64_t Batches = (Total + B - 1) / B;
+  R.Draws = D;
+  R.Observations = N;
+  R.BatchSize = B;
+  R.Batches = Batches;
+  R.Devices = Devices;
+
+  for (OutputArray &O : Outs) {
+    O.Shape = {static_cast<uint64_t>(D)};
+    O.Shape.insert(O.Shape.end(), O.Extents.begin(), O.Extents.end());
+    O.Chunk = O.Shape;
+    if (ObsPlan) {
+      if (O.ObsAxis >= 0)
+        O.Chunk[O.ObsAxis + 1] = B;
+    } else {
+      O.Chunk[0] = B;
+    }
+    O.ChunkStrides.assign(O.Chunk.size(), 1);
+    for (size_t I = O.Chunk.size() - 1; I-- > 0;)
+      O.ChunkStrides[I] = O.ChunkStrides[I + 1] * O.Chunk[I + 1];
+    O.ChunkBytes = io::dtypeSize(O.Type);
+    for (uint64_t X : O.Chunk)
+      O.ChunkBytes *= X;
+    R.Sites.push_back(O.Name);
+  }
+
+  // The sink.
+  nlohmann::json Attrs = {
+      {"computed", computedName(Opts.Kind)},
+      {"model", M.Model},
+      {"plan", R.Plan},
+      {"seed", Opts.Seed},
+      {"batch_size", B},
+      {"num_draws", D},
+      {"num_observations", N},
+      {"created", isoTimeNow()},
+      {"tool", "aimz-run " + Opts.ToolVersion}};
+  std::vector<SinkArray> SinkArrays;
+  for (const OutputArray &O : Outs) {
+    SinkArray A;
+    A.Name = O.Name;
+    A.Type = O.Type;
+    A.Shape = O.Shape;
+    A.Chunk = O.Chunk;
+    A.DimNames.push_back("draw");
+    for (size_t I = 0; I < O.Extents.size(); ++I)
+      A.DimNames.push_back(O.Name + "_dim_" + std::to_string(I));
+    A.ChunkBytes = O.ChunkBytes;
+    SinkArrays.push_back(std::move(A));
+  }
+  auto Sink = ToNpz ? createNpzSink(Opts.OutPath, SinkArrays)
+                    : createZarrSink(Opts.OutPath, Opts.Format, Opts.Codec,
+                                     SinkArrays, Attrs, Devices);
+  if (!Sink)
+    return Sink.takeError();
+
+  // Views that do not change between calls.
+  std::vector<std::vector<int64_t>> InStrides, PostStrides(M.Sites.size());
+  std::vector<aimz_view> InViews, PostViews(M.Sites.size(), aimz_view{nullptr, nullptr});
+  for (const HostArray &H : Data.Inputs)
+    InStrides.push_back(H.strides());
+  for (size_t I = 0; I < Data.Inputs.size(); ++I)
+    InViews.push_back({const_cast<void *>(Data.Inputs[I].Data), InStrides[I].data()});
+  std::vector<int64_t> ObservedStrides;
+  aimz_view ObservedView{nullptr, nullptr};
+  if (Data.Observed) {
+    ObservedStrides = Data.Observed->strides();
+    ObservedView = {const_cast<void *>(Data.Observed->Data), ObservedStrides.data()};
+  }
+  if (Post && Opts.Kind != EntryKind::PriorPredictive)
+    for (size_t S = 0; S < M.Sites.size(); ++S)
+      if (Post->has(S)) {
+        PostStrides[S] = Post->Sites[S]->strides();
+        PostViews[S] = {const_cast<void *>(Post->Sites[S]->Data),
+                        PostStrides[S].data()};
+      }
+  std::vector<int64_t> Dims;
+  for (const std::string &Sym : M.Dims)
+    Dims.push_back(Data.Bindings.at(Sym));
+  EntryFn Entry = Lib.entry(Opts.Kind);
+
+  DevicePool Pool(Devices);
+  ProgressBar Bar(Opts.Progress, Batches,
+                  static_cast<double>(D) * static_cast<double>(N));
+  auto Start = std::chrono::steady_clock::now();
+
+  // Draws per kernel call: small enough to notice Ctrl-C quickly.
+  const int64_t DrawStep = ObsPlan ? 16 : 1;
+  for (int64_t Batch = 0; Batch < Batches; ++Batch) {
+    int64_t U0 = Batch * B, U1 = std::min(Total, U0 + B);
+    // Chunk buffers for this batch (globals under 'obs': first batch only).
+    std::vector<void *> Buffers(Outs.size(), nullptr);
+    for (size_t I = 0; I < Outs.size(); ++I) {
+      if (ObsPlan && Outs[I].ObsAxis < 0 && Batch > 0)
+        continue;
+      auto P = (*Sink)->buffer(I, Batch);
+      if (!P)
+        return P.takeError();
+      Buffers[I] = *P;
+    }
+    int64_t ChunkDraw0 = ObsPlan ? 0 : U0, ChunkObs0 = ObsPlan ? U0 : 0;
+
+    auto Work = [&](unsigned Dev, std::vector<uint8_t> &Scratch) -> llvm::Error {
+      // This device's share of the batch.
+      int64_t Len = U1 - U0;
+      int64_t P0 = U0 + Len * Dev / Devices, P1 = U0 + Len * (Dev + 1) / Devices;
+      if (P0 == P1)
+        return llvm::Error::success();
+      int64_t Dr0 = ObsPlan ? 0 : P0, Dr1 = ObsPlan ? D : P1;
+      int64_t Ob0 = ObsPlan ? P0 : 0, Ob1 = ObsPlan ? P1 : N;
+      std::vector<aimz_view> Results(M.Sites.size(), aimz_view{nullptr, nullptr});
+      for (size_t I = 0; I < Outs.size(); ++I)
+        if (Buffers[I])
+          Results[Outs[I].Site] = {Buffers[I], Outs[I].ChunkStrides.data()};
+      aimz_call Call{};
+      Call.abi_version = AIMZ_ABI_VERSION;
+      Call.obs_begin = Ob0;
+      Call.obs_end = Ob1;
+      Call.input_obs_origin = 0;
+      Call.seed = Opts.Seed;
+      Call.dims = Dims.data();
+      Call.inputs = InViews.data();
+      Call.observed = &ObservedView;
+      Call.posterior = PostViews.data();
+      Call.results = Results.data();
+      Call.result_draw_origin = ChunkDraw0;
+      Call.result_obs_origin = ChunkObs0;
+      for (int64_t G = Dr0; G < Dr1; G += DrawStep) {
+        if (InterruptRequested.load(std::memory_order_relaxed))
+          return llvm::Error::success();
+        Call.draw_begin = G;
+        Call.draw_end = std::min(Dr1, G + DrawStep);
+        Call.scratch = Scratch.data();
+        Call.scratch_bytes = static_cast<int64_t>(Scratch.size());
+        int32_t RC = Entry(&Call);
+        if (RC == AIMZ_SCRATCH_TOO_SMALL) {
+          Scratch.resize(Call.scratch_needed);
+          Call.scratch = Scratch.data();
+          Call.scratch_bytes = Call.scratch_needed;
+          RC = Entry(&Call);
+        }
+        if (RC == AIMZ_INDEX_OUT_OF_RANGE)
+          return error("an integer index input is outside its dimension "
+                       "(observations " + std::to_string(Ob0) + ".." +
+                       std::to_string(Ob1 - 1) +
+                       "); check the index arrays against the model's "
+                       "dimensions");
+        if (RC != AIMZ_OK)
+          return error("the model's kernel failed with status " +
+                       std::to_string(RC));
+      }
+      return llvm::Error::success();
+    };
+    if (llvm::Error E = Pool.run(Work)) {
+      (*Sink)->abandon();
+      return std::move(E);
+    }
+    if (InterruptRequested.load()) {
+      (*Sink)->abandon();
+      return error("interrupted; " + (*Sink)->abandonNote());
+    }
+    for (size_t I = 0; I < Outs.size(); ++I) {
+      if (!Buffers[I])
+        continue;
+      std::vector<uint64_t> Coords(Outs[I].Chunk.size(), 0);
+      if (ObsPlan) {
+        if (Outs[I].ObsAxis >= 0)
+          Coords[Outs[I].ObsAxis + 1] = Batch;
+      } else {
+        Coords[0] = Batch;
+      }
+      if (llvm::Error E = (*Sink)->commit(I, Batch, Coords)) {
+        (*Sink)->abandon();
+        return std::move(E);
+      }
+    }
+    double Pairs = static_cast<double>(U1 - U0) * (ObsPlan ? D : N);
+    Bar.update(Batch + 1, Pairs);
+  }
+  if (llvm::Error E = (*Sink)->finish()) {
+    (*Sink)->abandon();
+    return std::move(E);
+  }
+  Bar.finish();
+  R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            Start)
+                  .count();
+  return R;
+}
+
+} // namespace aimz::run

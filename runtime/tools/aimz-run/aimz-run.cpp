@@ -1,0 +1,281 @@
+//===- aimz-run.cpp - Run compiled models over data and posteriors --------===//
+#include "aimz/run/Data.h"
+#include "aimz/run/ModelLibrary.h"
+#include "aimz/run/Runner.h"
+#include "aimz/run/Version.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <csignal>
+#include <thread>
+#include <unistd.h>
+
+using namespace aimz;
+using namespace aimz::run;
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::SubCommand PredictCmd("predict", "Posterior predictive samples");
+cl::SubCommand LogLikCmd("log-likelihood",
+                         "Pointwise log-likelihood of observed data");
+cl::SubCommand PriorCmd("prior-predictive", "Prior predictive samples");
+cl::SubCommand InfoCmd("info", "Describe a compiled model");
+cl::SubCommand DevicesCmd("devices", "List the devices a run shards over");
+
+cl::OptionCategory RunCat("aimz-run options");
+
+#define RUN_SUBS cl::sub(PredictCmd), cl::sub(LogLikCmd), cl::sub(PriorCmd)
+
+cl::opt<std::string> ModelPath(cl::Positional, cl::desc("<model.so>"),
+                               RUN_SUBS, cl::sub(InfoCmd), cl::cat(RunCat));
+cl::list<std::string>
+    DataArgs("data",
+             cl::desc("An input: NAME=FILE.npy, or an .npz of named arrays"),
+             cl::value_desc("NAME=FILE"), RUN_SUBS, cl::cat(RunCat));
+cl::opt<std::string> PosteriorPath(
+    "posterior", cl::desc("Posterior draws (.npz, one array per latent)"),
+    cl::value_desc("post.npz"), cl::sub(PredictCmd), cl::sub(LogLikCmd),
+    cl::cat(RunCat));
+cl::opt<std::string>
+    OutPath("out", cl::desc("Output: a Zarr store directory, or FILE.npz for "
+                            "one in-memory pass"),
+            cl::value_desc("path"), RUN_SUBS, cl::cat(RunCat));
+cl::opt<int64_t> NumSamples("num-samples",
+                            cl::desc("Prior draws (default 1000)"),
+                            cl::init(1000), cl::sub(PriorCmd),
+                            cl::cat(RunCat));
+cl::opt<ShardAxis> Axis(
+    "shard-axis", cl::desc("How to split work across devices"),
+    cl::values(clEnumValN(ShardAxis::Auto, "auto",
+                          "the plan compiled into the model (default)"),
+               clEnumValN(ShardAxis::Obs, "obs",
+                          "each device takes a slice of observations"),
+               clEnumValN(ShardAxis::Draw, "draw",
+                          "each device takes chunks of draws")),
+    cl::init(ShardAxis::Auto), RUN_SUBS, cl::cat(RunCat));
+cl::opt<int64_t> BatchSize(
+    "batch-size",
+    cl::desc("Observations (plan obs) or draws (plan draw) per batch and "
+             "chunk (default: from an 8 MiB chunk budget)"),
+    cl::init(0), RUN_SUBS, cl::cat(RunCat));
+cl::opt<unsigned> DeviceCount("devices",
+                              cl::desc("Devices to use (default: all)"),
+                              cl::init(0), RUN_SUBS, cl::sub(DevicesCmd),
+                              cl::cat(RunCat));
+cl::opt<uint64_t> Seed("seed", cl::desc("Random seed (default 0)"),
+                       cl::init(0), RUN_SUBS, cl::cat(RunCat));
+cl::list<std::string> ReturnSites(
+    "return-sites",
+    cl::desc("Sites to write (default: the output and deterministic sites)"),
+    cl::CommaSeparated, cl::value_desc("a,b"), RUN_SUBS, cl::cat(RunCat));
+cl::opt<unsigned> ZarrFormat("zarr-format",
+                             cl::desc("Zarr format, 2 or 3 (default 2)"),
+                             cl::init(2), RUN_SUBS, cl::cat(RunCat));
+cl::opt<int> CompressionLevel(
+    "compression-level", cl::desc("zstd level (default 1)"), cl::init(1),
+    RUN_SUBS, cl::cat(RunCat));
+cl::opt<std::string> Codec(
+    "codec",
+    cl::desc("Chunk codec: none, zstd[:LEVEL] or "
+             "blosc[:INNER[:LEVEL[:SHUFFLE[:BLOCKSIZE]]]] (default "
+             "blosc:zstd:1:auto)"),
+    cl::init(""), RUN_SUBS, cl::cat(RunCat));
+cl::opt<bool> Progress("progress",
+                       cl::desc("Show a progress bar (default: when stderr "
+                                "is a terminal)"),
+                       RUN_SUBS, cl::cat(RunCat));
+cl::opt<bool> NoProgress("no-progress", cl::desc("Hide the progress bar"),
+                         RUN_SUBS, cl::cat(RunCat));
+cl::opt<bool> Quiet("quiet", cl::desc("Print only errors"), RUN_SUBS,
+                    cl::cat(RunCat));
+
+int fail(const llvm::Twine &Msg) {
+  llvm::WithColor::error(llvm::errs(), "aimz-run") << Msg << "\n";
+  return 1;
+}
+
+int fail(llvm::Error E) { return fail(llvm::toString(std::move(E))); }
+
+void onSignal(int) {
+  if (InterruptRequested.exchange(true))
+    _exit(130); // a second Ctrl-C: leave now
+}
+
+unsigned deviceCount() {
+  unsigned N = std::max(1u, std::thread::hardware_concurrency());
+  return DeviceCount ? DeviceCount.getValue() : N;
+}
+
+int info() {
+  auto Lib = ModelLibrary::open(ModelPath);
+  if (!Lib)
+    return fail(Lib.takeError());
+  const Manifest &M = (*Lib)->manifest();
+  llvm::outs() << "model " << M.Model << " (" << (*Lib)->path()
+               << ", ABI version " << AIMZ_ABI_VERSION << ")\n"
+               << "observation axis: " << M.ObsDim
+               << "\nplan: " << M.Plan;
+  if (!M.PlanReason.empty())
+    llvm::outs() << " (forced by " << llvm::join(M.PlanReason, ", ") << ")";
+  llvm::outs() << "\nprecision: "
+               << (M.Precision == io::DType::Float64 ? "f64" : "f32")
+               << "\ninputs:";
+  for (const ManifestArray &I : M.Inputs)
+    llvm::outs() << " " << I.Name << ": " << I.TypeName << shapeString(I.Shape);
+  llvm::outs() << "\noutput: " << M.Output.Name << ": " << M.Output.TypeName
+               << shapeString(M.Output.Shape) << "\nsites:\n";
+  for (const ManifestSite &S : M.Sites) {
+    const char *Kind = S.Kind == SiteKind::Latent          ? "latent"
+                       : S.Kind == SiteKind::Deterministic ? "deterministic"
+                                                           : "observed";
+    const char *Class = S.Kind == SiteKind::Observed ? "observed"
+                        : S.ObsAligned              ? "obs_aligned"
+                                                    : "global";
+    llvm::outs() << "  " << llvm::left_justify(S.Name, 14) << " "
+                 << llvm::left_justify(Kind, 14) << llvm::left_justify(Class, 12)
+                 << llvm::left_justify(S.Dist.empty() ? "-" : S.Dist, 12)
+                 << S.TypeName << shapeString(S.Shape) << "\n";
+  }
+  llvm::outs() << "gpu kernels: "
+               << ((*Lib)->ptx().empty() ? "none" : "PTX embedded") << "\n";
+  return 0;
+}
+
+int devices() {
+  unsigned N = deviceCount();
+  llvm::outs() << N << " CPU device" << (N == 1 ? "" : "s")
+               << " (worker threads):";
+  for (unsigned I = 0; I < N; ++I)
+    llvm::outs() << " cpu:" << I;
+  llvm::outs() << "\nno GPU devices (GPU support is not built into this "
+                  "release)\n";
+  return 0;
+}
+
+int runCommand(EntryKind Kind) {
+  if (ModelPath.empty())
+    return fail("give the compiled model: aimz-run <command> model.so ...");
+  if (OutPath.empty())
+    return fail("--out is required: a directory for a Zarr store, or a "
+                "file name ending in .npz");
+  if (ZarrFormat != 2 && ZarrFormat != 3)
+    return fail("--zarr-format must be 2 or 3");
+  if (BatchSize < 0)
+    return fail("--batch-size must be a positive integer");
+  if (Kind == EntryKind::PriorPredictive && NumSamples <= 0)
+    return fail("--num-samples must be a positive integer");
+  if (Kind != EntryKind::PriorPredictive && PosteriorPath.empty())
+    return fail(std::string(Kind == EntryKind::Predict ? "predict"
+                                                       : "log-likelihood") +
+                " needs --posterior post.npz (for draws from the prior, use "
+                "prior-predictive)");
+
+  auto Lib = ModelLibrary::open(ModelPath);
+  if (!Lib)
+    return fail(Lib.takeError());
+  const Manifest &M = (*Lib)->manifest();
+  Warnings W;
+  auto Report = [&] {
+    if (!Quiet)
+      for (const std::string &S : W)
+        llvm::WithColor::warning(llvm::errs(), "aimz-run") << S << "\n";
+    W.clear();
+  };
+  auto Data = loadData(M, DataArgs, Kind == EntryKind::LogLikelihood, W);
+  if (!Data)
+    return Report(), fail(Data.takeError());
+  std::optional<Posterior> Post;
+  if (Kind != EntryKind::PriorPredictive) {
+    auto P = loadPosterior(M, PosteriorPath, *Data,
+                           Kind == EntryKind::LogLikelihood, W);
+    if (!P)
+      return Report(), fail(P.takeError());
+    Post = std::move(*P);
+  }
+
+  RunOptions O;
+  O.Kind = Kind;
+  O.Axis = Axis;
+  O.BatchSize = BatchSize;
+  O.Devices = deviceCount();
+  O.Seed = Seed;
+  O.ReturnSites.assign(ReturnSites.begin(), ReturnSites.end());
+  O.NumSamples = NumSamples;
+  O.OutPath = OutPath;
+  O.Format = ZarrFormat == 3 ? io::ZarrFormat::V3 : io::ZarrFormat::V2;
+  if (!Codec.empty()) {
+    auto C = io::CodecOptions::parse(Codec);
+    if (!C)
+      return fail(C.takeError());
+    O.Codec = *C;
+  }
+  if (CompressionLevel.getNumOccurrences())
+    O.Codec.Level = CompressionLevel;
+  bool Tty = llvm::sys::Process::StandardErrIsDisplayed();
+  O.Progress = !Quiet && !NoProgress && (Progress || Tty);
+  O.ToolVersion = AIMZ_RUN_VERSION;
+
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+  auto R = runModel(**Lib, *Data, Post ? &*Post : nullptr, O, W);
+  Report();
+  if (!R) {
+    int Code = InterruptRequested ? 130 : 1;
+    fail(R.takeError());
+    return Code;
+  }
+  if (!Quiet) {
+    llvm::outs() << "wrote " << OutPath << ": " << llvm::join(R->Sites, ", ")
+                 << " for " << R->Draws << " draws x " << R->Observations
+                 << " observations in " << llvm::format("%.2f", R->Seconds)
+                 << " s (plan " << R->Plan << ", " << R->Devices
+                 << " device" << (R->Devices == 1 ? "" : "s") << ", batch "
+                 << R->BatchSize << ")\n";
+    if (!llvm::StringRef(OutPath).ends_with(".npz"))
+      llvm::outs() << "open it with: /usr/bin/python3 -c \"import xarray as "
+                      "xr; print(xr.open_zarr('"
+                   << OutPath << "'))\"\n";
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(RunCat);
+  cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
+    OS << "aimz-run " << AIMZ_RUN_VERSION << " (model ABI "
+       << AIMZ_ABI_VERSION << ")\n";
+  });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "aimz-run: run a compiled model over data and a posterior\n\n"
+      "  aimz-run predict model.so --data X=X.npy --posterior post.npz "
+      "--out pred.zarr\n"
+      "  aimz-run log-likelihood model.so --data X=X.npy --data y=y.npy "
+      "--posterior post.npz --out ll.zarr\n"
+      "  aimz-run prior-predictive model.so --data X=X.npy --num-samples "
+      "1000 --out prior.zarr\n"
+      "  aimz-run info model.so\n"
+      "  aimz-run devices\n");
+  if (PredictCmd)
+    return runCommand(EntryKind::Predict);
+  if (LogLikCmd)
+    return runCommand(EntryKind::LogLikelihood);
+  if (PriorCmd)
+    return runCommand(EntryKind::PriorPredictive);
+  if (InfoCmd) {
+    if (ModelPath.empty())
+      return fail("give the compiled model: aimz-run info model.so");
+    return info();
+  }
+  if (DevicesCmd)
+    return devices();
+  return fail("give a command: predict, log-likelihood, prior-predictive, "
+              "info or devices (see --help)");
+}
