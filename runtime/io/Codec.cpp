@@ -213,7 +213,7 @@ json zarrV3Codecs(const CodecOptions &O, DType Type) {
            {"clevel", O.Level},
            {"shuffle", shuffleName(effectiveShuffle(O, Type)).str()},
            {"typesize", bloscTypeSize(Type)},
-           {"blocksize", 0}}}});
+           {"blocksize", O.BloscBlockSize}}}});
     break;
   }
   return Codecs;

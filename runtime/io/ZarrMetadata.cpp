@@ -170,13 +170,17 @@ json fillJson(const ZarrArraySpec &S) {
   return static_cast<int64_t>(F);
 }
 
+bool v2FillIsNull(const ZarrArraySpec &S) {
+  return !isFloating(S.Type) && !S.FillValue;
+}
+
 json v2ArrayMeta(const ZarrArraySpec &S, const CodecOptions &Codec) {
   return {{"zarr_format", 2},
           {"shape", S.Shape},
           {"chunks", S.Chunks},
           {"dtype", dtypeDescr(S.Type).str()},
           {"compressor", zarrV2Compressor(Codec, S.Type)},
-          {"fill_value", fillJson(S)},
+          {"fill_value", v2FillIsNull(S) ? json(nullptr) : fillJson(S)},
           {"order", "C"},
           {"filters", nullptr},
           {"dimension_separator", "."}};

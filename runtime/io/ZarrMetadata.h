@@ -22,6 +22,12 @@ std::vector<uint8_t> fillBytes(const ZarrArraySpec &Spec);
 /// The fill value as JSON ("NaN", "Infinity", a number or a bool).
 nlohmann::json fillJson(const ZarrArraySpec &Spec);
 
+/// Whether v2 metadata states no fill value (null). For integer and bool
+/// arrays without an explicit fill value it does: xarray would otherwise
+/// mask every 0 as missing and turn the array into floats. Padding and
+/// unwritten chunks still hold 0.
+bool v2FillIsNull(const ZarrArraySpec &Spec);
+
 nlohmann::json v2ArrayMeta(const ZarrArraySpec &Spec,
                            const CodecOptions &Codec);
 /// User attributes plus _ARRAY_DIMENSIONS, which xarray needs.

@@ -196,6 +196,16 @@ Error ZarrWriter::addArray(const ZarrArraySpec &Spec) {
   auto A = std::make_unique<Array>();
   A->Spec = Spec;
   A->Fill = zarr::fillBytes(Spec);
+  for (size_t I = 0; I < Spec.Shape.size(); ++I)
+    A->Grid.push_back((Spec.Shape[I] + Spec.Chunks[I] - 1) / Spec.Chunks[I]);
+  A->NumChunks = *checkedNumElements(A->Grid); // Bounded by the shape's.
+  size_t Words = (A->NumChunks + 63) / 64;
+  A->WrittenBits.reset(new (std::nothrow) std::atomic<uint64_t>[Words]);
+  if (!A->WrittenBits && Words)
+    return ioError("out of memory tracking the " + Twine(A->NumChunks) +
+                   " chunks of array '" + Spec.Name + "'");
+  for (size_t I = 0; I < Words; ++I)
+    A->WrittenBits[I].store(0, std::memory_order_relaxed);
   std::string ArrayDir = Partial + "/" + Spec.Name;
   if (std::error_code EC = sys::fs::create_directories(ArrayDir))
     return ioError("cannot create '" + ArrayDir + "': " + EC.message());
@@ -303,8 +313,22 @@ Error ZarrWriter::writeChunk(StringRef Name, ArrayRef<uint64_t> Coords,
     return ioError("chunk " + formatShape(Coords) + " of array '" + Name +
                    "' in '" + Dir + "': " + toString(N.takeError()));
 
+  if (Error E = writeEncodedChunk(A, Coords,
+                                  ArrayRef<uint8_t>(Scr.Encoded.data(), *N)))
+    return E;
+  uint64_t Index = 0;
+  for (size_t I = 0; I < Coords.size(); ++I)
+    Index = Index * A.Grid[I] + Coords[I];
+  uint64_t Bit = uint64_t(1) << (Index % 64);
+  if (!(A.WrittenBits[Index / 64].fetch_or(Bit) & Bit))
+    A.Written.fetch_add(1, std::memory_order_relaxed);
+  return Error::success();
+}
+
+Error ZarrWriter::writeEncodedChunk(const Array &A, ArrayRef<uint64_t> Coords,
+                                    ArrayRef<uint8_t> Encoded) {
   std::string Key = zarr::chunkKey(Format, Coords);
-  std::string Path = Partial + "/" + Name.str() + "/" + Key;
+  std::string Path = Partial + "/" + A.Spec.Name + "/" + Key;
   if (Format == ZarrFormat::V3 && !Coords.empty()) {
     StringRef Parent = sys::path::parent_path(Path);
     if (std::error_code EC = sys::fs::create_directories(Parent))
@@ -313,11 +337,39 @@ Error ZarrWriter::writeChunk(StringRef Name, ArrayRef<uint64_t> Coords,
   Expected<OutputFile> Out = OutputFile::create(Path, ".tmp");
   if (!Out)
     return Out.takeError();
-  if (Error E = Out->write(Scr.Encoded.data(), *N))
+  if (Error E = Out->write(Encoded.data(), Encoded.size()))
     return E;
-  if (Error E = Out->commit())
-    return E;
-  A.Written.fetch_add(1, std::memory_order_relaxed);
+  return Out->commit();
+}
+
+Error ZarrWriter::fillUnwrittenChunks(Array &A) {
+  if (A.Written.load() == A.NumChunks)
+    return Error::success();
+  // Every missing chunk has the same bytes: encode one, write it many times.
+  const ZarrArraySpec &S = A.Spec;
+  uint64_t Bytes = *checkedNumBytes(S.Chunks, dtypeSize(S.Type));
+  Expected<PageBuffer> Raw = PageBuffer::allocate(Bytes);
+  if (!Raw)
+    return Raw.takeError();
+  fillPattern(Raw->data(), Bytes, A.Fill);
+  PageBuffer Encoded;
+  Expected<size_t> N = encodeChunk(
+      Codec, S.Type, ArrayRef<uint8_t>(Raw->data(), Bytes), Encoded);
+  if (!N)
+    return N.takeError();
+  std::vector<uint64_t> Coords(A.Grid.size(), 0);
+  for (uint64_t Index = 0; Index < A.NumChunks; ++Index) {
+    if (!(A.WrittenBits[Index / 64].load() & (uint64_t(1) << (Index % 64)))) {
+      uint64_t Rest = Index;
+      for (size_t I = A.Grid.size(); I-- > 0;) {
+        Coords[I] = Rest % A.Grid[I];
+        Rest /= A.Grid[I];
+      }
+      if (Error E = writeEncodedChunk(A, Coords,
+                                      ArrayRef<uint8_t>(Encoded.data(), *N)))
+        return E;
+    }
+  }
   return Error::success();
 }
 
@@ -330,6 +382,13 @@ Error ZarrWriter::finish() {
   if (Error E = checkUsable())
     return E;
   if (Format == ZarrFormat::V2) {
+    {
+      std::shared_lock<std::shared_mutex> L(Mutex);
+      for (auto &Entry : Arrays)
+        if (zarr::v2FillIsNull(Entry.second->Spec))
+          if (Error E = fillUnwrittenChunks(*Entry.second))
+            return E;
+    }
     if (Error E = writeMetadataFile(".zgroup", {{"zarr_format", 2}}))
       return E;
     if (Error E = writeMetadataFile(".zattrs", GroupAttrs))

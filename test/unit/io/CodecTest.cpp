@@ -31,6 +31,8 @@ TEST(Codec, DefaultIsBloscZstdAutoShuffle) {
   EXPECT_EQ(V3[1]["name"], "blosc");
   EXPECT_EQ(V3[1]["configuration"]["shuffle"], "bitshuffle");
   EXPECT_EQ(V3[1]["configuration"]["typesize"], 4);
+  EXPECT_EQ(V3[1]["configuration"]["blocksize"], 1 << 20);
+  EXPECT_EQ(V2["blocksize"], 1 << 20);
   // One-byte types carry no endianness.
   EXPECT_FALSE(zarrV3Codecs(O, DType::Bool)[0].contains("configuration"));
 }

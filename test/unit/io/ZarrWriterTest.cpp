@@ -65,7 +65,8 @@ TEST(ZarrWriter, V2Metadata) {
   json A = readJson(Dir + "/theta/.zattrs");
   EXPECT_EQ(A["_ARRAY_DIMENSIONS"], json({"draw", "theta_dim"}));
   EXPECT_EQ(A["units"], "m");
-  EXPECT_EQ(readJson(Dir + "/y/.zarray")["fill_value"], 0);
+  // No fill value for integers, or xarray would mask every 0 as missing.
+  EXPECT_EQ(readJson(Dir + "/y/.zarray")["fill_value"], nullptr);
   EXPECT_EQ(readJson(Dir + "/y/.zarray")["compressor"]["shuffle"], 2);
   EXPECT_EQ(readJson(Dir + "/.zgroup"), json({{"zarr_format", 2}}));
   EXPECT_EQ(readJson(Dir + "/.zattrs")["model"], "eight_schools");
@@ -188,6 +189,30 @@ TEST(ZarrWriter, IntegerPaddingUsesFillValue) {
   EXPECT_EQ(V[0], 42);
   EXPECT_EQ(V[1], -1);
   EXPECT_EQ(V[3], -1);
+}
+
+TEST(ZarrWriter, V2IntegerChunksAreNeverMissing) {
+  for (ZarrFormat F : {ZarrFormat::V2, ZarrFormat::V3}) {
+    TempDir Tmp;
+    CodecOptions O;
+    auto W = makeWriter(Tmp / "i.zarr", F, O);
+    ASSERT_TRUE(W);
+    ASSERT_OK(W->addArray("y", DType::Int32, {3, 5}, {2, 2}, {"a", "b"}));
+    int32_t V[4] = {1, 2, 3, 4};
+    ASSERT_OK(W->writeChunk("y", {0, 1}, V, 16));
+    ASSERT_OK(W->writeChunk("y", {0, 1}, V, 16)); // Rewrites count once.
+    EXPECT_EQ(W->chunksWritten("y"), 1u);
+    ASSERT_OK(W->finish());
+    std::string Key = F == ZarrFormat::V2 ? "/y/1.2" : "/y/c/1/2";
+    if (F == ZarrFormat::V3) {
+      // v3 states fill_value 0, so readers fill missing chunks themselves.
+      EXPECT_FALSE(exists(Tmp / "i.zarr" + Key));
+      continue;
+    }
+    EXPECT_EQ(listTree(Tmp / "i.zarr/y").size(), 2u + 6u);
+    std::vector<uint8_t> Raw = readChunk(Tmp / "i.zarr" + Key, O, 16);
+    EXPECT_EQ(Raw, std::vector<uint8_t>(16, 0));
+  }
 }
 
 TEST(ZarrWriter, ScalarArrays) {

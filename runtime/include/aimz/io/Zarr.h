@@ -97,11 +97,13 @@ public:
   llvm::Error writeChunk(llvm::StringRef Array, llvm::ArrayRef<uint64_t> Coords,
                          const void *Data, size_t Bytes);
 
-  /// Chunks written so far to an array (0 for unknown arrays).
+  /// Distinct chunks written so far to an array (0 for unknown arrays).
   uint64_t chunksWritten(llvm::StringRef Array) const;
 
   /// Writes group metadata and atomically moves the store to its final
-  /// path, replacing an existing store there.
+  /// path, replacing an existing store there. In v2 stores, integer and bool
+  /// arrays without a fill value get their unwritten chunks written as
+  /// zeros first, since readers would otherwise return garbage for them.
   llvm::Error finish();
 
   /// Deletes everything written so far. The writer is unusable afterwards.
@@ -118,6 +120,10 @@ private:
     nlohmann::json Meta;       ///< .zarray or zarr.json.
     nlohmann::json Attrs;      ///< v2 .zattrs.
     std::vector<uint8_t> Fill; ///< One element of fill value.
+    std::vector<uint64_t> Grid; ///< Chunks per dimension.
+    uint64_t NumChunks = 0;
+    /// One bit per chunk (row-major over Grid): written yet?
+    std::unique_ptr<std::atomic<uint64_t>[]> WrittenBits;
     std::atomic<uint64_t> Written{0};
   };
 
@@ -126,6 +132,10 @@ private:
   llvm::Error checkUsable() const;
   llvm::Error writeMetadataFile(llvm::StringRef RelPath,
                                 const nlohmann::json &J);
+  llvm::Error writeEncodedChunk(const Array &A,
+                                llvm::ArrayRef<uint64_t> Coords,
+                                llvm::ArrayRef<uint8_t> Encoded);
+  llvm::Error fillUnwrittenChunks(Array &A);
 
   std::string Dir;
   std::string Partial;
