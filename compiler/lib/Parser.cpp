@@ -40,10 +40,8 @@ struct PowStep {
 
 SMLoc locOf(Iter P) { return SMLoc::getFromPointer(P); }
 
-/// Where a statement's first token starts: X3 reports the range from before
-/// the skipper ran, so step over blanks and comments.
-template <typename Ctx> SMLoc kwLoc(Ctx &C) {
-  Iter P = x3::_where(C).begin(), End = x3::_where(C).end();
+/// The first character at or after P that is not a blank or in a comment.
+Iter skipTrivia(Iter P, Iter End) {
   while (P != End) {
     if (*P == '#')
       while (P != End && *P != '\n')
@@ -53,7 +51,13 @@ template <typename Ctx> SMLoc kwLoc(Ctx &C) {
     else
       break;
   }
-  return locOf(P);
+  return P;
+}
+
+/// Where a statement's first token starts: X3 reports the range from before
+/// the skipper ran, so step over blanks and comments.
+template <typename Ctx> SMLoc kwLoc(Ctx &C) {
+  return locOf(skipTrivia(x3::_where(C).begin(), x3::_where(C).end()));
 }
 
 /// Parser-wide state reachable from semantic actions: the first too-deep
@@ -192,7 +196,11 @@ x3::rule<class ParamClass, Param> const param = "parameter";
 const auto param_def = (ident > ':' > type)[([](auto &C) {
   auto &A = x3::_attr(C);
   const Ident &I = fusion::at_c<0>(A);
-  x3::_val(C) = Param{I.Name, fusion::at_c<1>(A), locOf(I.Pos)};
+  TypeSyntax T = fusion::at_c<1>(A);
+  // The type starts after the ':' that follows the name.
+  Iter P = skipTrivia(I.Pos + I.Name.size(), x3::_where(C).end());
+  T.Loc = locOf(skipTrivia(P + 1, x3::_where(C).end()));
+  x3::_val(C) = Param{I.Name, T, locOf(I.Pos)};
 })];
 
 //===----------------------------------------------------------------------===//
@@ -308,7 +316,7 @@ x3::rule<class NegClass, Range> const negSign = "'-'";
 const auto negSign_def = x3::raw[x3::lit('-')];
 const auto negs = *negSign;
 
-const auto powStep_def = (x3::lit('^') >> negs >> postfix)[([](auto &C) {
+const auto powStep_def = (x3::lit('^') > negs > postfix)[([](auto &C) {
   auto &A = x3::_attr(C);
   x3::_val(C) = PowStep{fusion::at_c<0>(A), fusion::at_c<1>(A)};
 })];
@@ -338,11 +346,11 @@ const auto unary_def = (negs >> power)[([](auto &C) {
 })];
 
 const auto multiplicative_def =
-    unary[setVal] >> *(mulOps >> unary)[foldBinaryAction];
+    unary[setVal] >> *(mulOps > unary)[foldBinaryAction];
 const auto additive_def =
-    multiplicative[setVal] >> *(addOps >> multiplicative)[foldBinaryAction];
+    multiplicative[setVal] >> *(addOps > multiplicative)[foldBinaryAction];
 const auto expr_def =
-    additive[setVal] >> *(cmpOps >> additive)[foldBinaryAction];
+    additive[setVal] >> *(cmpOps > additive)[foldBinaryAction];
 
 BOOST_SPIRIT_DEFINE(ident, number, integer, dim, dimList, type, param, expr, negSign,
                     primary, postfix, powStep, power, unary, multiplicative,
@@ -469,6 +477,8 @@ std::string describeExpected(const std::string &Which) {
     return "end of file after the model";
   if (Which == "block")
     return "'{'";
+  if (Which == "statement")
+    return "a statement or '}'";
   if (!Which.empty() && Which.front() == '"' && Which.back() == '"')
     return "'" + Which.substr(1, Which.size() - 2) + "'";
   const char *Article =
@@ -496,7 +506,7 @@ std::unique_ptr<Model> parseModel(llvm::StringRef Source, Diagnostics &Diags) {
       return nullptr;
     }
   } catch (const x3::expectation_failure<Iter> &E) {
-    Iter At = E.where();
+    Iter At = skipTrivia(E.where(), Last);
     std::string Expected = describeExpected(E.which());
     if (At == Last)
       Diags.error(locOf(At), "unexpected end of file; expected " + Expected);

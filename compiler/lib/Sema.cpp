@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -95,8 +96,13 @@ std::string formatNumber(double V) {
   if (V == std::floor(V) && std::abs(V) < 1e15)
     OS << static_cast<int64_t>(V);
   else
-    OS << V;
+    OS << llvm::format("%.10g", V);
   return S;
+}
+
+/// "a" or "an" before a word.
+const char *article(llvm::StringRef Word) {
+  return Word.find_first_of("aeiou") == 0 ? "an" : "a";
 }
 
 class Analyzer {
@@ -128,6 +134,14 @@ private:
   void analyzeSample(SampleStmt &S);
   void analyzeBlock(BlockStmt &B);
   bool define(const Stmt &S, Symbol Sym);
+  void poisonBody(const std::vector<StmtPtr> &Body) {
+    for (const StmtPtr &S : Body) {
+      if (auto *Bl = llvm::dyn_cast<BlockStmt>(S.get()))
+        poisonBody(Bl->Body);
+      else
+        poison(*S);
+    }
+  }
   void poison(const Stmt &S) {
     Names.emplace(S.Name, Symbol{Symbol::Kind::Let, DType::F32, {}, S.NameLoc,
                                  0, true});
@@ -186,7 +200,9 @@ std::optional<Dim> Analyzer::resolveDim(const DimSyntax &D, bool MustBeBound) {
   if (MustBeBound && !BoundSymbols.count(D.Name)) {
     auto N = Names.find(D.Name);
     if (N != Names.end())
-      Diags.error(D.Loc, "'" + D.Name + "' is a " + kindWord(N->second.K) +
+      Diags.error(D.Loc, "'" + D.Name + "' is " +
+                             article(kindWord(N->second.K)) + " " +
+                             kindWord(N->second.K) +
                              ", not a dimension");
     else
       Diags.error(D.Loc, "unknown dimension '" + D.Name +
@@ -341,7 +357,14 @@ void Analyzer::analyzeStmt(Stmt &S) {
   case Stmt::Kind::Const: {
     auto &C = static_cast<ConstStmt &>(S);
     Symbol Sym{Symbol::Kind::Const, DType::I64, {}, C.NameLoc, C.Value};
-    if (Info.Constants.at(C.Name) != C.Value || Names.count(C.Name)) {
+    auto Prev = Names.find(C.Name);
+    if (Prev != Names.end()) {
+      Diags.error(C.NameLoc, "'" + C.Name + "' is already defined");
+      Diags.note(Prev->second.Loc, "previous definition is here");
+      return;
+    }
+    if (Info.Constants.at(C.Name) != C.Value) {
+      // An earlier const of this name is further down in a nested block.
       Diags.error(C.NameLoc, "'" + C.Name + "' is already defined");
       return;
     }
@@ -388,8 +411,10 @@ void Analyzer::analyzeStmt(Stmt &S) {
 void Analyzer::analyzeBlock(BlockStmt &B) {
   const char *Word = B.K == Stmt::Kind::Plate ? "plate" : "scan";
   auto D = resolveDim(B.Dim, true);
-  if (!D)
+  if (!D) {
+    poisonBody(B.Body); // its names exist; their uses need no more errors
     return;
+  }
   for (const OpenBlock &O : Blocks) {
     if (O.D == *D) {
       Diags.error(B.Dim.Loc, llvm::Twine(Word) + " '" + B.Name +
