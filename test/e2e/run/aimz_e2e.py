@@ -1,0 +1,298 @@
+"""Shared helpers for the aimz-run end-to-end tests.
+
+Every test script is run by Debian's /usr/bin/python3 (it sees numpy, scipy,
+zarr 2 and xarray) as
+
+    test_x.py --aimzc BIN --aimz-run BIN --examples DIR --models DIR
+              --tmp DIR [--node-modules DIR] [unittest arguments]
+
+`--models` is filled by build_models.py (the ctest fixture); a model missing
+there is compiled on demand, so a script also runs on its own.
+
+The references in these tests are independent of the code under test: NumPy
+and scipy.stats evaluated on the same posterior and data, analytic moments,
+and the invariants the runtime promises (same seed -> same bytes).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Filled by main().
+AIMZC = None
+AIMZ_RUN = None
+EXAMPLES = None
+MODELS = None
+TMP = None
+NODE_MODULES = None
+
+# Examples that compile (scan_rejected.aimz must not), and the test-only
+# models kept next to this file.
+EXAMPLE_MODELS = ["linreg", "logistic", "hierarchical", "poisson",
+                  "local_latent", "mlp"]
+TEST_MODELS = ["linreg64", "gather64"]
+
+
+def source_of(name):
+    if name in TEST_MODELS:
+        return os.path.join(HERE, "models", name + ".aimz")
+    return os.path.join(EXAMPLES, name + ".aimz")
+
+
+def compile_model(name, out_dir):
+    out = os.path.join(out_dir, name + ".so")
+    p = subprocess.run([AIMZC, source_of(name), "-o", out + ".tmp"],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise AssertionError("aimzc %s failed (rc %d):\n%s"
+                             % (name, p.returncode, p.stderr))
+    os.replace(out + ".tmp", out)
+    return out
+
+
+def model(name):
+    """Path of the compiled model `name` (compiled on demand)."""
+    path = os.path.join(MODELS, name + ".so")
+    if not os.path.exists(path):
+        os.makedirs(MODELS, exist_ok=True)
+        compile_model(name, MODELS)
+    return path
+
+
+class Result:
+    def __init__(self, cmd, p):
+        self.cmd = cmd
+        self.rc = p.returncode
+        self.stdout = p.stdout
+        self.stderr = p.stderr
+
+    def __repr__(self):
+        return ("$ %s\nrc=%d\n--- stdout\n%s--- stderr\n%s"
+                % (" ".join(self.cmd), self.rc, self.stdout, self.stderr))
+
+    def warnings(self):
+        return [l for l in self.stderr.splitlines() if "warning:" in l]
+
+    def errors(self):
+        return [l for l in self.stderr.splitlines() if "error:" in l]
+
+
+def aimz_run(*args, check=True, cwd=None, timeout=300):
+    """Runs aimz-run; with check, fails the test on a non-zero exit."""
+    cmd = [AIMZ_RUN] + [str(a) for a in args]
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd,
+                       timeout=timeout)
+    r = Result(cmd, p)
+    if check and r.rc != 0:
+        raise AssertionError("aimz-run failed:\n%r" % r)
+    return r
+
+
+def run_cmd(command, model_path, data, out, posterior=None, axis=None,
+            batch=None, devices=None, seed=None, sites=None, fmt=None,
+            num_samples=None, extra=(), check=True):
+    """aimz-run COMMAND with keyword options; data is {name: path} (or a
+    list of raw --data values)."""
+    args = [command, model_path]
+    items = data.items() if isinstance(data, dict) else data
+    for item in items:
+        args += ["--data", "%s=%s" % item if isinstance(item, tuple) else item]
+    if posterior is not None:
+        args += ["--posterior", posterior]
+    if num_samples is not None:
+        args += ["--num-samples", num_samples]
+    args += ["--out", out]
+    if axis is not None:
+        args += ["--shard-axis", axis]
+    if batch is not None:
+        args += ["--batch-size", batch]
+    if devices is not None:
+        args += ["--devices", devices]
+    if seed is not None:
+        args += ["--seed", seed]
+    if sites:
+        args += ["--return-sites", ",".join(sites)]
+    if fmt is not None:
+        args += ["--zarr-format", fmt]
+    args += list(extra)
+    return aimz_run(*args, check=check)
+
+
+def aimzc(*args, check=False, cwd=None):
+    cmd = [AIMZC] + [str(a) for a in args]
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd,
+                       timeout=300)
+    r = Result(cmd, p)
+    if check and r.rc != 0:
+        raise AssertionError("aimzc failed:\n%r" % r)
+    return r
+
+
+# ---------------------------------------------------------------- readers
+
+def open_group(path):
+    import zarr
+    return zarr.open_group(path, mode="r")
+
+
+def open_dataset(path):
+    import xarray as xr
+    consolidated = os.path.exists(os.path.join(path, ".zmetadata"))
+    return xr.open_zarr(path, consolidated=consolidated)
+
+
+def read_arrays(path):
+    """name -> ndarray of every array in a store (zarr v2) or an .npz."""
+    if path.endswith(".npz"):
+        with np.load(path) as z:
+            return {k: z[k] for k in z.files}
+    g = open_group(path)
+    return {k: g[k][...] for k in g.array_keys()}
+
+
+def same_bytes(a, b):
+    a = np.ascontiguousarray(a)
+    b = np.ascontiguousarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and \
+        a.tobytes() == b.tobytes()
+
+
+# ------------------------------------------------------------ test cases
+
+class E2ETestCase(unittest.TestCase):
+    """A test class with its own temporary directory."""
+
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(TMP, exist_ok=True)
+        cls.dir = tempfile.mkdtemp(prefix=cls.__name__ + "-", dir=TMP)
+
+    @classmethod
+    def tearDownClass(cls):
+        if not os.environ.get("AIMZ_E2E_KEEP"):
+            shutil.rmtree(cls.dir, ignore_errors=True)
+
+    @classmethod
+    def path(cls, *parts):
+        return os.path.join(cls.dir, *parts)
+
+    @classmethod
+    def save(cls, name, array):
+        p = cls.path(name)
+        np.save(p, array)
+        return p
+
+    @classmethod
+    def savez(cls, name, **arrays):
+        p = cls.path(name)
+        np.savez(p, **arrays)
+        return p
+
+    _counter = 0
+
+    @classmethod
+    def fresh(cls, suffix=".zarr"):
+        """A new output path inside the class's directory."""
+        E2ETestCase._counter += 1
+        return cls.path("out%04d%s" % (E2ETestCase._counter, suffix))
+
+    def assert_one_error_line(self, r, *fragments):
+        """Non-zero exit, exactly one line on stderr saying error:, which
+        contains every fragment (case-insensitive)."""
+        self.assertNotEqual(r.rc, 0, r)
+        self.assertNotIn(r.rc, (-11, -6, 134, 139), "crashed: %r" % r)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        self.assertEqual(len(lines), 1, "want one stderr line: %r" % r)
+        self.assertIn("error:", lines[0], r)
+        for f in fragments:
+            self.assertIn(f.lower(), lines[0].lower(), r)
+
+    def assert_store_layout(self, path, site, shape, chunks, dtype,
+                            attrs=None):
+        """Shape, dims, chunking and dtype of one array, through both zarr
+        and xarray."""
+        g = open_group(path)
+        a = g[site]
+        self.assertEqual(a.shape, tuple(shape), site)
+        self.assertEqual(a.chunks, tuple(chunks), site)
+        self.assertEqual(a.dtype, np.dtype(dtype), site)
+        dims = ("draw",) + tuple("%s_dim_%d" % (site, i)
+                                 for i in range(len(shape) - 1))
+        self.assertEqual(tuple(a.attrs["_ARRAY_DIMENSIONS"]), dims, site)
+        ds = open_dataset(path)
+        self.assertEqual(ds[site].dims, dims, site)
+        self.assertEqual(ds[site].shape, tuple(shape), site)
+        if attrs is not None:
+            for k, v in attrs.items():
+                self.assertEqual(g.attrs[k], v, "attribute %s" % k)
+        return g
+
+
+def check_group_attrs(test, path, computed, model_name, plan, seed,
+                      batch_size):
+    g = open_group(path)
+    at = dict(g.attrs)
+    test.assertEqual(at.get("computed"), computed, at)
+    test.assertEqual(at.get("model"), model_name, at)
+    test.assertEqual(at.get("plan"), plan, at)
+    test.assertEqual(at.get("seed"), seed, at)
+    test.assertEqual(at.get("batch_size"), batch_size, at)
+    test.assertRegex(str(at.get("created")),
+                     r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", at)
+    test.assertRegex(str(at.get("tool")), r"^aimz-run \d+\.\d+", at)
+    # xarray sees the same attributes on the dataset.
+    ds = open_dataset(path)
+    test.assertEqual(ds.attrs.get("plan"), plan)
+    test.assertEqual(ds.attrs.get("computed"), computed)
+    return at
+
+
+# ------------------------------------------------------------- data sets
+
+def linreg_data(rng, n, k, draws):
+    X = rng.normal(size=(n, k)).astype(np.float32)
+    post = dict(alpha=rng.normal(0.3, 0.1, draws).astype(np.float32),
+                beta=rng.normal(0.0, 0.3, (draws, k)).astype(np.float32),
+                sigma=rng.uniform(0.5, 1.5, draws).astype(np.float32))
+    mu = post["alpha"][:, None] + post["beta"].astype(np.float64) @ X.T.astype(np.float64)
+    y = (mu[0] + rng.normal(size=n)).astype(np.float32)
+    return X, y, post
+
+
+def linreg_mu(X, post):
+    """(draws, n) alpha + X @ beta in float64."""
+    return (post["alpha"].astype(np.float64)[:, None]
+            + post["beta"].astype(np.float64) @ X.astype(np.float64).T)
+
+
+# ------------------------------------------------------------------ main
+
+def main():
+    global AIMZC, AIMZ_RUN, EXAMPLES, MODELS, TMP, NODE_MODULES
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--aimzc", required=True)
+    ap.add_argument("--aimz-run", required=True)
+    ap.add_argument("--examples", required=True)
+    ap.add_argument("--models", required=True)
+    ap.add_argument("--tmp", default=None)
+    ap.add_argument("--node-modules", default=None)
+    args, rest = ap.parse_known_args()
+    AIMZC = os.path.abspath(args.aimzc)
+    AIMZ_RUN = os.path.abspath(args.aimz_run)
+    EXAMPLES = os.path.abspath(args.examples)
+    MODELS = os.path.abspath(args.models)
+    TMP = os.path.abspath(args.tmp or tempfile.gettempdir())
+    NODE_MODULES = args.node_modules
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

@@ -1,0 +1,137 @@
+"""Compile every example; scan_rejected must fail with a diagnostic.
+`aimz-run info` and `aimz-run devices`, and the README main path: predict on
+a bundled example prints where the store is and how to open it in xarray,
+and that command works."""
+
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aimz_e2e as E  # noqa: E402
+
+# Expected plan and site classes, written from the .aimz sources.
+EXPECTED = {
+    "linreg": ("obs", [], {"alpha": "global", "beta": "global",
+                           "sigma": "global", "eta": "obs_aligned",
+                           "y": "observed"}),
+    "logistic": ("obs", [], {"intercept": "global", "coef": "global",
+                             "p": "obs_aligned", "y": "observed"}),
+    "hierarchical": ("obs", [], {"mu_a": "global", "sigma_a": "global",
+                                 "a": "global", "b": "global",
+                                 "sigma": "global", "y": "observed"}),
+    "poisson": ("obs", [], {"beta0": "global", "beta": "global",
+                            "rate": "obs_aligned", "y": "observed"}),
+    "local_latent": ("draw", ["z"], {"beta": "global", "tau": "global",
+                                     "sigma": "global", "z": "obs_aligned",
+                                     "y": "observed"}),
+    "mlp": ("obs", [], {"w1": "global", "b1": "global", "w2": "global",
+                        "b2": "global", "w3": "global", "b3": "global",
+                        "w4": "global", "b4": "global", "y": "observed"}),
+}
+
+
+class CompileExamples(E.E2ETestCase):
+    def test_every_example_is_covered(self):
+        names = sorted(os.path.basename(p)[:-5]
+                       for p in glob.glob(os.path.join(E.EXAMPLES, "*.aimz")))
+        self.assertEqual(names, sorted(list(EXPECTED) + ["scan_rejected"]))
+
+    def test_examples_compile_and_manifest_plan(self):
+        for name, (plan, reason, classes) in EXPECTED.items():
+            with self.subTest(model=name):
+                # Compiled by the build_models fixture (aimzc ... -o).
+                with open(E.model(name), "rb") as f:
+                    self.assertEqual(f.read(4), b"\x7fELF")
+                r = E.aimzc(os.path.join(E.EXAMPLES, name + ".aimz"),
+                            "--emit=manifest", check=True)
+                m = json.loads(r.stdout)
+                self.assertEqual(m["model"], name)
+                self.assertEqual(m["plan"], plan)
+                self.assertEqual(m["plan_reason"], reason)
+                self.assertEqual({s["name"]: s["class"] for s in m["sites"]},
+                                 classes)
+
+    def test_scan_rejected(self):
+        src = os.path.join(E.EXAMPLES, "scan_rejected.aimz")
+        out = self.path("scan.so")
+        r = E.aimzc(src, "-o", out)
+        self.assertEqual(r.rc, 1, r)
+        self.assertFalse(os.path.exists(out), "no model on failure")
+        # file:line:col: error: ..., the source line, a caret.
+        lines = r.stderr.splitlines()
+        m = re.match(r"^(.*scan_rejected\.aimz):(\d+):(\d+): error: (.*)$",
+                     lines[0])
+        self.assertIsNotNone(m, r)
+        self.assertIn("scan", m.group(4))
+        self.assertIn("level", m.group(4))
+        line, col = int(m.group(2)), int(m.group(3))
+        with open(src) as f:
+            src_line = f.read().splitlines()[line - 1]
+        self.assertIn("level ~ Normal", src_line)
+        self.assertEqual(lines[1], src_line)
+        self.assertEqual(lines[2], " " * (col - 1) + "^")
+
+
+class InfoAndDevices(E.E2ETestCase):
+    def test_info_prints_plan_and_sites(self):
+        for name, (plan, reason, classes) in EXPECTED.items():
+            with self.subTest(model=name):
+                r = E.aimz_run("info", E.model(name))
+                self.assertIn("model " + name, r.stdout)
+                m = re.search(r"^plan: (\w+)(.*)$", r.stdout, re.M)
+                self.assertIsNotNone(m, r)
+                self.assertEqual(m.group(1), plan)
+                for z in reason:
+                    self.assertIn(z, m.group(2))
+                for site, cls in classes.items():
+                    self.assertRegex(r.stdout, r"(?m)^\s+%s\s+\w+\s+%s\b"
+                                     % (re.escape(site), cls))
+
+    def test_info_on_missing_model(self):
+        r = E.aimz_run("info", self.path("nope.so"), check=False)
+        self.assert_one_error_line(r, "nope.so", "no such file")
+
+    def test_devices(self):
+        r = E.aimz_run("devices")
+        n = os.cpu_count()
+        self.assertIn("%d CPU device" % n, r.stdout)
+        self.assertEqual(re.findall(r"cpu:\d+", r.stdout),
+                         ["cpu:%d" % i for i in range(n)])
+        r = E.aimz_run("devices", "--devices", 3)
+        self.assertEqual(re.findall(r"cpu:\d+", r.stdout),
+                         ["cpu:0", "cpu:1", "cpu:2"])
+
+
+class ReadmeMainPath(E.E2ETestCase):
+    """What tools/demo.sh does, small: compile linreg, make data, predict;
+    the tool says where the store is and how to open it in xarray."""
+
+    def test_predict_prints_store_and_how_to_open_it(self):
+        so = E.model("linreg")
+        rng = np.random.default_rng(0)
+        X, _, post = E.linreg_data(rng, 2000, 4, 30)
+        np.save(self.path("X.npy"), X)
+        np.savez(self.path("post.npz"), **post)
+        r = E.aimz_run("predict", so, "--data", "X=X.npy", "--posterior",
+                       "post.npz", "--out", "pred.zarr", "--seed", 1,
+                       cwd=self.dir)
+        self.assertIn("pred.zarr", r.stdout)
+        self.assertIn("30 draws x 2000 observations", r.stdout)
+        m = re.search(r"open it with: (.*)$", r.stdout, re.M)
+        self.assertIsNotNone(m, r)
+        p = subprocess.run(m.group(1), shell=True, cwd=self.dir,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("Dimensions", p.stdout)
+        self.assertRegex(p.stdout, r"y\s+\(draw, y_dim_0\) float32")
+        self.assertRegex(p.stdout, r"eta\s+\(draw, eta_dim_0\) float32")
+
+
+if __name__ == "__main__":
+    E.main()
