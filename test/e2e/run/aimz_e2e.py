@@ -300,7 +300,9 @@ def linreg_mu(X, post):
 
 # ------------------------------------------------------------------ main
 
-def main():
+def parse_args():
+    """Sets the module's paths from the command line; returns the rest (for
+    unittest)."""
     global AIMZC, AIMZ_RUN, EXAMPLES, MODELS, TMP, NODE_MODULES
     ap = argparse.ArgumentParser()
     ap.add_argument("--aimzc", required=True)
@@ -316,4 +318,9 @@ def main():
     MODELS = os.path.abspath(args.models)
     TMP = os.path.abspath(args.tmp or tempfile.gettempdir())
     NODE_MODULES = args.node_modules
+    return rest
+
+
+def main():
+    rest = parse_args()
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
