@@ -5,8 +5,10 @@ oddities (unknown posterior names, the output site in the posterior, extra
 
 import glob
 import os
-import shutil
+import signal
+import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -378,6 +380,52 @@ class BadInputs(E.E2ETestCase):
         self.assertEqual([f for f in os.listdir(self.dir)
                           if f.startswith(os.path.basename(out))], [])
 
+
+
+class Interrupt(E.E2ETestCase):
+    """Ctrl-C stops a run within about a second, says what it left, and
+    leaves no store (complete or partial)."""
+
+    def test_sigint_mid_run(self):
+        rng = np.random.default_rng(7)
+        n, d, H, D = 60_000, 100, 128, 40
+        X = self.save("X.npy", rng.normal(size=(n, d)).astype(np.float32))
+
+        def w(*shape):
+            return (rng.normal(size=(D,) + shape) * 0.1).astype(np.float32)
+        post = self.savez("post.npz", w1=w(d, H), b1=w(H), w2=w(H, H),
+                          b2=w(H), w3=w(H, H), b3=w(H), w4=w(H), b4=w())
+        out = self.fresh()
+        cmd = [E.AIMZ_RUN, "predict", E.model("mlp"), "--data", "X=" + X,
+               "--posterior", post, "--out", out, "--devices", "2",
+               "--batch-size", "1000"]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        t0 = time.time()
+        # Wait until it is writing chunks.
+        while time.time() - t0 < 20 and p.poll() is None and not any(
+                f.startswith(os.path.basename(out))
+                for f in os.listdir(self.dir)):
+            time.sleep(0.01)
+        time.sleep(0.2)
+        if p.poll() is not None:
+            p.communicate()
+            self.skipTest("the run finished before it could be interrupted")
+        t1 = time.time()
+        p.send_signal(signal.SIGINT)
+        try:
+            _, err = p.communicate(timeout=10)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        self.assertLess(time.time() - t1, 2.0, "slow to stop")
+        self.assertEqual(p.returncode, 130, err)
+        lines = [l for l in err.splitlines() if l.strip()]
+        self.assertEqual(len(lines), 1, err)
+        self.assertIn("interrupted", lines[0])
+        self.assertIn(os.path.basename(out), lines[0])
+        self.assertEqual([f for f in os.listdir(self.dir)
+                          if f.startswith(os.path.basename(out))], [])
 
 if __name__ == "__main__":
     E.main()

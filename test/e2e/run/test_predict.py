@@ -186,6 +186,63 @@ class LinregPartitions(E.E2ETestCase):
                                      self.ref["y"]))
 
 
+class EdgeAndDefaultSizes(E.E2ETestCase):
+    """Tiny runs (more devices than work) and a larger one whose default
+    batch (an 8 MiB chunk budget) gives several batches."""
+
+    def test_tiny_runs(self):
+        rng = np.random.default_rng(12)
+        so = E.model("linreg")
+        for n, D in ((1, 1), (2, 1), (1, 5), (2, 3)):
+            X, _, post = E.linreg_data(rng, n, 2, D)
+            data = {"X": self.save("X%d.npy" % n, X)}
+            pp = self.savez("p%d_%d.npz" % (n, D), **post)
+            outs = []
+            for axis, devices, batch in (("obs", 1, None), ("obs", 3, 1),
+                                         ("draw", 3, 1), ("draw", 2, None)):
+                with self.subTest(n=n, draws=D, axis=axis, devices=devices):
+                    out = self.fresh()
+                    E.run_cmd("predict", so, data, out, posterior=pp,
+                              axis=axis, devices=devices, batch=batch, seed=2)
+                    g = E.open_group(out)
+                    self.assertEqual(g["y"].shape, (D, n))
+                    outs.append(E.read_arrays(out))
+            for o in outs[1:]:
+                self.assertTrue(E.same_bytes(o["y"], outs[0]["y"]))
+            np.testing.assert_allclose(outs[0]["eta"],
+                                       np.exp(E.linreg_mu(X, post)),
+                                       rtol=1e-5)
+            self.assertTrue(np.all(np.isfinite(outs[0]["y"])))
+
+    def test_default_batch_gives_bounded_chunks(self):
+        rng = np.random.default_rng(13)
+        n, k, D = 300_000, 2, 20
+        X, _, post = E.linreg_data(rng, n, k, D)
+        data = {"X": self.save("X.npy", X)}
+        pp = self.savez("post.npz", **post)
+        outs = []
+        for axis in ("obs", "draw"):
+            out = self.fresh()
+            E.run_cmd("predict", E.model("linreg"), data, out, posterior=pp,
+                      axis=axis, devices=2, seed=1)
+            g = E.open_group(out)
+            b = g.attrs["batch_size"]
+            total = n if axis == "obs" else D
+            self.assertLess(b, total, "several batches")
+            for s in ("y", "eta"):
+                a = g[s]
+                self.assertEqual(a.chunks[1 if axis == "obs" else 0], b)
+                self.assertLessEqual(int(np.prod(a.chunks)) * 4, 8 << 20)
+                self.assertGreaterEqual(int(np.prod(a.chunks)) * 4, 1 << 20)
+            outs.append(E.read_arrays(out))
+        for s in ("y", "eta"):
+            self.assertTrue(E.same_bytes(outs[0][s], outs[1][s]), s)
+        r = (outs[0]["y"] - E.linreg_mu(X, post)) / \
+            post["sigma"].astype(np.float64)[:, None]
+        self.assertLess(abs(r.mean()) * np.sqrt(r.size), 5)
+        self.assertLess(abs(r.var() - 1) / np.sqrt(2 / r.size), 5)
+
+
 class LinregMoments(E.E2ETestCase):
     """y ~ Normal(alpha + X @ beta, sigma) per draw; eta = exp(mu)."""
 
@@ -259,6 +316,12 @@ class OtherExamples(E.E2ETestCase):
                       devices=devices, batch=batch, seed=seed, sites=sites)
             self.assertEqual(E.open_group(out).attrs["plan"], axis)
             outs.append(E.read_arrays(out))
+        # xarray reads the same values and dtypes (integer outputs are not
+        # masked into floats by a fill value).
+        ds = E.open_dataset(out)
+        for s_, a in outs[-1].items():
+            self.assertEqual(ds[s_].dtype, a.dtype, s_)
+            self.assertTrue(E.same_bytes(ds[s_].values, a), s_)
         for o in outs[1:]:
             self.assertEqual(sorted(o), sorted(outs[0]))
             for s in o:
