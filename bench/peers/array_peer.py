@@ -1,0 +1,315 @@
+"""The hand-written peer: NumPy (+ OpenBLAS) or PyTorch, in batches, writing
+the same Zarr store as aimz-run with zarr-python.
+
+This is the vectorized code a user would write instead of aimz-run: load
+the posterior, walk the data in batches that fit in memory (the batches are
+the chunks of aimz-run's store, so each write is one whole chunk), compute
+the batch with array operations, and write it. Run by Debian's
+/usr/bin/python3 (the interpreter that sees python3-numpy, python3-torch and
+python3-zarr):
+
+  array_peer.py --backend numpy|torch --workload WL --data-dir DIR
+                --draws D --n N --spec spec.json --out store.zarr
+                --result result.json [--no-write] [--seed S]
+
+WL is one of linreg-pred, linreg-ll, hier-pred, mlp-pred, prior. spec.json
+describes the store to write (shape, chunks, dtype, compressor, plan, dims,
+site), copied from aimz-run's store by bench/harness.py. The result JSON
+splits the time into setup (imports, posterior), compute and write, so the
+harness can report the peer with and without the write from one run.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+T_START = time.perf_counter()
+
+import numpy as np  # noqa: E402
+
+
+def parse_args():
+    p = argparse.ArgumentParser()
+    p.add_argument("--backend", choices=["numpy", "torch"], required=True)
+    p.add_argument("--workload", required=True,
+                   choices=["linreg-pred", "linreg-ll", "hier-pred",
+                            "mlp-pred", "prior"])
+    p.add_argument("--data-dir", required=True)
+    p.add_argument("--draws", type=int, required=True)
+    p.add_argument("--n", type=int, required=True)
+    p.add_argument("--spec", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--result", required=True)
+    p.add_argument("--no-write", action="store_true")
+    p.add_argument("--seed", type=int, default=1)
+    return p.parse_args()
+
+
+def blas_in_use():
+    """The BLAS library mapped into this process (numpy's or torch's)."""
+    libs = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                base = os.path.basename(path)
+                if "blas" in base or "mkl" in base or "lapack" in base:
+                    libs.add(os.path.realpath(path))
+    except OSError:
+        pass
+    return sorted(libs)
+
+
+# ---------------------------------------------------------------- backends
+
+class NumpyOps:
+    name = "numpy"
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def asarray(self, a):
+        return np.ascontiguousarray(a)
+
+    def to_numpy(self, t):
+        return t
+
+    def normal(self, shape):
+        return self.rng.standard_normal(shape, dtype=np.float32)
+
+    def half_normal(self, shape):
+        return np.abs(self.normal(shape))
+
+    def uniform(self, shape):
+        return self.rng.random(shape, dtype=np.float32)
+
+    def relu(self, t):
+        return np.maximum(t, 0, out=t)
+
+    def sigmoid(self, t):
+        return 1.0 / (1.0 + np.exp(-t))
+
+    def bernoulli_logits(self, logits):
+        return (self.uniform(logits.shape) < self.sigmoid(logits)).astype(
+            np.int32)
+
+    def normal_logpdf(self, y, mu, sigma):
+        z = (y - mu) / sigma
+        return (-0.5 * z * z - np.log(sigma)
+                - np.float32(0.5 * math.log(2 * math.pi)))
+
+    def matmul(self, a, b):
+        return np.matmul(a, b)
+
+    def take_cols(self, a, idx):
+        return a[:, idx]
+
+    def transpose(self, a):
+        return a.T
+
+
+class TorchOps:
+    name = "torch"
+
+    def __init__(self, seed):
+        import torch
+        self.torch = torch
+        self.gen = torch.Generator().manual_seed(seed)
+
+    def asarray(self, a):
+        return self.torch.from_numpy(np.ascontiguousarray(a))
+
+    def to_numpy(self, t):
+        return t.numpy()
+
+    def normal(self, shape):
+        return self.torch.randn(shape, generator=self.gen,
+                                dtype=self.torch.float32)
+
+    def half_normal(self, shape):
+        return self.normal(shape).abs_()
+
+    def uniform(self, shape):
+        return self.torch.rand(shape, generator=self.gen,
+                               dtype=self.torch.float32)
+
+    def relu(self, t):
+        return t.relu_()
+
+    def sigmoid(self, t):
+        return self.torch.sigmoid(t)
+
+    def bernoulli_logits(self, logits):
+        return self.torch.bernoulli(self.torch.sigmoid(logits),
+                                    generator=self.gen).to(self.torch.int32)
+
+    def normal_logpdf(self, y, mu, sigma):
+        return self.torch.distributions.Normal(
+            mu, sigma, validate_args=False).log_prob(y)
+
+    def matmul(self, a, b):
+        return self.torch.matmul(a, b)
+
+    def take_cols(self, a, idx):
+        return a[:, idx.long()]  # torch indexes with int64 only
+
+    def transpose(self, a):
+        return a.T
+
+
+# --------------------------------------------------------------- workloads
+#
+# Each workload is f(ops, params sliced to a block of draws, data sliced to
+# a block of observations) -> (draws_in_block, obs_in_block) array.
+
+def linreg_mu(ops, P, X):
+    # alpha[:, None] + beta @ X.T  ->  (draws, obs)
+    return P["alpha"][:, None] + ops.matmul(P["beta"], ops.transpose(X))
+
+
+def wl_linreg_pred(ops, P, B):
+    mu = linreg_mu(ops, P, B["X"])
+    return mu + P["sigma"][:, None] * ops.normal(tuple(mu.shape))
+
+
+def wl_linreg_ll(ops, P, B):
+    mu = linreg_mu(ops, P, B["X"])
+    return ops.normal_logpdf(B["y"][None, :], mu, P["sigma"][:, None])
+
+
+def wl_hier_pred(ops, P, B):
+    mu = ops.take_cols(P["a"], B["g"]) + P["b"][:, None] * B["x"][None, :]
+    return mu + P["sigma"][:, None] * ops.normal(tuple(mu.shape))
+
+
+MLP_DRAW_GROUP = 16  # draws per batched matmul: (16, obs, 128) floats
+
+
+def wl_mlp_pred(ops, P, B):
+    X = B["X"]
+    outs = []
+    nd = P["w1"].shape[0]
+    for d0 in range(0, nd, MLP_DRAW_GROUP):
+        s = slice(d0, min(nd, d0 + MLP_DRAW_GROUP))
+        h = ops.relu(ops.matmul(X, P["w1"][s]) + P["b1"][s][:, None, :])
+        h = ops.relu(ops.matmul(h, P["w2"][s]) + P["b2"][s][:, None, :])
+        h = ops.relu(ops.matmul(h, P["w3"][s]) + P["b3"][s][:, None, :])
+        logit = ops.matmul(h, P["w4"][s][:, :, None])[:, :, 0] \
+            + P["b4"][s][:, None]
+        outs.append(ops.bernoulli_logits(logit))
+    if ops.name == "torch":
+        return ops.torch.cat(outs, 0)
+    return np.concatenate(outs, 0)
+
+
+WORKLOADS = {
+    "linreg-pred": (wl_linreg_pred, "linreg"),
+    "linreg-ll": (wl_linreg_ll, "linreg"),
+    "hier-pred": (wl_hier_pred, "hier"),
+    "mlp-pred": (wl_mlp_pred, "mlp"),
+    "prior": (wl_linreg_pred, "linreg"),
+}
+
+
+def load_inputs(data_dir, model, n, with_y):
+    """Memory-mapped inputs (read batch by batch, like aimz-run)."""
+    def mm(name):
+        return np.load(os.path.join(data_dir, name), mmap_mode="r")
+    if model == "linreg":
+        d = {"X": mm("linreg_X_%d.npy" % n)}
+        if with_y:
+            d["y"] = mm("linreg_y_%d.npy" % n)
+    elif model == "hier":
+        d = {"x": mm("hier_x_%d.npy" % n), "g": mm("hier_g_%d.npy" % n)}
+    else:
+        d = {"X": mm("mlp_X_%d.npy" % n)}
+    return d
+
+
+def load_params(ops, args, model):
+    if args.workload == "prior":
+        # Prior draws of linreg's latents, fixed across observation batches.
+        k = np.load(os.path.join(args.data_dir,
+                                 "linreg_X_%d.npy" % args.n),
+                    mmap_mode="r").shape[1]
+        D = args.draws
+        return {"alpha": ops.normal((D,)), "beta": ops.normal((D, k)),
+                "sigma": ops.half_normal((D,))}
+    post = np.load(os.path.join(args.data_dir,
+                                "post_%s_%d.npz" % (model, args.draws)))
+    P = {}
+    for key in post.files:
+        P[key] = ops.asarray(post[key][:args.draws].astype(np.float32))
+    return P
+
+
+def open_store(spec, path):
+    import zarr
+    from numcodecs import get_codec
+    comp = get_codec(dict(spec["compressor"])) if spec["compressor"] else None
+    root = zarr.open_group(path, mode="w")
+    arr = root.create_dataset(
+        spec["site"], shape=tuple(spec["shape"]), chunks=tuple(spec["chunks"]),
+        dtype=spec["dtype"], compressor=comp, fill_value=spec["fill_value"],
+        order="C", dimension_separator=spec.get("dimension_separator", "."),
+        overwrite=True)
+    arr.attrs["_ARRAY_DIMENSIONS"] = spec["dims"]
+    root.attrs.update({"computed": spec["computed"], "tool": "bench peer"})
+    return arr
+
+
+def main():
+    args = parse_args()
+    ops = NumpyOps(args.seed) if args.backend == "numpy" \
+        else TorchOps(args.seed)
+    spec = json.load(open(args.spec))
+    fn, model = WORKLOADS[args.workload]
+    inputs = load_inputs(args.data_dir, model, args.n,
+                         args.workload == "linreg-ll")
+    P = load_params(ops, args, model)
+    arr = None if args.no_write else open_store(spec, args.out)
+    D, n = args.draws, args.n
+    assert tuple(spec["shape"]) == (D, n), (spec["shape"], D, n)
+    dtype = np.dtype(spec["dtype"])
+    t_setup = time.perf_counter() - T_START
+
+    t_compute = t_write = 0.0
+    checksum = 0.0
+    if spec["plan"] == "obs":
+        step = spec["chunks"][1]
+        blocks = [(slice(0, D), slice(o, min(n, o + step)))
+                  for o in range(0, n, step)]
+    else:
+        step = spec["chunks"][0]
+        blocks = [(slice(d, min(D, d + step)), slice(0, n))
+                  for d in range(0, D, step)]
+    for ds, os_ in blocks:
+        t0 = time.perf_counter()
+        B = {k: ops.asarray(v[os_]) for k, v in inputs.items()}
+        Pd = P if ds == slice(0, D) else {k: v[ds] for k, v in P.items()}
+        out = ops.to_numpy(fn(ops, Pd, B))
+        if out.dtype != dtype:
+            out = out.astype(dtype)
+        t1 = time.perf_counter()
+        if arr is not None:
+            arr[ds, os_] = out
+        else:
+            checksum += float(out[0, 0])  # keep the result alive
+        t2 = time.perf_counter()
+        t_compute += t1 - t0
+        t_write += t2 - t1
+    res = {"backend": args.backend, "workload": args.workload,
+           "setup_s": t_setup, "compute_s": t_compute, "write_s": t_write,
+           "total_s": time.perf_counter() - T_START, "batches": len(blocks),
+           "blas": blas_in_use(),
+           "threads": (ops.torch.get_num_threads() if args.backend == "torch"
+                       else None)}
+    with open(args.result, "w") as f:
+        json.dump(res, f)
+
+
+if __name__ == "__main__":
+    main()
