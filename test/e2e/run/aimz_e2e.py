@@ -221,6 +221,12 @@ class E2ETestCase(unittest.TestCase):
         np.savez(p, **arrays)
         return p
 
+    @classmethod
+    def savez_compressed(cls, name, **arrays):
+        p = cls.path(name)
+        np.savez_compressed(p, **arrays)
+        return p
+
     _counter = 0
 
     @classmethod

@@ -131,6 +131,12 @@ class BadInputs(E.E2ETestCase):
             f.write(b"this is not numpy\n" * 50)
         self.predict_fails({"X": p}, "garbage.npy", "not a .npy")
 
+    def test_unsupported_npy_layouts(self):
+        p = self.save("XF.npy", np.asfortranarray(self.X))
+        self.predict_fails({"X": p}, "XF.npy", "Fortran")
+        p = self.save("XBE.npy", self.X.astype(">f4"))
+        self.predict_fails({"X": p}, "XBE.npy", "big-endian")
+
     def test_data_argument_without_name(self):
         self.predict_fails([self.Xp], "--data", "NAME=FILE")
 

@@ -176,6 +176,17 @@ class LinregPartitions(E.E2ETestCase):
                     self.assertTrue(E.same_bytes(na[s], za[s]), s)
                 self.assertTrue(E.same_bytes(na["y"], self.ref["y"]))
 
+    def test_compressed_npz_inputs(self):
+        # np.savez_compressed posteriors and data archives read the same.
+        pc = self.savez_compressed("postc.npz", **self.post)
+        dc = self.savez_compressed("datac.npz", X=self.X)
+        out = self.fresh()
+        E.run_cmd("predict", self.so, [dc], out, posterior=pc, devices=2,
+                  batch=500, seed=self.SEED)
+        got = E.read_arrays(out)
+        for s in ("y", "eta"):
+            self.assertTrue(E.same_bytes(got[s], self.ref[s]), s)
+
     def test_float64_posterior_is_converted(self):
         p64 = self.savez("post64.npz", **{k: v.astype(np.float64)
                                           for k, v in self.post.items()})

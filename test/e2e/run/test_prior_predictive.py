@@ -88,6 +88,27 @@ class LinregPrior(E.E2ETestCase):
         self.assertLess(np.abs(z).max(), 5)
         self.assertTrue(np.all(got["sigma"] > 0))
 
+    def test_only_global_sites_requested(self):
+        # Under obs the globals are written once (first batch); the same
+        # values as the draw plan's, and as a run that also returns y.
+        sites = ["beta", "sigma"]
+        outs = []
+        for axis, devices, batch in (("obs", 3, 64), ("draw", 2, 7),
+                                     ("obs", 1, None)):
+            out, _ = self.prior(axis=axis, devices=devices, batch=batch,
+                                seed=3, sites=sites)
+            g = E.open_group(out)
+            self.assertEqual(sorted(g.array_keys()), sites)
+            if axis == "obs":
+                self.assertEqual(g["beta"].chunks, (self.D, self.K))
+            outs.append(E.read_arrays(out))
+        out, _ = self.prior(axis="obs", devices=2, batch=100, seed=3,
+                            sites=sites + ["y"])
+        outs.append(E.read_arrays(out))
+        for o in outs[1:]:
+            for s in sites:
+                self.assertTrue(E.same_bytes(o[s], outs[0][s]), s)
+
     def test_default_sites_and_seed(self):
         out, _ = self.prior(devices=2, seed=self.SEED)
         self.assertEqual(sorted(E.open_group(out).array_keys()),
