@@ -137,6 +137,10 @@ class BadInputs(E.E2ETestCase):
         p = self.save("XBE.npy", self.X.astype(">f4"))
         self.predict_fails({"X": p}, "XBE.npy", "big-endian")
 
+    def test_zero_observations(self):
+        p = self.save("X0.npy", np.zeros((0, self.K), np.float32))
+        self.predict_fails({"X": p}, "no observations")
+
     def test_data_argument_without_name(self):
         self.predict_fails([self.Xp], "--data", "NAME=FILE")
 
@@ -210,6 +214,30 @@ class BadInputs(E.E2ETestCase):
                        beta=self.post["beta"][:15], sigma=self.post["sigma"])
         self.predict_fails({"X": self.Xp}, "draws", "20", "15", "'beta'",
                            posterior=p)
+
+    def test_zero_draws_after_the_first_member(self):
+        # A site with no draws next to sites with 20: refused.
+        empty = np.zeros(0, np.float32)
+        for order in (("alpha", "sigma", "beta"), ("alpha", "beta", "sigma")):
+            with self.subTest(order=order):
+                arrays = {k: (empty if k == "sigma" else self.post[k])
+                          for k in order}
+                p = self.savez("zero_%s.npz" % order[1], **arrays)
+                self.assertEqual(list(np.load(p).keys()), list(order))
+                self.predict_fails({"X": self.Xp}, "'sigma'", "0",
+                                   posterior=p)
+
+    @E.known_bug("a posterior whose FIRST member has zero draws (e.g. "
+                 "alpha of shape (0,)) is accepted: loadPosterior takes "
+                 "NumDraws == 0 as 'not set yet', so the next site's count "
+                 "wins and the run reads alpha out of bounds (garbage such "
+                 "as 3.3e+32 in the output); a zero-draw site in any other "
+                 "position is refused")
+    def test_zero_draws_in_first_member(self):
+        p = self.savez("zero_first.npz", alpha=np.zeros(0, np.float32),
+                       beta=self.post["beta"], sigma=self.post["sigma"])
+        self.assertEqual(list(np.load(p).keys())[0], "alpha")
+        self.predict_fails({"X": self.Xp}, "'alpha'", "0", posterior=p)
 
     def test_scalar_posterior_entry(self):
         p = self.savez("scalar.npz", alpha=np.float32(1), beta=self.post["beta"],
