@@ -7,15 +7,27 @@
 // densities (x, a, b, c); unused parameters are ignored.
 //
 //===----------------------------------------------------------------------===//
+// The same file builds twice: for the host CPU (with OpenBLAS), and as CUDA
+// device code for the PTX kernels (no BLAS; libdevice maths).
+#ifdef __CUDACC__
+#define AIMZ_MATH_FN __host__ __device__ inline
+#define AIMZ_DEVICE __device__
+#define AIMZ_SUPPORT extern "C" __device__
+#else
+#define AIMZ_DEVICE
+#define AIMZ_SUPPORT extern "C" __attribute__((visibility("hidden")))
+#endif
+
+#include "aimz/abi.h"
 #include "aimz/math/Math.h"
 
-#include <cblas.h>
 #include <cstdint>
+#ifndef __CUDA_ARCH__
+#include <cblas.h>
+#endif
 
 using aimz::math::RandomStream;
 namespace m = aimz::math;
-
-#define AIMZ_SUPPORT extern "C" __attribute__((visibility("hidden")))
 
 // Samplers -----------------------------------------------------------------
 
@@ -97,6 +109,7 @@ AIMZ_LOGPS(double, f64)
 
 namespace {
 
+#ifndef __CUDA_ARCH__
 template <class T>
 void gemmBlas(int64_t Rows, int64_t N, int64_t K, const T *A, int64_t RsA,
               int64_t SAk, const T *B, int64_t SBk, int64_t SBn, T *C,
@@ -128,9 +141,10 @@ bool blasLayout(int64_t Outer, int64_t Inner, int64_t SOuter, int64_t SInner) {
   return (SInner == 1 && SOuter >= std::max<int64_t>(1, Inner)) ||
          (SOuter == 1 && SInner >= std::max<int64_t>(1, Outer));
 }
+#endif
 
 template <class T>
-T dot(int64_t K, const T *A, int64_t SAk, const T *B, int64_t SBk) {
+AIMZ_DEVICE T dot(int64_t K, const T *A, int64_t SAk, const T *B, int64_t SBk) {
   // Eight partial sums in a fixed order: vectorizes, and is the same for
   // every row whatever the batch.
   T Acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -151,7 +165,7 @@ T dot(int64_t K, const T *A, int64_t SAk, const T *B, int64_t SBk) {
 }
 
 template <class T>
-void matmul(int64_t Batch, int64_t M, int64_t N, int64_t K, const T *A,
+AIMZ_DEVICE void matmul(int64_t Batch, int64_t M, int64_t N, int64_t K, const T *A,
             int64_t SAb, int64_t SAm, int64_t SAk, const T *B, int64_t SBb,
             int64_t SBk, int64_t SBn, T *C, int64_t SCb, int64_t SCm,
             int64_t SCn) {
@@ -169,11 +183,13 @@ void matmul(int64_t Batch, int64_t M, int64_t N, int64_t K, const T *A,
     const T *Ab = A + b * SAb;
     const T *Bb = B + b * SBb;
     T *Cb = C + b * SCb;
+#ifndef __CUDA_ARCH__
     if (N > 1 && Rows > 1 && K > 0 && SCn == 1 && RsC >= N &&
         blasLayout(Rows, K, RsA, SAk) && blasLayout(K, N, SBk, SBn)) {
       gemmBlas<T>(Rows, N, K, Ab, RsA, SAk, Bb, SBk, SBn, Cb, RsC);
       continue;
     }
+#endif
     for (int64_t i = 0; i < Rows; ++i)
       for (int64_t n = 0; n < N; ++n)
         Cb[i * RsC + n * SCn] = dot<T>(K, Ab + i * RsA, SAk, Bb + n * SBn, SBk);
@@ -181,7 +197,7 @@ void matmul(int64_t Batch, int64_t M, int64_t N, int64_t K, const T *A,
 }
 
 template <class T>
-void matmulInt(int64_t Batch, int64_t M, int64_t N, int64_t K, const T *A,
+AIMZ_DEVICE void matmulInt(int64_t Batch, int64_t M, int64_t N, int64_t K, const T *A,
                int64_t SAb, int64_t SAm, int64_t SAk, const T *B, int64_t SBb,
                int64_t SBk, int64_t SBn, T *C, int64_t SCb, int64_t SCm,
                int64_t SCn) {
@@ -211,3 +227,49 @@ AIMZ_MATMUL(f32, float, matmul)
 AIMZ_MATMUL(f64, double, matmul)
 AIMZ_MATMUL(i32, int32_t, matmulInt)
 AIMZ_MATMUL(i64, int64_t, matmulInt)
+
+#ifdef __CUDA_ARCH__
+// GPU kernels ----------------------------------------------------------------
+//
+// One thread per (draw, observation block) of the call's rectangle, each
+// running the generated entry point on its own sub-rectangle with its own
+// slice of scratch (`scratch_bytes` per thread). Results land where the
+// host-side kernel would put them: the views are absolute, so any split
+// gives the same bytes.
+
+extern "C" __device__ int32_t aimz_predict(aimz_call *Call);
+extern "C" __device__ int32_t aimz_log_likelihood(aimz_call *Call);
+extern "C" __device__ int32_t aimz_prior_predictive(aimz_call *Call);
+
+template <int32_t (*Entry)(aimz_call *)>
+__device__ void runThread(const aimz_call *Call, int32_t *Status) {
+  int64_t Tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int64_t Block = Call->obs_block > 0 ? Call->obs_block : 256;
+  int64_t Blocks = (Call->obs_end - Call->obs_begin + Block - 1) / Block;
+  int64_t Threads = (Call->draw_end - Call->draw_begin) * Blocks;
+  if (Tid >= Threads)
+    return;
+  aimz_call Local = *Call;
+  Local.draw_begin = Call->draw_begin + Tid / Blocks;
+  Local.draw_end = Local.draw_begin + 1;
+  Local.obs_begin = Call->obs_begin + (Tid % Blocks) * Block;
+  Local.obs_end = Local.obs_begin + Block < Call->obs_end
+                      ? Local.obs_begin + Block
+                      : Call->obs_end;
+  Local.scratch = static_cast<uint8_t *>(Call->scratch) + Tid * Call->scratch_bytes;
+  Status[Tid] = Entry(&Local);
+}
+
+extern "C" __global__ void aimz_predict_kernel(const aimz_call *Call,
+                                               int32_t *Status) {
+  runThread<aimz_predict>(Call, Status);
+}
+extern "C" __global__ void aimz_log_likelihood_kernel(const aimz_call *Call,
+                                                      int32_t *Status) {
+  runThread<aimz_log_likelihood>(Call, Status);
+}
+extern "C" __global__ void aimz_prior_predictive_kernel(const aimz_call *Call,
+                                                        int32_t *Status) {
+  runThread<aimz_prior_predictive>(Call, Status);
+}
+#endif

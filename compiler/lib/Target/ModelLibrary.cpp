@@ -39,7 +39,7 @@ namespace aimz {
 
 static const char *const ExportedSymbols[] = {
     "aimz_predict",  "aimz_log_likelihood", "aimz_prior_predictive",
-    "aimz_manifest", "aimz_abi_version",    "aimz_ptx"};
+    "aimz_manifest", "aimz_abi_version",    "aimz_ptx", "aimz_ptx_sm90"};
 
 static llvm::Error makeError(const llvm::Twine &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
@@ -80,9 +80,10 @@ static void addString(llvm::Module &M, llvm::StringRef Name,
 }
 
 void addLibraryData(llvm::Module &M, llvm::StringRef Manifest,
-                    llvm::StringRef PTX) {
+                    llvm::StringRef PTXsm80, llvm::StringRef PTXsm90) {
   addString(M, "aimz_manifest", Manifest);
-  addString(M, "aimz_ptx", PTX);
+  addString(M, "aimz_ptx", PTXsm80);
+  addString(M, "aimz_ptx_sm90", PTXsm90);
   auto *I64 = llvm::Type::getInt64Ty(M.getContext());
   new llvm::GlobalVariable(M, I64, true, llvm::GlobalValue::ExternalLinkage,
                            llvm::ConstantInt::get(I64, AbiVersion),

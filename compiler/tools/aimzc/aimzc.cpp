@@ -11,6 +11,7 @@
 #include "aimz/Manifest.h"
 #include "aimz/Parser.h"
 #include "aimz/Sema.h"
+#include "aimz/Target/GPUCode.h"
 #include "aimz/Target/ModelLibrary.h"
 #include "aimz/Version.h"
 
@@ -40,6 +41,7 @@ enum class EmitKind {
   Lowered,
   LLVM,
   Asm,
+  PTX,
   Library
 };
 
@@ -64,6 +66,7 @@ cl::opt<EmitKind> Emit(
                    "the entry points in scf/arith/math/llvm"),
         clEnumValN(EmitKind::LLVM, "llvm", "optimized LLVM IR"),
         clEnumValN(EmitKind::Asm, "asm", "assembly for the target CPU"),
+        clEnumValN(EmitKind::PTX, "ptx", "PTX of the GPU kernels (--gpu-arch)"),
         clEnumValN(EmitKind::Library, "so", "the model's shared library")),
     cl::init(EmitKind::Sites), cl::cat(Category));
 cl::opt<std::string> TargetCPU(
@@ -71,6 +74,14 @@ cl::opt<std::string> TargetCPU(
     cl::desc("CPU to generate code for (default: this host's; e.g. "
              "x86-64-v3 for a portable library)"),
     cl::value_desc("name"), cl::cat(Category));
+
+cl::opt<std::string> GPUArch("gpu-arch",
+                            cl::desc("GPU architecture for --emit=ptx "
+                                     "(sm_80 or sm_90; default sm_80)"),
+                            cl::init("sm_80"), cl::cat(Category));
+cl::opt<bool> NoPTX("no-ptx",
+                    cl::desc("Do not embed PTX in the shared library"),
+                    cl::cat(Category));
 
 int fail(const llvm::Twine &Msg) {
   llvm::WithColor::error(llvm::errs(), "aimzc") << Msg << "\n";
@@ -108,7 +119,31 @@ int compileModel(const Model &M, const ModelInfo &Info, EmitKind Emit,
   auto LLModule = translateToLLVMIR(*Module, LLCtx);
   if (!LLModule)
     return fail(LLModule.takeError());
-  addLibraryData(**LLModule, manifestJSON(Info), "");
+  if (Emit == EmitKind::PTX) {
+    if (GPUArch != "sm_80" && GPUArch != "sm_90")
+      return fail("--gpu-arch must be sm_80 or sm_90");
+    auto PTX = generatePTX(**LLModule, GPUArch);
+    if (!PTX)
+      return fail(PTX.takeError());
+    Out << *PTX;
+    return 0;
+  }
+  // The library carries the GPU kernels too, when this aimzc can make them.
+  std::string PTX80, PTX90;
+  if (Emit == EmitKind::Library && !NoPTX && gpuSupportAvailable()) {
+    for (auto [Arch, Text] : {std::pair<const char *, std::string *>{"sm_80", &PTX80},
+                              {"sm_90", &PTX90}}) {
+      auto P = generatePTX(**LLModule, Arch);
+      if (!P) {
+        llvm::WithColor::warning(llvm::errs(), "aimzc")
+            << "no " << Arch << " PTX embedded: "
+            << llvm::toString(P.takeError()) << "\n";
+        continue;
+      }
+      *Text = std::move(*P);
+    }
+  }
+  addLibraryData(**LLModule, manifestJSON(Info), PTX80, PTX90);
   auto TM = createHostTargetMachine(TargetCPU);
   if (!TM)
     return fail(TM.takeError());

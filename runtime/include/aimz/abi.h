@@ -76,7 +76,12 @@ int32_t aimz_prior_predictive(aimz_call *call);
 /* Exported data symbols. */
 extern const char aimz_manifest[];   /* the manifest JSON, NUL-terminated */
 extern const int64_t aimz_abi_version;
-extern const char aimz_ptx[];        /* PTX of the kernels, NUL-terminated */
+/* PTX of the kernels (aimz_predict_kernel, ...; see runtime/support/
+ * ModelSupport.cpp), NUL-terminated, empty when the compiler had no CUDA:
+ * aimz_ptx targets sm_80 (and runs on newer GPUs through the driver's JIT),
+ * aimz_ptx_sm90 targets sm_90. */
+extern const char aimz_ptx[];
+extern const char aimz_ptx_sm90[];
 
 #ifdef __cplusplus
 }

@@ -21,9 +21,10 @@ constexpr int64_t AbiVersion = AIMZ_ABI_VERSION;
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(mlir::ModuleOp Module, llvm::LLVMContext &Ctx);
 
-/// Adds the exported data symbols: manifest JSON, PTX text, ABI version.
+/// Adds the exported data symbols: manifest JSON, PTX text for sm_80 and
+/// sm_90 (empty when unavailable), ABI version.
 void addLibraryData(llvm::Module &M, llvm::StringRef Manifest,
-                    llvm::StringRef PTX);
+                    llvm::StringRef PTXsm80, llvm::StringRef PTXsm90);
 
 /// A target machine for this host's CPU, or for `CPU` when given
 /// (e.g. x86-64-v3 for portable libraries).

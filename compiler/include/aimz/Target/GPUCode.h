@@ -1,0 +1,23 @@
+//===- GPUCode.h - The same kernels as PTX for NVIDIA GPUs ------*- C++ -*-===//
+#ifndef AIMZ_TARGET_GPUCODE_H
+#define AIMZ_TARGET_GPUCODE_H
+
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace aimz {
+
+/// Whether aimzc was built with the CUDA-compiled support library.
+bool gpuSupportAvailable();
+
+/// PTX for `Arch` (sm_80, sm_90) of the entry points in `HostIR` (the
+/// unoptimized LLVM IR of the model; left unchanged), with one __global__
+/// kernel per entry point.
+llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
+                                        llvm::StringRef Arch);
+
+} // namespace aimz
+
+#endif // AIMZ_TARGET_GPUCODE_H

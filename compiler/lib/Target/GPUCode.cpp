@@ -1,0 +1,254 @@
+//===- GPUCode.cpp - The same kernels as PTX for NVIDIA GPUs --------------===//
+//
+// The LLVM IR of the entry points is retargeted to nvptx64, linked with the
+// support library built as CUDA device code (samplers, densities, and the
+// __global__ wrappers that give each thread one draw and observation block)
+// and with CUDA's libdevice for the maths, optimized, and printed as PTX by
+// LLVM's NVPTX back end, in process. Maths the NVPTX back end cannot lower
+// (llvm.exp, libm calls) is redirected to libdevice's __nv_* functions, and
+// any __nv_* left unresolved is an error rather than a silently broken PTX.
+//
+//===----------------------------------------------------------------------===//
+#include "aimz/Target/GPUCode.h"
+#include "aimz/Target/ModelLibrary.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/IPO/Internalize.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+extern "C" const char aimz_support_gpu_bc[];
+extern "C" const char aimz_support_gpu_bc_end[];
+
+namespace aimz {
+
+static llvm::Error makeError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+static const char *const KernelNames[] = {"aimz_predict_kernel",
+                                      "aimz_log_likelihood_kernel",
+                                      "aimz_prior_predictive_kernel"};
+
+bool gpuSupportAvailable() {
+  return +aimz_support_gpu_bc_end > +aimz_support_gpu_bc;
+}
+
+/// CUDA's libdevice, from $CUDA_HOME or /usr/local/cuda.
+static std::string findLibdevice() {
+  std::vector<std::string> Roots;
+  if (auto Home = llvm::sys::Process::GetEnv("CUDA_HOME"))
+    Roots.push_back(*Home);
+  Roots.push_back("/usr/local/cuda");
+  for (const std::string &R : Roots) {
+    llvm::SmallString<128> P(R);
+    llvm::sys::path::append(P, "nvvm", "libdevice", "libdevice.10.bc");
+    if (llvm::sys::fs::exists(P))
+      return std::string(P);
+  }
+  return "";
+}
+
+/// Calls the NVPTX back end cannot lower become calls into libdevice.
+static void redirectMaths(llvm::Module &M) {
+  auto Target = [](llvm::Function &F) -> std::string {
+    llvm::StringRef N = F.getName();
+    static const char *LibM[] = {"exp",  "log",  "log1p", "tanh", "pow",
+                                 "cos",  "sin",  "expm1", "atan", "lgamma",
+                                 "tan",  "erf",  "cosh",  "sinh", "exp2",
+                                 "log2", "log10"};
+    for (const char *L : LibM) {
+      if (N == L || N == (std::string(L) + "f"))
+        return "__nv_" + N.str();
+    }
+    if (!F.isIntrinsic())
+      return "";
+    bool F32 = F.getReturnType()->isFloatTy();
+    const char *Base = nullptr;
+    switch (F.getIntrinsicID()) {
+    case llvm::Intrinsic::exp:
+      Base = "exp";
+      break;
+    case llvm::Intrinsic::exp2:
+      Base = "exp2";
+      break;
+    case llvm::Intrinsic::log:
+      Base = "log";
+      break;
+    case llvm::Intrinsic::log2:
+      Base = "log2";
+      break;
+    case llvm::Intrinsic::log10:
+      Base = "log10";
+      break;
+    case llvm::Intrinsic::pow:
+      Base = "pow";
+      break;
+    case llvm::Intrinsic::cos:
+      Base = "cos";
+      break;
+    case llvm::Intrinsic::sin:
+      Base = "sin";
+      break;
+    default:
+      return "";
+    }
+    return std::string("__nv_") + Base + (F32 ? "f" : "");
+  };
+  std::vector<llvm::Function *> Fns;
+  for (llvm::Function &F : M)
+    if (F.isDeclaration())
+      Fns.push_back(&F);
+  for (llvm::Function *F : Fns) {
+    std::string To = Target(*F);
+    if (To.empty() || F->getFunctionType()->isVarArg())
+      continue;
+    llvm::FunctionCallee NV = M.getOrInsertFunction(To, F->getFunctionType());
+    F->replaceAllUsesWith(NV.getCallee());
+    F->eraseFromParent();
+  }
+}
+
+static llvm::Expected<std::unique_ptr<llvm::Module>>
+parseEmbedded(const char *Begin, const char *End, llvm::StringRef Name,
+              llvm::LLVMContext &Ctx) {
+  llvm::StringRef Bitcode(Begin, End - Begin);
+  return llvm::parseBitcodeFile(llvm::MemoryBufferRef(Bitcode, Name), Ctx);
+}
+
+llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
+                                        llvm::StringRef Arch) {
+  if (!gpuSupportAvailable())
+    return makeError("this aimzc was built without CUDA headers, so it has "
+                     "no GPU support library; rebuild it on a machine with "
+                     "the CUDA toolkit");
+  std::string Libdevice = findLibdevice();
+  if (Libdevice.empty())
+    return makeError("CUDA's libdevice (nvvm/libdevice/libdevice.10.bc) was "
+                     "not found under $CUDA_HOME or /usr/local/cuda");
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  LLVMInitializeNVPTXAsmPrinter();
+  const char *Triple = "nvptx64-nvidia-cuda";
+  std::string Err;
+  const llvm::Target *T = llvm::TargetRegistry::lookupTarget(Triple, Err);
+  if (!T)
+    return makeError("no NVPTX code generator in this LLVM: " + Err);
+  std::unique_ptr<llvm::TargetMachine> TM(T->createTargetMachine(
+      Triple, Arch, "", llvm::TargetOptions(), std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!TM)
+    return makeError("cannot target " + Arch);
+
+  // Work on a copy: the host module goes on to the CPU pipeline.
+  llvm::LLVMContext &Ctx = HostIR.getContext();
+  std::unique_ptr<llvm::Module> M = llvm::CloneModule(HostIR);
+  M->setTargetTriple(Triple);
+  M->setDataLayout(TM->createDataLayout());
+  // The data symbols (manifest, PTX) belong to the host library only.
+  for (llvm::GlobalVariable &G : llvm::make_early_inc_range(M->globals()))
+    if (G.getName().starts_with("aimz_"))
+      G.eraseFromParent();
+  // Pull in only what is used from the support library: the kernels (kept
+  // alive through llvm.used while linking) and what they and the entry
+  // points call.
+  {
+    auto *PtrTy = llvm::PointerType::getUnqual(Ctx);
+    std::vector<llvm::Constant *> Roots;
+    auto *KernelTy = llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
+                                             {PtrTy, PtrTy}, false);
+    for (const char *K : KernelNames)
+      Roots.push_back(llvm::Function::Create(
+          KernelTy, llvm::GlobalValue::ExternalLinkage, K, *M));
+    auto *ArrTy = llvm::ArrayType::get(PtrTy, Roots.size());
+    new llvm::GlobalVariable(*M, ArrTy, false,
+                             llvm::GlobalValue::AppendingLinkage,
+                             llvm::ConstantArray::get(ArrTy, Roots),
+                             "llvm.used");
+  }
+  auto Support = parseEmbedded(aimz_support_gpu_bc, aimz_support_gpu_bc_end,
+                               "aimz-support-gpu.bc", Ctx);
+  if (!Support)
+    return Support.takeError();
+  (*Support)->setTargetTriple(Triple);
+  (*Support)->setDataLayout(TM->createDataLayout());
+  if (llvm::Linker::linkModules(*M, std::move(*Support),
+                                llvm::Linker::LinkOnlyNeeded))
+    return makeError("internal error: linking the GPU support library failed");
+  if (auto *Used = M->getNamedGlobal("llvm.used"))
+    Used->eraseFromParent();
+  redirectMaths(*M);
+  {
+    auto LibBuf = llvm::MemoryBuffer::getFile(Libdevice);
+    if (!LibBuf)
+      return makeError("cannot read " + Libdevice + ": " +
+                       LibBuf.getError().message());
+    auto Lib = llvm::parseBitcodeFile((*LibBuf)->getMemBufferRef(), Ctx);
+    if (!Lib)
+      return Lib.takeError();
+    (*Lib)->setTargetTriple(Triple);
+    (*Lib)->setDataLayout(TM->createDataLayout());
+    if (llvm::Linker::linkModules(*M, std::move(*Lib),
+                                  llvm::Linker::LinkOnlyNeeded))
+      return makeError("internal error: linking libdevice failed");
+  }
+  for (llvm::Function &F : *M) {
+    if (F.isDeclaration())
+      continue;
+    F.addFnAttr("target-cpu", Arch);
+    F.removeFnAttr("target-features");
+    F.removeFnAttr(llvm::Attribute::OptimizeNone);
+    F.removeFnAttr(llvm::Attribute::NoInline);
+  }
+  llvm::internalizeModule(*M, [](const llvm::GlobalValue &G) {
+    return llvm::is_contained(KernelNames, G.getName());
+  });
+
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PassBuilder PB(TM.get());
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*M, MAM);
+  if (llvm::verifyModule(*M, &llvm::errs()))
+    return makeError("internal error: the GPU module does not verify");
+  // Everything must be resolved (__nvvm_reflect is folded by the pipeline):
+  // PTX cannot call into a host library.
+  for (llvm::Function &F : *M)
+    if (F.isDeclaration() && !F.isIntrinsic() && !F.use_empty())
+      return makeError("internal error: the GPU code calls '" + F.getName() +
+                       "', which neither the support library nor libdevice "
+                       "defines");
+
+  std::string PTX;
+  {
+    llvm::raw_string_ostream OS(PTX);
+    llvm::buffer_ostream BOS(OS);
+    llvm::legacy::PassManager PM;
+    if (TM->addPassesToEmitFile(PM, BOS, nullptr,
+                                llvm::CodeGenFileType::AssemblyFile))
+      return makeError("the NVPTX back end cannot emit PTX");
+    PM.run(*M);
+  }
+  return PTX;
+}
+
+} // namespace aimz
