@@ -348,6 +348,12 @@ class BadInputs(E.E2ETestCase):
         for v in (1, 4):
             self.predict_fails({"X": self.Xp}, "--zarr-format", fmt=v)
 
+    def test_bad_codec(self):
+        for c in ("bogus", "blosc:lz4:5:bit", "zstd:x"):
+            with self.subTest(codec=c):
+                self.predict_fails({"X": self.Xp}, "codec", extra=["--codec",
+                                                                  c])
+
     def test_negative_batch_size(self):
         self.predict_fails({"X": self.Xp}, "--batch-size", batch=-3)
 

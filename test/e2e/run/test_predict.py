@@ -176,6 +176,35 @@ class LinregPartitions(E.E2ETestCase):
                     self.assertTrue(E.same_bytes(na[s], za[s]), s)
                 self.assertTrue(E.same_bytes(na["y"], self.ref["y"]))
 
+    def test_codecs_change_bytes_on_disk_not_values(self):
+        for codec, want in (("none", None),
+                            ("zstd:3", {"id": "zstd", "level": 3}),
+                            ("blosc:lz4:5:bitshuffle",
+                             {"id": "blosc", "cname": "lz4", "clevel": 5,
+                              "shuffle": 2}),
+                            ("blosc:zstd:1:noshuffle",
+                             {"id": "blosc", "cname": "zstd", "clevel": 1,
+                              "shuffle": 0})):
+            with self.subTest(codec=codec):
+                out, _ = self.predict(axis="obs", devices=2, batch=300,
+                                      seed=self.SEED,
+                                      extra=["--codec", codec])
+                a = E.open_group(out)["y"]
+                cfg = a.compressor.get_config() if a.compressor else None
+                if want is None:
+                    self.assertIsNone(cfg)
+                else:
+                    for k, v in want.items():
+                        self.assertEqual(cfg[k], v, (codec, cfg))
+                got = E.read_arrays(out)
+                for s in ("y", "eta"):
+                    self.assertTrue(E.same_bytes(got[s], self.ref[s]), s)
+        out, _ = self.predict(devices=2, seed=self.SEED,
+                              extra=["--compression-level", "7"])
+        self.assertEqual(E.open_group(out)["y"].compressor.get_config()
+                         ["clevel"], 7)
+        self.assertTrue(E.same_bytes(E.read_arrays(out)["y"], self.ref["y"]))
+
     def test_compressed_npz_inputs(self):
         # np.savez_compressed posteriors and data archives read the same.
         pc = self.savez_compressed("postc.npz", **self.post)

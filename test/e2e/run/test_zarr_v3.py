@@ -107,6 +107,15 @@ class ZarrV3(E.E2ETestCase):
             dict(axis="obs", devices=1, batch=1001), posterior=self.pp,
             model_name="linreg")
 
+    def test_other_codecs(self):
+        for codec in ("none", "zstd:3", "blosc:lz4:5:bitshuffle"):
+            with self.subTest(codec=codec):
+                self.check_against_v2(
+                    "predict", E.model("linreg"), self.data, ["y", "beta"],
+                    dict(axis="obs", devices=2, batch=500),
+                    dict(axis="draw", devices=3, batch=6), posterior=self.pp,
+                    model_name="linreg", extra=["--codec", codec])
+
     def test_log_likelihood(self):
         data = dict(self.data, y=self.save("y.npy", self.y))
         self.check_against_v2(
