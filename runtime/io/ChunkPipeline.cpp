@@ -20,6 +20,9 @@ Expected<std::unique_ptr<ChunkPipeline>>
 ChunkPipeline::create(ChunkSink Sink, PipelineOptions O) {
   if (!Sink)
     return ioError("the chunk pipeline needs a sink");
+  if (O.BufferBytes == 0)
+    return ioError("the chunk pipeline needs PipelineOptions::BufferBytes, "
+                   "the size of the largest chunk in bytes");
   if (O.Threads == 0)
     O.Threads = std::max(1u, std::thread::hardware_concurrency());
   if (O.QueueDepth == 0)

@@ -135,13 +135,21 @@ TEST(ChunkPipeline, ProducersBlockWhenQueueIsFull) {
 
 TEST(ChunkPipeline, ThrowingSinkBecomesError) {
   auto P = ChunkPipeline::create(
-      [](const ChunkJob &) -> llvm::Error { throw std::bad_alloc(); }, {1});
+      [](const ChunkJob &) -> llvm::Error { throw std::bad_alloc(); },
+      {1, 1, 8});
   ASSERT_EXPECTED(P);
   auto B = (*P)->acquireBuffer();
   ASSERT_EXPECTED(B);
   ASSERT_OK((*P)->submit("x", {0}, std::move(*B), 0));
   std::string M = errorText((*P)->drain());
   EXPECT_NE(M.find("bad_alloc"), std::string::npos) << M;
+}
+
+TEST(ChunkPipeline, NeedsBufferSize) {
+  auto P = ChunkPipeline::create(
+      [](const ChunkJob &) { return llvm::Error::success(); }, {});
+  std::string M = errorText(P);
+  EXPECT_NE(M.find("BufferBytes"), std::string::npos) << M;
 }
 
 TEST(ChunkPipeline, WriterErrorsPropagate) {
