@@ -1,0 +1,957 @@
+#!/usr/bin/python3
+"""aimz-run side by side with the tools users would pick instead.
+
+Called by bench/run.sh (which installs the peers and builds the project);
+runs under Debian's /usr/bin/python3, the interpreter that sees
+python3-numpy, python3-torch and python3-zarr.
+
+For every workload it runs aimz-run, then each peer on the same data and
+posterior draws, in the same process tree measurement:
+
+  wall time, CPU time (user + sys), draw-observation pairs per second,
+  peak anonymous RSS (sampled from /proc every 20 ms over the process
+  tree), maximum RSS (/usr/bin/time -v; includes file-backed pages such as
+  the memory-mapped inputs), output bytes, and the ratio of the peer's
+  time to ours.
+
+A peer's timing only counts after its output agreed with ours: the same
+log-likelihood values (|a - b| <= 1e-5 + 1e-5 |b| on every element), and
+for predictive draws the per-observation means within sampling error (a
+two-sample z test per observation: mean z^2 near 1, almost no |z| > 5,
+and the same average variance within 5%). A variant of a peer that
+differs only in its environment (malloc tunables, OPENBLAS_CORETYPE) is
+first compared byte for byte with the verified store, and fully checked
+when the bytes differ.
+
+Writes results.csv, results.json and table.txt to --results.
+"""
+
+import argparse
+import csv
+import hashlib
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PY = "/usr/bin/python3"
+TUNABLES = ("glibc.malloc.mmap_threshold=33554432:"
+            "glibc.malloc.trim_threshold=4294967296")
+STAN_LIMIT_S = 180.0   # skip Stan sizes predicted to take longer
+K_LINREG = 10
+MLP_IN = 100
+G_HIER = 8             # dsl-examples/hierarchical.aimz: const G = 8
+VERIFY_M_STAN = 4096   # observations of Stan's output checked
+
+MODES = {
+    # draws, and the n of each workload. quick uses 100 draws (not 1000)
+    # so that the whole run stays under 10 minutes on 2 cores.
+    "quick": dict(draws=100, mlp=[10_000, 100_000],
+                  linreg=[100_000, 1_000_000], hier=[100_000],
+                  prior=[100_000], mem=[100_000, 1_000_000]),
+    "standard": dict(draws=1000, mlp=[10_000, 100_000],
+                     linreg=[100_000, 1_000_000], hier=[100_000],
+                     prior=[100_000], mem=[100_000, 1_000_000]),
+    "full": dict(draws=1000, mlp=[10_000, 100_000, 1_000_000],
+                 linreg=[100_000, 1_000_000], hier=[100_000],
+                 prior=[100_000], mem=[1_000_000, 10_000_000]),
+}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+# ------------------------------------------------------------ measuring
+
+def _children(pid):
+    out = []
+    try:
+        for t in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/children" % (pid, t)) as f:
+                out += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    return out
+
+
+def _rss_anon_kb(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def tree_rss_anon_kb(pid):
+    total, stack, seen = 0, [pid], set()
+    while stack:
+        p = stack.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        total += _rss_anon_kb(p)
+        stack += _children(p)
+    return total
+
+
+def measure(cmd, env, logpath, timeout=None):
+    """Runs cmd under /usr/bin/time -v; samples the tree's RssAnon."""
+    tfile = logpath + ".time"
+    full = ["/usr/bin/time", "-v", "-o", tfile] + [str(c) for c in cmd]
+    with open(logpath, "w") as lf:
+        lf.write("$ %s\n" % " ".join(str(c) for c in cmd))
+        lf.flush()
+        t0 = time.perf_counter()
+        p = subprocess.Popen(full, env=env, stdout=lf, stderr=lf,
+                             start_new_session=True)
+        peak = 0
+        while True:
+            try:
+                rc = p.wait(timeout=0.02)
+                break
+            except subprocess.TimeoutExpired:
+                peak = max(peak, tree_rss_anon_kb(p.pid))
+                if timeout and time.perf_counter() - t0 > timeout:
+                    os.killpg(p.pid, 9)
+                    p.wait()
+                    rc = -9
+                    break
+        wall = time.perf_counter() - t0
+    user = sys_ = maxrss = 0.0
+    try:
+        txt = open(tfile).read()
+        user = float(re.search(r"User time \(seconds\): ([\d.]+)", txt)[1])
+        sys_ = float(re.search(r"System time \(seconds\): ([\d.]+)", txt)[1])
+        maxrss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)",
+                               txt)[1])
+    except (OSError, TypeError):
+        pass
+    return dict(rc=rc, wall_s=wall, cpu_s=user + sys_, peak_anon_mib=peak /
+                1024.0, max_rss_mib=maxrss / 1024.0, log=logpath)
+
+
+def dir_bytes(path):
+    if os.path.isfile(path):
+        return os.path.getsize(path)
+    total = 0
+    for dp, _, fs in os.walk(path):
+        for f in fs:
+            total += os.path.getsize(os.path.join(dp, f))
+    return total
+
+
+def store_digest(path, site="y"):
+    """md5 of the decoded array (Blosc's encoded bytes vary run to run for
+    the same input, so the chunk files cannot be compared directly)."""
+    arr = open_array(path, site)
+    h = hashlib.md5()
+    for ds, os_ in iter_chunks(arr):
+        h.update(np.ascontiguousarray(arr[ds, os_]).tobytes())
+    return h.hexdigest()
+
+
+def rm(path):
+    if os.path.isdir(path):
+        shutil.rmtree(path, ignore_errors=True)
+    elif os.path.exists(path):
+        os.remove(path)
+
+
+# ---------------------------------------------------------- verification
+
+def open_array(path, site):
+    import zarr
+    return zarr.open_group(path, mode="r")[site]
+
+
+def iter_chunks(arr):
+    """(draw slice, obs slice) of each chunk, in storage order."""
+    D, n = arr.shape
+    cd, cn = arr.chunks
+    for d in range(0, D, cd):
+        for o in range(0, n, cn):
+            yield slice(d, min(D, d + cd)), slice(o, min(n, o + cn))
+
+
+def moments(path, site):
+    """Per-observation mean and variance over draws, streaming chunks."""
+    arr = open_array(path, site)
+    D, n = arr.shape
+    s1 = np.zeros(n)
+    s2 = np.zeros(n)
+    for ds, os_ in iter_chunks(arr):
+        b = arr[ds, os_].astype(np.float64)
+        s1[os_] += b.sum(0)
+        s2[os_] += (b * b).sum(0)
+    mean = s1 / D
+    var = np.maximum(s2 / D - mean * mean, 0) * D / max(D - 1, 1)
+    return mean, var, D
+
+
+def moments_of(a):
+    a = a.astype(np.float64)
+    return a.mean(0), a.var(0, ddof=1), a.shape[0]
+
+
+def stat_test(ours, peer):
+    """Two-sample z test of per-observation predictive means."""
+    m1, v1, D = ours
+    m2, v2, _ = peer
+    se = np.sqrt((v1 + v2) / D)
+    live = se > 0
+    z = (m1[live] - m2[live]) / se[live]
+    dead_mismatch = int(np.sum(~live & (m1 != m2)))
+    nz = max(len(z), 1)
+    mz2 = float(np.mean(z * z)) if len(z) else 0.0
+    frac5 = float(np.mean(np.abs(z) > 5)) if len(z) else 0.0
+    vr = float(np.mean(v2) / np.mean(v1)) if np.mean(v1) > 0 else 1.0
+    tol = 0.1 + 6 * math.sqrt(2.0 / nz)
+    ok = (abs(mz2 - 1) < tol and frac5 < 1e-3 and abs(vr - 1) < 0.05
+          and dead_mismatch <= 1e-4 * len(m1))
+    detail = ("means: mean z^2 %.3f (tol 1+-%.3f), |z|>5 %.1e, var ratio "
+              "%.4f, %d obs" % (mz2, tol, frac5, vr, len(m1)))
+    return ok, detail
+
+
+def exact_compare(ours_path, peer_path, site):
+    a = open_array(ours_path, site)
+    b = open_array(peer_path, site)
+    if a.shape != b.shape:
+        return False, "shape %s vs %s" % (a.shape, b.shape)
+    worst = 0.0
+    bad = 0
+    for ds, os_ in iter_chunks(a):
+        x = a[ds, os_].astype(np.float64)
+        y = b[ds, os_].astype(np.float64)
+        err = np.abs(x - y) - (1e-5 + 1e-5 * np.abs(y))
+        bad += int(np.sum(~(err <= 0)))
+        worst = max(worst, float(np.max(np.abs(x - y) / (1e-5 + np.abs(y)))))
+    return bad == 0, ("log-lik: %d of %d elements off, max |a-b|/(1e-5+|b|)"
+                      " %.2e" % (bad, a.shape[0] * a.shape[1], worst))
+
+
+def exact_compare_mem(ours_path, site, sub):
+    a = open_array(ours_path, site)
+    x = a[:, :sub.shape[1]].astype(np.float64)
+    err = np.abs(x - sub) - (1e-5 + 1e-5 * np.abs(sub))
+    bad = int(np.sum(~(err <= 0)))
+    worst = float(np.max(np.abs(x - sub) / (1e-5 + np.abs(sub))))
+    return bad == 0, ("log-lik (first %d obs): %d elements off, max rel "
+                      "%.2e" % (sub.shape[1], bad, worst))
+
+
+# ------------------------------------------------------------------- data
+
+def gen_data(work, mode_cfg, log_fn):
+    """Inputs and posteriors (cached in work/data by name)."""
+    dd = os.path.join(work, "data")
+    os.makedirs(dd, exist_ok=True)
+    D = mode_cfg["draws"]
+    rng_true = np.random.default_rng(20240601)
+    beta_true = rng_true.normal(0, 1, K_LINREG).astype(np.float32)
+
+    def save(name, make):
+        path = os.path.join(dd, name)
+        if not os.path.exists(path):
+            tmp = path + ".tmp.npy"
+            np.save(tmp, make())
+            os.replace(tmp, path)
+        return path
+
+    def normal_f32(seed, shape, chunk=1 << 22):
+        # Written in pieces so 10M x 10 never needs more than 16 MiB.
+        rng = np.random.default_rng(seed)
+        out = np.empty(shape, np.float32)
+        flat = out.reshape(-1)
+        for s in range(0, flat.size, chunk):
+            e = min(flat.size, s + chunk)
+            flat[s:e] = rng.standard_normal(e - s, dtype=np.float32)
+        return out
+
+    lin_ns = sorted(set(mode_cfg["linreg"] + mode_cfg["prior"] +
+                        mode_cfg["mem"]))
+    for n in lin_ns:
+        Xp = save("linreg_X_%d.npy" % n,
+                  lambda: normal_f32(1000 + n % 997, (n, K_LINREG)))
+        if n in mode_cfg["linreg"]:
+            def mk_y(Xp=Xp, n=n):
+                X = np.load(Xp, mmap_mode="r")
+                y = np.empty(n, np.float32)
+                rng = np.random.default_rng(7)
+                for s in range(0, n, 1 << 20):
+                    e = min(n, s + (1 << 20))
+                    y[s:e] = (0.5 + X[s:e] @ beta_true +
+                              rng.standard_normal(e - s))
+                return y
+            save("linreg_y_%d.npy" % n, mk_y)
+    for n in mode_cfg["mlp"]:
+        save("mlp_X_%d.npy" % n, lambda n=n: normal_f32(2000 + n % 991,
+                                                         (n, MLP_IN)))
+    for n in mode_cfg["hier"]:
+        save("hier_x_%d.npy" % n, lambda n=n: normal_f32(3000 + n % 983, (n,)))
+        save("hier_g_%d.npy" % n, lambda n=n: np.random.default_rng(4)
+             .integers(0, G_HIER, n).astype(np.int32))
+
+    # Posteriors: draws around a "true" value, as MCMC would give.
+    def post(name, make):
+        path = os.path.join(dd, "post_%s_%d.npz" % (name, D))
+        if not os.path.exists(path):
+            seed = {"linreg": 11, "hier": 12, "mlp": 13}[name]
+            rng = np.random.default_rng(seed * 100003 + D)
+            arrays = {k: v.astype(np.float32) for k, v in make(rng).items()}
+            np.savez(path[:-4] + ".tmp.npz", **arrays)
+            os.replace(path[:-4] + ".tmp.npz", path)
+        return path
+
+    post("linreg", lambda r: dict(
+        alpha=r.normal(0.5, 0.05, D),
+        beta=beta_true[None, :] + r.normal(0, 0.02, (D, K_LINREG)),
+        sigma=np.abs(r.normal(1.0, 0.03, D))))
+    post("hier", lambda r: dict(
+        mu_a=r.normal(0.3, 0.1, D), sigma_a=np.abs(r.normal(1, 0.1, D)),
+        a=r.normal(0, 1, (1, G_HIER)) + r.normal(0, 0.05, (D, G_HIER)),
+        b=r.normal(0.7, 0.05, D), sigma=np.abs(r.normal(0.8, 0.03, D))))
+    H = 128
+    post("mlp", lambda r: dict(
+        w1=r.normal(0, 0.15, (D, MLP_IN, H)), b1=r.normal(0, 0.1, (D, H)),
+        w2=r.normal(0, 0.15, (D, H, H)), b2=r.normal(0, 0.1, (D, H)),
+        w3=r.normal(0, 0.15, (D, H, H)), b3=r.normal(0, 0.1, (D, H)),
+        w4=r.normal(0, 0.3, (D, H)), b4=r.normal(0, 0.1, D)))
+    return dd
+
+
+# ---------------------------------------------------------- the harness
+
+class Bench:
+    def __init__(self, args):
+        self.a = args
+        self.cfg = dict(MODES[args.mode])
+        if args.draws:
+            self.cfg["draws"] = args.draws
+        if args.max_n:
+            for key in ("mlp", "linreg", "hier", "prior", "mem"):
+                self.cfg[key] = [n for n in self.cfg[key] if n <= args.max_n]
+        self.D = self.cfg["draws"]
+        self.bin = os.path.join(args.build, "bin")
+        self.work = args.work
+        self.res = args.results
+        self.logs = os.path.join(self.res, "logs")
+        os.makedirs(self.logs, exist_ok=True)
+        os.makedirs(self.work, exist_ok=True)
+        self.rows = []
+        self.refs = {}
+        self.notes = []
+        self.stan_compile = {}
+        self.env = dict(os.environ)
+        self.peers = [p for p in args.peers.split(",") if p]
+        self.t0 = time.perf_counter()
+
+    # -- environments ----------------------------------------------------
+    def variants(self, peer, workload):
+        base = dict(self.env)
+        tuned = dict(base, GLIBC_TUNABLES=TUNABLES)
+        tname = "tuned malloc"
+        if peer == "torch":
+            # Debian's torch starts one OpenMP thread here (omp_get_max_threads
+            # is 1 on this 2-CPU machine); tuned also gives it every CPU.
+            tuned["OMP_NUM_THREADS"] = str(os.cpu_count())
+            tname = "tuned malloc, %d threads" % os.cpu_count()
+        out = [("as-is", base), (tname, tuned)]
+        if ("OPENBLAS_CORETYPE" in base and workload == "mlp-pred"
+                and peer in ("numpy", "torch")):
+            un = {k: v for k, v in base.items() if k != "OPENBLAS_CORETYPE"}
+            tun = {k: v for k, v in tuned.items()
+                   if k != "OPENBLAS_CORETYPE"}
+            out += [("CORETYPE unset", un),
+                    (tname + ", CORETYPE unset", tun)]
+        return out
+
+    # -- machine ----------------------------------------------------------
+    def machine(self):
+        def sh(c):
+            try:
+                return subprocess.run(c, shell=True, capture_output=True,
+                                      text=True, timeout=60).stdout.strip()
+            except Exception as e:  # noqa: BLE001
+                return "(%s)" % e
+        lscpu = sh("lscpu")
+        info = {}
+        for key in ["Model name", "CPU(s)", "Thread(s) per core",
+                    "Core(s) per socket", "L2 cache", "L3 cache",
+                    "Flags"]:
+            m = re.search(r"^%s:\s*(.*)$" % re.escape(key), lscpu, re.M)
+            if m:
+                info[key] = m.group(1)
+        flags = info.pop("Flags", "")
+        info["SIMD"] = " ".join(f for f in flags.split()
+                                if f in ("avx2", "fma", "avx512f",
+                                         "avx512bw", "avx512_bf16"))
+        mem = sh("grep -E 'MemTotal|MemAvailable' /proc/meminfo")
+        info["memory"] = " ".join(mem.split())
+        info["disk"] = sh("df -h --output=source,fstype,size,avail %s | tail -1"
+                          % self.work)
+        info["kernel"] = platform.release()
+        info["loadavg_start"] = open("/proc/loadavg").read().split()[:3]
+        info["OPENBLAS_CORETYPE"] = self.env.get("OPENBLAS_CORETYPE",
+                                                 "(unset)")
+        info["lscpu"] = lscpu
+        self.machine_info = info
+
+    # -- building blocks -----------------------------------------------------
+    def aimz_cmd(self, wl, n, out, plan=None):
+        so = self.models[wl.split("-")[0] if wl != "prior" else "linreg"]
+        dd = self.data
+        D = self.D
+        run = os.path.join(self.bin, "aimz-run")
+        if wl == "linreg-pred":
+            return [run, "predict", so, "--data",
+                    "X=%s/linreg_X_%d.npy" % (dd, n), "--posterior",
+                    "%s/post_linreg_%d.npz" % (dd, D), "--out", out,
+                    "--return-sites", "y", "--seed", "1", "--quiet"]
+        if wl == "linreg-ll":
+            return [run, "log-likelihood", so, "--data",
+                    "X=%s/linreg_X_%d.npy" % (dd, n), "--data",
+                    "y=%s/linreg_y_%d.npy" % (dd, n), "--posterior",
+                    "%s/post_linreg_%d.npz" % (dd, D), "--out", out,
+                    "--quiet"]
+        if wl == "hier-pred":
+            return [run, "predict", so, "--data",
+                    "x=%s/hier_x_%d.npy" % (dd, n), "--data",
+                    "g=%s/hier_g_%d.npy" % (dd, n), "--posterior",
+                    "%s/post_hier_%d.npz" % (dd, D), "--out", out,
+                    "--seed", "1", "--quiet"]
+        if wl == "mlp-pred":
+            return [run, "predict", so, "--data",
+                    "X=%s/mlp_X_%d.npy" % (dd, n), "--posterior",
+                    "%s/post_mlp_%d.npz" % (dd, D), "--out", out,
+                    "--seed", "1", "--quiet"]
+        if wl == "prior":
+            return [run, "prior-predictive", so, "--data",
+                    "X=%s/linreg_X_%d.npy" % (dd, n), "--num-samples", D,
+                    "--shard-axis", plan, "--out", out, "--return-sites",
+                    "y", "--seed", "1", "--quiet"]
+        raise ValueError(wl)
+
+    def spec_of(self, store):
+        import zarr
+        g = zarr.open_group(store, mode="r")
+        site = "y"
+        arr = g[site]
+        meta = json.load(open(os.path.join(store, site, ".zarray")))
+        return dict(site=site, shape=list(arr.shape), chunks=list(arr.chunks),
+                    dtype=meta["dtype"], compressor=meta["compressor"],
+                    fill_value=meta["fill_value"],
+                    dimension_separator=meta.get("dimension_separator", "."),
+                    dims=arr.attrs.get("_ARRAY_DIMENSIONS",
+                                       ["draw", "y_dim_0"]),
+                    plan=g.attrs.get("plan", "obs"),
+                    computed=g.attrs.get("computed", ""))
+
+    def row(self, **kw):
+        r = dict(workload=kw["workload"], n=kw["n"], draws=self.D,
+                 tool=kw["tool"], variant=kw.get("variant", ""),
+                 wall_s=kw.get("wall_s"), nowrite_s=kw.get("nowrite_s"),
+                 startup_s=kw.get("startup_s"),
+                 cpu_s=kw.get("cpu_s"), peak_anon_mib=kw.get("peak_anon_mib"),
+                 max_rss_mib=kw.get("max_rss_mib"),
+                 out_mib=kw.get("out_mib"), pairs_per_s=None, ratio=None,
+                 check=kw.get("check", ""), detail=kw.get("detail", ""),
+                 loadavg=open("/proc/loadavg").read().split()[0])
+        if r["wall_s"]:
+            r["pairs_per_s"] = self.D * kw["n"] / r["wall_s"]
+        self.rows.append(r)
+        return r
+
+    def fmt_row_short(self, r):
+        def f(v, spec):
+            return (spec % v) if isinstance(v, (int, float)) else "-"
+        return ("  %-12s %-22s %8s s  %10s pairs/s  anon %8s MiB  %s" %
+                (r["tool"], r["variant"], f(r["wall_s"], "%.2f"),
+                 f(r["pairs_per_s"], "%.3g"), f(r["peak_anon_mib"], "%.0f"),
+                 r["check"]))
+
+    # -- one workload ------------------------------------------------------
+    def run_workload(self, wl, n, plan=None, peers=True, label=None):
+        label = label or {"linreg-pred": "linreg predict",
+                          "linreg-ll": "linreg log-lik",
+                          "hier-pred": "hier predict",
+                          "mlp-pred": "mlp predict",
+                          "prior": "prior (%s)" % plan}[wl]
+        log("== %s, n = %d, %d draws" % (label, n, self.D))
+        stores = os.path.join(self.work, "stores")
+        os.makedirs(stores, exist_ok=True)
+        ours = os.path.join(stores, "aimz.zarr")
+        rm(ours)
+        tag = "%s_%s_%d" % (wl, plan or "", n)
+        m = measure(self.aimz_cmd(wl, n, ours, plan), self.env,
+                    os.path.join(self.logs, tag + "_aimz.log"))
+        if m["rc"] != 0:
+            r = self.row(workload=label, n=n, tool="aimz-run", check="FAILED",
+                         detail="rc %d, see %s" % (m["rc"], m["log"]))
+            log(self.fmt_row_short(r))
+            return
+        out_mib = dir_bytes(ours) / 2**20
+        us = self.row(workload=label, n=n, tool="aimz-run",
+                      variant="%d devices" % os.cpu_count(),
+                      wall_s=m["wall_s"], cpu_s=m["cpu_s"],
+                      peak_anon_mib=m["peak_anon_mib"],
+                      max_rss_mib=m["max_rss_mib"], out_mib=out_mib,
+                      check="reference")
+        log(self.fmt_row_short(us))
+        if not peers:
+            rm(ours)
+            return us
+        spec = self.spec_of(ours)
+        spec_path = os.path.join(self.work, "spec.json")
+        json.dump(spec, open(spec_path, "w"))
+        exact = wl == "linreg-ll"
+        our_mom = None
+        for peer in self.peers:
+            if peer == "stan" or peer not in self.available:
+                continue
+            ref = None  # (store, digest) of this peer's first verified run
+            for i, (vname, env) in enumerate(self.variants(peer, wl)):
+                store = os.path.join(stores, "%s_%d.zarr" % (peer, i))
+                rm(store)
+                res = os.path.join(self.work, "peer_result.json")
+                rm(res)
+                cmd = [PY, os.path.join(HERE, "peers", "array_peer.py"),
+                       "--backend", peer, "--workload", wl, "--data-dir",
+                       self.data, "--draws", self.D, "--n", n, "--spec",
+                       spec_path, "--out", store, "--result", res]
+                vtag = re.sub(r"[^a-z0-9]+", "_", vname.lower())
+                m = measure(cmd, env, os.path.join(
+                    self.logs, "%s_%s_%s.log" % (tag, peer, vtag)))
+                if m["rc"] != 0 or not os.path.exists(res):
+                    r = self.row(workload=label, n=n, tool=peer,
+                                 variant=vname, check="FAILED",
+                                 detail="rc %d, see %s" % (m["rc"], m["log"]))
+                    log(self.fmt_row_short(r))
+                    rm(store)
+                    continue
+                pr = json.load(open(res))
+                # Agreement first: only then does the timing count. A
+                # variant that only changes the environment usually writes
+                # the same bytes as the verified run; otherwise check it.
+                ok, detail = None, ""
+                digest = store_digest(store)
+                if ref and digest == ref[1]:
+                    ok, detail = True, ("same array as the verified "
+                                        "%s run" % peer)
+                if ok is None:
+                    if exact:
+                        ok, detail = exact_compare(ours, store, "y")
+                    else:
+                        if our_mom is None:
+                            our_mom = moments(ours, "y")
+                        ok, detail = stat_test(our_mom, moments(store, "y"))
+                r = self.row(workload=label, n=n, tool=peer, variant=vname,
+                             wall_s=m["wall_s"],
+                             nowrite_s=m["wall_s"] - pr["write_s"],
+                             startup_s=pr["setup_s"], cpu_s=m["cpu_s"],
+                             peak_anon_mib=m["peak_anon_mib"],
+                             max_rss_mib=m["max_rss_mib"],
+                             out_mib=dir_bytes(store) / 2**20,
+                             check="ok" if ok else "MISMATCH",
+                             detail=detail + "; blas %s; threads %s; "
+                             "compute %.2f s, write %.2f s, setup %.2f s"
+                             % (",".join(os.path.basename(b)
+                                         for b in pr.get("blas", [])) or "-",
+                                pr.get("threads"), pr["compute_s"],
+                                pr["write_s"], pr["setup_s"]))
+                if ok:
+                    r["ratio"] = r["wall_s"] / us["wall_s"]
+                log(self.fmt_row_short(r))
+                if not ok:
+                    log("    " + detail)
+                if ok and ref is None:
+                    ref = (store, digest)
+                else:
+                    rm(store)
+            if ref:
+                rm(ref[0])
+        if "stan" in self.peers and wl != "prior":
+            self.run_stan(wl, n, label, ours, us, exact)
+        rm(ours)
+        return us
+
+    # -- Stan ---------------------------------------------------------------
+    def stan_env(self, env):
+        e = dict(env)
+        e["R_MAKEVARS_USER"] = os.path.join(self.stan_cache, "Makevars")
+        return e
+
+    def compile_stan(self):
+        self.stan_cache = os.path.join(self.work, "stan-cache")
+        os.makedirs(self.stan_cache, exist_ok=True)
+        with open(os.path.join(self.stan_cache, "Makevars"), "w") as f:
+            f.write("CXX14FLAGS = -O3\nCXXFLAGS = -O3\n")
+        models = []
+        if self.cfg["linreg"]:
+            models.append("linreg")
+        if self.cfg["hier"]:
+            models.append("hier")
+        if self.cfg["mlp"]:
+            models.append("mlp")
+        for model in models:
+            res = os.path.join(self.work, "stan_compile_%s.json" % model)
+            rm(res)
+            log("  compiling Stan model %s (cached after the first run)"
+                % model)
+            m = measure(["Rscript", os.path.join(HERE, "peers",
+                                                 "stan_peer.R"),
+                         "compile", model, self.stan_cache, res],
+                        self.stan_env(self.env),
+                        os.path.join(self.logs, "stan_compile_%s.log"
+                                     % model))
+            if m["rc"] == 0 and os.path.exists(res):
+                self.stan_compile[model] = json.load(open(res))
+                c = self.stan_compile[model]
+                log("    %s: %.1f s%s" % (model, c["compile_s"],
+                                          " (cached; time of the compile)"
+                                          if c["cached"] else ""))
+            else:
+                self.stan_compile[model] = None
+                log("    %s: compile FAILED (see %s)" % (model, m["log"]))
+
+    def run_stan(self, wl, n, label, ours, us, exact):
+        model = {"linreg-pred": "linreg", "linreg-ll": "linreg",
+                 "hier-pred": "hier", "mlp-pred": "mlp"}[wl]
+        mode = "ll" if wl == "linreg-ll" else "pred"
+        if not self.stan_compile.get(model):
+            self.row(workload=label, n=n, tool="stan", check="skipped",
+                     detail="model did not compile")
+            return
+        # Skip sizes predicted to take more than STAN_LIMIT_S (from the
+        # per-pair rate measured at a smaller size) or more memory than is
+        # available (gqs keeps every value as a double, and rstan copies).
+        key = (model, mode)
+        rate = self.stan_rate.get(key)
+        pairs = self.D * n
+        need = pairs * 8 * 4
+        avail = int(re.search(r"MemAvailable:\s+(\d+)",
+                              open("/proc/meminfo").read())[1]) * 1024
+        reason = None
+        if rate and pairs / rate > STAN_LIMIT_S:
+            reason = ("predicted %.0f s from the rate at a smaller size "
+                      "(limit %.0f s)" % (pairs / rate, STAN_LIMIT_S))
+        elif need > 0.6 * avail:
+            reason = ("needs ~%.1f GiB of R memory for %d x %d doubles "
+                      "(%.1f GiB available)" % (need / 2**30, self.D, n,
+                                                avail / 2**30))
+        if reason:
+            r = self.row(workload=label, n=n, tool="stan", check="skipped",
+                         detail=reason)
+            log("  stan         skipped: %s" % reason)
+            return
+        for vname, env in self.variants("stan", wl):
+            res = os.path.join(self.work, "stan_result.json")
+            sub = os.path.join(self.work, "stan_subset.bin")
+            rm(res)
+            rm(sub)
+            cmd = ["Rscript", os.path.join(HERE, "peers", "stan_peer.R"),
+                   "run", model, self.stan_cache, res, self.data, n, self.D,
+                   mode, sub, VERIFY_M_STAN]
+            m = measure(cmd, self.stan_env(env), os.path.join(
+                self.logs, "%s_%d_stan_%s.log" % (wl, n,
+                                                  vname.replace(" ", "_"))),
+                timeout=6 * STAN_LIMIT_S)
+            if m["rc"] != 0 or not os.path.exists(res):
+                r = self.row(workload=label, n=n, tool="stan", variant=vname,
+                             check="FAILED",
+                             detail="rc %d, see %s" % (m["rc"], m["log"]))
+                log(self.fmt_row_short(r))
+                continue
+            pr = json.load(open(res))
+            msub = min(VERIFY_M_STAN, n)
+            subarr = np.fromfile(sub, dtype="<f8").reshape(self.D, msub)
+            if exact:
+                ok, detail = exact_compare_mem(ours, "y", subarr)
+            else:
+                a = open_array(ours, "y")[:, :msub]
+                ok, detail = stat_test(moments_of(a), moments_of(subarr))
+                detail = "first %d obs: %s" % (msub, detail)
+            r = self.row(workload=label, n=n, tool="stan", variant=vname,
+                         wall_s=m["wall_s"], cpu_s=m["cpu_s"],
+                         startup_s=m["wall_s"] - pr["gqs_s"] - pr["extract_s"],
+                         peak_anon_mib=m["peak_anon_mib"],
+                         max_rss_mib=m["max_rss_mib"], out_mib=None,
+                         check="ok" if ok else "MISMATCH",
+                         detail=detail + "; gqs %.2f s, extract %.2f s, "
+                         "setup %.2f s; output stays in R memory (no store)"
+                         % (pr["gqs_s"], pr["extract_s"], pr["setup_s"]))
+            r["nowrite_s"] = None
+            if ok:
+                r["ratio"] = r["wall_s"] / us["wall_s"]
+                if key not in self.stan_rate:
+                    self.stan_rate[key] = pairs / max(pr["gqs_s"], 1e-3)
+            log(self.fmt_row_short(r))
+            if not ok:
+                log("    " + detail)
+
+    # -- physical references -------------------------------------------------
+    def references(self):
+        log("== physical references")
+        kern = os.path.join(self.bin, "aimz-bench-mlp-kernel")
+        for name, env in [("as-is", self.env),
+                          ("CORETYPE unset",
+                           {k: v for k, v in self.env.items()
+                            if k != "OPENBLAS_CORETYPE"})]:
+            if not os.path.exists(kern):
+                break
+            p = subprocess.run([kern, self.models["mlp"], "20", "20000"],
+                               env=env, capture_output=True, text=True)
+            g = re.findall(r"(aimz kernel|OpenBLAS alone)\s+([\d.]+) s\s+"
+                           r"([\d.e+]+) pairs/s\s+([\d.]+) GFLOP/s", p.stdout)
+            for who, secs, pps, gf in g:
+                key = "sgemm MLP shapes, 1 core (%s): %s" % (name, who)
+                self.refs[key] = "%s GFLOP/s (%s pairs/s)" % (gf, pps)
+                log("  %-58s %s" % (key, self.refs[key]))
+        # zstd on float32 draws (normal) and int32 Bernoulli draws.
+        zd = os.path.join(self.work, "zstd")
+        os.makedirs(zd, exist_ok=True)
+        rng = np.random.default_rng(5)
+        f32 = os.path.join(zd, "normal_f32.bin")
+        i32 = os.path.join(zd, "bernoulli_i32.bin")
+        if not os.path.exists(f32):
+            (0.5 + rng.standard_normal(1 << 24, dtype=np.float32)).tofile(f32)
+            (rng.random(1 << 24) < 0.3).astype(np.int32).tofile(i32)
+        for path, what in [(f32, "float32 normal draws"),
+                           (i32, "int32 Bernoulli draws")]:
+            p = subprocess.run(["zstd", "-q", "-b1", "-e3", "-i3", path],
+                               capture_output=True, text=True)
+            for lvl, _, ratio, c, d in re.findall(
+                    r"-(\d+)\s+(\d+)\s+\(([\d.]+)\)\s+([\d.]+) MB/s\s+"
+                    r"([\d.]+) MB/s", p.stdout + p.stderr):
+                key = "zstd -b%s, 1 core, %s" % (lvl, what)
+                self.refs[key] = ("ratio %s, compress %s MB/s, decompress "
+                                  "%s MB/s" % (ratio, c, d))
+                log("  %-58s %s" % (key, self.refs[key]))
+        # Sequential write bandwidth of the disk holding the stores.
+        ddf = os.path.join(self.work, "dd.test")
+        p = subprocess.run(["dd", "if=/dev/zero", "of=" + ddf, "bs=1M",
+                            "count=2048", "conv=fdatasync"],
+                           capture_output=True, text=True)
+        rm(ddf)
+        m = re.search(r"copied, ([\d.]+) s, ([\d.]+ [GMk]B/s)", p.stderr)
+        if m:
+            key = "dd 2 GiB sequential write, conv=fdatasync"
+            self.refs[key] = m.group(2)
+            log("  %-58s %s" % (key, self.refs[key]))
+
+    # -- main -----------------------------------------------------------------
+    def main(self):
+        self.machine()
+        self.available = set()
+        self.stan_rate = {}
+        for p in self.peers:
+            if p == "numpy":
+                ok = subprocess.run([PY, "-c", "import numpy, zarr"],
+                                    capture_output=True).returncode == 0
+            elif p == "torch":
+                ok = subprocess.run([PY, "-c", "import torch, zarr"],
+                                    capture_output=True).returncode == 0
+            elif p == "stan":
+                ok = subprocess.run(["Rscript", "-e", "library(rstan)"],
+                                    capture_output=True).returncode == 0
+            else:
+                ok = False
+            if ok:
+                self.available.add(p)
+            else:
+                msg = "peer %s unavailable here: skipped" % p
+                self.notes.append(msg)
+                log(msg)
+        log("aimz-run benchmark, mode %s: %d posterior draws per workload%s"
+            % (self.a.mode, self.D,
+               " (reduced from 1000 to stay under 10 minutes on 2 cores)"
+               if self.D < 1000 else ""))
+        log("machine: %s, %s CPUs, %s; load average %s at start" % (
+            self.machine_info.get("Model name"),
+            self.machine_info.get("CPU(s)"),
+            self.machine_info["memory"],
+            " ".join(self.machine_info["loadavg_start"])))
+        # Models and data.
+        md = os.path.join(self.work, "models")
+        os.makedirs(md, exist_ok=True)
+        self.models = {}
+        for name, src in [("linreg", "linreg"), ("hier", "hierarchical"),
+                          ("mlp", "mlp")]:
+            out = os.path.join(md, name + ".so")
+            subprocess.run([os.path.join(self.bin, "aimzc"),
+                            os.path.join(ROOT, "dsl-examples", src + ".aimz"),
+                            "-o", out], check=True)
+            self.models[name] = out
+        t = time.perf_counter()
+        self.data = gen_data(self.work, self.cfg, log)
+        log("data ready in %.1f s (%s)" % (time.perf_counter() - t,
+                                           self.data))
+        if "stan" in self.available:
+            self.compile_stan()
+        self.references()
+        sel = set(self.a.only.split(",")) if self.a.only else None
+
+        def want(w):
+            return sel is None or w in sel
+        if want("mlp"):
+            for n in self.cfg["mlp"]:
+                self.run_workload("mlp-pred", n)
+        if want("linreg"):
+            for n in self.cfg["linreg"]:
+                self.run_workload("linreg-pred", n)
+                self.run_workload("linreg-ll", n)
+        if want("hier"):
+            for n in self.cfg["hier"]:
+                self.run_workload("hier-pred", n)
+        if want("prior"):
+            for n in self.cfg["prior"]:
+                for plan in ("obs", "draw"):
+                    self.run_workload("prior", n, plan=plan)
+        if want("mem"):
+            self.memory_scaling()
+        self.report()
+
+    def memory_scaling(self):
+        log("== memory scaling: linreg predict, aimz-run")
+        got = {}
+        for r in self.rows:
+            if r["workload"] == "linreg predict" and r["tool"] == "aimz-run" \
+                    and r["wall_s"]:
+                got[r["n"]] = r
+        for n in self.cfg["mem"]:
+            if n not in got:
+                r = self.run_workload("linreg-pred", n, peers=False,
+                                      label="linreg predict")
+                if r:
+                    got[n] = r
+        ns = [n for n in self.cfg["mem"] if n in got]
+        self.mem = [(n, got[n]["peak_anon_mib"], got[n]["max_rss_mib"],
+                     got[n]["wall_s"]) for n in ns]
+        for n, anon, mx, w in self.mem:
+            log("  n = %-9d peak anon RSS %7.1f MiB   max RSS %7.1f MiB   "
+                "%.2f s" % (n, anon, mx, w))
+        if len(self.mem) >= 2:
+            a0, a1 = self.mem[0][1], self.mem[-1][1]
+            log("  %dx the observations: peak anon RSS x%.2f"
+                % (self.mem[-1][0] // self.mem[0][0], a1 / max(a0, 1e-9)))
+
+    # -- output --------------------------------------------------------------
+    def table(self):
+        head = ("| workload | n | tool | variant | wall s | w/o write s | "
+                "startup s | CPU s | pairs/s | peak anon RSS MiB | "
+                "max RSS MiB | output MiB | time vs aimz | check |")
+        lines = [head, "|" + "---|" * 14]
+
+        def f(v, spec):
+            return (spec % v) if isinstance(v, (int, float)) else "-"
+        for r in self.rows:
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
+                         "| %s | %s | %s | %s |" % (
+                             r["workload"], "{:,}".format(r["n"]), r["tool"],
+                             r["variant"], f(r["wall_s"], "%.2f"),
+                             f(r["nowrite_s"], "%.2f"),
+                             f(r["startup_s"], "%.1f"), f(r["cpu_s"], "%.1f"),
+                             f(r["pairs_per_s"], "%.3g"),
+                             f(r["peak_anon_mib"], "%.0f"),
+                             f(r["max_rss_mib"], "%.0f"),
+                             f(r["out_mib"], "%.0f"),
+                             f(r["ratio"], "%.2fx"), r["check"]))
+        return "\n".join(lines)
+
+    def report(self):
+        elapsed = time.perf_counter() - self.t0
+        tab = self.table()
+        lines = ["", "# aimz-run vs peers (mode %s, %d draws)" %
+                 (self.a.mode, self.D), "",
+                 tab, "",
+                 "time vs aimz = peer wall time / aimz-run wall time "
+                 "(> 1: aimz-run is faster). w/o write = wall time minus the "
+                 "peer's own time in zarr writes. startup = interpreter, "
+                 "imports and posterior loading (R + rstan + data for Stan), "
+                 "included in wall. Stan keeps its output in R memory (no "
+                 "store). CPU = user + sys of the process tree.", ""]
+        if self.stan_compile:
+            lines.append("Stan compile (stan_model, -O3, once per program):")
+            for m, c in self.stan_compile.items():
+                lines.append("  %s: %s" % (m, "failed" if not c else
+                                           "%.1f s%s" % (c["compile_s"],
+                                                         " (cached)" if
+                                                         c["cached"] else "")))
+            lines.append("")
+        if getattr(self, "mem", None):
+            lines.append("Memory scaling (aimz-run linreg predict):")
+            for n, anon, mx, w in self.mem:
+                lines.append("  n = %-9d peak anon RSS %7.1f MiB, max RSS "
+                             "%7.1f MiB, %.2f s" % (n, anon, mx, w))
+            lines.append("")
+        lines.append("Physical references:")
+        for k, v in self.refs.items():
+            lines.append("  %-58s %s" % (k, v))
+        lines.append("")
+        skipped = [r for r in self.rows if r["check"] in ("skipped",
+                                                          "FAILED",
+                                                          "MISMATCH")]
+        for r in skipped:
+            lines.append("%s: %s n=%d %s: %s" % (r["check"], r["tool"],
+                                                 r["n"], r["workload"],
+                                                 r["detail"]))
+        for n in self.notes:
+            lines.append(n)
+        lines.append("load average at the end: %s; benchmark time %.0f s" %
+                     (" ".join(open("/proc/loadavg").read().split()[:3]),
+                      elapsed))
+        text = "\n".join(lines)
+        print(text, flush=True)
+        with open(os.path.join(self.res, "table.txt"), "w") as f:
+            f.write(text + "\n")
+        with open(os.path.join(self.res, "results.csv"), "w",
+                  newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(self.rows[0].keys())
+                               if self.rows else ["workload"])
+            w.writeheader()
+            for r in self.rows:
+                w.writerow(r)
+        mi = dict(self.machine_info)
+        with open(os.path.join(self.res, "results.json"), "w") as f:
+            json.dump(dict(mode=self.a.mode, draws=self.D, machine=mi,
+                           rows=self.rows, references=self.refs,
+                           stan_compile=self.stan_compile,
+                           memory_scaling=getattr(self, "mem", None),
+                           notes=self.notes, elapsed_s=elapsed),
+                      f, indent=1)
+        log("wrote %s/{table.txt,results.csv,results.json}" % self.res)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--mode", choices=list(MODES), default="standard")
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--work", default=None)
+    p.add_argument("--results", default=None)
+    p.add_argument("--peers", default="numpy,torch,stan")
+    p.add_argument("--only", default="",
+                   help="comma list of mlp,linreg,hier,prior,mem")
+    p.add_argument("--draws", type=int, default=0,
+                   help="override the mode's number of draws")
+    p.add_argument("--max-n", type=int, default=0,
+                   help="drop sizes above this n (for trying the harness)")
+    a = p.parse_args()
+    a.work = a.work or os.path.join(a.build, "bench-work")
+    a.results = a.results or os.path.join(a.build, "bench-results", a.mode)
+    Bench(a).main()
+
+
+if __name__ == "__main__":
+    main()
