@@ -7,6 +7,7 @@
 #include "Errors.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -55,6 +56,12 @@ template <typename T> std::vector<uint8_t> bytesOf(T V) {
 bool validName(StringRef N) {
   return !N.empty() && N != "." && N != ".." && !N.starts_with(".") &&
          N.find_first_of("/\\") == StringRef::npos && N != "zarr.json";
+}
+
+std::string formatNumber(double V) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.17g", V);
+  return Buf;
 }
 
 /// Integer types' representable ranges, as doubles for the fill check.
@@ -119,7 +126,7 @@ Error validateSpec(const ZarrArraySpec &S) {
                    "instead");
   double F = fillOf(S);
   if (!isFloating(S.Type) && !fitsInteger(S.Type, F))
-    return ioError("fill value " + std::to_string(F) + " of array '" + S.Name +
+    return ioError("fill value " + formatNumber(F) + " of array '" + S.Name +
                    "' is not representable as " + dtypeDescr(S.Type));
   return Error::success();
 }

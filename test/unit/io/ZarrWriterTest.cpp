@@ -285,7 +285,9 @@ TEST(ZarrWriter, SpecErrors) {
   S.DimNames = {"d"};
   S.FillValue = 300;
   M = errorText(W->addArray(S));
-  EXPECT_NE(M.find("not representable as |u1"), std::string::npos) << M;
+  EXPECT_NE(M.find("fill value 300 of array 'u' is not representable as |u1"),
+            std::string::npos)
+      << M;
   M = errorText(W->setGroupAttrs(json(3)));
   EXPECT_NE(M.find("must be a JSON object"), std::string::npos) << M;
 }
