@@ -15,9 +15,7 @@ and the invariants the runtime promises (same seed -> same bytes).
 """
 
 import argparse
-import json
 import os
-import re
 import shutil
 import subprocess
 import sys

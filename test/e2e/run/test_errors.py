@@ -75,7 +75,6 @@ class BadInputs(E.E2ETestCase):
                    "posterior 'a'", "(20, 7)", "(20, 8)", posterior=post)
 
     def test_inconsistent_observation_counts(self):
-        rng = np.random.default_rng(2)
         post = self.savez("ppost.npz",
                           beta0=np.zeros(self.D, np.float32),
                           beta=np.zeros((self.D, self.K), np.float32))

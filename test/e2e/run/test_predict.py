@@ -136,7 +136,6 @@ class LinregPartitions(E.E2ETestCase):
 
     def test_return_sites_with_latents(self):
         sites = ["y", "alpha", "beta", "sigma", "eta"]
-        runs = []
         for axis, devices, batch in (("obs", 3, 250), ("draw", 2, 6)):
             out, r = self.predict(axis=axis, devices=devices, batch=batch,
                                   seed=self.SEED, sites=sites)
@@ -158,7 +157,6 @@ class LinregPartitions(E.E2ETestCase):
                 self.assertTrue(E.same_bytes(got[s], self.post[s]), s)
             for s in ("y", "eta"):
                 self.assertTrue(E.same_bytes(got[s], self.ref[s]), s)
-            runs.append(got)
 
     def test_npz_output_equals_zarr(self):
         sites = ["y", "eta", "beta"]
