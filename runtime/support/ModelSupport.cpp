@@ -19,6 +19,7 @@
 #endif
 
 #include "aimz/abi.h"
+#include "aimz/math/Elementary.h"
 #include "aimz/math/Math.h"
 
 #include <cstdint>
@@ -98,6 +99,24 @@ AIMZ_SAMPLERS(double, f64)
 
 AIMZ_LOGPS(float, f32)
 AIMZ_LOGPS(double, f64)
+
+// Elementary functions ------------------------------------------------------
+//
+// The generated loops call these (not libm) so that they vectorize and give
+// the same bits in every lane, remainder loop and device.
+
+#define AIMZ_ELEMENTARY(NAME)                                                 \
+  AIMZ_SUPPORT float aimz_rt_##NAME##_f32(float X) {                          \
+    return aimz::math::elementary::NAME(X);                                   \
+  }                                                                           \
+  AIMZ_SUPPORT double aimz_rt_##NAME##_f64(double X) {                        \
+    return aimz::math::elementary::NAME(X);                                   \
+  }
+
+AIMZ_ELEMENTARY(exp)
+AIMZ_ELEMENTARY(log)
+AIMZ_ELEMENTARY(log1p)
+AIMZ_ELEMENTARY(tanh)
 
 // Matrix products ------------------------------------------------------------
 //

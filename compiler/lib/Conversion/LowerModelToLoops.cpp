@@ -62,6 +62,8 @@ enum CallField {
 constexpr int64_t DefaultObsBlock = 256;
 constexpr int64_t BufferAlign = 64;
 
+static std::string precisionSuffix(Type T);
+
 /// A lowered array: either a scalar SSA value (constants and their
 /// broadcasts) or a strided view of memory.
 struct View {
@@ -148,6 +150,7 @@ private:
   void emit(Operation *Op);
   Value convert(Value X, Type To);
   Value unary(StringRef Fn, Value X);
+  Value elementary(StringRef Fn, Value X);
   Value binary(StringRef Fn, Value X, Value Y);
   void emitSample(Operation *Op, StringRef Dist, ArrayAttr ParamNames,
                   ValueRange Params, int64_t SiteId, bool Draws,
@@ -374,6 +377,15 @@ Value EntryBuilder::convert(Value X, Type To) {
   return B.create<arith::TruncIOp>(Loc, To, X);
 }
 
+/// exp, log, log1p, tanh from the support library: branch-free, so loops
+/// vectorize and every lane and remainder gives the same bits.
+Value EntryBuilder::elementary(StringRef Fn, Value X) {
+  Type T = X.getType();
+  std::string Name = ("aimz_rt_" + Fn + "_").str() + precisionSuffix(T);
+  func::FuncOp Callee = runtimeFunction(Name, {T}, {T});
+  return B.create<func::CallOp>(Loc, Callee, ValueRange{X}).getResult(0);
+}
+
 Value EntryBuilder::unary(StringRef Fn, Value X) {
   Type T = X.getType();
   bool F = isa<FloatType>(T);
@@ -393,25 +405,19 @@ Value EntryBuilder::unary(StringRef Fn, Value X) {
              : Value(B.create<arith::MaxSIOp>(
                    Loc, X,
                    B.create<arith::ConstantOp>(Loc, B.getIntegerAttr(T, 0))));
-  if (Fn == "exp")
-    return B.create<math::ExpOp>(Loc, X);
-  if (Fn == "log")
-    return B.create<math::LogOp>(Loc, X);
-  if (Fn == "log1p")
-    return B.create<math::Log1pOp>(Loc, X);
+  if (Fn == "exp" || Fn == "log" || Fn == "log1p" || Fn == "tanh")
+    return elementary(Fn, X);
   if (Fn == "sqrt")
     return B.create<math::SqrtOp>(Loc, X);
-  if (Fn == "tanh")
-    return B.create<math::TanhOp>(Loc, X);
   if (Fn == "sigmoid") {
-    Value E = B.create<math::ExpOp>(Loc, B.create<arith::NegFOp>(Loc, X));
+    Value E = elementary("exp", B.create<arith::NegFOp>(Loc, X));
     return B.create<arith::DivFOp>(Loc, FConst(1),
                                    B.create<arith::AddFOp>(Loc, FConst(1), E));
   }
   if (Fn == "softplus") { // max(x, 0) + log1p(exp(-|x|)), stable both ways
     Value A = B.create<math::AbsFOp>(Loc, X);
-    Value L = B.create<math::Log1pOp>(
-        Loc, B.create<math::ExpOp>(Loc, B.create<arith::NegFOp>(Loc, A)));
+    Value L = elementary("log1p",
+                         elementary("exp", B.create<arith::NegFOp>(Loc, A)));
     return B.create<arith::AddFOp>(
         Loc, B.create<arith::MaximumFOp>(Loc, X, FConst(0)), L);
   }
