@@ -351,8 +351,9 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       std::vector<aimz_view> Results(M.Sites.size(), aimz_view{nullptr, nullptr});
       for (size_t I = 0; I < Outs.size(); ++I)
         // Under 'obs' every device computes a global site's values for all
-        // draws; one of them writes them.
-        if (Buffers[I] && (!ObsPlan || Outs[I].ObsAxis >= 0 || Dev == 0))
+        // draws; the last one (never empty) writes them.
+        if (Buffers[I] &&
+            (!ObsPlan || Outs[I].ObsAxis >= 0 || Dev + 1 == Devices))
           Results[Outs[I].Site] = {Buffers[I], Outs[I].ChunkStrides.data()};
       aimz_call Call{};
       Call.abi_version = AIMZ_ABI_VERSION;
