@@ -1,0 +1,343 @@
+//===- PredictiveTest.cpp - Predictive values against plain C++ -----------===//
+//
+// Given a posterior, the compiled examples must compute what their source
+// says: linreg's eta = exp(alpha + X @ beta) and its Normal log-likelihood,
+// the MLP's logits (100 -> 128 -> 128 -> 128 -> 1, ReLU) and Bernoulli
+// log-likelihood, logistic's p, poisson's rate and hierarchical's gathered
+// intercepts, each recomputed here in double precision. Inputs and
+// posteriors are passed with non-contiguous strides where that exercises the
+// ABI's views. Latents missing from the posterior are drawn once per draw:
+// every observation of a draw sees the same value.
+//
+//===----------------------------------------------------------------------===//
+#include "ExampleData.h"
+
+#include <cmath>
+
+using namespace aimz::test;
+
+namespace {
+
+double logSigmoid(double X) {
+  return X >= 0 ? -std::log1p(std::exp(-X)) : X - std::log1p(std::exp(X));
+}
+
+double normalLogPdf(double X, double Mu, double S) {
+  double Z = (X - Mu) / S;
+  return -0.5 * Z * Z - std::log(S) - 0.5 * std::log(2 * M_PI);
+}
+
+/// A column-major (Fortran-order) copy of a 2-D array.
+Array columnMajor(const Array &A) {
+  Array F = Array::strided(A.type(), A.shape(), {1, A.shape()[0]});
+  for (int64_t I = 0; I < A.size(); ++I)
+    F.set(I, A.get(I));
+  return F;
+}
+
+/// A copy with the leading (draw) stride padded by `Pad` elements.
+Array padded(const Array &A, int64_t Pad) {
+  std::vector<int64_t> St(A.rank(), 1);
+  for (int64_t I = A.rank() - 2; I >= 0; --I)
+    St[I] = St[I + 1] * A.shape()[I + 1];
+  St[0] += Pad;
+  Array P = Array::strided(A.type(), A.shape(), St, 0x7F);
+  for (int64_t I = 0; I < A.size(); ++I)
+    P.set(I, A.get(I));
+  return P;
+}
+
+TEST(Predictive, LinregEtaAndLogLikelihood) {
+  auto M = loadModel("linreg");
+  ASSERT_TRUE(M);
+  const int64_t N = 500, K = 3, D = 4;
+  Request Q;
+  Q.Dims = {{"n", N}, {"k", K}};
+  std::mt19937_64 Rng(1);
+  auto In = makeInputs(*M, Q.Dims, N, Rng);
+  Q.Inputs["X"] = columnMajor(In.at("X"));
+  auto Post = makePosterior(*M, Q.Dims, N, D, Rng, {}, 0.5);
+  Q.Posterior = Post;
+  Q.Posterior["beta"] = padded(Post.at("beta"), 5);
+  const Array &X = In.at("X");
+
+  auto Mu = [&](int64_t Di, int64_t I, const Array &Alpha, const Array &Beta) {
+    double S = Alpha.at<float>({Di});
+    for (int64_t J = 0; J < K; ++J)
+      S += static_cast<double>(X.at<float>({I, J})) * Beta.at<float>({Di, J});
+    return S;
+  };
+
+  Results R = makeResults(*M, EntryKind::Predict, Q.Dims, D, N, 0, 0);
+  ASSERT_TRUE(runOk(*M, EntryKind::Predict, Q, Rect{0, D, 0, N, 0, 5}, R));
+  const Array &Eta = R.Sites.at("eta"), &Y = R.Sites.at("y");
+  double SumZ = 0, SumZ2 = 0;
+  for (int64_t Di = 0; Di < D; ++Di) {
+    // Given latents come back as given.
+    EXPECT_EQ(R.Sites.at("alpha").at<float>({Di}), Post.at("alpha").at<float>({Di}));
+    EXPECT_EQ(R.Sites.at("sigma").at<float>({Di}), Post.at("sigma").at<float>({Di}));
+    for (int64_t J = 0; J < K; ++J)
+      EXPECT_EQ(R.Sites.at("beta").at<float>({Di, J}), Post.at("beta").at<float>({Di, J}));
+    for (int64_t I = 0; I < N; ++I) {
+      double Ref = std::exp(Mu(Di, I, Post.at("alpha"), Post.at("beta")));
+      ASSERT_NEAR(Eta.at<float>({Di, I}), Ref, 1e-5 * Ref) << "draw " << Di << " obs " << I;
+      double Z = (Y.at<float>({Di, I}) - Mu(Di, I, Post.at("alpha"), Post.at("beta"))) /
+                 Post.at("sigma").at<float>({Di});
+      SumZ += Z;
+      SumZ2 += Z * Z;
+    }
+  }
+  // y ~ Normal(mu, sigma): standardized residuals have mean 0, variance 1.
+  double Cnt = D * N, MeanZ = SumZ / Cnt, VarZ = SumZ2 / Cnt - MeanZ * MeanZ;
+  EXPECT_LT(std::fabs(MeanZ), 5 / std::sqrt(Cnt));
+  EXPECT_LT(std::fabs(VarZ - 1), 5 * std::sqrt(2 / Cnt));
+
+  // Pointwise log-likelihood of an observed y.
+  Q.Observed = Array::make(DType::F32, {N});
+  fillNormal(Q.Observed, Rng, 2);
+  Results L = makeResults(*M, EntryKind::LogLikelihood, Q.Dims, D, N, 0, 0, {"y"});
+  ASSERT_TRUE(runOk(*M, EntryKind::LogLikelihood, Q, Rect{0, D, 0, N, 0, 5}, L));
+  for (int64_t Di = 0; Di < D; ++Di)
+    for (int64_t I = 0; I < N; ++I) {
+      double Ref = normalLogPdf(Q.Observed.at<float>({I}),
+                                Mu(Di, I, Post.at("alpha"), Post.at("beta")),
+                                Post.at("sigma").at<float>({Di}));
+      ASSERT_NEAR(L.Sites.at("y").at<float>({Di, I}), Ref, 1e-5 * std::fabs(Ref) + 1e-6)
+          << "draw " << Di << " obs " << I;
+    }
+}
+
+// beta missing from the posterior: drawn once per draw, so eta at every
+// observation (in every block) is exp(alpha + X @ beta) for the returned beta.
+TEST(Predictive, LinregFreshGlobalLatentIsSharedByObservations) {
+  auto M = loadModel("linreg");
+  ASSERT_TRUE(M);
+  const int64_t N = 700, K = 3, D = 3;
+  Request Q;
+  Q.Dims = {{"n", N}, {"k", K}};
+  std::mt19937_64 Rng(2);
+  Q.Inputs = makeInputs(*M, Q.Dims, N, Rng);
+  Q.Posterior = makePosterior(*M, Q.Dims, N, D, Rng, {"beta"}, 0.5);
+  Results R = makeResults(*M, EntryKind::Predict, Q.Dims, D, N, 0, 0);
+  ASSERT_TRUE(runOk(*M, EntryKind::Predict, Q, Rect{0, D, 0, N, 64, 11}, R));
+  const Array &X = Q.Inputs.at("X"), &Beta = R.Sites.at("beta");
+  for (int64_t Di = 0; Di < D; ++Di)
+    for (int64_t I = 0; I < N; ++I) {
+      double S = Q.Posterior.at("alpha").at<float>({Di});
+      for (int64_t J = 0; J < K; ++J)
+        S += static_cast<double>(X.at<float>({I, J})) * Beta.at<float>({Di, J});
+      ASSERT_NEAR(R.Sites.at("eta").at<float>({Di, I}), std::exp(S), 1e-5 * std::exp(S))
+          << "draw " << Di << " obs " << I;
+    }
+}
+
+TEST(Predictive, GlobalLatentSameAtEveryObservation) {
+  auto M = loadModel("global_bcast");
+  ASSERT_TRUE(M);
+  const int64_t N = 1000, D = 5;
+  Request Q;
+  Q.Dims = {{"n", N}};
+  std::mt19937_64 Rng(3);
+  Q.Inputs = makeInputs(*M, Q.Dims, N, Rng);
+  for (EntryKind K : {EntryKind::Predict, EntryKind::Prior}) {
+    for (int64_t Block : {1, 7, 256}) {
+      Results R = makeResults(*M, K, Q.Dims, D, N, 0, 0);
+      ASSERT_TRUE(runOk(*M, K, Q, Rect{0, D, 0, N, Block, 8}, R));
+      for (int64_t Di = 0; Di < D; ++Di)
+        for (int64_t I = 0; I < N; ++I)
+          ASSERT_EQ(R.Sites.at("m").at<float>({Di, I}), R.Sites.at("mu").at<float>({Di}))
+              << entryName(K) << " block " << Block << " draw " << Di << " obs " << I;
+    }
+  }
+}
+
+/// The MLP's logits in double precision, and the same network on absolute
+/// values (a bound on the magnitudes that float rounding scales with).
+struct MlpRef {
+  std::vector<double> Logit, Mag;
+};
+
+MlpRef mlpReference(const Array &X, const std::map<std::string, Array> &P,
+                    int64_t Di, int64_t N, int64_t Din) {
+  const int64_t H = 128;
+  MlpRef R;
+  std::vector<double> A(Din), Am(Din), Hn, Hm;
+  auto W = [&](const char *Name, std::vector<int64_t> Idx) {
+    Idx.insert(Idx.begin(), Di);
+    return static_cast<double>(P.at(Name).at<float>(Idx));
+  };
+  for (int64_t I = 0; I < N; ++I) {
+    for (int64_t J = 0; J < Din; ++J) {
+      A[J] = X.at<float>({I, J});
+      Am[J] = std::fabs(A[J]);
+    }
+    const char *Ws[] = {"w1", "w2", "w3"}, *Bs[] = {"b1", "b2", "b3"};
+    std::vector<double> Cur = A, CurM = Am;
+    for (int L = 0; L < 3; ++L) {
+      Hn.assign(H, 0);
+      Hm.assign(H, 0);
+      for (int64_t O = 0; O < H; ++O) {
+        double S = W(Bs[L], {O}), Sm = std::fabs(S);
+        for (size_t J = 0; J < Cur.size(); ++J) {
+          S += Cur[J] * W(Ws[L], {static_cast<int64_t>(J), O});
+          Sm += CurM[J] * std::fabs(W(Ws[L], {static_cast<int64_t>(J), O}));
+        }
+        Hn[O] = std::max(S, 0.0);
+        Hm[O] = Sm;
+      }
+      Cur = Hn;
+      CurM = Hm;
+    }
+    double S = W("b4", {}), Sm = std::fabs(S);
+    for (int64_t J = 0; J < H; ++J) {
+      S += Cur[J] * W("w4", {J});
+      Sm += CurM[J] * std::fabs(W("w4", {J}));
+    }
+    R.Logit.push_back(S);
+    R.Mag.push_back(Sm);
+  }
+  return R;
+}
+
+class MlpTest : public ::testing::Test {
+protected:
+  static constexpr int64_t N = 300, Din = 100, D = 2;
+  void prepare(const CompiledModel &M) {
+    Q.Dims = {{"n", N}, {"d", Din}};
+    std::mt19937_64 Rng(4);
+    Q.Inputs = makeInputs(M, Q.Dims, N, Rng);
+    Q.Posterior = makePosterior(M, Q.Dims, N, D, Rng, {});
+    // Weights ~ N(0, 1/fan_in) keep the activations of order one.
+    for (auto &[Name, A] : Q.Posterior) {
+      double Fan = Name == "w1" ? Din : Name[0] == 'w' ? 128 : 10;
+      fillNormal(A, Rng, 1 / std::sqrt(Fan));
+    }
+    for (int64_t Di = 0; Di < D; ++Di)
+      Ref.push_back(mlpReference(Q.Inputs.at("X"), Q.Posterior, Di, N, Din));
+  }
+  Request Q;
+  std::vector<MlpRef> Ref;
+};
+
+TEST_F(MlpTest, LogitsMatchReference) {
+  auto M = loadModel("mlp_logits");
+  ASSERT_TRUE(M);
+  prepare(*M);
+  for (int64_t Block : {0, 1, 37}) {
+    Results R = makeResults(*M, EntryKind::Predict, Q.Dims, D, N, 0, 0);
+    ASSERT_TRUE(runOk(*M, EntryKind::Predict, Q, Rect{0, D, 0, N, Block, 3}, R));
+    for (int64_t Di = 0; Di < D; ++Di)
+      for (int64_t I = 0; I < N; ++I)
+        ASSERT_NEAR(R.Sites.at("logit").at<float>({Di, I}), Ref[Di].Logit[I],
+                    3e-5 * Ref[Di].Mag[I])
+            << "obs_block " << Block << " draw " << Di << " obs " << I;
+  }
+}
+
+TEST_F(MlpTest, ExampleLogLikelihoodAndPredictive) {
+  auto M = loadModel("mlp");
+  ASSERT_TRUE(M);
+  prepare(*M);
+  // Log-likelihood of y = (obs index is odd).
+  Q.Observed = Array::make(DType::I32, {N});
+  for (int64_t I = 0; I < N; ++I)
+    Q.Observed.set(I, I % 2);
+  Results L = makeResults(*M, EntryKind::LogLikelihood, Q.Dims, D, N, 0, 0, {"y"});
+  ASSERT_TRUE(runOk(*M, EntryKind::LogLikelihood, Q, Rect{0, D, 0, N, 0, 3}, L));
+  for (int64_t Di = 0; Di < D; ++Di)
+    for (int64_t I = 0; I < N; ++I) {
+      double Lg = Ref[Di].Logit[I];
+      double Want = logSigmoid(I % 2 ? Lg : -Lg);
+      ASSERT_NEAR(L.Sites.at("y").at<float>({Di, I}), Want,
+                  3e-5 * Ref[Di].Mag[I] + 1e-5 * std::fabs(Want))
+          << "draw " << Di << " obs " << I;
+    }
+  // Predictive y ~ Bernoulli(sigmoid(logit)): the count of ones matches.
+  Results R = makeResults(*M, EntryKind::Predict, Q.Dims, D, N, 0, 0);
+  ASSERT_TRUE(runOk(*M, EntryKind::Predict, Q, Rect{0, D, 0, N, 0, 3}, R));
+  double Ones = 0, Expect = 0, Var = 0;
+  for (int64_t Di = 0; Di < D; ++Di)
+    for (int64_t I = 0; I < N; ++I) {
+      int32_t Yv = R.Sites.at("y").at<int32_t>({Di, I});
+      ASSERT_TRUE(Yv == 0 || Yv == 1) << Yv;
+      double P = 1 / (1 + std::exp(-Ref[Di].Logit[I]));
+      Ones += Yv;
+      Expect += P;
+      Var += P * (1 - P);
+    }
+  EXPECT_LT(std::fabs(Ones - Expect), 5 * std::sqrt(Var));
+}
+
+TEST(Predictive, LogisticProbabilities) {
+  auto M = loadModel("logistic");
+  ASSERT_TRUE(M);
+  const int64_t N = 400, K = 4, D = 3;
+  Request Q;
+  Q.Dims = {{"n", N}, {"k", K}};
+  std::mt19937_64 Rng(5);
+  Q.Inputs = makeInputs(*M, Q.Dims, N, Rng);
+  Q.Posterior = makePosterior(*M, Q.Dims, N, D, Rng, {});
+  Results R = makeResults(*M, EntryKind::Predict, Q.Dims, D, N, 0, 0);
+  ASSERT_TRUE(runOk(*M, EntryKind::Predict, Q, Rect{0, D, 0, N, 0, 1}, R));
+  for (int64_t Di = 0; Di < D; ++Di)
+    for (int64_t I = 0; I < N; ++I) {
+      double L = Q.Posterior.at("intercept").at<float>({Di});
+      for (int64_t J = 0; J < K; ++J)
+        L += static_cast<double>(Q.Inputs.at("X").at<float>({I, J})) *
+             Q.Posterior.at("coef").at<float>({Di, J});
+      double P = 1 / (1 + std::exp(-L));
+      ASSERT_NEAR(R.Sites.at("p").at<float>({Di, I}), P, 1e-6)
+          << "draw " << Di << " obs " << I;
+    }
+}
+
+TEST(Predictive, PoissonRate) {
+  auto M = loadModel("poisson");
+  ASSERT_TRUE(M);
+  const int64_t N = 400, K = 3, D = 3;
+  Request Q;
+  Q.Dims = {{"n", N}, {"k", K}};
+  std::mt19937_64 Rng(6);
+  Q.Inputs = makeInputs(*M, Q.Dims, N, Rng);
+  Q.Posterior = makePosterior(*M, Q.Dims, N, D, Rng, {}, 0.5);
+  Results R = makeResults(*M, EntryKind::Predict, Q.Dims, D, N, 0, 0);
+  ASSERT_TRUE(runOk(*M, EntryKind::Predict, Q, Rect{0, D, 0, N, 0, 1}, R));
+  for (int64_t Di = 0; Di < D; ++Di)
+    for (int64_t I = 0; I < N; ++I) {
+      double E = Q.Posterior.at("beta0").at<float>({Di});
+      for (int64_t J = 0; J < K; ++J)
+        E += static_cast<double>(Q.Inputs.at("X").at<float>({I, J})) *
+             Q.Posterior.at("beta").at<float>({Di, J});
+      double Rate = Q.Inputs.at("exposure").at<float>({I}) * std::exp(E);
+      ASSERT_NEAR(R.Sites.at("rate").at<float>({Di, I}), Rate, 1e-5 * Rate)
+          << "draw " << Di << " obs " << I;
+      EXPECT_GE(R.Sites.at("y").at<int32_t>({Di, I}), 0);
+    }
+}
+
+TEST(Predictive, HierarchicalGatherLogLikelihood) {
+  auto M = loadModel("hierarchical");
+  ASSERT_TRUE(M);
+  const int64_t N = 300, D = 3;
+  Request Q;
+  Q.Dims = {{"n", N}};
+  std::mt19937_64 Rng(7);
+  Q.Inputs = makeInputs(*M, Q.Dims, N, Rng, 8);
+  Q.Posterior = makePosterior(*M, Q.Dims, N, D, Rng, {});
+  Q.Observed = Array::make(DType::F32, {N});
+  fillNormal(Q.Observed, Rng);
+  Results L = makeResults(*M, EntryKind::LogLikelihood, Q.Dims, D, N, 0, 0, {"y"});
+  ASSERT_TRUE(runOk(*M, EntryKind::LogLikelihood, Q, Rect{0, D, 0, N, 0, 1}, L));
+  const auto &P = Q.Posterior;
+  for (int64_t Di = 0; Di < D; ++Di)
+    for (int64_t I = 0; I < N; ++I) {
+      int32_t G = Q.Inputs.at("g").at<int32_t>({I});
+      double Mu = static_cast<double>(P.at("a").at<float>({Di, G})) +
+                  static_cast<double>(P.at("b").at<float>({Di})) * Q.Inputs.at("x").at<float>({I});
+      double Ref = normalLogPdf(Q.Observed.at<float>({I}), Mu, P.at("sigma").at<float>({Di}));
+      ASSERT_NEAR(L.Sites.at("y").at<float>({Di, I}), Ref, 1e-5 * std::fabs(Ref) + 1e-6)
+          << "draw " << Di << " obs " << I << " group " << G;
+    }
+}
+
+} // namespace

@@ -1,0 +1,494 @@
+#!/usr/bin/python3
+"""Generate the log-density test models and their scipy reference table.
+
+Run with Debian's interpreter (it has python3-scipy and numpy):
+
+    /usr/bin/python3 test/unit/models/make_reference.py
+
+It writes
+  * models/dist_<variant>_<f32|f64>.aimz: one tiny model per distribution
+    variant and precision whose output site uses that distribution, with
+    every parameter given as an input of the observation plate;
+  * models/latent_*.aimz: models whose parameters are latents (given through
+    the posterior), global or observation-aligned;
+  * logdensity_reference.inc: (model, parameters, observation, expected log
+    density) rows computed with scipy.stats / scipy.special in double
+    precision.
+
+Every value is also computed with mpmath at 50 digits from the same
+formulas' definitions; the two must agree to 1e-9 relative (so the scipy
+parameter mapping is right), and where scipy's double-precision formula
+loses more than 1e-14 relative to cancellation (StudentT with a huge df,
+binomial coefficients of large counts) the row keeps the mpmath value: an
+f64 model is held to 1e-12, tighter than scipy is there.  Those rows are
+printed.
+
+For f32 models every parameter and observation is rounded to float32 first,
+so the C++ test feeds exactly the values scipy saw.  Out-of-support
+observations are included and expect -inf.  Points whose log density is
+within 0.05 of zero are left out of the continuous f32 tables: a relative
+tolerance means nothing there (the terms of the density cancel), while the
+same points are kept in f64 at a larger magnitude elsewhere.  The test needs
+neither Python nor scipy at run time.
+"""
+
+import math
+import os
+
+import numpy as np
+import mpmath as mp
+import scipy
+import scipy.special as sc
+import scipy.stats as st
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INF = math.inf
+
+
+def f32(v):
+    return float(np.float32(v))
+
+
+# ----------------------------------------------------------------- references
+def ref_normal(x, loc, scale):
+    return st.norm.logpdf(x, loc, scale)
+
+
+def ref_halfnormal(x, scale):
+    return st.halfnorm.logpdf(x, scale=scale)
+
+
+def ref_lognormal(x, loc, scale):
+    return st.lognorm.logpdf(x, s=scale, scale=math.exp(loc))
+
+
+def ref_exponential(x, rate):
+    return st.expon.logpdf(x, scale=1.0 / rate)
+
+
+def ref_gamma(x, conc, rate):
+    return st.gamma.logpdf(x, a=conc, scale=1.0 / rate)
+
+
+def ref_beta(x, c1, c0):
+    return st.beta.logpdf(x, c1, c0)
+
+
+def ref_uniform(x, low, high):
+    return st.uniform.logpdf(x, loc=low, scale=high - low)
+
+
+def ref_cauchy(x, loc, scale):
+    return st.cauchy.logpdf(x, loc, scale)
+
+
+def ref_halfcauchy(x, scale):
+    return st.halfcauchy.logpdf(x, scale=scale)
+
+
+def ref_studentt(x, df, loc, scale):
+    return st.t.logpdf(x, df, loc, scale)
+
+
+def ref_bernoulli_probs(x, p):
+    return st.bernoulli.logpmf(x, p)
+
+
+def ref_bernoulli_logits(x, logit):
+    # log sigmoid(+-l) straight from scipy.special, exact for large |l|
+    # where 1 - expit(l) would round to 0.
+    if x == 1:
+        return sc.log_expit(logit)
+    if x == 0:
+        return sc.log_expit(-logit)
+    return -INF
+
+
+def ref_binomial_probs(x, n, p):
+    return st.binom.logpmf(x, n, p)
+
+
+def ref_binomial_logits(x, n, logit):
+    if x < 0 or x > n:
+        return -INF
+    lchoose = sc.gammaln(n + 1) - sc.gammaln(x + 1) - sc.gammaln(n - x + 1)
+    v = lchoose + x * sc.log_expit(logit) + (n - x) * sc.log_expit(-logit)
+    # Cross-check against the probs form where that is accurate.
+    if abs(logit) < 10:
+        alt = st.binom.logpmf(x, n, sc.expit(logit))
+        assert abs(alt - v) <= 1e-12 * max(1.0, abs(v)), (x, n, logit, v, alt)
+    return v
+
+
+def ref_poisson(x, rate):
+    return st.poisson.logpmf(x, rate)
+
+
+# ------------------------------------------------- mpmath (50 digits) forms
+mp.mp.dps = 50
+MINF = -INF
+
+
+def _f(v):
+    return float(v)
+
+
+def hp_normal(x, loc, scale):
+    z = (mp.mpf(x) - loc) / scale
+    return _f(-z * z / 2 - mp.log(scale) - mp.log(2 * mp.pi) / 2)
+
+
+def hp_halfnormal(x, scale):
+    if x < 0:
+        return MINF
+    z = mp.mpf(x) / scale
+    return _f(-z * z / 2 - mp.log(scale) + mp.log(2 / mp.pi) / 2)
+
+
+def hp_lognormal(x, loc, scale):
+    if x <= 0:
+        return MINF
+    z = (mp.log(x) - loc) / scale
+    return _f(-z * z / 2 - mp.log(scale) - mp.log(x) - mp.log(2 * mp.pi) / 2)
+
+
+def hp_exponential(x, rate):
+    if x < 0:
+        return MINF
+    return _f(mp.log(rate) - rate * mp.mpf(x))
+
+
+def hp_gamma(x, conc, rate):
+    if x <= 0:
+        return MINF if x < 0 or conc > 1 else _f(mp.log(rate)) if conc == 1 \
+            else INF
+    return _f(conc * mp.log(rate) + (conc - 1) * mp.log(x) - rate * mp.mpf(x)
+              - mp.loggamma(conc))
+
+
+def hp_beta(x, c1, c0):
+    if x < 0 or x > 1:
+        return MINF
+    return _f((c1 - 1) * mp.log(x) + (c0 - 1) * mp.log(1 - mp.mpf(x))
+              - mp.log(mp.beta(c1, c0)))
+
+
+def hp_uniform(x, low, high):
+    if x < low or x > high:
+        return MINF
+    return _f(-mp.log(mp.mpf(high) - low))
+
+
+def hp_cauchy(x, loc, scale):
+    z = (mp.mpf(x) - loc) / scale
+    return _f(-mp.log(mp.pi * scale * (1 + z * z)))
+
+
+def hp_halfcauchy(x, scale):
+    if x < 0:
+        return MINF
+    z = mp.mpf(x) / scale
+    return _f(mp.log(2 / (mp.pi * scale * (1 + z * z))))
+
+
+def hp_studentt(x, df, loc, scale):
+    df = mp.mpf(df)
+    z = (mp.mpf(x) - loc) / scale
+    return _f(mp.loggamma((df + 1) / 2) - mp.loggamma(df / 2)
+              - mp.log(df * mp.pi) / 2 - mp.log(scale)
+              - (df + 1) / 2 * mp.log(1 + z * z / df))
+
+
+def _sig(l):
+    return 1 / (1 + mp.exp(-mp.mpf(l)))
+
+
+def hp_bernoulli_probs(x, p):
+    if x not in (0, 1):
+        return MINF
+    return _f(mp.log(p) if x == 1 else mp.log(1 - mp.mpf(p)))
+
+
+def hp_bernoulli_logits(x, logit):
+    if x not in (0, 1):
+        return MINF
+    return _f(mp.log(_sig(logit if x == 1 else -logit)))
+
+
+def _lchoose(n, k):
+    return mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1)
+
+
+def hp_binomial_probs(x, n, p):
+    if x < 0 or x > n:
+        return MINF
+    return _f(_lchoose(n, x) + x * mp.log(p) + (n - x) * mp.log(1 - mp.mpf(p)))
+
+
+def hp_binomial_logits(x, n, logit):
+    if x < 0 or x > n:
+        return MINF
+    return _f(_lchoose(n, x) + x * mp.log(_sig(logit))
+              + (n - x) * mp.log(_sig(-logit)))
+
+
+def hp_poisson(x, rate):
+    if x < 0:
+        return MINF
+    return _f(x * mp.log(rate) - rate - mp.loggamma(x + 1))
+
+
+HP = {ref_normal: hp_normal, ref_halfnormal: hp_halfnormal,
+      ref_lognormal: hp_lognormal, ref_exponential: hp_exponential,
+      ref_gamma: hp_gamma, ref_beta: hp_beta, ref_uniform: hp_uniform,
+      ref_cauchy: hp_cauchy, ref_halfcauchy: hp_halfcauchy,
+      ref_studentt: hp_studentt, ref_bernoulli_probs: hp_bernoulli_probs,
+      ref_bernoulli_logits: hp_bernoulli_logits,
+      ref_binomial_probs: hp_binomial_probs,
+      ref_binomial_logits: hp_binomial_logits, ref_poisson: hp_poisson}
+
+
+# ------------------------------------------------------------- distributions
+# variant -> (DSL call template, parameter input names, discrete, reference,
+#             {precision: (parameter sets, observations)})
+DISTS = {
+    "normal": ("Normal(loc, scale)", ["loc", "scale"], False, ref_normal, {
+        "f32": ([(0, 1), (1.5, 0.3), (-2, 4.5), (10, 2)],
+                [-3, -0.5, 0.25, 1.7, 12]),
+        "f64": ([(0, 1), (1.5, 0.3), (-2, 4.5), (10, 2), (1e3, 1e-2)],
+                [-3, -0.5, 0.25, 1.7, 12, 1000.03]),
+    }),
+    "halfnormal": ("HalfNormal(scale)", ["scale"], False, ref_halfnormal, {
+        "f32": ([(0.5,), (1,), (3,)], [-1, -1e-3, 0, 0.3, 1, 2.5, 7]),
+        "f64": ([(0.5,), (1,), (3,), (1e-3,)],
+                [-1, -1e-3, 0, 0.3, 1, 2.5, 7]),
+    }),
+    "lognormal": ("LogNormal(loc, scale)", ["loc", "scale"], False,
+                  ref_lognormal, {
+        "f32": ([(0, 1), (1, 0.5), (-1, 2)], [-1, 0, 0.1, 1, 3, 20]),
+        "f64": ([(0, 1), (1, 0.5), (-1, 2), (5, 0.1)],
+                [-1, 0, 0.1, 1, 3, 20, 150]),
+    }),
+    "exponential": ("Exponential(rate)", ["rate"], False, ref_exponential, {
+        "f32": ([(0.5,), (1,), (4,)], [-0.5, 0, 0.3, 2, 10]),
+        "f64": ([(0.5,), (1,), (4,), (1e-3,)], [-0.5, 0, 0.3, 2, 10, 5e3]),
+    }),
+    "gamma": ("Gamma(concentration=conc, rate=rate)", ["conc", "rate"], False,
+              ref_gamma, {
+        "f32": ([(0.5, 1), (1, 2), (2.5, 0.7), (9, 3)],
+                [-1, 0.05, 0.7, 2, 6]),
+        "f64": ([(0.5, 1), (1, 2), (2.5, 0.7), (9, 3), (120, 4), (0.01, 1)],
+                [-1, 0.05, 0.7, 2, 6, 30]),
+    }),
+    "beta": ("Beta(concentration0=c0, concentration1=c1)", ["c1", "c0"], False, ref_beta, {
+        "f32": ([(0.5, 0.5), (2, 3), (5, 1.5), (1, 1)],
+                [-0.1, 0.01, 0.3, 0.75, 0.99, 1.2]),
+        "f64": ([(0.5, 0.5), (2, 3), (5, 1.5), (1, 1), (80, 30)],
+                [-0.1, 0.01, 0.3, 0.75, 0.99, 1.2]),
+    }),
+    "uniform": ("Uniform(low, high)", ["low", "high"], False, ref_uniform, {
+        "f32": ([(0, 1), (-2, 3.5), (1, 1.5)], [-3, -1, 0.5, 1.2, 3, 4]),
+        "f64": ([(0, 1), (-2, 3.5), (1, 1.5), (-1e3, 1e3)],
+                [-3, -1, 0.5, 1.2, 3, 4, 999]),
+    }),
+    "cauchy": ("Cauchy(loc, scale)", ["loc", "scale"], False, ref_cauchy, {
+        "f32": ([(0, 1), (2, 0.5), (-1, 3)], [-10, -1, 0, 1.9, 50]),
+        "f64": ([(0, 1), (2, 0.5), (-1, 3)], [-10, -1, 0, 1.9, 50, 1e8]),
+    }),
+    "halfcauchy": ("HalfCauchy(scale)", ["scale"], False, ref_halfcauchy, {
+        "f32": ([(0.5,), (1,), (4,)], [-1, 0, 0.2, 3, 100]),
+        "f64": ([(0.5,), (1,), (4,)], [-1, 0, 0.2, 3, 100, 1e9]),
+    }),
+    "studentt": ("StudentT(df, loc, scale)", ["df", "loc", "scale"], False,
+                 ref_studentt, {
+        "f32": ([(1, 0, 1), (3.5, 1, 2), (30, -1, 0.5), (2.2, 0, 1)],
+                [-5, -0.7, 0, 1, 8]),
+        "f64": ([(1, 0, 1), (3.5, 1, 2), (30, -1, 0.5), (2.2, 0, 1),
+                 (1e4, 0, 1)],
+                [-5, -0.7, 0, 1, 8, 300]),
+    }),
+    "bernoulli_probs": ("Bernoulli(probs=p)", ["p"], True,
+                        ref_bernoulli_probs, {
+        "f32": ([(0.1,), (0.5,), (0.93,)], [-1, 0, 1, 2]),
+        "f64": ([(0.1,), (0.5,), (0.93,), (1e-9,)], [-1, 0, 1, 2]),
+    }),
+    "bernoulli_logits": ("Bernoulli(logits=logit)", ["logit"], True,
+                         ref_bernoulli_logits, {
+        "f32": ([(-30,), (-2,), (0,), (0.7,), (25,)], [-1, 0, 1, 2]),
+        "f64": ([(-30,), (-2,), (0,), (0.7,), (25,), (-800,)], [-1, 0, 1, 2]),
+    }),
+    "binomial_probs": ("Binomial(total, probs=p)", ["total", "p"], True,
+                       ref_binomial_probs, {
+        "f32": ([(1, 0.3), (10, 0.5), (40, 0.05)],
+                [-1, 0, 1, 3, 10, 11, 41]),
+        "f64": ([(1, 0.3), (10, 0.5), (40, 0.05), (200, 0.7), (5000, 0.01)],
+                [-1, 0, 1, 3, 10, 11, 41, 150, 201, 5001]),
+    }),
+    "binomial_logits": ("Binomial(total, logits=logit)", ["total", "logit"],
+                        True, ref_binomial_logits, {
+        "f32": ([(10, -1.5), (25, 3), (30, 0)], [-1, 0, 2, 10, 24, 26]),
+        "f64": ([(10, -1.5), (25, 3), (30, 0), (300, -4), (12, 40)],
+                [-1, 0, 2, 10, 12, 24, 26, 150, 301]),
+    }),
+    "poisson": ("Poisson(rate)", ["rate"], True, ref_poisson, {
+        "f32": ([(0.3,), (4,), (17,)], [-1, 0, 1, 5, 20, 40]),
+        "f64": ([(0.3,), (4,), (17,), (250,), (1000,)],
+                [-1, 0, 1, 5, 20, 40, 260, 1000]),
+    }),
+}
+
+# Parameters are integer inputs where the language counts (total_count).
+INT_PARAMS = {"total"}
+
+
+def model_source(variant, prec):
+    call, params, discrete, _, _ = DISTS[variant]
+    name = "dist_%s_%s" % (variant, prec)
+    ins = ", ".join("%s: %s[n]" % (p, "i32" if p in INT_PARAMS else prec)
+                    for p in params)
+    out = "i32" if discrete else prec
+    return name, (
+        "# Generated by make_reference.py: the %s log density / sampler of a\n"
+        "# %s model, every parameter an input of the observation plate.\n"
+        "model %s(%s) -> (y: %s[n]) {\n"
+        "  plate obs(n) {\n"
+        "    y ~ %s;\n"
+        "  }\n"
+        "}\n" % (variant, prec, name, ins, out, call))
+
+
+# Parameters as latents (read from the posterior): global latents, a mix of
+# input and latent, and an observation-aligned latent.
+LATENT_MODELS = {
+    "latent_normal_f32": (
+        "model latent_normal_f32(x: f32[n]) -> (y: f32[n]) {\n"
+        "  mu ~ Normal(0, 1);\n"
+        "  s ~ HalfNormal(1);\n"
+        "  plate obs(n) {\n"
+        "    y ~ Normal(mu, s);\n"
+        "  }\n"
+        "}\n",
+        ["mu", "s"], False, ref_normal, "f32",
+        [(0.25, 1.5), (-3, 0.2), (7, 4)], [-2, 0.1, 6.5]),
+    "latent_gamma_f64": (
+        "model latent_gamma_f64(conc: f64[n]) -> (y: f64[n]) {\n"
+        "  rate ~ Exponential(1);\n"
+        "  plate obs(n) {\n"
+        "    y ~ Gamma(conc, rate);\n"
+        "  }\n"
+        "}\n",
+        ["conc", "rate"], False, ref_gamma, "f64",
+        [(0.7, 2), (3, 0.5), (40, 10)], [-0.5, 0.2, 4, 9]),
+    "latent_binomial_logits_f32": (
+        "model latent_binomial_logits_f32(total: i32[n]) -> (y: i32[n]) {\n"
+        "  logit ~ Normal(0, 2);\n"
+        "  plate obs(n) {\n"
+        "    y ~ Binomial(total, logits=logit);\n"
+        "  }\n"
+        "}\n",
+        ["total", "logit"], True, ref_binomial_logits, "f32",
+        [(12, -0.5), (30, 1.25)], [-2, 0, 5, 12, 31]),
+    "latent_local_poisson_f64": (
+        "model latent_local_poisson_f64(x: f64[n]) -> (y: i32[n]) {\n"
+        "  plate obs(n) {\n"
+        "    rate ~ Gamma(2, 1);\n"
+        "    y ~ Poisson(rate);\n"
+        "  }\n"
+        "}\n",
+        ["rate"], True, ref_poisson, "f64",
+        [(0.5,), (3.25,), (60,)], [-1, 0, 2, 70]),
+}
+
+
+def fmt(v):
+    if v == -INF:
+        return "-HUGE_VAL"
+    if v == INF:
+        return "HUGE_VAL"
+    assert math.isfinite(v), v
+    return repr(float(v))
+
+
+def rows_for(name, params, discrete, ref, prec, psets, xs, filter_small):
+    rows = []
+    for ps in psets:
+        if prec == "f32":
+            ps = tuple(p if isinstance(p, int) and n in INT_PARAMS else f32(p)
+                       for p, n in zip(ps, params))
+        for x in xs:
+            if not discrete and prec == "f32":
+                x = f32(x)
+            xv = float(x) if not discrete else int(x)
+            v = float(ref(xv, *[float(p) for p in ps]))
+            assert not math.isnan(v), (name, ps, x)
+            h = HP[ref](xv, *[float(p) for p in ps])
+            if math.isinf(v) or math.isinf(h):
+                assert v == h, (name, ps, x, v, h)
+            else:
+                rel = abs(v - h) / max(abs(h), 1e-300)
+                assert rel < 1e-9, (name, ps, x, v, h)
+                if rel > 1e-14:
+                    print("  %s%s x=%r: scipy %r, mpmath %r (rel %.1e): "
+                          "mpmath kept" % (name, ps, x, v, h, rel))
+                    v = h
+            if v == INF:
+                continue  # a pole (density unbounded at the boundary)
+            if filter_small and math.isfinite(v) and abs(v) < 0.05:
+                continue
+            rows.append((name, ps, x, v))
+    return rows
+
+
+def main():
+    mdir = os.path.join(HERE, "models")
+    os.makedirs(mdir, exist_ok=True)
+    model_rows = []
+    case_rows = []
+    for variant, (_, params, discrete, ref, tables) in DISTS.items():
+        for prec in ("f32", "f64"):
+            name, src = model_source(variant, prec)
+            with open(os.path.join(mdir, name + ".aimz"), "w") as f:
+                f.write(src)
+            model_rows.append((name, params, prec))
+            psets, xs = tables[prec]
+            # Discrete densities are exact sums of logs and lgammas that do
+            # not cancel at these sizes, and the logits forms must stay
+            # accurate near zero: keep every point there.
+            case_rows += rows_for(name, params, discrete, ref, prec, psets,
+                                  xs, filter_small=(prec == "f32"
+                                                    and not discrete))
+    for name, (src, params, discrete, ref, prec, psets, xs) in \
+            LATENT_MODELS.items():
+        with open(os.path.join(mdir, name + ".aimz"), "w") as f:
+            f.write("# Generated by make_reference.py: parameters given as "
+                    "latents.\n" + src)
+        model_rows.append((name, params, prec))
+        case_rows += rows_for(name, params, discrete, ref, prec, psets, xs,
+                              filter_small=False)
+
+    out = []
+    out.append("// Generated by make_reference.py (scipy %s, numpy %s): do "
+               "not edit." % (scipy.__version__, np.__version__))
+    out.append("// clang-format off")
+    out.append("// {model, precision, parameter names (inputs or sites)}")
+    out.append("static const RefModel kRefModels[] = {")
+    for name, params, prec in model_rows:
+        ps = ", ".join('"%s"' % p for p in params)
+        pad = ", nullptr" * (3 - len(params))
+        out.append('    {"%s", "%s", %d, {%s%s}},' % (name, prec, len(params),
+                                                        ps, pad))
+    out.append("};")
+    out.append("// {model, parameters, observation, expected log density}")
+    out.append("static const RefCase kRefCases[] = {")
+    for name, ps, x, v in case_rows:
+        pv = [fmt(float(p)) for p in ps] + ["0.0"] * (3 - len(ps))
+        out.append('    {"%s", {%s}, %s, %s},' % (name, ", ".join(pv),
+                                                  fmt(float(x)), fmt(v)))
+    out.append("};")
+    with open(os.path.join(HERE, "logdensity_reference.inc"), "w") as f:
+        f.write("\n".join(out) + "\n")
+    print("%d models, %d cases" % (len(model_rows), len(case_rows)))
+
+
+if __name__ == "__main__":
+    main()
