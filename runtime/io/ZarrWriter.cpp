@@ -156,7 +156,7 @@ Error ZarrWriter::checkUsable() const {
   return Error::success();
 }
 
-const ZarrWriter::Array *ZarrWriter::find(StringRef Name) const {
+ZarrWriter::Array *ZarrWriter::find(StringRef Name) const {
   std::shared_lock<std::shared_mutex> L(Mutex);
   auto It = Arrays.find(Name);
   return It == Arrays.end() ? nullptr : It->second.get();
@@ -276,7 +276,7 @@ Error ZarrWriter::writeChunk(StringRef Name, ArrayRef<uint64_t> Coords,
   Expected<ChunkGeometry> G = chunkGeometry(Name, Coords);
   if (!G)
     return G.takeError();
-  Array &A = *const_cast<Array *>(find(Name));
+  Array &A = *find(Name); // chunkGeometry found it.
   const ZarrArraySpec &S = A.Spec;
   bool Edge = G->Valid != S.Chunks;
   if (Bytes != G->FullBytes && Bytes != G->ValidBytes) {

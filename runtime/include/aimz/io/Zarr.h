@@ -117,9 +117,9 @@ public:
 private:
   struct Array {
     ZarrArraySpec Spec;
-    nlohmann::json Meta;       ///< .zarray or zarr.json.
-    nlohmann::json Attrs;      ///< v2 .zattrs.
-    std::vector<uint8_t> Fill; ///< One element of fill value.
+    nlohmann::json Meta;        ///< .zarray or zarr.json.
+    nlohmann::json Attrs;       ///< v2 .zattrs.
+    std::vector<uint8_t> Fill;  ///< One element of fill value.
     std::vector<uint64_t> Grid; ///< Chunks per dimension.
     uint64_t NumChunks = 0;
     /// One bit per chunk (row-major over Grid): written yet?
@@ -128,12 +128,12 @@ private:
   };
 
   ZarrWriter(std::string Dir, ZarrFormat Format, CodecOptions Codec);
-  const Array *find(llvm::StringRef Name) const;
+  /// Arrays are heap-allocated and never removed, so the pointer stays valid.
+  Array *find(llvm::StringRef Name) const;
   llvm::Error checkUsable() const;
   llvm::Error writeMetadataFile(llvm::StringRef RelPath,
                                 const nlohmann::json &J);
-  llvm::Error writeEncodedChunk(const Array &A,
-                                llvm::ArrayRef<uint64_t> Coords,
+  llvm::Error writeEncodedChunk(const Array &A, llvm::ArrayRef<uint64_t> Coords,
                                 llvm::ArrayRef<uint8_t> Encoded);
   llvm::Error fillUnwrittenChunks(Array &A);
 
