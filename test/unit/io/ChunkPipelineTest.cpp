@@ -123,8 +123,12 @@ TEST(ChunkPipeline, ProducersBlockWhenQueueIsFull) {
       ++Submitted;
     }
   });
+  // One job in the (blocked) worker plus a full queue of two get in; wait
+  // for that (generously: the host may be loaded), then make sure no more
+  // do.
+  for (int I = 0; I < 500 && (Submitted < 3 || Started < 1); ++I)
+    std::this_thread::sleep_for(10ms);
   std::this_thread::sleep_for(100ms);
-  // One job in the (blocked) worker plus a full queue of two.
   EXPECT_EQ(Submitted, 3);
   EXPECT_EQ(Started, 1);
   Gate.unlock();
