@@ -185,43 +185,61 @@ def iter_chunks(arr):
             yield slice(d, min(D, d + cd)), slice(o, min(n, o + cn))
 
 
-def moments(path, site):
-    """Per-observation mean and variance over draws, streaming chunks."""
-    arr = open_array(path, site)
-    D, n = arr.shape
-    s1 = np.zeros(n)
-    s2 = np.zeros(n)
-    for ds, os_ in iter_chunks(arr):
-        b = arr[ds, os_].astype(np.float64)
-        s1[os_] += b.sum(0)
-        s2[os_] += (b * b).sum(0)
-    mean = s1 / D
-    var = np.maximum(s2 / D - mean * mean, 0) * D / max(D - 1, 1)
-    return mean, var, D
-
-
-def moments_of(a):
+def _paired(a, b):
+    """Per-observation sums over draws of a - b, (a - b)^2, a^2, b^2, a, b."""
     a = a.astype(np.float64)
-    return a.mean(0), a.var(0, ddof=1), a.shape[0]
+    b = b.astype(np.float64)
+    d = a - b
+    return np.stack([d.sum(0), (d * d).sum(0), a.sum(0), (a * a).sum(0),
+                     b.sum(0), (b * b).sum(0)])
 
 
-def stat_test(ours, peer):
-    """Two-sample z test of per-observation predictive means."""
-    m1, v1, D = ours
-    m2, v2, _ = peer
-    se = np.sqrt((v1 + v2) / D)
+def paired_sums(ours_path, peer_path, site):
+    """_paired over two stores of the same layout, streaming chunks."""
+    a = open_array(ours_path, site)
+    b = open_array(peer_path, site)
+    if a.shape != b.shape:
+        raise ValueError("shape %s vs %s" % (a.shape, b.shape))
+    S = np.zeros((6, a.shape[1]))
+    for ds, os_ in iter_chunks(a):
+        S[:, os_] += _paired(a[ds, os_], b[ds, os_])
+    return S, a.shape[0]
+
+
+def stat_test(S, D):
+    """Predictive means within sampling error. Both tools draw from the same
+    posterior draws, so the test is paired by draw: for each observation,
+    t = mean_j(a_j - b_j) / sqrt(var_j(a_j - b_j) / D) has mean 0 and
+    E[t^2] = (D-1)/(D-3) (Student t) when both sample the same
+    distribution for every draw. Checks: mean t^2 near that, almost no
+    |t| > 5, and the same average predictive variance (within 5%)."""
+    sd, sdd, sa, saa, sb, sbb = S
+    mean_d = sd / D
+    var_d = np.maximum(sdd / D - mean_d ** 2, 0) * D / (D - 1)
+    se = np.sqrt(var_d / D)
     live = se > 0
-    z = (m1[live] - m2[live]) / se[live]
-    dead_mismatch = int(np.sum(~live & (m1 != m2)))
-    nz = max(len(z), 1)
-    mz2 = float(np.mean(z * z)) if len(z) else 0.0
-    frac5 = float(np.mean(np.abs(z) > 5)) if len(z) else 0.0
-    vr = float(np.mean(v2) / np.mean(v1)) if np.mean(v1) > 0 else 1.0
-    tol = 0.1 + 6 * math.sqrt(2.0 / nz)
-    ok = (abs(mz2 - 1) < tol and frac5 < 1e-3 and abs(vr - 1) < 0.05
-          and dead_mismatch <= 1e-4 * len(m1))
-    detail = ("means: mean z^2 %.3f (tol 1+-%.3f), |z|>5 %.1e, var ratio "
-              "%.4f, %d obs" % (mz2, tol, frac5, vr, len(m1)))
+    t = mean_d[live] / se[live]
+    dead_mismatch = int(np.sum(~live & (mean_d != 0)))
+    nt = max(len(t), 1)
+    mt = float(np.mean(t)) if len(t) else 0.0
+    mt2 = float(np.mean(t * t)) if len(t) else 0.0
+    frac5 = float(np.mean(np.abs(t) > 5)) if len(t) else 0.0
+    va = np.mean(saa / D - (sa / D) ** 2)
+    vb = np.mean(sbb / D - (sb / D) ** 2)
+    vr = float(vb / va) if va > 0 else 1.0
+    # Student t with nu = D - 1: E t^2 = nu/(nu-2), E t^4 = 3nu^2/((nu-2)(nu-4))
+    nu = D - 1
+    centre = nu / (nu - 2) if nu > 2 else 1.0
+    sd_t2 = (math.sqrt(3 * nu * nu / ((nu - 2) * (nu - 4)) - centre ** 2)
+             if nu > 4 else 3.0)
+    tol2 = 0.03 + 5 * sd_t2 / math.sqrt(nt)
+    tol1 = 0.005 + 5 * math.sqrt(centre / nt)
+    ok = (abs(mt) < tol1 and abs(mt2 - centre) < tol2 and frac5 < 1e-3
+          and abs(vr - 1) < 0.03 and dead_mismatch <= 1e-4 * len(sd))
+    detail = ("paired means over %d obs x %d draws: mean t %+.4f (|.| < "
+              "%.4f), mean t^2 %.3f (%.3f +- %.3f), |t|>5 %.1e, variance "
+              "ratio %.4f" % (len(sd), D, mt, tol1, mt2, centre, tol2, frac5,
+                              vr))
     return ok, detail
 
 
@@ -351,6 +369,9 @@ class Bench:
         os.makedirs(self.logs, exist_ok=True)
         os.makedirs(self.work, exist_ok=True)
         self.rows = []
+        self.peer_rate = {}
+        self.limit_s = {"quick": 60.0, "standard": 300.0,
+                        "full": 600.0}[args.mode]
         self.refs = {}
         self.notes = []
         self.stan_compile = {}
@@ -359,7 +380,22 @@ class Bench:
         self.t0 = time.perf_counter()
 
     # -- environments ----------------------------------------------------
-    def variants(self, peer, workload):
+    def variants(self, peer, workload, n=None):
+        """The environments a peer runs under. Every variant runs at the
+        smallest size of a workload; larger sizes run the peer as it comes
+        and fully tuned."""
+        out = self._variants(peer, workload)
+        sizes = self.sizes_of(workload)
+        if n is not None and sizes and n > min(sizes) and len(out) > 2:
+            out = [out[0], out[-1]]
+        return out
+
+    def sizes_of(self, wl):
+        return {"mlp-pred": self.cfg["mlp"], "linreg-pred": self.cfg["linreg"],
+                "linreg-ll": self.cfg["linreg"], "hier-pred": self.cfg["hier"],
+                "prior": self.cfg["prior"]}.get(wl, [])
+
+    def _variants(self, peer, workload):
         base = dict(self.env)
         tuned = dict(base, GLIBC_TUNABLES=TUNABLES)
         tname = "tuned malloc"
@@ -467,6 +503,7 @@ class Bench:
                  cpu_s=kw.get("cpu_s"), peak_anon_mib=kw.get("peak_anon_mib"),
                  max_rss_mib=kw.get("max_rss_mib"),
                  out_mib=kw.get("out_mib"), pairs_per_s=None, ratio=None,
+                 cpu_ratio=None,
                  check=kw.get("check", ""), detail=kw.get("detail", ""),
                  loadavg=open("/proc/loadavg").read().split()[0])
         if r["wall_s"]:
@@ -517,12 +554,24 @@ class Bench:
         spec_path = os.path.join(self.work, "spec.json")
         json.dump(spec, open(spec_path, "w"))
         exact = wl == "linreg-ll"
-        our_mom = None
         for peer in self.peers:
             if peer == "stan" or peer not in self.available:
                 continue
             ref = None  # (store, digest) of this peer's first verified run
-            for i, (vname, env) in enumerate(self.variants(peer, wl)):
+            for i, (vname, env) in enumerate(self.variants(peer, wl, n)):
+                rate = self.peer_rate.get((peer, wl, plan, vname))
+                if rate:
+                    pred = rate[0] + self.D * n / rate[1]
+                    if pred > self.limit_s:
+                        reason = ("predicted %.0f s from its rate at a "
+                                  "smaller size (limit %.0f s in this mode)"
+                                  % (pred, self.limit_s))
+                        self.row(workload=label, n=n, tool=peer,
+                                 variant=vname, check="skipped",
+                                 detail=reason)
+                        log("  %-12s %-22s skipped: %s" % (peer, vname,
+                                                           reason))
+                        continue
                 store = os.path.join(stores, "%s_%d.zarr" % (peer, i))
                 rm(store)
                 res = os.path.join(self.work, "peer_result.json")
@@ -554,9 +603,7 @@ class Bench:
                     if exact:
                         ok, detail = exact_compare(ours, store, "y")
                     else:
-                        if our_mom is None:
-                            our_mom = moments(ours, "y")
-                        ok, detail = stat_test(our_mom, moments(store, "y"))
+                        ok, detail = stat_test(*paired_sums(ours, store, "y"))
                 r = self.row(workload=label, n=n, tool=peer, variant=vname,
                              wall_s=m["wall_s"],
                              nowrite_s=m["wall_s"] - pr["write_s"],
@@ -573,6 +620,10 @@ class Bench:
                                 pr["write_s"], pr["setup_s"]))
                 if ok:
                     r["ratio"] = r["wall_s"] / us["wall_s"]
+                    r["cpu_ratio"] = r["cpu_s"] / max(us["cpu_s"], 1e-3)
+                    work = max(r["wall_s"] - pr["setup_s"], 1e-3)
+                    self.peer_rate[(peer, wl, plan, vname)] = (
+                        pr["setup_s"], self.D * n / work)
                 log(self.fmt_row_short(r))
                 if not ok:
                     log("    " + detail)
@@ -644,9 +695,10 @@ class Bench:
         avail = int(re.search(r"MemAvailable:\s+(\d+)",
                               open("/proc/meminfo").read())[1]) * 1024
         reason = None
-        if rate and pairs / rate > STAN_LIMIT_S:
+        limit = min(STAN_LIMIT_S, self.limit_s)
+        if rate and pairs / rate > limit:
             reason = ("predicted %.0f s from the rate at a smaller size "
-                      "(limit %.0f s)" % (pairs / rate, STAN_LIMIT_S))
+                      "(limit %.0f s in this mode)" % (pairs / rate, limit))
         elif need > 0.6 * avail:
             reason = ("needs ~%.1f GiB of R memory for %d x %d doubles "
                       "(%.1f GiB available)" % (need / 2**30, self.D, n,
@@ -656,7 +708,7 @@ class Bench:
                          detail=reason)
             log("  stan         skipped: %s" % reason)
             return
-        for vname, env in self.variants("stan", wl):
+        for vname, env in self.variants("stan", wl, n):
             res = os.path.join(self.work, "stan_result.json")
             sub = os.path.join(self.work, "stan_subset.bin")
             rm(res)
@@ -667,7 +719,7 @@ class Bench:
             m = measure(cmd, self.stan_env(env), os.path.join(
                 self.logs, "%s_%d_stan_%s.log" % (wl, n,
                                                   vname.replace(" ", "_"))),
-                timeout=6 * STAN_LIMIT_S)
+                timeout=4 * STAN_LIMIT_S)
             if m["rc"] != 0 or not os.path.exists(res):
                 r = self.row(workload=label, n=n, tool="stan", variant=vname,
                              check="FAILED",
@@ -681,7 +733,7 @@ class Bench:
                 ok, detail = exact_compare_mem(ours, "y", subarr)
             else:
                 a = open_array(ours, "y")[:, :msub]
-                ok, detail = stat_test(moments_of(a), moments_of(subarr))
+                ok, detail = stat_test(_paired(a, subarr), self.D)
                 detail = "first %d obs: %s" % (msub, detail)
             r = self.row(workload=label, n=n, tool="stan", variant=vname,
                          wall_s=m["wall_s"], cpu_s=m["cpu_s"],
@@ -695,6 +747,7 @@ class Bench:
             r["nowrite_s"] = None
             if ok:
                 r["ratio"] = r["wall_s"] / us["wall_s"]
+                r["cpu_ratio"] = r["cpu_s"] / max(us["cpu_s"], 1e-3)
                 if key not in self.stan_rate:
                     self.stan_rate[key] = pairs / max(pr["gqs_s"], 1e-3)
             log(self.fmt_row_short(r))
@@ -730,7 +783,7 @@ class Bench:
             (rng.random(1 << 24) < 0.3).astype(np.int32).tofile(i32)
         for path, what in [(f32, "float32 normal draws"),
                            (i32, "int32 Bernoulli draws")]:
-            p = subprocess.run(["zstd", "-q", "-b1", "-e3", "-i3", path],
+            p = subprocess.run(["zstd", "-q", "-b1", "-e3", "-i1", path],
                                capture_output=True, text=True)
             for lvl, _, ratio, c, d in re.findall(
                     r"-(\d+)\s+(\d+)\s+\(([\d.]+)\)\s+([\d.]+) MB/s\s+"
@@ -742,12 +795,12 @@ class Bench:
         # Sequential write bandwidth of the disk holding the stores.
         ddf = os.path.join(self.work, "dd.test")
         p = subprocess.run(["dd", "if=/dev/zero", "of=" + ddf, "bs=1M",
-                            "count=2048", "conv=fdatasync"],
+                            "count=1024", "conv=fdatasync"],
                            capture_output=True, text=True)
         rm(ddf)
         m = re.search(r"copied, ([\d.]+) s, ([\d.]+ [GMk]B/s)", p.stderr)
         if m:
-            key = "dd 2 GiB sequential write, conv=fdatasync"
+            key = "dd 1 GiB sequential write, conv=fdatasync"
             self.refs[key] = m.group(2)
             log("  %-58s %s" % (key, self.refs[key]))
 
@@ -851,14 +904,15 @@ class Bench:
     def table(self):
         head = ("| workload | n | tool | variant | wall s | w/o write s | "
                 "startup s | CPU s | pairs/s | peak anon RSS MiB | "
-                "max RSS MiB | output MiB | time vs aimz | check |")
-        lines = [head, "|" + "---|" * 14]
+                "max RSS MiB | output MiB | time vs aimz | CPU vs aimz | "
+                "check |")
+        lines = [head, "|" + "---|" * 15]
 
         def f(v, spec):
             return (spec % v) if isinstance(v, (int, float)) else "-"
         for r in self.rows:
             lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
-                         "| %s | %s | %s | %s |" % (
+                         "| %s | %s | %s | %s | %s |" % (
                              r["workload"], "{:,}".format(r["n"]), r["tool"],
                              r["variant"], f(r["wall_s"], "%.2f"),
                              f(r["nowrite_s"], "%.2f"),
@@ -867,7 +921,8 @@ class Bench:
                              f(r["peak_anon_mib"], "%.0f"),
                              f(r["max_rss_mib"], "%.0f"),
                              f(r["out_mib"], "%.0f"),
-                             f(r["ratio"], "%.2fx"), r["check"]))
+                             f(r["ratio"], "%.2fx"), f(r["cpu_ratio"], "%.2fx"),
+                             r["check"]))
         return "\n".join(lines)
 
     def report(self):

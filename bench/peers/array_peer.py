@@ -23,7 +23,6 @@ import argparse
 import json
 import math
 import os
-import sys
 import time
 
 T_START = time.perf_counter()
@@ -188,17 +187,43 @@ def wl_hier_pred(ops, P, B):
 MLP_DRAW_GROUP = 16  # draws per batched matmul: (16, obs, 128) floats
 
 
+def mlp_prepare(ops, P):
+    """The first layer of a group of draws as one GEMM: X @ [w1_d0 | w1_d1
+    | ...], so each group's first layer is a single (obs x 100) @ (100 x
+    16*128) product (a broadcast 2-D @ 3-D matmul takes a slow path in
+    torch 1.13)."""
+    w1 = ops.to_numpy(P["w1"])
+    b1 = ops.to_numpy(P["b1"])
+    D, din, H = w1.shape
+    groups = []
+    for d0 in range(0, D, MLP_DRAW_GROUP):
+        d1 = min(D, d0 + MLP_DRAW_GROUP)
+        wcat = np.ascontiguousarray(w1[d0:d1].transpose(1, 0, 2)
+                                    .reshape(din, (d1 - d0) * H))
+        groups.append((d0, d1, ops.asarray(wcat),
+                       ops.asarray(b1[d0:d1].reshape(-1))))
+    P["_w1_groups"] = groups
+
+
+def contiguous(ops, t):
+    return t.contiguous() if ops.name == "torch" else np.ascontiguousarray(t)
+
+
 def wl_mlp_pred(ops, P, B):
     X = B["X"]
+    nobs = X.shape[0]
+    H = P["b2"].shape[1]
     outs = []
-    nd = P["w1"].shape[0]
-    for d0 in range(0, nd, MLP_DRAW_GROUP):
-        s = slice(d0, min(nd, d0 + MLP_DRAW_GROUP))
-        h = ops.relu(ops.matmul(X, P["w1"][s]) + P["b1"][s][:, None, :])
-        h = ops.relu(ops.matmul(h, P["w2"][s]) + P["b2"][s][:, None, :])
-        h = ops.relu(ops.matmul(h, P["w3"][s]) + P["b3"][s][:, None, :])
-        logit = ops.matmul(h, P["w4"][s][:, :, None])[:, :, 0] \
-            + P["b4"][s][:, None]
+    for d0, d1, wcat, bcat in P["_w1_groups"]:
+        g = d1 - d0
+        h = ops.relu(ops.matmul(X, wcat) + bcat[None, :])   # (obs, g*H)
+        h = contiguous(ops, h.reshape(nobs, g, H).transpose(1, 0)
+                       if ops.name == "torch"
+                       else h.reshape(nobs, g, H).transpose(1, 0, 2))
+        h = ops.relu(ops.matmul(h, P["w2"][d0:d1]) + P["b2"][d0:d1][:, None, :])
+        h = ops.relu(ops.matmul(h, P["w3"][d0:d1]) + P["b3"][d0:d1][:, None, :])
+        logit = ops.matmul(h, P["w4"][d0:d1][:, :, None])[:, :, 0] \
+            + P["b4"][d0:d1][:, None]
         outs.append(ops.bernoulli_logits(logit))
     if ops.name == "torch":
         return ops.torch.cat(outs, 0)
@@ -270,6 +295,8 @@ def main():
     inputs = load_inputs(args.data_dir, model, args.n,
                          args.workload == "linreg-ll")
     P = load_params(ops, args, model)
+    if model == "mlp":
+        mlp_prepare(ops, P)
     arr = None if args.no_write else open_store(spec, args.out)
     D, n = args.draws, args.n
     assert tuple(spec["shape"]) == (D, n), (spec["shape"], D, n)
@@ -289,7 +316,8 @@ def main():
     for ds, os_ in blocks:
         t0 = time.perf_counter()
         B = {k: ops.asarray(v[os_]) for k, v in inputs.items()}
-        Pd = P if ds == slice(0, D) else {k: v[ds] for k, v in P.items()}
+        Pd = P if ds == slice(0, D) else {k: v[ds] for k, v in P.items()
+                                          if not k.startswith("_")}
         out = ops.to_numpy(fn(ops, Pd, B))
         if out.dtype != dtype:
             out = out.astype(dtype)
