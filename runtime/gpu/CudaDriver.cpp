@@ -1,0 +1,174 @@
+//===- CudaDriver.cpp - The CUDA driver API, loaded at run time -----------===//
+#include "aimz/gpu/CudaDriver.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace aimz::gpu {
+
+namespace {
+
+llvm::Error error(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+/// Resolves `Name` into `Fn`; remembers the first missing required symbol.
+template <class Fn>
+void resolve(void *Handle, Fn &Slot, const char *Name, std::string &Missing,
+             bool Required = true) {
+  Slot = reinterpret_cast<Fn>(dlsym(Handle, Name));
+  if (!Slot && Required && Missing.empty())
+    Missing = Name;
+}
+
+} // namespace
+
+std::string GpuInfo::describe() const {
+  return llvm::formatv("{0} (sm_{1}{2}, {3:f1} GiB, {4} SMs)", Name, CcMajor,
+                       CcMinor, static_cast<double>(TotalMemory) / (1ull << 30),
+                       Multiprocessors)
+      .str();
+}
+
+llvm::Expected<CudaDriver &> CudaDriver::get() {
+  // Loaded once; the driver stays loaded for the life of the process (NVIDIA
+  // advises against unloading libcuda), so the object is never destroyed.
+  static CudaDriver *Loaded = nullptr;
+  static std::string Failure;
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    auto D = open("libcuda.so.1");
+    if (D)
+      Loaded = D->release();
+    else
+      Failure = llvm::toString(D.takeError());
+  });
+  if (!Loaded)
+    return error(Failure);
+  return *Loaded;
+}
+
+llvm::Expected<std::unique_ptr<CudaDriver>>
+CudaDriver::open(const std::string &Library) {
+  void *H = dlopen(Library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!H) {
+    // A missing library is the common case and needs no detail; a library
+    // that exists but cannot load (wrong architecture, missing dependency)
+    // says why.
+    const char *E = dlerror();
+    std::string Detail = E ? E : "";
+    if (Detail.empty() ||
+        Detail.find("No such file") != std::string::npos ||
+        Detail.find("cannot open shared object file") != std::string::npos)
+      return error("no NVIDIA driver (" + Library + ") found");
+    return error("no NVIDIA driver (" + Library + ") found: " + Detail);
+  }
+  std::unique_ptr<CudaDriver> D(new CudaDriver());
+  D->Handle = H;
+  D->Library = Library;
+  std::string Missing;
+  resolve(H, D->Init, "cuInit", Missing);
+  resolve(H, D->DriverGetVersion, "cuDriverGetVersion", Missing);
+  resolve(H, D->DeviceGetCount, "cuDeviceGetCount", Missing);
+  resolve(H, D->DeviceGet, "cuDeviceGet", Missing);
+  resolve(H, D->DeviceGetName, "cuDeviceGetName", Missing);
+  resolve(H, D->DeviceGetAttribute, "cuDeviceGetAttribute", Missing);
+  resolve(H, D->DeviceTotalMem, "cuDeviceTotalMem_v2", Missing);
+  resolve(H, D->DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", Missing);
+  resolve(H, D->DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", Missing);
+  resolve(H, D->CtxCreate, "cuCtxCreate_v2", Missing, /*Required=*/false);
+  resolve(H, D->CtxSetCurrent, "cuCtxSetCurrent", Missing);
+  resolve(H, D->CtxSynchronize, "cuCtxSynchronize", Missing);
+  resolve(H, D->MemGetInfo, "cuMemGetInfo_v2", Missing);
+  resolve(H, D->MemAlloc, "cuMemAlloc_v2", Missing);
+  resolve(H, D->MemFree, "cuMemFree_v2", Missing);
+  resolve(H, D->MemHostAlloc, "cuMemHostAlloc", Missing);
+  resolve(H, D->MemFreeHost, "cuMemFreeHost", Missing);
+  resolve(H, D->MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", Missing);
+  resolve(H, D->MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", Missing);
+  resolve(H, D->ModuleLoadDataEx, "cuModuleLoadDataEx", Missing);
+  resolve(H, D->ModuleUnload, "cuModuleUnload", Missing);
+  resolve(H, D->ModuleGetFunction, "cuModuleGetFunction", Missing);
+  resolve(H, D->LaunchKernel, "cuLaunchKernel", Missing);
+  resolve(H, D->StreamCreate, "cuStreamCreate", Missing);
+  resolve(H, D->StreamDestroy, "cuStreamDestroy_v2", Missing);
+  resolve(H, D->StreamSynchronize, "cuStreamSynchronize", Missing);
+  resolve(H, D->EventCreate, "cuEventCreate", Missing);
+  resolve(H, D->EventDestroy, "cuEventDestroy_v2", Missing);
+  resolve(H, D->EventRecord, "cuEventRecord", Missing);
+  resolve(H, D->EventSynchronize, "cuEventSynchronize", Missing);
+  resolve(H, D->EventQuery, "cuEventQuery", Missing);
+  resolve(H, D->GetErrorString, "cuGetErrorString", Missing);
+  resolve(H, D->GetErrorName, "cuGetErrorName", Missing);
+  if (!Missing.empty())
+    return error("the NVIDIA driver (" + Library + ") lacks " + Missing +
+                 "; it is too old for aimz-run (CUDA 11.8 or newer is needed)");
+
+  cu::Result R = D->Init(0);
+  if (R == cu::ErrorNoDevice)
+    return error("the NVIDIA driver found no GPU");
+  if (R != cu::Success)
+    return error("the NVIDIA driver failed to initialize: " + D->errorText(R));
+  if (D->DriverGetVersion(&D->DriverVersion) != cu::Success)
+    D->DriverVersion = 0;
+  int Count = 0;
+  R = D->DeviceGetCount(&Count);
+  if (R == cu::ErrorNoDevice || (R == cu::Success && Count <= 0))
+    return error("the NVIDIA driver found no GPU");
+  if (R != cu::Success)
+    return error("the NVIDIA driver cannot count its GPUs: " + D->errorText(R));
+  for (int I = 0; I < Count; ++I) {
+    cu::Device Dev = 0;
+    if (llvm::Error E = D->check(D->DeviceGet(&Dev, I),
+                                 "cuDeviceGet(" + llvm::Twine(I) + ")"))
+      return std::move(E);
+    GpuInfo G;
+    G.Ordinal = I;
+    char Name[256] = {0};
+    if (D->DeviceGetName(Name, sizeof Name - 1, Dev) == cu::Success)
+      G.Name = Name;
+    else
+      G.Name = "GPU " + std::to_string(I);
+    if (llvm::Error E = D->check(
+            D->DeviceGetAttribute(&G.CcMajor, cu::AttrComputeCapabilityMajor, Dev),
+            "cuDeviceGetAttribute(compute capability)"))
+      return std::move(E);
+    if (llvm::Error E = D->check(
+            D->DeviceGetAttribute(&G.CcMinor, cu::AttrComputeCapabilityMinor, Dev),
+            "cuDeviceGetAttribute(compute capability)"))
+      return std::move(E);
+    if (D->DeviceGetAttribute(&G.Multiprocessors, cu::AttrMultiprocessorCount,
+                              Dev) != cu::Success)
+      G.Multiprocessors = 0;
+    size_t Total = 0;
+    if (D->DeviceTotalMem(&Total, Dev) == cu::Success)
+      G.TotalMemory = Total;
+    D->Devices.push_back(std::move(G));
+  }
+  return std::move(D);
+}
+
+CudaDriver::~CudaDriver() = default; // the library stays loaded (see get())
+
+std::string CudaDriver::errorText(cu::Result R) const {
+  const char *Text = nullptr, *Name = nullptr;
+  if (GetErrorString && GetErrorString(R, &Text) != cu::Success)
+    Text = nullptr;
+  if (GetErrorName && GetErrorName(R, &Name) != cu::Success)
+    Name = nullptr;
+  std::string S = Text ? Text : "CUDA error " + std::to_string(R);
+  if (Name)
+    S += std::string(" (") + Name + ")";
+  return S;
+}
+
+llvm::Error CudaDriver::check(cu::Result R, const llvm::Twine &What) const {
+  if (R == cu::Success)
+    return llvm::Error::success();
+  return error(What + ": " + errorText(R));
+}
+
+} // namespace aimz::gpu
