@@ -192,7 +192,7 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
                std::to_string(Data.NumObs);
       return error(Msg);
     }
-    if (P.NumDraws == 0) {
+    if (DrawsFrom.empty()) {
       P.NumDraws = static_cast<int64_t>(Got[0]);
       DrawsFrom = Name;
     } else if (P.NumDraws != static_cast<int64_t>(Got[0])) {

@@ -255,6 +255,9 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     } else {
       O.Chunk[0] = B;
     }
+    // Zarr needs chunk extents of at least 1, even for an empty dimension.
+    for (uint64_t &C : O.Chunk)
+      C = std::max<uint64_t>(C, 1);
     O.ChunkStrides.assign(O.Chunk.size(), 1);
     for (size_t I = O.Chunk.size() - 1; I-- > 0;)
       O.ChunkStrides[I] = O.ChunkStrides[I + 1] * O.Chunk[I + 1];

@@ -13,7 +13,9 @@
 #define AIMZ_MATH_FN __host__ __device__ inline
 #define AIMZ_DEVICE __device__
 #define AIMZ_SUPPORT extern "C" __device__
+#define AIMZ_NOINLINE __noinline__
 #else
+#define AIMZ_NOINLINE __attribute__((noinline))
 #define AIMZ_DEVICE
 #define AIMZ_SUPPORT extern "C" __attribute__((visibility("hidden")))
 #endif
@@ -32,8 +34,11 @@ namespace m = aimz::math;
 
 // Samplers -----------------------------------------------------------------
 
+// Samplers stay out of line: each is a Philox block plus a transform with
+// scalar libm calls, so inlining them would only multiply code size (and
+// compile time) without letting the loops vectorize.
 #define AIMZ_SAMPLER(NAME, RET, T, SUFFIX, CALL)                              \
-  AIMZ_SUPPORT RET aimz_rt_sample_##NAME##_##SUFFIX(                          \
+  AIMZ_SUPPORT AIMZ_NOINLINE RET aimz_rt_sample_##NAME##_##SUFFIX(            \
       uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs,              \
       uint64_t elem, T a, T b, T c) {                                         \
     (void)a;                                                                  \

@@ -42,6 +42,17 @@ static const char *const KernelNames[] = {"aimz_predict_kernel",
                                       "aimz_log_likelihood_kernel",
                                       "aimz_prior_predictive_kernel"};
 
+void initializeGPUTargets() {
+  static bool Done = [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    return true;
+  }();
+  (void)Done;
+}
+
 bool gpuSupportAvailable() {
   return +aimz_support_gpu_bc_end > +aimz_support_gpu_bc;
 }
@@ -138,10 +149,7 @@ llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
   if (Libdevice.empty())
     return makeError("CUDA's libdevice (nvvm/libdevice/libdevice.10.bc) was "
                      "not found under $CUDA_HOME or /usr/local/cuda");
-  LLVMInitializeNVPTXTargetInfo();
-  LLVMInitializeNVPTXTarget();
-  LLVMInitializeNVPTXTargetMC();
-  LLVMInitializeNVPTXAsmPrinter();
+  initializeGPUTargets();
   const char *Triple = "nvptx64-nvidia-cuda";
   std::string Err;
   const llvm::Target *T = llvm::TargetRegistry::lookupTarget(Triple, Err);
@@ -211,7 +219,6 @@ llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
     F.addFnAttr("target-cpu", Arch);
     F.removeFnAttr("target-features");
     F.removeFnAttr(llvm::Attribute::OptimizeNone);
-    F.removeFnAttr(llvm::Attribute::NoInline);
   }
   llvm::internalizeModule(*M, [](const llvm::GlobalValue &G) {
     return llvm::is_contained(KernelNames, G.getName());
@@ -221,7 +228,13 @@ llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
   llvm::FunctionAnalysisManager FAM;
   llvm::CGSCCAnalysisManager CGAM;
   llvm::ModuleAnalysisManager MAM;
-  llvm::PassBuilder PB(TM.get());
+  // Threads are the GPU's parallelism: vectorizing or unrolling loops only
+  // costs compile time.
+  llvm::PipelineTuningOptions PTO;
+  PTO.LoopVectorization = false;
+  PTO.SLPVectorization = false;
+  PTO.LoopUnrolling = false;
+  llvm::PassBuilder PB(TM.get(), PTO);
   PB.registerModuleAnalyses(MAM);
   PB.registerCGSCCAnalyses(CGAM);
   PB.registerFunctionAnalyses(FAM);

@@ -131,7 +131,6 @@ llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
     F.addFnAttr("target-cpu", TM.getTargetCPU());
     F.addFnAttr("target-features", TM.getTargetFeatureString());
     F.removeFnAttr(llvm::Attribute::OptimizeNone);
-    F.removeFnAttr(llvm::Attribute::NoInline);
   }
   llvm::internalizeModule(M, [](const llvm::GlobalValue &G) {
     return llvm::is_contained(ExportedSymbols, G.getName());

@@ -16,6 +16,10 @@
 #include "aimz/Version.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+
+#include <thread>
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -129,26 +133,53 @@ int compileModel(const Model &M, const ModelInfo &Info, EmitKind Emit,
     return 0;
   }
   // The library carries the GPU kernels too, when this aimzc can make them.
+  // Each architecture is generated on its own thread, in its own context
+  // (from a bitcode copy), while this thread optimizes the CPU code.
   std::string PTX80, PTX90;
+  std::vector<std::thread> GPUThreads;
+  std::string GPUWarnings[2];
+  llvm::SmallVector<char, 0> Bitcode;
   if (Emit == EmitKind::Library && !NoPTX && gpuSupportAvailable()) {
-    for (auto [Arch, Text] : {std::pair<const char *, std::string *>{"sm_80", &PTX80},
-                              {"sm_90", &PTX90}}) {
-      auto P = generatePTX(**LLModule, Arch);
-      if (!P) {
-        llvm::WithColor::warning(llvm::errs(), "aimzc")
-            << "no " << Arch << " PTX embedded: "
-            << llvm::toString(P.takeError()) << "\n";
-        continue;
-      }
-      *Text = std::move(*P);
-    }
+    llvm::raw_svector_ostream BS(Bitcode);
+    llvm::WriteBitcodeToFile(**LLModule, BS);
+    initializeGPUTargets();
+    std::string *Texts[2] = {&PTX80, &PTX90};
+    const char *Archs[2] = {"sm_80", "sm_90"};
+    for (int I = 0; I < 2; ++I)
+      GPUThreads.emplace_back([&, I] {
+        llvm::LLVMContext Ctx;
+        auto Copy = llvm::parseBitcodeFile(
+            llvm::MemoryBufferRef(llvm::StringRef(Bitcode.data(), Bitcode.size()),
+                                  "model"),
+            Ctx);
+        if (!Copy) {
+          GPUWarnings[I] = llvm::toString(Copy.takeError());
+          return;
+        }
+        auto P = generatePTX(**Copy, Archs[I]);
+        if (!P)
+          GPUWarnings[I] = llvm::toString(P.takeError());
+        else
+          *Texts[I] = std::move(*P);
+      });
   }
-  addLibraryData(**LLModule, manifestJSON(Info), PTX80, PTX90);
   auto TM = createHostTargetMachine(TargetCPU);
-  if (!TM)
+  if (!TM) {
+    for (auto &T : GPUThreads)
+      T.join();
     return fail(TM.takeError());
-  if (auto E = optimizeModule(**LLModule, **TM))
-    return fail(std::move(E));
+  }
+  llvm::Error Optimized = optimizeModule(**LLModule, **TM);
+  for (auto &T : GPUThreads)
+    T.join();
+  if (Optimized)
+    return fail(std::move(Optimized));
+  for (int I = 0; I < 2; ++I)
+    if (!GPUWarnings[I].empty())
+      llvm::WithColor::warning(llvm::errs(), "aimzc")
+          << "no " << (I ? "sm_90" : "sm_80")
+          << " PTX embedded: " << GPUWarnings[I] << "\n";
+  addLibraryData(**LLModule, manifestJSON(Info), PTX80, PTX90);
   if (Emit == EmitKind::LLVM) {
     (*LLModule)->print(Out, nullptr);
     return 0;

@@ -165,7 +165,7 @@ int runCommand(EntryKind Kind) {
                 "file name ending in .npz");
   if (ZarrFormat != 2 && ZarrFormat != 3)
     return fail("--zarr-format must be 2 or 3");
-  if (BatchSize < 0)
+  if (BatchSize < 0 || (BatchSize.getNumOccurrences() && BatchSize == 0))
     return fail("--batch-size must be a positive integer");
   if (Kind == EntryKind::PriorPredictive && NumSamples <= 0)
     return fail("--num-samples must be a positive integer");

@@ -9,6 +9,10 @@
 
 namespace aimz {
 
+/// Registers the NVPTX back end; call once before generating PTX on several
+/// threads.
+void initializeGPUTargets();
+
 /// Whether aimzc was built with the CUDA-compiled support library.
 bool gpuSupportAvailable();
 
