@@ -43,6 +43,12 @@ const PartitionCase kCases[] = {
     // log-likelihood is in kMatMulBlockCases below.
     {"mlp", "mlp", {{"d", 100}}, {"w4", "b4"}, {EntryKind::Predict, EntryKind::Prior}},
     {"global_bcast", "global_bcast", {}, {"mu", "s"}},
+    // Test models: a [n, K] local latent under nested plates, and a [K, n]
+    // one whose observation axis is not the leading dim.
+    {"nested", "nested", {}, {"a", "z"}},
+    {"nested_given_z", "nested", {}, {"tau"}},
+    {"obs_inner", "obs_inner", {}, {"z", "s"}},
+    {"obs_inner_given_z", "obs_inner", {}, {"s"}},
 };
 
 // KNOWN BUG (disabled): floating values computed from a matrix product

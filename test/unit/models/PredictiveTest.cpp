@@ -160,38 +160,44 @@ struct MlpRef {
 MlpRef mlpReference(const Array &X, const std::map<std::string, Array> &P,
                     int64_t Di, int64_t N, int64_t Din) {
   const int64_t H = 128;
-  MlpRef R;
-  std::vector<double> A(Din), Am(Din), Hn, Hm;
-  auto W = [&](const char *Name, std::vector<int64_t> Idx) {
-    Idx.insert(Idx.begin(), Di);
-    return static_cast<double>(P.at(Name).at<float>(Idx));
+  // This draw's weights as doubles, row-major [in, out].
+  auto Take = [&](const char *Name) {
+    const Array &A = P.at(Name);
+    int64_t Per = A.size() / A.shape()[0];
+    std::vector<double> W(Per);
+    for (int64_t I = 0; I < Per; ++I)
+      W[I] = A.get(Di * Per + I);
+    return W;
   };
+  const std::vector<double> Ws[3] = {Take("w1"), Take("w2"), Take("w3")};
+  const std::vector<double> Bs[3] = {Take("b1"), Take("b2"), Take("b3")};
+  const std::vector<double> W4 = Take("w4"), B4 = Take("b4");
+  MlpRef R;
   for (int64_t I = 0; I < N; ++I) {
+    std::vector<double> Cur(Din), CurM(Din);
     for (int64_t J = 0; J < Din; ++J) {
-      A[J] = X.at<float>({I, J});
-      Am[J] = std::fabs(A[J]);
+      Cur[J] = X.at<float>({I, J});
+      CurM[J] = std::fabs(Cur[J]);
     }
-    const char *Ws[] = {"w1", "w2", "w3"}, *Bs[] = {"b1", "b2", "b3"};
-    std::vector<double> Cur = A, CurM = Am;
     for (int L = 0; L < 3; ++L) {
-      Hn.assign(H, 0);
-      Hm.assign(H, 0);
+      std::vector<double> Hn(H), Hm(H);
       for (int64_t O = 0; O < H; ++O) {
-        double S = W(Bs[L], {O}), Sm = std::fabs(S);
+        double S = Bs[L][O], Sm = std::fabs(S);
         for (size_t J = 0; J < Cur.size(); ++J) {
-          S += Cur[J] * W(Ws[L], {static_cast<int64_t>(J), O});
-          Sm += CurM[J] * std::fabs(W(Ws[L], {static_cast<int64_t>(J), O}));
+          double Wv = Ws[L][J * H + O];
+          S += Cur[J] * Wv;
+          Sm += CurM[J] * std::fabs(Wv);
         }
         Hn[O] = std::max(S, 0.0);
         Hm[O] = Sm;
       }
-      Cur = Hn;
-      CurM = Hm;
+      Cur = std::move(Hn);
+      CurM = std::move(Hm);
     }
-    double S = W("b4", {}), Sm = std::fabs(S);
+    double S = B4[0], Sm = std::fabs(S);
     for (int64_t J = 0; J < H; ++J) {
-      S += Cur[J] * W("w4", {J});
-      Sm += CurM[J] * std::fabs(W("w4", {J}));
+      S += Cur[J] * W4[J];
+      Sm += CurM[J] * std::fabs(W4[J]);
     }
     R.Logit.push_back(S);
     R.Mag.push_back(Sm);
@@ -338,6 +344,100 @@ TEST(Predictive, HierarchicalGatherLogLikelihood) {
       ASSERT_NEAR(L.Sites.at("y").at<float>({Di, I}), Ref, 1e-5 * std::fabs(Ref) + 1e-6)
           << "draw " << Di << " obs " << I << " group " << G;
     }
+}
+
+// Nested plates: y ~ Normal(x + sum over K of z[i, :], 1) with z given.
+TEST(Predictive, NestedPlateLogLikelihood) {
+  auto M = loadModel("nested");
+  ASSERT_TRUE(M);
+  const int64_t N = 200, D = 2, K = 3;
+  Request Q;
+  Q.Dims = {{"n", N}};
+  std::mt19937_64 Rng(9);
+  Q.Inputs = makeInputs(*M, Q.Dims, N, Rng);
+  Q.Posterior = makePosterior(*M, Q.Dims, N, D, Rng, {});
+  ASSERT_EQ(Q.Posterior.at("z").shape(), (std::vector<int64_t>{D, N, K}));
+  Q.Observed = Array::make(DType::F32, {N});
+  fillNormal(Q.Observed, Rng, 2);
+  Results L = makeResults(*M, EntryKind::LogLikelihood, Q.Dims, D, N, 0, 0, {"y"});
+  ASSERT_TRUE(runOk(*M, EntryKind::LogLikelihood, Q, Rect{0, D, 0, N, 16, 1}, L));
+  for (int64_t Di = 0; Di < D; ++Di)
+    for (int64_t I = 0; I < N; ++I) {
+      double Mu = Q.Inputs.at("x").at<float>({I});
+      for (int64_t J = 0; J < K; ++J)
+        Mu += Q.Posterior.at("z").at<float>({Di, I, J});
+      double Ref = normalLogPdf(Q.Observed.at<float>({I}), Mu, 1);
+      ASSERT_NEAR(L.Sites.at("y").at<float>({Di, I}), Ref, 1e-5 * std::fabs(Ref) + 1e-6)
+          << "draw " << Di << " obs " << I;
+    }
+}
+
+/// |a - b| within `Ulps` units in the last place of b (doubles).
+::testing::AssertionResult ulpClose(double A, double B, double Ulps) {
+  if (A == B || (std::isnan(A) && std::isnan(B)))
+    return ::testing::AssertionSuccess();
+  double Tol = Ulps * std::nextafter(std::fabs(B), INFINITY) - Ulps * std::fabs(B);
+  if (std::fabs(A - B) <= std::max(Tol, 1e-300))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << A << " vs " << B << " (difference " << A - B << ")";
+}
+
+// Every function, operator and reduction against <cmath> in f64 (4 ulp:
+// vector math libraries are allowed a few ulp).
+TEST(Predictive, ElementwiseOpsAndReductions) {
+  auto M = loadModel("ops");
+  ASSERT_TRUE(M);
+  const std::vector<double> Special = {0.0, -0.5, 3.0, 800.0, -800.0, 1e-10, -1e-10, 0.25, 40.0, -40.0};
+  const int64_t N = 64 + static_cast<int64_t>(Special.size()), K = 5;
+  Request Q;
+  Q.Dims = {{"n", N}, {"k", K}};
+  std::mt19937_64 Rng(10);
+  Q.Inputs = makeInputs(*M, Q.Dims, N, Rng, 1000);
+  Array X = Q.Inputs.at("x"), V = Q.Inputs.at("v"), C = Q.Inputs.at("c"), Iv = Q.Inputs.at("i");
+  fillNormal(X, Rng, 3);
+  for (size_t S = 0; S < Special.size(); ++S)
+    X.set(static_cast<int64_t>(S), Special[S]);
+  for (int64_t I = 0; I < N; ++I) {
+    C.set(I, I % 3 == 0);
+    Iv.set(I, static_cast<double>(I * 1000003 % 2000001) - 1000000.0);
+  }
+  Results R = makeResults(*M, EntryKind::Predict, Q.Dims, 1, N, 0, 0);
+  ASSERT_TRUE(runOk(*M, EntryKind::Predict, Q, Rect{0, 1, 0, N, 0, 1}, R));
+  auto Site = [&](const char *Name, int64_t I) { return R.Sites.at(Name).get(I); };
+  for (int64_t I = 0; I < N; ++I) {
+    SCOPED_TRACE("x = " + std::to_string(X.get(I)));
+    double x = X.get(I), ax = std::fabs(x);
+    EXPECT_TRUE(ulpClose(Site("d_exp", I), std::exp(-ax), 4)) << "exp";
+    EXPECT_TRUE(ulpClose(Site("d_log", I), std::log(ax + 1e-3), 4)) << "log";
+    EXPECT_TRUE(ulpClose(Site("d_log1p", I), std::log1p(ax), 4)) << "log1p";
+    EXPECT_TRUE(ulpClose(Site("d_sqrt", I), std::sqrt(ax), 1)) << "sqrt";
+    EXPECT_EQ(Site("d_abs", I), ax);
+    EXPECT_EQ(Site("d_neg", I), -x);
+    EXPECT_TRUE(ulpClose(Site("d_tanh", I), std::tanh(x), 4)) << "tanh";
+    EXPECT_TRUE(ulpClose(Site("d_sigmoid", I), 1 / (1 + std::exp(-x)), 4)) << "sigmoid";
+    EXPECT_EQ(Site("d_relu", I), std::max(x, 0.0));
+    double Softplus = std::max(x, 0.0) + std::log1p(std::exp(-ax));
+    EXPECT_TRUE(ulpClose(Site("d_softplus", I), Softplus, 4)) << "softplus";
+    EXPECT_TRUE(ulpClose(Site("d_pow", I), std::pow(ax, 1.5), 4)) << "pow";
+    EXPECT_TRUE(ulpClose(Site("d_arith", I), (x - 1) * 2 / 3 + x, 1)) << "arithmetic";
+    double Sum = 0, Mn = INFINITY, Mx = -INFINITY;
+    for (int64_t J = 0; J < K; ++J) {
+      double Vj = V.at<double>({I, J});
+      Sum += Vj;
+      Mn = std::min(Mn, Vj);
+      Mx = std::max(Mx, Vj);
+    }
+    EXPECT_TRUE(ulpClose(Site("d_sum", I), Sum, 4)) << "sum";
+    EXPECT_TRUE(ulpClose(Site("d_mean", I), Sum / K, 4)) << "mean";
+    EXPECT_EQ(Site("d_min", I), Mn);
+    EXPECT_EQ(Site("d_max", I), Mx);
+    EXPECT_EQ(Site("d_min2", I), std::min(x, 0.5));
+    EXPECT_EQ(Site("d_max2", I), std::max(x, 0.5));
+    EXPECT_EQ(R.Sites.at("d_gt").at<uint8_t>({0, I}), x > 0 ? 1 : 0);
+    EXPECT_EQ(R.Sites.at("d_le").at<uint8_t>({0, I}), x <= 0.25 ? 1 : 0);
+    EXPECT_EQ(R.Sites.at("d_int").at<int64_t>({0, I}), Iv.at<int64_t>({I}) * 2 + 1);
+    EXPECT_EQ(R.Sites.at("d_bool").at<uint8_t>({0, I}), I % 3 == 0 ? 1 : 0);
+  }
 }
 
 } // namespace
