@@ -336,6 +336,9 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     for (size_t I = 0; I < Outs.size(); ++I) {
       if (ObsPlan && Outs[I].ObsAxis < 0 && Batch > 0)
         continue;
+      // An array with an empty dimension has no chunks at all.
+      if (llvm::is_contained(Outs[I].Shape, uint64_t(0)))
+        continue;
       auto P = (*Sink)->buffer(I, Batch);
       if (!P)
         return P.takeError();

@@ -226,12 +226,6 @@ class BadInputs(E.E2ETestCase):
                 self.predict_fails({"X": self.Xp}, "'sigma'", "0",
                                    posterior=p)
 
-    @E.known_bug("a posterior whose FIRST member has zero draws (e.g. "
-                 "alpha of shape (0,)) is accepted: loadPosterior takes "
-                 "NumDraws == 0 as 'not set yet', so the next site's count "
-                 "wins and the run reads alpha out of bounds (garbage such "
-                 "as 3.3e+32 in the output); a zero-draw site in any other "
-                 "position is refused")
     def test_zero_draws_in_first_member(self):
         p = self.savez("zero_first.npz", alpha=np.zeros(0, np.float32),
                        beta=self.post["beta"], sigma=self.post["sigma"])
@@ -356,9 +350,6 @@ class BadInputs(E.E2ETestCase):
     def test_negative_batch_size(self):
         self.predict_fails({"X": self.Xp}, "--batch-size", batch=-3)
 
-    @E.known_bug("`--batch-size 0` is silently taken as 'choose a default' "
-                 "(0 is the option's init value) instead of being refused "
-                 "like other non-positive sizes")
     def test_zero_batch_size(self):
         self.predict_fails({"X": self.Xp}, "--batch-size", batch=0)
 

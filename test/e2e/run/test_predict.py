@@ -264,11 +264,6 @@ class EdgeAndDefaultSizes(E.E2ETestCase):
             E.read_arrays(out)["eta"],
             np.exp(np.repeat(post["alpha"][:, None], 300, 1)), rtol=1e-6)
 
-    @E.known_bug("returning a site with a zero-extent dimension (linreg's "
-                 "beta with k = 0) to a Zarr store fails with \"array 'beta' "
-                 "has chunk shape (6, 0); chunk extents must be >= 1\"; the "
-                 "same run to .npz works, and Zarr allows empty arrays "
-                 "(chunk extents must then be clamped to >= 1)")
     def test_zero_extent_site_to_zarr(self):
         rng = np.random.default_rng(15)
         X, _, post = E.linreg_data(rng, 300, 0, 6)
