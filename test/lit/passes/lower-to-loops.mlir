@@ -1,0 +1,63 @@
+// aimz-lower-to-loops turns the model into the three C entry points of
+// abi.h, each `i32 (ptr)`, with loops over draws and observation blocks and
+// calls into the support library: samplers (i64 x 5 addresses, then the
+// parameters) for latents and for the output when predicting, the output's
+// log density for the log-likelihood, and matrix products. The model op is
+// gone; the manifest stays on the module.
+// RUN: aimz-opt --aimz-lower-to-loops %s | FileCheck %s
+// RUN: aimz-opt --aimz-lower-to-loops %s | aimz-opt | FileCheck %s
+
+// CHECK: module attributes {aimz.manifest = "{\22model\22:\22counts\22}"}
+// CHECK-NOT: aimz.model
+// CHECK-DAG: func.func private @aimz_rt_sample_normal_f32(i64, i64, i64, i64, i64, f32, f32, f32) -> f32
+// CHECK-DAG: func.func private @aimz_rt_sample_poisson_f32(i64, i64, i64, i64, i64, f32, f32, f32) -> i32
+// CHECK-DAG: func.func private @aimz_rt_logp_poisson_f32(f32, f32, f32, f32) -> f32
+// CHECK-DAG: func.func private @aimz_rt_matmul_f32(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64)
+
+// Posterior predictive: beta from the posterior or drawn, then per block
+// the product, and the output drawn (never scored).
+// CHECK-LABEL: func.func @aimz_predict(%{{.*}}: !llvm.ptr) -> i32
+// CHECK: scf.for
+// CHECK: call @aimz_rt_sample_normal_f32(
+// CHECK: scf.for
+// CHECK: call @aimz_rt_matmul_f32(
+// CHECK: call @aimz_rt_sample_poisson_f32(
+// CHECK-NOT: call @aimz_rt_logp_
+// CHECK: return
+
+// Log-likelihood: the output is scored, not drawn.
+// CHECK-LABEL: func.func @aimz_log_likelihood(%{{.*}}: !llvm.ptr) -> i32
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: call @aimz_rt_matmul_f32(
+// CHECK: call @aimz_rt_logp_poisson_f32(
+// CHECK-NOT: call @aimz_rt_sample_poisson_f32(
+// CHECK: return
+
+// Prior predictive: everything drawn.
+// CHECK-LABEL: func.func @aimz_prior_predictive(%{{.*}}: !llvm.ptr) -> i32
+// CHECK: scf.for
+// CHECK: call @aimz_rt_sample_normal_f32(
+// CHECK: scf.for
+// CHECK: call @aimz_rt_matmul_f32(
+// CHECK: call @aimz_rt_sample_poisson_f32(
+// CHECK-NOT: call @aimz_rt_logp_
+// CHECK: return
+// CHECK-NOT: aimz.sample
+// CHECK-NOT: aimz.observe
+
+module {
+  aimz.model @counts attributes {manifest = "{\22model\22:\22counts\22}", obs_dim = "n", plan = "obs", symbols = ["n", "k"]} {
+    %x = aimz.input "X"[0] : <["n", "k"], f32>
+    %zero = aimz.constant 0.000000e+00 : f32 -> <[], f32>
+    %one = aimz.constant 1.000000e+00 : f32 -> <[], f32>
+    %zk = aimz.broadcast %zero [] : <[], f32> -> <["k"], f32>
+    %ok = aimz.broadcast %one [] : <[], f32> -> <["k"], f32>
+    %beta = aimz.sample "beta" = "Normal"(%zk, %ok) {param_names = ["loc", "scale"], plates = [], site_class = "global", site_id = 0 : i64} : (!aimz.array<["k"], f32>, !aimz.array<["k"], f32>) -> !aimz.array<["k"], f32>
+    %bb = aimz.broadcast %beta [1] : <["k"], f32> -> <["n", "k"], f32>
+    %eta = aimz.matmul %x, %bb batch 1 : <["n", "k"], f32>, <["n", "k"], f32> -> <["n"], f32>
+    %rate = aimz.unary "exp" %eta : <["n"], f32> -> <["n"], f32>
+    %d = aimz.deterministic "rate" = %rate {plates = ["obs"], site_id = 1 : i64} : <["n"], f32> -> <["n"], f32>
+    %y = aimz.observe "y" = "Poisson"(%rate) {param_names = ["rate"], plates = ["obs"], site_id = 2 : i64} : (!aimz.array<["n"], f32>) -> !aimz.array<["n"], i32>
+  }
+}

@@ -1,0 +1,58 @@
+// The verifiers of aimz.unary and aimz.binary: known function names, equal
+// shapes (operands are broadcast explicitly before), equal element types.
+// RUN: not aimz-opt --split-input-file %s 2>&1 | FileCheck %s
+// RUN: aimz-opt --split-input-file --verify-diagnostics %s
+
+aimz.model @unknown_unary attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
+  %0 = aimz.input "x"[0] : <["n"], f32>
+  // CHECK: error: 'aimz.unary' op unknown function 'cos'
+  // expected-error @+1 {{unknown function 'cos'}}
+  %1 = aimz.unary "cos" %0 : <["n"], f32> -> <["n"], f32>
+}
+
+// -----
+
+aimz.model @unary_shape attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n", "k"]} {
+  %0 = aimz.input "x"[0] : <["n"], f32>
+  // CHECK: error: 'aimz.unary' op operand and result shapes differ
+  // expected-error @+1 {{operand and result shapes differ}}
+  %1 = aimz.unary "exp" %0 : <["n"], f32> -> <["k"], f32>
+}
+
+// -----
+
+aimz.model @unknown_binary attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
+  %0 = aimz.input "x"[0] : <["n"], f32>
+  // CHECK: error: 'aimz.binary' op unknown operator 'mod'
+  // expected-error @+1 {{unknown operator 'mod'}}
+  %1 = aimz.binary "mod" %0, %0 : <["n"], f32>, <["n"], f32> -> <["n"], f32>
+}
+
+// -----
+
+aimz.model @binary_implicit_broadcast attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
+  %0 = aimz.input "x"[0] : <["n"], f32>
+  %1 = aimz.constant 1.000000e+00 : f32 -> <[], f32>
+  // CHECK: error: 'aimz.binary' op operands and result must have the same shape
+  // expected-error @+1 {{operands and result must have the same shape}}
+  %2 = aimz.binary "add" %0, %1 : <["n"], f32>, <[], f32> -> <["n"], f32>
+}
+
+// -----
+
+aimz.model @binary_result_shape attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n", "k"]} {
+  %0 = aimz.input "x"[0] : <["n"], f32>
+  // CHECK: error: 'aimz.binary' op operands and result must have the same shape
+  // expected-error @+1 {{operands and result must have the same shape}}
+  %1 = aimz.binary "mul" %0, %0 : <["n"], f32>, <["n"], f32> -> <["n", "k"], f32>
+}
+
+// -----
+
+aimz.model @binary_element_types attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
+  %0 = aimz.input "x"[0] : <["n"], f32>
+  %1 = aimz.input "i"[1] : <["n"], i32>
+  // CHECK: error: 'aimz.binary' op operands must have the same element type
+  // expected-error @+1 {{operands must have the same element type}}
+  %2 = aimz.binary "add" %0, %1 : <["n"], f32>, <["n"], i32> -> <["n"], f32>
+}
