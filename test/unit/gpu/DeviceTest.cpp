@@ -24,6 +24,8 @@ namespace {
 
 enum class Backend { Fake, Gpu };
 
+void PrintTo(Backend B, std::ostream *OS) { *OS << (B == Backend::Fake ? "Fake" : "Gpu"); }
+
 std::string backendName(const ::testing::TestParamInfo<Backend> &I) {
   return I.param == Backend::Fake ? "Fake" : "Gpu";
 }
@@ -151,6 +153,10 @@ TEST_P(GpuDeviceTest, PriorLinreg) { compare("linreg", EntryPriorPredictive, Lin
 TEST_P(GpuDeviceTest, PriorMlp) { compare("mlp", EntryPriorPredictive, MlpDims); }
 TEST_P(GpuDeviceTest, PredictLinregSmallBlocks) {
   compare("linreg", EntryPredict, LinregDims, 1.0, {}, 48);
+}
+// One observation per thread: many thread blocks, the last one partial.
+TEST_P(GpuDeviceTest, PredictLogisticOneObservationPerThread) {
+  compare("logistic", EntryPredict, LinregDims, 1.0, {}, 1);
 }
 
 // Launch splitting: a few draws per launch, then single draws cut along

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "FakeCuda.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -98,6 +100,22 @@ State &state() {
     S->Config.cc_major = 9;
     S->Config.cc_minor = 0;
     S->Config.total_memory = 80ull << 30;
+    // Without aimz_fake_cuda_configure (a program that loads the fake as
+    // its libcuda.so.1): the host code of the model named by the
+    // environment, no table checks.
+    if (const char *Path = std::getenv("AIMZ_FAKE_CUDA_MODEL")) {
+      if (void *H = dlopen(Path, RTLD_NOW | RTLD_LOCAL)) {
+        const char *Names[3] = {"aimz_predict", "aimz_log_likelihood",
+                                "aimz_prior_predictive"};
+        for (int K = 0; K < 3; ++K)
+          S->Config.entries[K] = reinterpret_cast<aimz_fake_entry>(dlsym(H, Names[K]));
+      }
+    }
+    if (const char *Cc = std::getenv("AIMZ_FAKE_CUDA_CC")) {
+      int V = std::atoi(Cc);
+      S->Config.cc_major = V / 10;
+      S->Config.cc_minor = V % 10;
+    }
     return S;
   }();
   return *S;

@@ -18,7 +18,11 @@
 //  - cuModuleLoadDataEx checks the PTX's .target against the device's
 //    compute capability and can be told to fail, writing an error log.
 // The configuration is set through aimz_fake_cuda_configure() after dlopen
-// of the library and before CudaDriver::open() (which calls cuInit).
+// of the library and before CudaDriver::open() (which calls cuInit). A
+// program that loads the fake as its libcuda.so.1 (a symbolic link of that
+// name on LD_LIBRARY_PATH) configures it through the environment instead:
+// AIMZ_FAKE_CUDA_MODEL=model.so (whose host code the kernels run) and
+// AIMZ_FAKE_CUDA_CC=90 (the compute capability).
 //
 //===----------------------------------------------------------------------===//
 #ifndef AIMZ_TEST_GPU_FAKECUDA_H
