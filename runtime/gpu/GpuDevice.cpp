@@ -208,7 +208,7 @@ llvm::Error GpuDevice::init(int Ordinal, const char *PtxSm80,
   Info = Devs[Ordinal];
   if (Opts.ScratchBudgetBytes <= 0)
     Opts.ScratchBudgetBytes =
-        Info.TotalMemory ? std::min<int64_t>(Info.TotalMemory / 8, int64_t(8) << 30)
+        Info.TotalMemory ? std::min<int64_t>(Info.TotalMemory / 5, int64_t(24) << 30)
                          : int64_t(1) << 30;
 
   const bool Has80 = PtxSm80 && *PtxSm80, Has90 = PtxSm90 && *PtxSm90;

@@ -102,8 +102,10 @@ struct GpuOptions {
   int ThreadsPerBlock = 128;
   /// Upper bound of threads in one launch.
   int64_t MaxThreadsPerLaunch = int64_t(1) << 20;
-  /// Scratch memory per slot (two slots); 0: min(1/8 of the GPU's memory,
-  /// 8 GiB). Bounds the threads of one launch to budget / scratch per thread.
+  /// Scratch memory per slot (two slots); 0: min(1/5 of the GPU's memory,
+  /// 24 GiB). Bounds the threads of one launch to budget / scratch per
+  /// thread (the MLP needs 1.3 MiB per thread at obs_block 256, 250 KiB at
+  /// 16: small blocks keep a large GPU busy).
   int64_t ScratchBudgetBytes = 0;
   /// Size of each of the two pinned buffers resident uploads go through.
   int64_t UploadChunkBytes = int64_t(16) << 20;
