@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "ExampleData.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace aimz::test;
@@ -437,6 +438,70 @@ TEST(Predictive, ElementwiseOpsAndReductions) {
     EXPECT_EQ(R.Sites.at("d_le").at<uint8_t>({0, I}), x <= 0.25 ? 1 : 0);
     EXPECT_EQ(R.Sites.at("d_int").at<int64_t>({0, I}), Iv.at<int64_t>({I}) * 2 + 1);
     EXPECT_EQ(R.Sites.at("d_bool").at<uint8_t>({0, I}), I % 3 == 0 ? 1 : 0);
+  }
+}
+
+// abi.h: the prior predictive draws every latent from its prior, so a
+// posterior passed to it changes nothing.
+TEST(Predictive, PriorPredictiveIgnoresThePosterior) {
+  for (const char *Name : {"linreg", "hierarchical", "local_latent"}) {
+    SCOPED_TRACE(Name);
+    auto M = loadModel(Name);
+    ASSERT_TRUE(M);
+    const int64_t N = 300, D = 3;
+    Request Q;
+    Q.Dims = {{"n", N}, {"k", 3}};
+    std::mt19937_64 Rng(11);
+    Q.Inputs = makeInputs(*M, Q.Dims, N, Rng);
+    Results Without = makeResults(*M, EntryKind::Prior, Q.Dims, D, N, 0, 0);
+    ASSERT_TRUE(runOk(*M, EntryKind::Prior, Q, Rect{0, D, 0, N, 0, 21}, Without));
+    Q.Posterior = makePosterior(*M, Q.Dims, N, D, Rng, {});
+    Results With = makeResults(*M, EntryKind::Prior, Q.Dims, D, N, 0, 0);
+    ASSERT_TRUE(runOk(*M, EntryKind::Prior, Q, Rect{0, D, 0, N, 0, 21}, With));
+    for (auto &[Site, A] : Without.Sites)
+      EXPECT_EQ(A.bytes(), With.Sites.at(Site).bytes()) << "site " << Site;
+  }
+}
+
+// abi.h: results[s].data == NULL means not wanted; asking for one site
+// gives the values of a run that asks for all of them.
+TEST(Predictive, OnlyTheWantedSites) {
+  auto M = loadModel("linreg");
+  ASSERT_TRUE(M);
+  const int64_t N = 300, D = 2;
+  Request Q;
+  Q.Dims = {{"n", N}, {"k", 3}};
+  std::mt19937_64 Rng(12);
+  Q.Inputs = makeInputs(*M, Q.Dims, N, Rng);
+  Q.Posterior = makePosterior(*M, Q.Dims, N, D, Rng, {"beta"});
+  Results All = makeResults(*M, EntryKind::Predict, Q.Dims, D, N, 0, 0);
+  ASSERT_TRUE(runOk(*M, EntryKind::Predict, Q, Rect{0, D, 0, N, 0, 4}, All));
+  for (const char *Site : {"eta", "y", "beta"}) {
+    Results One = makeResults(*M, EntryKind::Predict, Q.Dims, D, N, 0, 0, {Site});
+    ASSERT_TRUE(runOk(*M, EntryKind::Predict, Q, Rect{0, D, 0, N, 0, 4}, One));
+    EXPECT_EQ(One.Sites.at(Site).bytes(), All.Sites.at(Site).bytes()) << Site;
+  }
+}
+
+// An empty rectangle is valid work: status OK, no observation written.
+TEST(Predictive, EmptyRectangle) {
+  auto M = loadModel("linreg");
+  ASSERT_TRUE(M);
+  const int64_t N = 100, D = 2;
+  Request Q;
+  Q.Dims = {{"n", N}, {"k", 3}};
+  std::mt19937_64 Rng(13);
+  Q.Inputs = makeInputs(*M, Q.Dims, N, Rng);
+  Q.Posterior = makePosterior(*M, Q.Dims, N, D, Rng, {});
+  for (Rect Rc : {Rect{0, D, 50, 50, 0, 1}, Rect{1, 1, 0, N, 0, 1}}) {
+    Results R = makeResults(*M, EntryKind::Predict, Q.Dims, D, N, 0, 0, {"eta", "y"});
+    CallOutcome O = run(*M, EntryKind::Predict, Q, Rc, R);
+    EXPECT_EQ(O.Status, AIMZ_OK);
+    for (auto &[Site, A] : R.Sites) {
+      std::vector<uint8_t> B = A.bytes();
+      EXPECT_TRUE(std::all_of(B.begin(), B.end(), [](uint8_t X) { return X == 0xA5; }))
+          << Site << " written by an empty rectangle";
+    }
   }
 }
 
