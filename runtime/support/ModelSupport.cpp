@@ -26,7 +26,9 @@
 
 #include <cstdint>
 #ifndef __CUDA_ARCH__
+#include <algorithm>
 #include <cblas.h>
+#include <cstdlib>
 #endif
 
 using aimz::math::RandomStream;
@@ -126,10 +128,9 @@ AIMZ_ELEMENTARY(tanh)
 // Matrix products ------------------------------------------------------------
 //
 // C[b, m, n] = sum_k A[b, m, k] * B[b, k, n] with arbitrary element strides.
-// A right operand that repeats over the batch (stride 0) folds the batch
-// into the rows: one GEMM of batch * M rows. Products with one column (and
-// dots) use a fixed-order loop rather than BLAS, so a row's value never
-// depends on how many rows were computed together.
+// `Origin` is the absolute index of batch element 0 (the observation, when
+// the batch runs along the observation axis), used to place rows in BLAS
+// calls the same way whatever the split.
 
 namespace {
 
@@ -165,6 +166,63 @@ bool blasLayout(int64_t Outer, int64_t Inner, int64_t SOuter, int64_t SInner) {
   return (SInner == 1 && SOuter >= std::max<int64_t>(1, Inner)) ||
          (SOuter == 1 && SInner >= std::max<int64_t>(1, Outer));
 }
+
+/// Rows per BLAS call. OpenBLAS rounds a row differently depending on where
+/// it sits in the call (its micro-kernels treat rows unevenly) and on how
+/// many rows there are, so every call has exactly GemmRows rows and a batch
+/// element always sits at the same place: rows are grouped by their
+/// absolute index (the observation, when the batch is the observation axis)
+/// in aligned groups, short groups padded through per-thread buffers. A
+/// row's value then never depends on how the work was split.
+constexpr int64_t GemmRows = 256;
+
+template <class T>
+void gemmAligned(int64_t Batch, int64_t Origin, int64_t M, int64_t N,
+                 int64_t K, const T *A, int64_t SAb, int64_t SAm, int64_t SAk,
+                 const T *B, int64_t SBk, int64_t SBn, T *C, int64_t SCb,
+                 int64_t SCm, int64_t SCn) {
+  // Per-thread buffers, grown once (plain pointers: model.so does not
+  // depend on the C++ runtime; a thread's buffers live as long as it does).
+  thread_local T *PadA = nullptr, *PadC = nullptr;
+  thread_local int64_t CapA = 0, CapC = 0;
+  const int64_t Group = std::max<int64_t>(1, GemmRows / M); // batch elements
+  const int64_t Rows = Group * M;
+  // A whole group can go straight from the caller's memory when its rows
+  // are evenly spaced with unit inner strides.
+  const bool Direct = SAk == 1 && SCn == 1 && (M == 1 || (SAb == M * SAm &&
+                                                          SCb == M * SCm));
+  const int64_t RsA = M == 1 ? SAb : SAm, RsC = M == 1 ? SCb : SCm;
+  int64_t First = Origin - ((Origin % Group) + Group) % Group;
+  for (int64_t G0 = First; G0 < Origin + Batch; G0 += Group) {
+    int64_t Lo = std::max(G0, Origin), Hi = std::min(G0 + Group, Origin + Batch);
+    const T *Ag = A + (Lo - Origin) * SAb;
+    T *Cg = C + (Lo - Origin) * SCb;
+    if (Direct && Lo == G0 && Hi == G0 + Group && RsA >= K && RsC >= N) {
+      gemmBlas<T>(Rows, N, K, Ag, RsA, 1, B, SBk, SBn, Cg, RsC);
+      continue;
+    }
+    if (CapA < Rows * K) {
+      std::free(PadA);
+      PadA = static_cast<T *>(std::calloc(Rows * K, sizeof(T)));
+      CapA = Rows * K;
+    }
+    if (CapC < Rows * N) {
+      std::free(PadC);
+      PadC = static_cast<T *>(std::malloc(Rows * N * sizeof(T)));
+      CapC = Rows * N;
+    }
+    int64_t Skip = (Lo - G0) * M; // rows of the group before this batch
+    for (int64_t E = 0; E < Hi - Lo; ++E)
+      for (int64_t I = 0; I < M; ++I)
+        for (int64_t Kk = 0; Kk < K; ++Kk)
+          PadA[(Skip + E * M + I) * K + Kk] = Ag[E * SAb + I * SAm + Kk * SAk];
+    gemmBlas<T>(Rows, N, K, PadA, K, 1, B, SBk, SBn, PadC, N);
+    for (int64_t E = 0; E < Hi - Lo; ++E)
+      for (int64_t I = 0; I < M; ++I)
+        for (int64_t Nn = 0; Nn < N; ++Nn)
+          Cg[E * SCb + I * SCm + Nn * SCn] = PadC[(Skip + E * M + I) * N + Nn];
+  }
+}
 #endif
 
 template <class T>
@@ -189,39 +247,37 @@ AIMZ_DEVICE T dot(int64_t K, const T *A, int64_t SAk, const T *B, int64_t SBk) {
 }
 
 template <class T>
-AIMZ_DEVICE void matmul(int64_t Batch, int64_t M, int64_t N, int64_t K, const T *A,
-            int64_t SAb, int64_t SAm, int64_t SAk, const T *B, int64_t SBb,
-            int64_t SBk, int64_t SBn, T *C, int64_t SCb, int64_t SCm,
-            int64_t SCn) {
-  // Fold the batch into rows when B repeats and A, C rows are evenly spaced.
-  int64_t Rows = M, RsA = SAm, RsC = SCm;
-  bool Fold = SBb == 0 && Batch > 1 &&
-              (M == 1 || (SAb == M * SAm && SCb == M * SCm));
-  if (Fold) {
-    Rows = Batch * M;
-    RsA = M == 1 ? SAb : SAm;
-    RsC = M == 1 ? SCb : SCm;
-    Batch = 1;
-  }
-  for (int64_t b = 0; b < Batch; ++b) {
-    const T *Ab = A + b * SAb;
-    const T *Bb = B + b * SBb;
-    T *Cb = C + b * SCb;
+AIMZ_DEVICE void matmul(int64_t Batch, int64_t Origin, int64_t M, int64_t N,
+                        int64_t K, const T *A, int64_t SAb, int64_t SAm,
+                        int64_t SAk, const T *B, int64_t SBb, int64_t SBk,
+                        int64_t SBn, T *C, int64_t SCb, int64_t SCm,
+                        int64_t SCn) {
 #ifndef __CUDA_ARCH__
-    if (N > 1 && Rows > 1 && K > 0 && SCn == 1 && RsC >= N &&
-        blasLayout(Rows, K, RsA, SAk) && blasLayout(K, N, SBk, SBn)) {
-      gemmBlas<T>(Rows, N, K, Ab, RsA, SAk, Bb, SBk, SBn, Cb, RsC);
-      continue;
+  // Products with several columns go to BLAS, rows aligned on Origin when
+  // the right side is shared by the whole batch, else one element at a time
+  // (each call then has the same rows, whatever the split).
+  if (N > 1 && K > 0 && blasLayout(K, N, SBk, SBn)) {
+    if (SBb == 0) {
+      gemmAligned<T>(Batch, Origin, M, N, K, A, SAb, SAm, SAk, B, SBk, SBn, C,
+                     SCb, SCm, SCn);
+      return;
     }
-#endif
-    for (int64_t i = 0; i < Rows; ++i)
-      for (int64_t n = 0; n < N; ++n)
-        Cb[i * RsC + n * SCn] = dot<T>(K, Ab + i * RsA, SAk, Bb + n * SBn, SBk);
+    for (int64_t b = 0; b < Batch; ++b)
+      gemmAligned<T>(1, 0, M, N, K, A + b * SAb, 0, SAm, SAk, B + b * SBb,
+                     SBk, SBn, C + b * SCb, 0, SCm, SCn);
+    return;
   }
+#endif
+  // One column (or a dot): a fixed-order loop per output element.
+  for (int64_t b = 0; b < Batch; ++b)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t n = 0; n < N; ++n)
+        C[b * SCb + i * SCm + n * SCn] =
+            dot<T>(K, A + b * SAb + i * SAm, SAk, B + b * SBb + n * SBn, SBk);
 }
 
 template <class T>
-AIMZ_DEVICE void matmulInt(int64_t Batch, int64_t M, int64_t N, int64_t K, const T *A,
+AIMZ_DEVICE void matmulInt(int64_t Batch, int64_t Origin, int64_t M, int64_t N, int64_t K, const T *A,
                int64_t SAb, int64_t SAm, int64_t SAk, const T *B, int64_t SBb,
                int64_t SBk, int64_t SBn, T *C, int64_t SCb, int64_t SCm,
                int64_t SCn) {
@@ -239,12 +295,12 @@ AIMZ_DEVICE void matmulInt(int64_t Batch, int64_t M, int64_t N, int64_t K, const
 
 #define AIMZ_MATMUL(SUFFIX, T, IMPL)                                          \
   AIMZ_SUPPORT void aimz_rt_matmul_##SUFFIX(                                  \
-      int64_t Batch, int64_t M, int64_t N, int64_t K, const T *A,             \
-      int64_t SAb, int64_t SAm, int64_t SAk, const T *B, int64_t SBb,         \
-      int64_t SBk, int64_t SBn, T *C, int64_t SCb, int64_t SCm,               \
+      int64_t Batch, int64_t Origin, int64_t M, int64_t N, int64_t K,         \
+      const T *A, int64_t SAb, int64_t SAm, int64_t SAk, const T *B,          \
+      int64_t SBb, int64_t SBk, int64_t SBn, T *C, int64_t SCb, int64_t SCm,  \
       int64_t SCn) {                                                          \
-    IMPL<T>(Batch, M, N, K, A, SAb, SAm, SAk, B, SBb, SBk, SBn, C, SCb, SCm,  \
-            SCn);                                                             \
+    IMPL<T>(Batch, Origin, M, N, K, A, SAb, SAm, SAk, B, SBb, SBk, SBn, C,    \
+            SCb, SCm, SCn);                                                   \
   }
 
 AIMZ_MATMUL(f32, float, matmul)

@@ -79,7 +79,8 @@ static void redirectMaths(llvm::Module &M) {
     static const char *LibM[] = {"exp",  "log",  "log1p", "tanh", "pow",
                                  "cos",  "sin",  "expm1", "atan", "lgamma",
                                  "tan",  "erf",  "cosh",  "sinh", "exp2",
-                                 "log2", "log10"};
+                                 "log2", "log10", "sqrt", "fabs", "cbrt",
+                                 "floor", "ceil", "round", "trunc"};
     for (const char *L : LibM) {
       if (N == L || N == (std::string(L) + "f"))
         return "__nv_" + N.str();

@@ -286,7 +286,7 @@ std::string caseName(const ::testing::TestParamInfo<PartitionCase> &I) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, Partition, ::testing::ValuesIn(kCases),
                          caseName);
-INSTANTIATE_TEST_SUITE_P(DISABLED_MatMulBlocks, Partition,
+INSTANTIATE_TEST_SUITE_P(MatMulBlocks, Partition,
                          ::testing::ValuesIn(kMatMulBlockCases), caseName);
 
 } // namespace
