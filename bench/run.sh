@@ -4,7 +4,7 @@
 #
 #   bench/run.sh [--quick|--full] [harness options]
 #
-#   --quick   100 posterior draws instead of 1000 (under 10 minutes on 2
+#   --quick   50 posterior draws instead of 1000 (under 10 minutes on 2
 #             cores once the peers are installed and Stan's programs are
 #             compiled and cached)
 #   (none)    1000 draws: mlp n = 10k, 100k; linreg n = 100k, 1M; hier
