@@ -51,6 +51,8 @@ ModelLibrary::open(const std::string &Path) {
   }
   if (auto *P = static_cast<const char *>(dlsym(L->Handle, "aimz_ptx")))
     L->PTX = P;
+  if (auto *P = static_cast<const char *>(dlsym(L->Handle, "aimz_ptx_sm90")))
+    L->PTX90 = P;
   auto M = Manifest::parse(ManifestText);
   if (!M)
     return fail(Path, llvm::toString(M.takeError()));

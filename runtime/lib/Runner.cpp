@@ -1,5 +1,6 @@
 //===- Runner.cpp - Shard a model's work over devices, stream results -----===//
 #include "aimz/run/Runner.h"
+#include "aimz/gpu/GpuDevice.h"
 #include "aimz/run/ProgressBar.h"
 #include "aimz/run/ResultSink.h"
 
@@ -124,7 +125,65 @@ std::string isoTimeNow() {
   return Buf;
 }
 
+/// The devices of a run: GPU ordinals first, then CPU worker threads.
+struct DevicePlan {
+  std::vector<int> Gpus;
+  unsigned Cpus = 0;
+  unsigned size() const { return Gpus.size() + Cpus; }
+};
+
+llvm::Expected<DevicePlan> planDevices(DeviceChoice Choice, unsigned Max) {
+  DevicePlan P;
+  unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<int> Present;
+  std::string Why;
+  if (Choice != DeviceChoice::CPU) {
+    auto Driver = gpu::CudaDriver::get();
+    if (Driver) {
+      for (const gpu::GpuInfo &G : Driver->devices())
+        Present.push_back(G.Ordinal);
+    } else {
+      Why = llvm::toString(Driver.takeError());
+    }
+  }
+  if (Choice == DeviceChoice::GPU && Present.empty())
+    return error("no GPU to run on: " + Why +
+                 "; use --device cpu to run on the CPU");
+  bool UseGpus = Choice == DeviceChoice::GPU || Choice == DeviceChoice::All ||
+                 (Choice == DeviceChoice::Default && !Present.empty());
+  bool UseCpus = Choice == DeviceChoice::CPU || Choice == DeviceChoice::All ||
+                 (Choice == DeviceChoice::Default && Present.empty());
+  if (UseGpus)
+    P.Gpus = Present;
+  if (Max && P.Gpus.size() > Max)
+    P.Gpus.resize(Max);
+  if (UseCpus) {
+    unsigned Room = Max ? Max - P.Gpus.size() : Threads;
+    P.Cpus = std::min(Room, Max ? Max : Threads);
+    if (P.Gpus.empty())
+      P.Cpus = std::max(1u, P.Cpus);
+  }
+  return P;
+}
+
 } // namespace
+
+llvm::Expected<std::vector<std::string>> describeDevices(DeviceChoice Choice,
+                                                         unsigned Max) {
+  auto P = planDevices(Choice, Max);
+  if (!P)
+    return P.takeError();
+  std::vector<std::string> Lines;
+  if (!P->Gpus.empty()) {
+    auto Driver = gpu::CudaDriver::get();
+    for (int G : P->Gpus)
+      Lines.push_back("gpu:" + std::to_string(G) + "  " +
+                      Driver->devices()[G].describe());
+  }
+  for (unsigned I = 0; I < P->Cpus; ++I)
+    Lines.push_back("cpu:" + std::to_string(I) + "  CPU worker thread");
+  return Lines;
+}
 
 llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
                                    const DataSet &Data, const Posterior *Post,
@@ -218,8 +277,31 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     BytesPerDrawAllObs += Elem;
     Outs.push_back(std::move(O));
   }
-  unsigned Devices = Opts.Devices ? Opts.Devices
-                                  : std::max(1u, std::thread::hardware_concurrency());
+  auto Plan = planDevices(Opts.Device, Opts.Devices);
+  if (!Plan)
+    return Plan.takeError();
+  // GPU devices run the model's PTX through the CUDA driver.
+  std::vector<std::unique_ptr<gpu::GpuDevice>> Gpus;
+  if (!Plan->Gpus.empty() && Lib.ptx().empty())
+    return error("model '" + Lib.path() +
+                 "' has no GPU code (it was compiled without CUDA); "
+                 "recompile it, or use --device cpu");
+  for (int Ordinal : Plan->Gpus) {
+    std::string P80 = Lib.ptx().str(), P90 = Lib.ptxSm90().str();
+    auto G = gpu::GpuDevice::create(Ordinal, P80.c_str(), P90.c_str());
+    if (!G)
+      return G.takeError();
+    for (const std::string &N : (*G)->notes())
+      W.push_back("gpu:" + std::to_string(Ordinal) + ": " + N);
+    Gpus.push_back(std::move(*G));
+  }
+  unsigned Devices = Plan->size();
+  R.DeviceNames = (Gpus.empty() ? "" : std::to_string(Gpus.size()) + " GPU" +
+                                           (Gpus.size() == 1 ? "" : "s")) +
+                  (Gpus.empty() || !Plan->Cpus ? "" : " + ") +
+                  (Plan->Cpus ? std::to_string(Plan->Cpus) + " CPU thread" +
+                                    (Plan->Cpus == 1 ? "" : "s")
+                              : "");
   int64_t Total = ObsPlan ? N : D;
   int64_t B = Opts.BatchSize;
   if (B <= 0) {
@@ -322,6 +404,36 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     Dims.push_back(Data.Bindings.at(Sym));
   EntryFn Entry = Lib.entry(Opts.Kind);
 
+  // What a GPU must copy for a rectangle: every array's bytes and rank.
+  auto ArrayBytes = [](const HostArray &H) {
+    return static_cast<int64_t>(H.numElements() * io::dtypeSize(H.Type));
+  };
+  auto gpuLayout = [&](const aimz_call &, const std::vector<aimz_view> &Res) {
+    gpu::RectangleLayout L;
+    L.NumDims = static_cast<int64_t>(Dims.size());
+    for (const HostArray &H : Data.Inputs)
+      L.Inputs.push_back({ArrayBytes(H), static_cast<int>(H.Shape.size()), true});
+    if (Data.Observed)
+      L.Observed = {ArrayBytes(*Data.Observed),
+                    static_cast<int>(Data.Observed->Shape.size()), true};
+    for (size_t S = 0; S < M.Sites.size(); ++S) {
+      int Rank = 1 + static_cast<int>(M.Sites[S].Shape.size());
+      bool Has = Post && Opts.Kind != EntryKind::PriorPredictive && Post->has(S);
+      L.Posterior.push_back({Has ? ArrayBytes(*Post->Sites[S]) : 0, Rank, true});
+      gpu::ResultLayout RL;
+      if (Res[S].data) {
+        for (const OutputArray &O : Outs)
+          if (O.Site == static_cast<int>(S)) {
+            RL.ElemBytes = static_cast<int64_t>(io::dtypeSize(O.Type));
+            RL.Extents.assign(O.Extents.begin(), O.Extents.end());
+            RL.ObsAxis = O.ObsAxis;
+          }
+      }
+      L.Results.push_back(std::move(RL));
+    }
+    return L;
+  };
+
   DevicePool Pool(Devices);
   ProgressBar Bar(Opts.Progress, Batches,
                   static_cast<double>(D) * static_cast<double>(N));
@@ -374,9 +486,27 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       Call.results = Results.data();
       Call.result_draw_origin = ChunkDraw0;
       Call.result_obs_origin = ChunkObs0;
+      gpu::GpuDevice *Gpu = Dev < Gpus.size() ? Gpus[Dev].get() : nullptr;
+      gpu::RectangleLayout Layout;
+      if (Gpu) {
+        // Small observation blocks: one GPU thread each, and less scratch.
+        Call.obs_block = 32;
+        Layout = gpuLayout(Call, Results);
+        auto Scratch = gpu::scratchBytesPerThread(Entry, Call);
+        if (!Scratch)
+          return Scratch.takeError();
+        Layout.ScratchBytes = *Scratch;
+      }
       for (int64_t G = Dr0; G < Dr1; G += DrawStep) {
         if (InterruptRequested.load(std::memory_order_relaxed))
           return llvm::Error::success();
+        if (Gpu) {
+          Call.draw_begin = G;
+          Call.draw_end = std::min(Dr1, G + DrawStep);
+          if (llvm::Error E = Gpu->run(static_cast<int>(Opts.Kind), Call, Layout))
+            return E;
+          continue;
+        }
         Call.draw_begin = G;
         Call.draw_end = std::min(Dr1, G + DrawStep);
         Call.scratch = Scratch.data();

@@ -1,4 +1,5 @@
 //===- aimz-run.cpp - Run compiled models over data and posteriors --------===//
+#include "aimz/gpu/CudaDriver.h"
 #include "aimz/run/Data.h"
 #include "aimz/run/ModelLibrary.h"
 #include "aimz/run/Runner.h"
@@ -63,8 +64,17 @@ cl::opt<int64_t> BatchSize(
     cl::desc("Observations (plan obs) or draws (plan draw) per batch and "
              "chunk (default: from an 8 MiB chunk budget)"),
     cl::init(0), RUN_SUBS, cl::cat(RunCat));
+cl::opt<DeviceChoice> Device(
+    "device", cl::desc("Which devices to use"),
+    cl::values(clEnumValN(DeviceChoice::Default, "auto",
+                          "GPUs when present, else CPU threads (default)"),
+               clEnumValN(DeviceChoice::CPU, "cpu", "CPU worker threads"),
+               clEnumValN(DeviceChoice::GPU, "gpu", "NVIDIA GPUs only"),
+               clEnumValN(DeviceChoice::All, "all", "GPUs and CPU threads")),
+    cl::init(DeviceChoice::Default), RUN_SUBS, cl::sub(DevicesCmd),
+    cl::cat(RunCat));
 cl::opt<unsigned> DeviceCount("devices",
-                              cl::desc("Devices to use (default: all)"),
+                              cl::desc("Use at most N devices (default: all)"),
                               cl::init(0), RUN_SUBS, cl::sub(DevicesCmd),
                               cl::cat(RunCat));
 cl::opt<uint64_t> Seed("seed", cl::desc("Random seed (default 0)"),
@@ -106,10 +116,6 @@ void onSignal(int) {
     _exit(130); // a second Ctrl-C: leave now
 }
 
-unsigned deviceCount() {
-  unsigned N = std::max(1u, std::thread::hardware_concurrency());
-  return DeviceCount ? DeviceCount.getValue() : N;
-}
 
 int info() {
   auto Lib = ModelLibrary::open(ModelPath);
@@ -147,13 +153,17 @@ int info() {
 }
 
 int devices() {
-  unsigned N = deviceCount();
-  llvm::outs() << N << " CPU device" << (N == 1 ? "" : "s")
-               << " (worker threads):";
-  for (unsigned I = 0; I < N; ++I)
-    llvm::outs() << " cpu:" << I;
-  llvm::outs() << "\nno GPU devices (GPU support is not built into this "
-                  "release)\n";
+  auto Lines = describeDevices(Device, DeviceCount);
+  if (!Lines)
+    return fail(Lines.takeError());
+  for (const std::string &L : *Lines)
+    llvm::outs() << L << "\n";
+  if (Device == DeviceChoice::Default || Device == DeviceChoice::CPU) {
+    auto Driver = gpu::CudaDriver::get();
+    if (!Driver)
+      llvm::outs() << "no GPU: " << llvm::toString(Driver.takeError())
+                   << "\n";
+  }
   return 0;
 }
 
@@ -202,7 +212,8 @@ int runCommand(EntryKind Kind) {
   O.Kind = Kind;
   O.Axis = Axis;
   O.BatchSize = BatchSize;
-  O.Devices = deviceCount();
+  O.Device = Device;
+  O.Devices = DeviceCount;
   O.Seed = Seed;
   O.ReturnSites.assign(ReturnSites.begin(), ReturnSites.end());
   O.NumSamples = NumSamples;
@@ -233,8 +244,8 @@ int runCommand(EntryKind Kind) {
     llvm::outs() << "wrote " << OutPath << ": " << llvm::join(R->Sites, ", ")
                  << " for " << R->Draws << " draws x " << R->Observations
                  << " observations in " << llvm::format("%.2f", R->Seconds)
-                 << " s (plan " << R->Plan << ", " << R->Devices
-                 << " device" << (R->Devices == 1 ? "" : "s") << ", batch "
+                 << " s (plan " << R->Plan << ", " << R->DeviceNames
+                 << ", batch "
                  << R->BatchSize << ")\n";
     if (!llvm::StringRef(OutPath).ends_with(".npz"))
       llvm::outs() << "open it with: /usr/bin/python3 -c \"import xarray as "

@@ -27,7 +27,9 @@ public:
 
   const Manifest &manifest() const { return Info; }
   EntryFn entry(EntryKind K) const;
+  /// PTX for sm_80 and sm_90; empty when the model has none.
   llvm::StringRef ptx() const { return PTX; }
+  llvm::StringRef ptxSm90() const { return PTX90; }
   const std::string &path() const { return Path; }
 
 private:
@@ -36,7 +38,7 @@ private:
   std::string Path;
   Manifest Info;
   EntryFn Entries[3] = {nullptr, nullptr, nullptr};
-  llvm::StringRef PTX;
+  llvm::StringRef PTX, PTX90;
 };
 
 } // namespace aimz::run

@@ -22,11 +22,16 @@ namespace aimz::run {
 
 enum class ShardAxis { Auto, Obs, Draw };
 
+/// Which devices a run uses: GPUs when present (Default), CPU worker
+/// threads, GPUs only, or both.
+enum class DeviceChoice { Default, CPU, GPU, All };
+
 struct RunOptions {
   EntryKind Kind = EntryKind::Predict;
   ShardAxis Axis = ShardAxis::Auto;
   int64_t BatchSize = 0;  // 0: chosen from ChunkBudgetBytes
-  unsigned Devices = 0;   // 0: every hardware thread
+  DeviceChoice Device = DeviceChoice::Default;
+  unsigned Devices = 0;   // at most this many devices; 0: all of them
   uint64_t Seed = 0;
   std::vector<std::string> ReturnSites; // empty: the default set
   int64_t NumSamples = 1000;            // prior predictive draws
@@ -42,9 +47,15 @@ struct RunReport {
   std::string Plan;
   int64_t Draws = 0, Observations = 0, BatchSize = 0, Batches = 0;
   unsigned Devices = 0;
+  std::string DeviceNames; // "2 CPU threads", "1 GPU (NVIDIA H200 ...)"
   double Seconds = 0;
   std::vector<std::string> Sites;
 };
+
+/// The devices `Choice` selects, described for `aimz-run devices`; an
+/// error when GPUs are required and there are none.
+llvm::Expected<std::vector<std::string>> describeDevices(DeviceChoice Choice,
+                                                         unsigned Max);
 
 /// Set from a signal handler; a run polls it and stops within a rectangle.
 extern std::atomic<bool> InterruptRequested;
