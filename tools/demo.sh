@@ -7,6 +7,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build"
 work="${1:-$root/out/demo}"
 "$root/tools/bootstrap.sh"
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" --target aimzc aimz-run
 mkdir -p "$work"
