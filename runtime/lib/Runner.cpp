@@ -501,10 +501,15 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
         if (InterruptRequested.load(std::memory_order_relaxed))
           return llvm::Error::success();
         if (Gpu) {
+          // Queued back to back: a rectangle's copy-back overlaps the next
+          // one's kernel; finish() below waits for the last.
           Call.draw_begin = G;
           Call.draw_end = std::min(Dr1, G + DrawStep);
-          if (llvm::Error E = Gpu->run(static_cast<int>(Opts.Kind), Call, Layout))
+          if (llvm::Error E =
+                  Gpu->submit(static_cast<int>(Opts.Kind), Call, Layout)) {
+            llvm::consumeError(Gpu->finish());
             return E;
+          }
           continue;
         }
         Call.draw_begin = G;
@@ -528,7 +533,7 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
           return error("the model's kernel failed with status " +
                        std::to_string(RC));
       }
-      return llvm::Error::success();
+      return Gpu ? Gpu->finish() : llvm::Error::success();
     };
     if (llvm::Error E = Pool.run(Work)) {
       (*Sink)->abandon();
