@@ -968,7 +968,7 @@ class Bench:
                              f(r["pairs_per_s"], "%.3g"),
                              f(r["peak_anon_mib"], "%.0f"),
                              f(r["max_rss_mib"], "%.0f"),
-                             f(r["out_mib"], "%.0f"),
+                             f(r["out_mib"], "%.1f"),
                              f(r["ratio"], "%.2fx"), f(r["cpu_ratio"], "%.2fx"),
                              r["check"]))
         return "\n".join(lines)
