@@ -14,14 +14,23 @@ posterior draws, in the same process tree measurement:
   the memory-mapped inputs), output bytes, and the ratio of the peer's
   time to ours.
 
-A peer's timing only counts after its output agreed with ours: the same
-log-likelihood values (|a - b| <= 1e-5 + 1e-5 |b| on every element), and
-for predictive draws the per-observation means within sampling error (a
-two-sample z test per observation: mean z^2 near 1, almost no |z| > 5,
-and the same average variance within 5%). A variant of a peer that
-differs only in its environment (malloc tunables, OPENBLAS_CORETYPE) is
-first compared byte for byte with the verified store, and fully checked
-when the bytes differ.
+A peer's timing only counts after its output agreed with ours (the
+"check" column; a MISMATCH row gets no ratio):
+  * log-likelihood: every element equal, |a - b| <= 1e-5 + 1e-5 |b|
+    (Stan: the first 4096 observations of every draw);
+  * posterior predictive: both tools sample the same posterior draws, so
+    per observation the paired t statistic of mean_j(a_j - b_j) must look
+    like sampling noise: mean t near 0, mean t^2 near (D-1)/(D-3), almost
+    no |t| > 5, and the same average predictive variance within 3%;
+  * prior predictive: the tools draw their own latents, so per-draw
+    statistics (mean of y, y^2 and y * x0 over observations) are compared
+    with two-sample z tests (|z| < 4.5).
+A variant of a peer that differs only in its environment (malloc
+tunables, threads, OPENBLAS_CORETYPE) is first compared value for value
+with the verified run of that peer, and fully checked when it differs.
+Peers whose run at a smaller size predicts more than the mode's limit
+(quick 60 s, standard 300 s, full 600 s; Stan at most 180 s) are skipped
+and the table says so.
 
 Writes results.csv, results.json and table.txt to --results.
 """
