@@ -884,6 +884,9 @@ class Bench:
             (rng.random(1 << 24) < 0.3).astype(np.int32).tofile(i32)
         for path, what in [(f32, "float32 normal draws"),
                            (i32, "int32 Bernoulli draws")]:
+            if not shutil.which("zstd"):
+                self.notes.append("zstd not installed: no zstd reference")
+                break
             p = subprocess.run(["zstd", "-q", "-b1", "-e3", "-i1", path],
                                capture_output=True, text=True)
             for lvl, _, ratio, c, d in re.findall(
@@ -918,8 +921,9 @@ class Bench:
                 ok = subprocess.run([PY, "-c", "import torch, zarr"],
                                     capture_output=True).returncode == 0
             elif p == "stan":
-                ok = subprocess.run(["Rscript", "-e", "library(rstan)"],
-                                    capture_output=True).returncode == 0
+                ok = (shutil.which("Rscript") is not None and
+                      subprocess.run(["Rscript", "-e", "library(rstan)"],
+                                     capture_output=True).returncode == 0)
             else:
                 ok = False
             if ok:

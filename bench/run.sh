@@ -36,7 +36,7 @@ for a in "$@"; do
   case "$a" in
     --quick) mode=quick ;;
     --full) mode=full ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) args+=("$a") ;;
   esac
 done
