@@ -225,23 +225,13 @@ llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
     return llvm::is_contained(KernelNames, G.getName());
   });
 
-  llvm::LoopAnalysisManager LAM;
-  llvm::FunctionAnalysisManager FAM;
-  llvm::CGSCCAnalysisManager CGAM;
-  llvm::ModuleAnalysisManager MAM;
   // Threads are the GPU's parallelism: vectorizing or unrolling loops only
   // costs compile time.
   llvm::PipelineTuningOptions PTO;
   PTO.LoopVectorization = false;
   PTO.SLPVectorization = false;
   PTO.LoopUnrolling = false;
-  llvm::PassBuilder PB(TM.get(), PTO);
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*M, MAM);
+  runO3(*M, *TM, PTO);
   if (llvm::verifyModule(*M, &llvm::errs()))
     return makeError("internal error: the GPU module does not verify");
   // Everything must be resolved (__nvvm_reflect is folded by the pipeline):

@@ -13,7 +13,6 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
-#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -118,6 +117,21 @@ createHostTargetMachine(llvm::StringRef CPU) {
   return std::move(TM);
 }
 
+void runO3(llvm::Module &M, llvm::TargetMachine &TM,
+           const llvm::PipelineTuningOptions &PTO) {
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PassBuilder PB(&TM, PTO);
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(M, MAM);
+}
+
 llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
   M.setDataLayout(TM.createDataLayout());
   M.setTargetTriple(TM.getTargetTriple().str());
@@ -136,29 +150,14 @@ llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
     return llvm::is_contained(ExportedSymbols, G.getName());
   });
 
-  llvm::LoopAnalysisManager LAM;
-  llvm::FunctionAnalysisManager FAM;
-  llvm::CGSCCAnalysisManager CGAM;
-  llvm::ModuleAnalysisManager MAM;
+  // glibc's libmvec is deliberately not declared to the vectorizer: its
+  // vector exp/log differ from the scalar ones in the last bit, so a value
+  // would depend on whether its element landed in a vector body or a
+  // remainder loop, and results would change with the block split.
   llvm::PipelineTuningOptions PTO;
   PTO.LoopVectorization = true;
   PTO.SLPVectorization = true;
-  llvm::PassBuilder PB(&TM, PTO);
-  // glibc's libmvec is deliberately not declared: its vector exp/log differ
-  // from the scalar ones in the last bit, so a value would depend on whether
-  // its element landed in a vector body or a remainder loop, and results
-  // would change with the block split. Bit-identical partitions win.
-  llvm::Triple TT(M.getTargetTriple());
-  llvm::TargetLibraryInfoImpl TLII(TT);
-  FAM.registerPass([&] { return llvm::TargetLibraryAnalysis(TLII); });
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  llvm::ModulePassManager MPM =
-      PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  MPM.run(M, MAM);
+  runO3(M, TM, PTO);
   if (llvm::verifyModule(M, &llvm::errs()))
     return makeError("internal error: optimized module does not verify");
   return llvm::Error::success();

@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -30,6 +31,10 @@ void addLibraryData(llvm::Module &M, llvm::StringRef Manifest,
 /// (e.g. x86-64-v3 for portable libraries).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createHostTargetMachine(llvm::StringRef CPU);
+
+/// LLVM's O3 pipeline for `TM` with the given loop tuning.
+void runO3(llvm::Module &M, llvm::TargetMachine &TM,
+           const llvm::PipelineTuningOptions &PTO);
 
 /// Links the support library, internalizes all but the C interface and runs
 /// the O3 pipeline with the vector maths library declared.
