@@ -18,8 +18,9 @@
 // CHECK: call @aimz_rt_sample_binomial_logits_f64(
 // CHECK-LABEL: func.func @aimz_log_likelihood(%{{.*}}: !llvm.ptr) -> i32
 // CHECK: call @aimz_rt_logp_binomial_logits_f64(
+// The prior predictive runs the predictive kernel with no posterior.
 // CHECK-LABEL: func.func @aimz_prior_predictive(%{{.*}}: !llvm.ptr) -> i32
-// CHECK: call @aimz_rt_sample_binomial_logits_f64(
+// CHECK: call @aimz_predict(
 
 module {
   aimz.model @groups attributes {manifest = "{}", obs_dim = "n", plan = "draw", symbols = ["n"]} {

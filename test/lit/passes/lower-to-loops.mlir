@@ -34,15 +34,19 @@
 // CHECK-NOT: call @aimz_rt_sample_poisson_f32(
 // CHECK: return
 
-// Prior predictive: everything drawn.
-// CHECK-LABEL: func.func @aimz_prior_predictive(%{{.*}}: !llvm.ptr) -> i32
-// CHECK: scf.for
-// CHECK: call @aimz_rt_sample_normal_f32(
-// CHECK: scf.for
-// CHECK: call @aimz_rt_matmul_f32(
-// CHECK: call @aimz_rt_sample_poisson_f32(
-// CHECK-NOT: call @aimz_rt_logp_
-// CHECK: return
+// Prior predictive: the posterior predictive on a copy of the call whose
+// posterior table (one NULL view per site) is all zero; scratch_needed is
+// copied back to the caller's struct.
+// CHECK-LABEL: func.func @aimz_prior_predictive(
+// CHECK-SAME: %[[CALL:[^:]*]]: !llvm.ptr) -> i32
+// CHECK: %[[COPY:.*]] = llvm.alloca %{{.*}} x i64
+// CHECK: "llvm.intr.memcpy"(%[[COPY]], %[[CALL]], %{{.*}})
+// CHECK: %[[TABLE:.*]] = llvm.alloca %{{.*}} x i64
+// CHECK: "llvm.intr.memset"(%[[TABLE]], %{{.*}}, %{{.*}})
+// CHECK: llvm.store %[[TABLE]], %{{.*}} : !llvm.ptr, !llvm.ptr
+// CHECK: %[[R:.*]] = call @aimz_predict(%[[COPY]])
+// CHECK: llvm.store %{{.*}}, %{{.*}} : i64, !llvm.ptr
+// CHECK: return %[[R]]
 // CHECK-NOT: aimz.sample
 // CHECK-NOT: aimz.observe
 
