@@ -408,7 +408,7 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
   auto ArrayBytes = [](const HostArray &H) {
     return static_cast<int64_t>(H.numElements() * io::dtypeSize(H.Type));
   };
-  auto gpuLayout = [&](const aimz_call &, const std::vector<aimz_view> &Res) {
+  auto gpuLayout = [&](const std::vector<aimz_view> &Res) {
     gpu::RectangleLayout L;
     L.NumDims = static_cast<int64_t>(Dims.size());
     for (const HostArray &H : Data.Inputs)
@@ -491,7 +491,7 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       if (Gpu) {
         // Small observation blocks: one GPU thread each, and less scratch.
         Call.obs_block = 32;
-        Layout = gpuLayout(Call, Results);
+        Layout = gpuLayout(Results);
         auto Scratch = gpu::scratchBytesPerThread(Entry, Call);
         if (!Scratch)
           return Scratch.takeError();

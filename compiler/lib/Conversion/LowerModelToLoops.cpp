@@ -35,7 +35,8 @@ using namespace mlir;
 namespace aimz {
 namespace {
 
-enum class Entry { Predict, LogLikelihood, Prior };
+// The prior predictive is a wrapper around Predict (buildPriorWrapper).
+enum class Entry { Predict, LogLikelihood };
 
 // Field indices of aimz_call (every field is 8 bytes).
 enum CallField {
@@ -132,7 +133,7 @@ private:
     return std::max<int64_t>(1, storageType(T).getIntOrFloatBitWidth() / 8);
   }
 
-  Value dimSize(Attribute D, bool InObsSection, bool ForAllocation);
+  Value dimSize(Attribute D, bool ForAllocation);
   SmallVector<Value> sizesOf(ir::ArrayType T, bool ForAllocation);
   int obsAxis(ir::ArrayType T);
   Value product(ArrayRef<Value> Vs);
@@ -174,7 +175,7 @@ bool EntryBuilder::isObsOp(Operation *Op, StringRef ObsDim) {
   return false;
 }
 
-Value EntryBuilder::dimSize(Attribute D, bool InObs, bool ForAllocation) {
+Value EntryBuilder::dimSize(Attribute D, bool ForAllocation) {
   if (auto I = dyn_cast<IntegerAttr>(D))
     return idx(I.getInt());
   StringRef Name = cast<StringAttr>(D).getValue();
@@ -189,7 +190,7 @@ Value EntryBuilder::dimSize(Attribute D, bool InObs, bool ForAllocation) {
 SmallVector<Value> EntryBuilder::sizesOf(ir::ArrayType T, bool ForAllocation) {
   SmallVector<Value> S;
   for (Attribute D : T.getDims())
-    S.push_back(dimSize(D, true, ForAllocation));
+    S.push_back(dimSize(D, ForAllocation));
   return S;
 }
 
@@ -494,7 +495,7 @@ Value EntryBuilder::siteAddressElement(ir::ArrayType T, ValueRange Ivs,
       ObsOut = toI64(B.create<arith::AddIOp>(Loc, BlockStart, Ivs[I]));
       continue;
     }
-    Value Extent = dimSize(T.getDims()[I], true, false);
+    Value Extent = dimSize(T.getDims()[I], false);
     Elem = B.create<arith::AddIOp>(
         Loc, B.create<arith::MulIOp>(Loc, Elem, Extent), Ivs[I]);
   }
@@ -827,7 +828,7 @@ void EntryBuilder::emit(Operation *Op) {
   if (auto S = dyn_cast<ir::SampleOp>(Op)) {
     emitSample(S, S.getDist(), S.getParamNames(), S.getParams(),
                S.getSiteId(), /*Draws=*/true,
-               /*ReadsPosterior=*/Kind != Entry::Prior);
+               /*ReadsPosterior=*/true);
     copyOut(S.getResult(), S.getSiteId());
     return;
   }
