@@ -14,6 +14,9 @@ posterior draws, in the same process tree measurement:
   the memory-mapped inputs), output bytes, and the ratio of the peer's
   time to ours.
 
+aimz-run's own output is first compared byte for byte (decoded arrays)
+with the same command on one device: devices never change a result.
+
 A peer's timing only counts after its output agreed with ours (the
 "check" column; a MISMATCH row gets no ratio):
   * log-likelihood: every element equal, |a - b| <= 1e-5 + 1e-5 |b|
@@ -599,38 +602,22 @@ class Bench:
         if not peers:
             rm(ours)
             return us
-        # The compiled MLP calls OpenBLAS (openblas-serial) for its matrix
-        # products, so OPENBLAS_CORETYPE matters to aimz-run too: run it
-        # both ways, and compare each peer variant with the aimz-run run
-        # under the same OPENBLAS_CORETYPE.
-        us_unset = None
-        if wl == "mlp-pred" and "OPENBLAS_CORETYPE" in self.env:
-            other = os.path.join(stores, "aimz_unset.zarr")
-            rm(other)
-            env_un = {k: v for k, v in self.env.items()
-                      if k != "OPENBLAS_CORETYPE"}
-            m2 = measure(self.aimz_cmd(wl, n, other, plan), env_un,
-                         os.path.join(self.logs, tag + "_aimz_unset.log"))
-            if m2["rc"] == 0:
-                same = store_digest(other) == store_digest(ours)
-                us_unset = self.row(
-                    workload=label, n=n, tool="aimz-run",
-                    variant="%d devices, CORETYPE unset" % os.cpu_count(),
-                    wall_s=m2["wall_s"], cpu_s=m2["cpu_s"],
-                    peak_anon_mib=m2["peak_anon_mib"],
-                    max_rss_mib=m2["max_rss_mib"],
-                    out_mib=dir_bytes(other) / 2**20,
-                    check="reference" + (" (same array)" if same else
-                                         " (differs in rounding)"),
-                    detail="same seed as the run with OPENBLAS_CORETYPE="
-                    "%s: %s" % (self.env["OPENBLAS_CORETYPE"],
-                                "identical values" if same else
-                                "sgemm rounding changes some draws"))
-                us_unset["ratio"] = us_unset["wall_s"] / us["wall_s"]
-                us_unset["cpu_ratio"] = us_unset["cpu_s"] / max(us["cpu_s"],
-                                                                1e-3)
-                log(self.fmt_row_short(us_unset))
-            rm(other)
+        # The same command on one device must give the same bytes: devices
+        # never change a result (compared on the decoded arrays, since
+        # Blosc's encoded bytes vary from run to run).
+        one = os.path.join(stores, "aimz_one_device.zarr")
+        rm(one)
+        m1 = measure(self.aimz_cmd(wl, n, one, plan) + ["--devices", "1"],
+                     self.env, os.path.join(self.logs, tag + "_aimz_1dev.log"))
+        site = "y"
+        same = m1["rc"] == 0 and store_digest(one, site) == store_digest(
+            ours, site)
+        us["check"] = ("reference; same bytes on 1 device" if same else
+                       "FAILED: differs from the 1-device run")
+        if not same:
+            log("    aimz-run's output differs from its own one-device run "
+                "(rc %d, see %s)" % (m1["rc"], m1["log"]))
+        rm(one)
         spec = self.spec_of(ours)
         spec_path = os.path.join(self.work, "spec.json")
         json.dump(spec, open(spec_path, "w"))
@@ -711,8 +698,7 @@ class Bench:
                                 pr.get("threads"), pr["compute_s"],
                                 pr["write_s"], pr["setup_s"]))
                 if ok:
-                    base = (us_unset if us_unset is not None and
-                            "OPENBLAS_CORETYPE" not in env else us)
+                    base = us
                     r["ratio"] = r["wall_s"] / base["wall_s"]
                     r["cpu_ratio"] = r["cpu_s"] / max(base["cpu_s"], 1e-3)
                     work = max(r["wall_s"] - pr["setup_s"], 1e-3)

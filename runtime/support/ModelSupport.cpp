@@ -7,8 +7,8 @@
 // densities (x, a, b, c); unused parameters are ignored.
 //
 //===----------------------------------------------------------------------===//
-// The same file builds twice: for the host CPU (with OpenBLAS), and as CUDA
-// device code for the PTX kernels (no BLAS; libdevice maths).
+// The same file builds twice: for the host CPU, and as CUDA device code for
+// the PTX kernels (libdevice maths).
 #ifdef __CUDACC__
 #define AIMZ_MATH_FN __host__ __device__ inline
 #define AIMZ_DEVICE __device__
@@ -26,9 +26,7 @@
 
 #include <cstdint>
 #ifndef __CUDA_ARCH__
-#include <algorithm>
-#include <cblas.h>
-#include <cstdlib>
+#include "aimz/math/Gemm.h"
 #endif
 
 using aimz::math::RandomStream;
@@ -128,102 +126,12 @@ AIMZ_ELEMENTARY(tanh)
 // Matrix products ------------------------------------------------------------
 //
 // C[b, m, n] = sum_k A[b, m, k] * B[b, k, n] with arbitrary element strides.
-// `Origin` is the absolute index of batch element 0 (the observation, when
-// the batch runs along the observation axis), used to place rows in BLAS
-// calls the same way whatever the split.
+// Every element is a fixed-order sum over k, so its bits never depend on
+// how the batch was split or which thread computed it (no BLAS: OpenBLAS
+// rounds a row by its place in a call, and Debian's serial build is not
+// safe to call from several threads at once).
 
 namespace {
-
-#ifndef __CUDA_ARCH__
-template <class T>
-void gemmBlas(int64_t Rows, int64_t N, int64_t K, const T *A, int64_t RsA,
-              int64_t SAk, const T *B, int64_t SBk, int64_t SBn, T *C,
-              int64_t RsC);
-
-template <>
-void gemmBlas<float>(int64_t Rows, int64_t N, int64_t K, const float *A,
-                     int64_t RsA, int64_t SAk, const float *B, int64_t SBk,
-                     int64_t SBn, float *C, int64_t RsC) {
-  bool TA = SAk != 1, TB = SBn != 1;
-  cblas_sgemm(CblasRowMajor, TA ? CblasTrans : CblasNoTrans,
-              TB ? CblasTrans : CblasNoTrans, Rows, N, K, 1.0f, A,
-              TA ? SAk : RsA, B, TB ? SBn : SBk, 0.0f, C, RsC);
-}
-
-template <>
-void gemmBlas<double>(int64_t Rows, int64_t N, int64_t K, const double *A,
-                      int64_t RsA, int64_t SAk, const double *B, int64_t SBk,
-                      int64_t SBn, double *C, int64_t RsC) {
-  bool TA = SAk != 1, TB = SBn != 1;
-  cblas_dgemm(CblasRowMajor, TA ? CblasTrans : CblasNoTrans,
-              TB ? CblasTrans : CblasNoTrans, Rows, N, K, 1.0, A,
-              TA ? SAk : RsA, B, TB ? SBn : SBk, 0.0, C, RsC);
-}
-
-/// BLAS takes a matrix when one of its strides is 1 and the other covers
-/// the contiguous extent.
-bool blasLayout(int64_t Outer, int64_t Inner, int64_t SOuter, int64_t SInner) {
-  return (SInner == 1 && SOuter >= std::max<int64_t>(1, Inner)) ||
-         (SOuter == 1 && SInner >= std::max<int64_t>(1, Outer));
-}
-
-/// Rows per BLAS call. OpenBLAS rounds a row differently depending on where
-/// it sits in the call (its micro-kernels treat rows unevenly) and on how
-/// many rows there are, so every call has exactly GemmRows rows and a batch
-/// element always sits at the same place: rows are grouped by their
-/// absolute index (the observation, when the batch is the observation axis)
-/// in aligned groups, short groups padded through per-thread buffers. A
-/// row's value then never depends on how the work was split.
-constexpr int64_t GemmRows = 256;
-
-template <class T>
-void gemmAligned(int64_t Batch, int64_t Origin, int64_t M, int64_t N,
-                 int64_t K, const T *A, int64_t SAb, int64_t SAm, int64_t SAk,
-                 const T *B, int64_t SBk, int64_t SBn, T *C, int64_t SCb,
-                 int64_t SCm, int64_t SCn) {
-  // Per-thread buffers, grown once (plain pointers: model.so does not
-  // depend on the C++ runtime; a thread's buffers live as long as it does).
-  thread_local T *PadA = nullptr, *PadC = nullptr;
-  thread_local int64_t CapA = 0, CapC = 0;
-  const int64_t Group = std::max<int64_t>(1, GemmRows / M); // batch elements
-  const int64_t Rows = Group * M;
-  // A whole group can go straight from the caller's memory when its rows
-  // are evenly spaced with unit inner strides.
-  const bool Direct = SAk == 1 && SCn == 1 && (M == 1 || (SAb == M * SAm &&
-                                                          SCb == M * SCm));
-  const int64_t RsA = M == 1 ? SAb : SAm, RsC = M == 1 ? SCb : SCm;
-  int64_t First = Origin - ((Origin % Group) + Group) % Group;
-  for (int64_t G0 = First; G0 < Origin + Batch; G0 += Group) {
-    int64_t Lo = std::max(G0, Origin), Hi = std::min(G0 + Group, Origin + Batch);
-    const T *Ag = A + (Lo - Origin) * SAb;
-    T *Cg = C + (Lo - Origin) * SCb;
-    if (Direct && Lo == G0 && Hi == G0 + Group && RsA >= K && RsC >= N) {
-      gemmBlas<T>(Rows, N, K, Ag, RsA, 1, B, SBk, SBn, Cg, RsC);
-      continue;
-    }
-    if (CapA < Rows * K) {
-      std::free(PadA);
-      PadA = static_cast<T *>(std::calloc(Rows * K, sizeof(T)));
-      CapA = Rows * K;
-    }
-    if (CapC < Rows * N) {
-      std::free(PadC);
-      PadC = static_cast<T *>(std::malloc(Rows * N * sizeof(T)));
-      CapC = Rows * N;
-    }
-    int64_t Skip = (Lo - G0) * M; // rows of the group before this batch
-    for (int64_t E = 0; E < Hi - Lo; ++E)
-      for (int64_t I = 0; I < M; ++I)
-        for (int64_t Kk = 0; Kk < K; ++Kk)
-          PadA[(Skip + E * M + I) * K + Kk] = Ag[E * SAb + I * SAm + Kk * SAk];
-    gemmBlas<T>(Rows, N, K, PadA, K, 1, B, SBk, SBn, PadC, N);
-    for (int64_t E = 0; E < Hi - Lo; ++E)
-      for (int64_t I = 0; I < M; ++I)
-        for (int64_t Nn = 0; Nn < N; ++Nn)
-          Cg[E * SCb + I * SCm + Nn * SCn] = PadC[(Skip + E * M + I) * N + Nn];
-  }
-}
-#endif
 
 template <class T>
 AIMZ_DEVICE T dot(int64_t K, const T *A, int64_t SAk, const T *B, int64_t SBk) {
@@ -246,41 +154,14 @@ AIMZ_DEVICE T dot(int64_t K, const T *A, int64_t SAk, const T *B, int64_t SBk) {
          ((Acc[4] + Acc[5]) + (Acc[6] + Acc[7]));
 }
 
+/// Each element's sum over k in order, one element at a time: integers,
+/// and the GPU's products (the same sums as the CPU's register tiles).
 template <class T>
-AIMZ_DEVICE void matmul(int64_t Batch, int64_t Origin, int64_t M, int64_t N,
-                        int64_t K, const T *A, int64_t SAb, int64_t SAm,
-                        int64_t SAk, const T *B, int64_t SBb, int64_t SBk,
-                        int64_t SBn, T *C, int64_t SCb, int64_t SCm,
-                        int64_t SCn) {
-#ifndef __CUDA_ARCH__
-  // Products with several columns go to BLAS, rows aligned on Origin when
-  // the right side is shared by the whole batch, else one element at a time
-  // (each call then has the same rows, whatever the split).
-  if (N > 1 && K > 0 && blasLayout(K, N, SBk, SBn)) {
-    if (SBb == 0) {
-      gemmAligned<T>(Batch, Origin, M, N, K, A, SAb, SAm, SAk, B, SBk, SBn, C,
-                     SCb, SCm, SCn);
-      return;
-    }
-    for (int64_t b = 0; b < Batch; ++b)
-      gemmAligned<T>(1, 0, M, N, K, A + b * SAb, 0, SAm, SAk, B + b * SBb,
-                     SBk, SBn, C + b * SCb, 0, SCm, SCn);
-    return;
-  }
-#endif
-  // One column (or a dot): a fixed-order loop per output element.
-  for (int64_t b = 0; b < Batch; ++b)
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t n = 0; n < N; ++n)
-        C[b * SCb + i * SCm + n * SCn] =
-            dot<T>(K, A + b * SAb + i * SAm, SAk, B + b * SBb + n * SBn, SBk);
-}
-
-template <class T>
-AIMZ_DEVICE void matmulInt(int64_t Batch, int64_t Origin, int64_t M, int64_t N, int64_t K, const T *A,
-               int64_t SAb, int64_t SAm, int64_t SAk, const T *B, int64_t SBb,
-               int64_t SBk, int64_t SBn, T *C, int64_t SCb, int64_t SCm,
-               int64_t SCn) {
+AIMZ_DEVICE void matmulInOrder(int64_t Batch, int64_t M, int64_t N, int64_t K,
+                               const T *A, int64_t SAb, int64_t SAm,
+                               int64_t SAk, const T *B, int64_t SBb,
+                               int64_t SBk, int64_t SBn, T *C, int64_t SCb,
+                               int64_t SCm, int64_t SCn) {
   for (int64_t b = 0; b < Batch; ++b)
     for (int64_t i = 0; i < M; ++i)
       for (int64_t n = 0; n < N; ++n) {
@@ -291,22 +172,55 @@ AIMZ_DEVICE void matmulInt(int64_t Batch, int64_t Origin, int64_t M, int64_t N, 
       }
 }
 
+template <class T>
+AIMZ_DEVICE void matmul(int64_t Batch, int64_t M, int64_t N, int64_t K,
+                        const T *A, int64_t SAb, int64_t SAm, int64_t SAk,
+                        const T *B, int64_t SBb, int64_t SBk, int64_t SBn,
+                        T *C, int64_t SCb, int64_t SCm, int64_t SCn) {
+  // Several columns: register-tiled products, one GEMM over every row of
+  // the batch when the right side is shared, else one per batch element.
+  if (N > 1) {
+#ifndef __CUDA_ARCH__
+    namespace g = aimz::math::gemm;
+    if (SBb == 0) {
+      g::gemm<T>(Batch * M, N, K, g::RowSpace<const T>{A, M, SAb, SAm}, SAk,
+                 B, SBk, SBn, g::RowSpace<T>{C, M, SCb, SCm}, SCn);
+      return;
+    }
+    for (int64_t b = 0; b < Batch; ++b)
+      g::gemm<T>(M, N, K, g::RowSpace<const T>{A + b * SAb, M, 0, SAm}, SAk,
+                 B + b * SBb, SBk, SBn, g::RowSpace<T>{C + b * SCb, M, 0, SCm},
+                 SCn);
+#else
+    matmulInOrder<T>(Batch, M, N, K, A, SAb, SAm, SAk, B, SBb, SBk, SBn, C,
+                     SCb, SCm, SCn);
+#endif
+    return;
+  }
+  // One column (or a dot): a fixed-order loop per output element.
+  for (int64_t b = 0; b < Batch; ++b)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t n = 0; n < N; ++n)
+        C[b * SCb + i * SCm + n * SCn] =
+            dot<T>(K, A + b * SAb + i * SAm, SAk, B + b * SBb + n * SBn, SBk);
+}
+
 } // namespace
 
 #define AIMZ_MATMUL(SUFFIX, T, IMPL)                                          \
   AIMZ_SUPPORT void aimz_rt_matmul_##SUFFIX(                                  \
-      int64_t Batch, int64_t Origin, int64_t M, int64_t N, int64_t K,         \
+      int64_t Batch, int64_t M, int64_t N, int64_t K,                         \
       const T *A, int64_t SAb, int64_t SAm, int64_t SAk, const T *B,          \
       int64_t SBb, int64_t SBk, int64_t SBn, T *C, int64_t SCb, int64_t SCm,  \
       int64_t SCn) {                                                          \
-    IMPL<T>(Batch, Origin, M, N, K, A, SAb, SAm, SAk, B, SBb, SBk, SBn, C,    \
-            SCb, SCm, SCn);                                                   \
+    IMPL<T>(Batch, M, N, K, A, SAb, SAm, SAk, B, SBb, SBk, SBn, C, SCb, SCm, \
+            SCn);                                                             \
   }
 
 AIMZ_MATMUL(f32, float, matmul)
 AIMZ_MATMUL(f64, double, matmul)
-AIMZ_MATMUL(i32, int32_t, matmulInt)
-AIMZ_MATMUL(i64, int64_t, matmulInt)
+AIMZ_MATMUL(i32, int32_t, matmulInOrder)
+AIMZ_MATMUL(i64, int64_t, matmulInOrder)
 
 #ifdef __CUDA_ARCH__
 // GPU kernels ----------------------------------------------------------------

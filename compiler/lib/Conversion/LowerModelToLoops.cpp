@@ -640,7 +640,7 @@ void EntryBuilder::emitMatMul(ir::MatMulOp Op) {
                    (isa<FloatType>(Elem) ? precisionSuffix(Elem)
                                          : "i" + std::to_string(
                                                      Elem.getIntOrFloatBitWidth()));
-  SmallVector<Type> Args(5, B.getI64Type());
+  SmallVector<Type> Args(4, B.getI64Type());
   for (int I = 0; I < 3; ++I) {
     Args.push_back(ptrType());
     Args.append(3, B.getI64Type());
@@ -661,12 +661,7 @@ void EntryBuilder::emitMatMul(ir::MatMulOp Op) {
     Value SAb = Bt ? L.Strides[Bt - 1] : Zero;
     Value SBb = Bt ? R.Strides[Bt - 1] : Zero;
     Value SCb = Bt ? Out.Strides[Bt - 1] : Zero;
-    // The absolute index of batch element 0 when the batch runs along the
-    // observation axis (the runtime aligns BLAS rows on it), else 0.
-    Value Origin = i64(0);
-    if (Bt && BlockStart && obsAxis(T) == static_cast<int>(Bt) - 1)
-      Origin = toI64(BlockStart);
-    SmallVector<Value> A = {toI64(Batch), Origin, toI64(M), toI64(N), toI64(K),
+    SmallVector<Value> A = {toI64(Batch), toI64(M), toI64(N), toI64(K),
                             Offset(L),    toI64(SAb), toI64(SAm), toI64(SAk),
                             Offset(R),    toI64(SBb), toI64(SBk), toI64(SBn),
                             Offset(Out),  toI64(SCb), toI64(SCm), toI64(SCn)};

@@ -174,11 +174,6 @@ llvm::Error emitMachineCode(llvm::Module &M, llvm::TargetMachine &TM,
   return llvm::Error::success();
 }
 
-/// The OpenBLAS build that does not start threads of its own: our runtime
-/// already runs one kernel per core.
-static const char *SerialOpenBLASDir =
-    "/usr/lib/x86_64-linux-gnu/openblas-serial";
-
 llvm::Error linkSharedLibrary(llvm::StringRef ObjectPath,
                               llvm::StringRef OutputPath) {
   auto Clang = llvm::sys::findProgramByName("clang-19");
@@ -189,13 +184,6 @@ llvm::Error linkSharedLibrary(llvm::StringRef ObjectPath,
                      "install it (tools/bootstrap.sh)");
   std::vector<std::string> Args = {*Clang, "-shared", "-fuse-ld=lld",
                                    "-o", OutputPath.str(), ObjectPath.str()};
-  std::string Serial = std::string(SerialOpenBLASDir) + "/libopenblas.so.0";
-  if (llvm::sys::fs::exists(Serial)) {
-    Args.push_back(Serial);
-    Args.push_back(std::string("-Wl,-rpath,") + SerialOpenBLASDir);
-  } else {
-    Args.push_back("-lopenblas");
-  }
   for (const char *A : {"-lm", "-Wl,--as-needed"})
     Args.push_back(A);
   std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());

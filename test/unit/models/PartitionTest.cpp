@@ -51,17 +51,10 @@ const PartitionCase kCases[] = {
     {"obs_inner_given_z", "obs_inner", {}, {"s"}},
 };
 
-// KNOWN BUG (disabled): floating values computed from a matrix product
-// whose right side is a matrix (the MLP's X @ w1, h @ w2, h @ w3) are not
-// bit-identical across splits. aimz_rt_matmul_f32 (runtime/support/
-// ModelSupport.cpp) hands a block of more than one row to OpenBLAS sgemm,
-// whose rounding depends on the number of rows it is given, and a block of
-// one row to a fixed-order dot loop, so a row's hidden activations depend on
-// obs_block and on where the rectangle starts. Observed: the MLP's pointwise
-// log-likelihood differs in the last bits for 20-70% of the entries between
-// obs_block 1, 7, 256 and 1000 and between rectangle splits (e.g. obs 253:
-// -160.001404 vs -160.001312), and so does mlp_logits' deterministic logit.
-// Expected (issue 3): bit-for-bit identical whatever the split.
+// Floating values computed from matrix products whose right side is a
+// matrix (the MLP's X @ w1, h @ w2, h @ w3): each element is a fixed-order
+// sum (runtime/include/aimz/math/Gemm.h), so a row's hidden activations
+// must not depend on obs_block or on where the rectangle starts.
 const PartitionCase kMatMulBlockCases[] = {
     {"mlp_loglik", "mlp", {{"d", 100}}, {"w4", "b4"}, {EntryKind::LogLikelihood}},
     {"mlp_logits", "mlp_logits", {{"d", 100}}, {"w4", "b4"}},
