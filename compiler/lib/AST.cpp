@@ -5,6 +5,27 @@
 
 namespace aimz {
 
+void releaseChild(ExprPtr &Child) {
+  if (!Child)
+    return;
+  // Non-null while an outer call is draining: children queue up there.
+  thread_local std::vector<ExprPtr> *Pending = nullptr;
+  if (Pending) {
+    Pending->push_back(std::move(Child));
+    return;
+  }
+  std::vector<ExprPtr> Work;
+  Pending = &Work;
+  Work.push_back(std::move(Child));
+  while (!Work.empty()) {
+    ExprPtr Next = std::move(Work.back());
+    Work.pop_back();
+    Next.reset(); // its destructor queues its own children
+  }
+  Pending = nullptr;
+}
+
+
 const char *dtypeName(DType T) {
   switch (T) {
   case DType::F32:

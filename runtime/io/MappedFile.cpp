@@ -15,7 +15,9 @@ namespace aimz::io {
 
 Expected<std::shared_ptr<const MappedFile>> MappedFile::open(StringRef Path) {
   std::string P = Path.str();
-  int FD = ::open(P.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking, so that a FIFO is refused below instead of waiting for a
+  // writer forever.
+  int FD = ::open(P.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (FD < 0)
     return errnoError("cannot open", P, errno);
   struct stat St;
@@ -26,7 +28,13 @@ Expected<std::shared_ptr<const MappedFile>> MappedFile::open(StringRef Path) {
   }
   if (!S_ISREG(St.st_mode)) {
     ::close(FD);
-    return ioError("'" + P + "' is not a regular file");
+    return ioError("'" + P + "' is not a regular file (" +
+                   (S_ISFIFO(St.st_mode)   ? "a FIFO"
+                    : S_ISDIR(St.st_mode)  ? "a directory"
+                    : S_ISCHR(St.st_mode)  ? "a character device"
+                    : S_ISSOCK(St.st_mode) ? "a socket"
+                                           : "a special file") +
+                   "); inputs are memory-mapped, so save the data to a file");
   }
   uint64_t Size = static_cast<uint64_t>(St.st_size);
   const uint8_t *Data = nullptr;

@@ -88,6 +88,11 @@ public:
         break;
       return fail("expected ',' or '}'");
     }
+    // NumPy pads the dict with spaces and ends it with a newline; anything
+    // else after it means the header is not what it claims to be.
+    skipSpace();
+    if (Pos != Text.size())
+      return fail("unexpected text after the closing '}'");
     if (!Type || !Fortran || !Shape)
       return fail("the header must have 'descr', 'fortran_order' and 'shape'");
     if (*Fortran)

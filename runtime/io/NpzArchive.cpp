@@ -6,6 +6,8 @@
 #include "Errors.h"
 #include "Zip.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <climits>
 #include <zlib.h>
 
@@ -32,6 +34,12 @@ Expected<NpzArchive> NpzArchive::open(StringRef Path) {
     StringRef N = E.Name;
     if (!N.consume_back(".npy"))
       continue;
+    // zip allows a name twice; numpy would read the last, a naive reader
+    // the first. Neither is safe to guess.
+    if (llvm::is_contained(A.Names, N))
+      return ioError("'" + Path + "' holds two arrays named '" + N +
+                     "'; the archive is ambiguous, write it again with "
+                     "np.savez");
     A.Names.push_back(N.str());
     A.Members.push_back({E.Name, E.Method, E.Flags, E.Crc32, E.CompressedSize,
                          E.UncompressedSize, E.LocalHeaderOffset});
@@ -132,6 +140,12 @@ Expected<NpyArray> NpzArchive::array(StringRef Name) const {
       return ioError("'" + Label +
                      "' is stored but its sizes disagree; the archive is "
                      "corrupt");
+    // Checked once per read (numpy checks it too): a flipped bit in a
+    // stored posterior would otherwise run to plausible-looking results.
+    if (zip::crc32(0, Bytes->data(), Bytes->size()) != M->Crc32)
+      return ioError("'" + Label +
+                     "': CRC-32 mismatch, the archive is corrupt (numpy "
+                     "refuses it too: 'Bad CRC-32')");
     // A view: the array keeps the mapping alive, not the archive object.
     return NpyArray::fromBytes(*Bytes, Label, File, File);
   }

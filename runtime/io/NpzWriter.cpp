@@ -5,13 +5,49 @@
 
 #include "Errors.h"
 #include "OutputFile.h"
+#include "StoreTree.h"
 #include "Zip.h"
 
+#include "aimz/io/OutputLock.h"
+
 #include "llvm/ADT/StringSet.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace llvm;
 
 namespace aimz::io {
+
+namespace {
+/// Only an .npz (a zip archive) is ever replaced, never through a link.
+Error checkReplaceableFile(StringRef Path) {
+  if (Error E = checkNotSymlink(Path))
+    return E;
+  std::string P = Path.str();
+  struct stat St;
+  if (::stat(P.c_str(), &St) != 0)
+    return Error::success();
+  char Magic[4] = {};
+  bool Zip = false;
+  if (S_ISREG(St.st_mode)) {
+    if (St.st_size == 0)
+      Zip = true; // An empty file holds nothing to lose.
+    int FD = ::open(P.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (FD >= 0) {
+      Zip = Zip || (::read(FD, Magic, 4) == 4 && Magic[0] == 'P' &&
+                    Magic[1] == 'K');
+      ::close(FD);
+    }
+  }
+  if (!Zip)
+    return ioError("refusing to write '" + Path +
+                   "': the path exists and is not an .npz archive; remove "
+                   "it or choose another output path");
+  return Error::success();
+}
+} // namespace
 
 Error writeNpz(StringRef Path, ArrayRef<NpzMember> Members,
                const NpzWriteOptions &Options) {
@@ -31,6 +67,8 @@ Error writeNpz(StringRef Path, ArrayRef<NpzMember> Members,
       return ioError("cannot write '" + Path + "': array '" + M.Name +
                      "' has no data");
   }
+  if (Error E = checkReplaceableFile(Path))
+    return E;
   Expected<OutputFile> Out = OutputFile::create(Path, ".partial");
   if (!Out)
     return Out.takeError();
@@ -47,7 +85,9 @@ Error writeNpz(StringRef Path, ArrayRef<NpzMember> Members,
   }
   if (Error E = Zip.finish())
     return E;
-  return Out->commit();
+  if (Error E = Out->commit(Options.Sync))
+    return E;
+  return Options.Sync ? syncParentDirectory(Path.str()) : Error::success();
 }
 
 } // namespace aimz::io

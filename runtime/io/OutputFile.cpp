@@ -4,7 +4,9 @@
 
 #include "Errors.h"
 
+#include <atomic>
 #include <cstdio>
+#include <random>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -15,11 +17,26 @@ namespace aimz::io {
 Expected<OutputFile> OutputFile::create(StringRef FinalPath,
                                         StringRef TempSuffix) {
   std::string Final = FinalPath.str();
-  std::string Temp = Final + TempSuffix.str();
-  int FD = ::open(Temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (FD < 0)
-    return errnoError("cannot create", Temp, errno);
-  return OutputFile(FD, std::move(Final), std::move(Temp));
+  // A fresh name each time, created exclusively: O_EXCL never opens an
+  // existing file or follows a symbolic link planted at the name.
+  static std::atomic<uint64_t> Counter{0};
+  static const char Digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+  std::random_device Rd;
+  for (int Attempt = 0; Attempt < 100; ++Attempt) {
+    uint64_t R = (uint64_t(Rd()) << 32) ^ Rd() ^ (Counter++ * 0x9E3779B97F4A7C15ull);
+    std::string Tag;
+    for (int I = 0; I < 8; ++I, R /= 36)
+      Tag += Digits[R % 36];
+    std::string Temp = Final + "." + Tag + TempSuffix.str();
+    int FD = ::open(Temp.c_str(),
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (FD >= 0)
+      return OutputFile(FD, std::move(Final), std::move(Temp));
+    if (errno != EEXIST)
+      return errnoError("cannot create", Temp, errno);
+  }
+  return ioError("cannot create a temporary file next to '" + Final +
+                 "': every name tried exists");
 }
 
 OutputFile::OutputFile(OutputFile &&O) noexcept
@@ -61,9 +78,14 @@ Error OutputFile::writeAt(uint64_t At, const void *Bytes, size_t N) {
   return Error::success();
 }
 
-Error OutputFile::commit() {
+Error OutputFile::commit(bool Sync) {
   int Fd = FD;
   FD = -1;
+  if (Sync && ::fdatasync(Fd) != 0) {
+    int E = errno;
+    ::close(Fd);
+    return errnoError("cannot sync", TempPath, E);
+  }
   // close() reports deferred write errors (e.g. ENOSPC on NFS).
   if (::close(Fd) != 0)
     return errnoError("cannot finish writing", TempPath, errno);

@@ -19,7 +19,8 @@ namespace aimz::io {
 
 class OutputFile {
 public:
-  /// Opens "<FinalPath><TempSuffix>" for writing, truncating a leftover.
+  /// Creates "<FinalPath>.<random><TempSuffix>" exclusively (never an
+  /// existing file, never through a symbolic link) for writing.
   static llvm::Expected<OutputFile> create(llvm::StringRef FinalPath,
                                            llvm::StringRef TempSuffix);
 
@@ -37,8 +38,9 @@ public:
   /// Bytes appended so far.
   uint64_t offset() const { return Offset; }
 
-  /// Closes and renames the temporary to the final path.
-  llvm::Error commit();
+  /// Closes and renames the temporary to the final path; with Sync, its
+  /// data reaches the disk first (fdatasync).
+  llvm::Error commit(bool Sync = false);
 
 private:
   OutputFile(int FD, std::string Final, std::string Temp)

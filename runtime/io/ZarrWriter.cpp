@@ -6,6 +6,7 @@
 
 #include "Errors.h"
 #include "OutputFile.h"
+#include "StoreTree.h"
 #include "ZarrMetadata.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <mutex>
 
 using namespace llvm;
@@ -29,19 +31,20 @@ bool isZarrStore(const std::string &Dir) {
   return false;
 }
 
+/// An existing Dir may be replaced only when it is a Zarr store holding
+/// nothing but store entries: replacing deletes it.
 Error checkReplaceable(const std::string &Dir) {
+  if (Error E = checkNotSymlink(Dir))
+    return E;
   if (!sys::fs::exists(Dir))
     return Error::success();
   if (!sys::fs::is_directory(Dir) || !isZarrStore(Dir))
     return ioError("refusing to write the Zarr store '" + Dir +
                    "': the path exists and is not a Zarr store; remove it "
                    "or choose another output path");
-  return Error::success();
-}
-
-Error removeTree(const std::string &Dir) {
-  if (std::error_code EC = sys::fs::remove_directories(Dir))
-    return ioError("cannot remove '" + Dir + "': " + EC.message());
+  if (Error E = checkStoreTree(Dir))
+    return ioError("refusing to replace the Zarr store '" + Dir +
+                   "': " + toString(std::move(E)));
   return Error::success();
 }
 
@@ -111,28 +114,37 @@ void fillPattern(uint8_t *Dst, uint64_t Bytes, ArrayRef<uint8_t> Fill) {
 }
 } // namespace
 
-ZarrWriter::ZarrWriter(std::string D, ZarrFormat F, CodecOptions C)
+ZarrWriter::ZarrWriter(std::string D, ZarrFormat F, CodecOptions C, bool S)
     : Dir(std::move(D)), Partial(Dir + ".partial"), Format(F),
-      Codec(std::move(C)) {}
+      Codec(std::move(C)), Sync(S) {}
 
 Expected<std::unique_ptr<ZarrWriter>>
-ZarrWriter::create(StringRef DirArg, ZarrFormat Format, CodecOptions Codec) {
+ZarrWriter::create(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
+                   bool Sync) {
   std::string Dir = DirArg.rtrim('/').str();
   if (Dir.empty())
     return ioError("the Zarr store path is empty");
   if (Error E = validateCodec(Codec))
     return ioError("cannot write '" + Dir + "': " + toString(std::move(E)));
+  if (Error E = checkNotSymlink(Dir))
+    return {std::move(E)};
+  // Nothing is touched before the lock is ours: another run may be writing.
+  Expected<std::unique_ptr<OutputLock>> Lock = OutputLock::acquire(Dir);
+  if (!Lock)
+    return Lock.takeError();
   if (Error E = checkReplaceable(Dir))
     return {std::move(E)};
-  std::unique_ptr<ZarrWriter> W(new ZarrWriter(Dir, Format, std::move(Codec)));
-  // A leftover from a killed run is garbage by construction.
-  if (sys::fs::exists(W->Partial))
-    if (Error E = removeTree(W->Partial))
-      return {std::move(E)};
-  if (std::error_code EC = sys::fs::create_directories(W->Partial)) {
-    W->Abandoned = true; // Nothing of ours to clean up.
-    return ioError("cannot create '" + W->Partial + "': " + EC.message());
-  }
+  std::unique_ptr<ZarrWriter> W(
+      new ZarrWriter(Dir, Format, std::move(Codec), Sync));
+  W->Abandoned = true; // Until the partial store is ours to clean up.
+  // With the lock held, a leftover partial store is stale: its run is gone.
+  if (Error E = removeStoreTree(W->Partial))
+    return ioError("cannot replace the stale partial store '" + W->Partial +
+                   "' of an interrupted run: " + toString(std::move(E)));
+  if (::mkdir(W->Partial.c_str(), 0777) != 0)
+    return errnoError("cannot create", W->Partial, errno);
+  W->Abandoned = false;
+  W->Lock = std::move(*Lock);
   return W;
 }
 
@@ -145,7 +157,8 @@ void ZarrWriter::abandon() {
   if (Abandoned || Finished)
     return;
   Abandoned = true;
-  consumeError(removeTree(Partial));
+  consumeError(removeStoreTree(Partial));
+  Lock.reset();
 }
 
 Error ZarrWriter::checkUsable() const {
@@ -169,7 +182,7 @@ Error ZarrWriter::writeMetadataFile(StringRef RelPath, const json &J) {
     return Out.takeError();
   if (Error E = Out->write(J.dump(4) + "\n"))
     return E;
-  return Out->commit();
+  return Out->commit(Sync);
 }
 
 Error ZarrWriter::addArray(StringRef Name, DType Type, ArrayRef<uint64_t> Shape,
@@ -339,7 +352,7 @@ Error ZarrWriter::writeEncodedChunk(const Array &A, ArrayRef<uint64_t> Coords,
     return Out.takeError();
   if (Error E = Out->write(Encoded.data(), Encoded.size()))
     return E;
-  return Out->commit();
+  return Out->commit(Sync);
 }
 
 Error ZarrWriter::fillUnwrittenChunks(Array &A) {
@@ -412,6 +425,11 @@ Error ZarrWriter::finish() {
       return E;
   }
 
+  // Every chunk and metadata file was synced as it was committed; the
+  // directories holding them are synced before the store can appear.
+  if (Sync)
+    if (Error E = syncStoreDirectories(Partial))
+      return E;
   // Re-check: something may have appeared at Dir while we were writing.
   if (Error E = checkReplaceable(Dir))
     return E;
@@ -422,14 +440,18 @@ Error ZarrWriter::finish() {
                          RENAME_EXCHANGE) == 0) {
     // Swapped atomically; Partial now holds the old store.
     Finished = true;
-    return removeTree(Partial);
+    Error Old = removeStoreTree(Partial);
+    if (Error E = publish()) {
+      consumeError(std::move(Old));
+      return E;
+    }
+    return Old;
   } else {
     // No RENAME_EXCHANGE on this filesystem: move the old store aside
     // first, accepting a short window in which Dir is absent.
     std::string Old = Dir + ".old";
-    if (sys::fs::exists(Old))
-      if (Error E = removeTree(Old))
-        return E;
+    if (Error E = removeStoreTree(Old))
+      return E;
     if (::rename(Dir.c_str(), Old.c_str()) != 0)
       return errnoError("cannot move the old store aside to", Old, errno);
     if (::rename(Partial.c_str(), Dir.c_str()) != 0) {
@@ -438,10 +460,21 @@ Error ZarrWriter::finish() {
       return errnoError("cannot rename '" + Partial + "' to", Dir, E);
     }
     Finished = true;
-    return removeTree(Old);
+    Error OldE = removeStoreTree(Old);
+    if (Error E = publish()) {
+      consumeError(std::move(OldE));
+      return E;
+    }
+    return OldE;
   }
   Finished = true;
-  return Error::success();
+  return publish();
+}
+
+Error ZarrWriter::publish() {
+  Error E = Sync ? syncParentDirectory(Dir) : Error::success();
+  Lock.reset();
+  return E;
 }
 
 } // namespace aimz::io

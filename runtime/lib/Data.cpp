@@ -58,6 +58,17 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
                                  bool NeedObserved, Warnings &W) {
   // Collect name -> array from every argument.
   std::map<std::string, io::NpyArray> Given;
+  std::map<std::string, std::string> GivenBy; // name -> the --data argument
+  auto Add = [&](const std::string &Name, io::NpyArray Arr,
+                 const std::string &Arg) -> llvm::Error {
+    auto [It, New] = GivenBy.emplace(Name, Arg);
+    if (!New)
+      return error("input '" + Name + "' is given twice (by --data " +
+                   It->second + " and by --data " + Arg +
+                   "); give each input once");
+    Given.emplace(Name, std::move(Arr));
+    return llvm::Error::success();
+  };
   for (const std::string &A : Args) {
     auto Eq = A.find('=');
     if (Eq == std::string::npos) {
@@ -72,7 +83,8 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
         auto Arr = Z->array(N);
         if (!Arr)
           return Arr.takeError();
-        Given.insert_or_assign(N, std::move(*Arr));
+        if (llvm::Error E = Add(N, std::move(*Arr), A))
+          return std::move(E);
       }
       continue;
     }
@@ -80,7 +92,8 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
     auto Arr = io::NpyArray::open(File);
     if (!Arr)
       return Arr.takeError();
-    Given.insert_or_assign(Name, std::move(*Arr));
+    if (llvm::Error E = Add(Name, std::move(*Arr), A))
+      return std::move(E);
   }
 
   DataSet D;
@@ -142,7 +155,7 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
 llvm::Expected<Posterior> loadPosterior(const Manifest &M,
                                         const std::string &Path,
                                         const DataSet &Data, bool RequireAll,
-                                        Warnings &W) {
+                                        Warnings &W, bool Strict) {
   auto Z = io::NpzArchive::open(Path);
   if (!Z)
     return Z.takeError();
@@ -203,6 +216,19 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
     auto H = asHostArray(*A, Site.Type, What, Conversion::FloatPrecision);
     if (!H)
       return H.takeError();
+    uint64_t PerDraw = Got[0] ? A->numElements() / Got[0] : 1;
+    NonFinite NF = countNonFinite(*H, A->numElements());
+    if (NF.Count) {
+      std::string Msg = What + " holds " + std::to_string(NF.Count) +
+                        " NaN or infinite value" + (NF.Count > 1 ? "s" : "") +
+                        " (the first at draw " +
+                        std::to_string(NF.First / std::max<uint64_t>(1, PerDraw)) +
+                        ")";
+      if (Strict)
+        return error(Msg + "; --strict refuses it: fix or drop those draws");
+      W.push_back(Msg + "; results computed from those draws will be NaN "
+                        "(--strict refuses such a posterior)");
+    }
     P.Sites[S] = std::move(*H);
   }
   std::vector<std::string> Missing;

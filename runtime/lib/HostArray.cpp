@@ -1,7 +1,9 @@
 //===- HostArray.cpp - Arrays handed to a model's kernels -----------------===//
 #include "aimz/run/HostArray.h"
 
+
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -163,6 +165,33 @@ int64_t readAsInt(const void *P, DType T, uint64_t I) {
 
 } // namespace
 
+namespace {
+std::string fmtG(double D) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "%g", D);
+  return Buf;
+}
+} // namespace
+
+NonFinite countNonFinite(const HostArray &H, uint64_t N) {
+  NonFinite R;
+  auto Scan = [&](auto Tag) {
+    using T = decltype(Tag);
+    const T *P = static_cast<const T *>(H.Data);
+    for (uint64_t I = 0; I < N; ++I) {
+      T V;
+      std::memcpy(&V, P + I, sizeof V);
+      if (!std::isfinite(V) && R.Count++ == 0)
+        R.First = I;
+    }
+  };
+  if (H.Type == DType::Float32)
+    Scan(float());
+  else if (H.Type == DType::Float64)
+    Scan(double());
+  return R;
+}
+
 llvm::Expected<HostArray> asHostArray(const io::NpyArray &A, DType To,
                                       const std::string &What,
                                       Conversion Rule) {
@@ -193,7 +222,20 @@ llvm::Expected<HostArray> asHostArray(const io::NpyArray &A, DType To,
     uint8_t *Out = Buf.get() + I * Size;
     switch (To) {
     case DType::Float32: {
-      float F = static_cast<float>(readAsDouble(A.data(), From, I));
+      double D = readAsDouble(A.data(), From, I);
+      float F = static_cast<float>(D);
+      // Rounding to nearest is accepted; overflowing to infinity is not.
+      if (std::isfinite(D) && !std::isfinite(F)) {
+        uint64_t PerRow =
+            H.Shape.empty() || H.Shape[0] == 0 ? 1 : N / H.Shape[0];
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            What + " holds " + fmtG(D) +
+                " (at index " + std::to_string(I / std::max<uint64_t>(1, PerRow)) +
+                " of its leading axis), beyond float32's range, which the "
+                "model computes in; rescale the value or compile the model "
+                "in f64");
+      }
       std::memcpy(Out, &F, 4);
       break;
     }

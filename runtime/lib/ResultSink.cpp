@@ -3,6 +3,7 @@
 
 #include "aimz/io/ChunkPipeline.h"
 #include "aimz/io/Npz.h"
+#include "aimz/io/OutputLock.h"
 
 #include <map>
 
@@ -51,6 +52,8 @@ public:
 class NpzSink : public ResultSink {
 public:
   std::string Path;
+  bool Sync = true;
+  std::unique_ptr<io::OutputLock> Lock;
   std::vector<SinkArray> Arrays;
   std::vector<std::vector<uint8_t>> Data;
 
@@ -65,9 +68,16 @@ public:
     for (size_t I = 0; I < Arrays.size(); ++I)
       Members.push_back({Arrays[I].Name, Arrays[I].Type, Arrays[I].Shape,
                          Data[I].data()});
-    return io::writeNpz(Path, Members);
+    io::NpzWriteOptions O;
+    O.Sync = Sync;
+    llvm::Error E = io::writeNpz(Path, Members, O);
+    Lock.reset();
+    return E;
   }
-  void abandon() override { Data.clear(); }
+  void abandon() override {
+    Data.clear();
+    Lock.reset();
+  }
   std::string abandonNote() const override {
     return "'" + Path + "' was not written";
   }
@@ -79,9 +89,10 @@ llvm::Expected<std::unique_ptr<ResultSink>>
 createZarrSink(const std::string &Dir, io::ZarrFormat Format,
                const io::CodecOptions &Codec,
                const std::vector<SinkArray> &Arrays,
-               const nlohmann::json &GroupAttrs, unsigned Threads) {
+               const nlohmann::json &GroupAttrs, unsigned Threads,
+               bool Sync) {
   auto S = std::make_unique<ZarrSink>();
-  auto W = io::ZarrWriter::create(Dir, Format, Codec);
+  auto W = io::ZarrWriter::create(Dir, Format, Codec, Sync);
   if (!W)
     return W.takeError();
   S->Writer = std::move(*W);
@@ -109,9 +120,17 @@ createZarrSink(const std::string &Dir, io::ZarrFormat Format,
 }
 
 llvm::Expected<std::unique_ptr<ResultSink>>
-createNpzSink(const std::string &Path, const std::vector<SinkArray> &Arrays) {
+createNpzSink(const std::string &Path, const std::vector<SinkArray> &Arrays,
+              bool Sync) {
   auto S = std::make_unique<NpzSink>();
   S->Path = Path;
+  S->Sync = Sync;
+  if (llvm::Error E = io::checkNotSymlink(Path))
+    return std::move(E);
+  auto Lock = io::OutputLock::acquire(Path);
+  if (!Lock)
+    return Lock.takeError();
+  S->Lock = std::move(*Lock);
   S->Arrays = Arrays;
   for (const SinkArray &A : Arrays)
     S->Data.emplace_back(A.ChunkBytes);

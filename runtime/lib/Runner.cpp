@@ -373,9 +373,9 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     A.ChunkBytes = O.ChunkBytes;
     SinkArrays.push_back(std::move(A));
   }
-  auto Sink = ToNpz ? createNpzSink(Opts.OutPath, SinkArrays)
+  auto Sink = ToNpz ? createNpzSink(Opts.OutPath, SinkArrays, Opts.Sync)
                     : createZarrSink(Opts.OutPath, Opts.Format, Opts.Codec,
-                                     SinkArrays, Attrs, Devices);
+                                     SinkArrays, Attrs, Devices, Opts.Sync);
   if (!Sink)
     return Sink.takeError();
 

@@ -77,6 +77,12 @@ struct Expr {
 // still a tree: every node has exactly one parent.
 using ExprPtr = std::shared_ptr<Expr>;
 
+/// Releases a child without recursing: a node's destructor hands its
+/// children here, and the outermost call frees them from a work list, so a
+/// degenerate tree (a chain of 150,000 '+' or a million unary minuses)
+/// cannot overflow the stack when it is destroyed.
+void releaseChild(ExprPtr &Child);
+
 struct NumberExpr : Expr {
   static bool classof(const Expr *N) { return N->K == Kind::Number; }
   double Value;
@@ -101,6 +107,7 @@ struct UnaryExpr : Expr { // only negation
   static bool classof(const Expr *N) { return N->K == Kind::Unary; }
   ExprPtr Operand;
   UnaryExpr(SMLoc L, ExprPtr E) : Expr(Kind::Unary, L), Operand(std::move(E)) {}
+  ~UnaryExpr() override { releaseChild(Operand); }
 };
 
 struct BinaryExpr : Expr {
@@ -109,6 +116,10 @@ struct BinaryExpr : Expr {
   ExprPtr LHS, RHS;
   BinaryExpr(SMLoc L, BinaryOp Op, ExprPtr A, ExprPtr B)
       : Expr(Kind::Binary, L), Op(Op), LHS(std::move(A)), RHS(std::move(B)) {}
+  ~BinaryExpr() override {
+    releaseChild(LHS);
+    releaseChild(RHS);
+  }
 };
 
 /// A call argument, optionally named (`probs=p`).
@@ -124,6 +135,10 @@ struct CallExpr : Expr {
   std::vector<Arg> Args;
   CallExpr(SMLoc L, std::string C, std::vector<Arg> A)
       : Expr(Kind::Call, L), Callee(std::move(C)), Args(std::move(A)) {}
+  ~CallExpr() override {
+    for (Arg &A : Args)
+      releaseChild(A.Value);
+  }
 };
 
 struct IndexExpr : Expr {
@@ -132,6 +147,11 @@ struct IndexExpr : Expr {
   std::vector<ExprPtr> Indices;
   IndexExpr(SMLoc L, ExprPtr B, std::vector<ExprPtr> I)
       : Expr(Kind::Index, L), Base(std::move(B)), Indices(std::move(I)) {}
+  ~IndexExpr() override {
+    releaseChild(Base);
+    for (ExprPtr &E : Indices)
+      releaseChild(E);
+  }
 };
 
 //===----------------------------------------------------------------------===//

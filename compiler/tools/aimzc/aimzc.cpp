@@ -19,6 +19,7 @@
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 
+#include <cstdio>
 #include <thread>
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
@@ -198,9 +199,57 @@ int compileModel(const Model &M, const ModelInfo &Info, EmitKind Emit,
     if (auto E = emitMachineCode(**LLModule, **TM, ObjOut, false))
       return fail(std::move(E));
   }
-  if (auto E = linkSharedLibrary(Obj, OutputFile))
+  // Linked beside the target under a fresh name, then renamed over it: an
+  // existing library is replaced whole or not at all, and a file planted
+  // at a fixed temporary name is never written through.
+  llvm::SmallString<256> Tmp;
+  if (auto EC = llvm::sys::fs::createUniqueFile(
+          OutputFile + ".%%%%%%%%.tmp", Tmp))
+    return fail("cannot create a temporary file next to '" + OutputFile +
+                "': " + EC.message());
+  llvm::FileRemover RemoveTmp(Tmp);
+  if (auto E = linkSharedLibrary(Obj, Tmp))
     return fail(std::move(E));
+  if (auto EC = llvm::sys::fs::rename(Tmp, OutputFile))
+    return fail("cannot write '" + OutputFile + "': " + EC.message());
+  RemoveTmp.releaseFile();
   return 0;
+}
+
+/// The largest model source read: far beyond any real model, small enough
+/// that a wrong path (a device, a huge file) fails at once.
+constexpr uint64_t MaxSourceBytes = 16u << 20;
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readSource() {
+  auto Err = [](const llvm::Twine &Msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+  };
+  if (InputFile == "-") {
+    std::string Text;
+    char Buf[65536];
+    while (size_t N = std::fread(Buf, 1, sizeof Buf, stdin)) {
+      Text.append(Buf, N);
+      if (Text.size() > MaxSourceBytes)
+        return Err("the model on standard input is larger than " +
+                   llvm::Twine(MaxSourceBytes >> 20) +
+                   " MiB; that is not a model source");
+    }
+    return llvm::MemoryBuffer::getMemBufferCopy(Text, "<stdin>");
+  }
+  llvm::sys::fs::file_status St;
+  if (std::error_code EC = llvm::sys::fs::status(InputFile, St))
+    return Err("cannot read '" + InputFile + "': " + EC.message());
+  if (St.type() != llvm::sys::fs::file_type::regular_file)
+    return Err("cannot read '" + InputFile +
+               "': not a regular file; give the path of a .aimz source");
+  if (St.getSize() > MaxSourceBytes)
+    return Err("'" + InputFile + "' is " + llvm::Twine(St.getSize() >> 20) +
+               " MiB, larger than the " + llvm::Twine(MaxSourceBytes >> 20) +
+               " MiB a model source may be; is it the right file?");
+  auto Buffer = llvm::MemoryBuffer::getFile(InputFile, /*IsText=*/true);
+  if (std::error_code EC = Buffer.getError())
+    return Err("cannot read '" + InputFile + "': " + EC.message());
+  return std::move(*Buffer);
 }
 
 } // namespace
@@ -217,12 +266,15 @@ int main(int argc, char **argv) {
       "  aimzc model.aimz --emit=manifest   print the manifest JSON\n"
       "  aimzc model.aimz --emit=sites      print the site table\n");
 
-  auto Buffer = llvm::MemoryBuffer::getFileOrSTDIN(InputFile);
-  if (std::error_code EC = Buffer.getError()) {
-    llvm::WithColor::error(llvm::errs(), "aimzc")
-        << "cannot read '" << InputFile << "': " << EC.message() << "\n";
-    return 1;
-  }
+  // Writing the output over the source would destroy the model.
+  bool Same = false;
+  if (!OutputFile.empty() && InputFile != "-" &&
+      !llvm::sys::fs::equivalent(InputFile, OutputFile, Same) && Same)
+    return fail("the output '" + OutputFile + "' is the model source '" +
+                InputFile + "'; choose another output path, e.g. -o model.so");
+  auto Buffer = readSource();
+  if (!Buffer)
+    return fail(Buffer.takeError());
   llvm::SourceMgr SM;
   llvm::StringRef Source = (*Buffer)->getBuffer();
   SM.AddNewSourceBuffer(std::move(*Buffer), llvm::SMLoc());

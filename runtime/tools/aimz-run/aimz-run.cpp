@@ -12,6 +12,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <csignal>
+#include <cstdio>
+#include <optional>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -103,10 +106,61 @@ cl::opt<bool> NoProgress("no-progress", cl::desc("Hide the progress bar"),
                          RUN_SUBS, cl::cat(RunCat));
 cl::opt<bool> Quiet("quiet", cl::desc("Print only errors"), RUN_SUBS,
                     cl::cat(RunCat));
+cl::opt<bool> NoSync(
+    "no-sync",
+    cl::desc("Publish the output without waiting for it to reach the disk "
+             "(faster; a power loss may then leave a damaged store)"),
+    RUN_SUBS, cl::cat(RunCat));
+cl::opt<bool> Strict("strict",
+                     cl::desc("Refuse a posterior holding NaN or infinite "
+                              "values (default: warn)"),
+                     cl::sub(PredictCmd), cl::sub(LogLikCmd), cl::cat(RunCat));
+
+/// Messages quote file names and contents: control bytes (an ESC sequence
+/// in a hostile file) are shown escaped, never sent to the terminal.
+std::string printable(llvm::StringRef S) {
+  std::string Out;
+  for (unsigned char C : S) {
+    if (C < 0x20 || C == 0x7f) {
+      char Buf[8];
+      std::snprintf(Buf, sizeof Buf, "\\x%02x", C);
+      Out += Buf;
+    } else {
+      Out += static_cast<char>(C);
+    }
+  }
+  return Out;
+}
 
 int fail(const llvm::Twine &Msg) {
-  llvm::WithColor::error(llvm::errs(), "aimz-run") << Msg << "\n";
+  llvm::WithColor::error(llvm::errs(), "aimz-run") << printable(Msg.str())
+                                                   << "\n";
   return 1;
+}
+
+/// The files a run reads: --out must be none of them.
+std::vector<std::string> inputFiles() {
+  std::vector<std::string> Files = {ModelPath, PosteriorPath};
+  for (const std::string &A : DataArgs) {
+    auto Eq = A.find('=');
+    Files.push_back(Eq == std::string::npos ? A : A.substr(Eq + 1));
+  }
+  return Files;
+}
+
+/// Refuses an --out that is (a link to) one of the run's inputs: writing
+/// it would destroy the input.
+std::optional<std::string> outputIsAnInput() {
+  struct stat Out;
+  if (::stat(OutPath.c_str(), &Out) != 0)
+    return std::nullopt;
+  for (const std::string &F : inputFiles()) {
+    struct stat In;
+    if (!F.empty() && ::stat(F.c_str(), &In) == 0 && In.st_dev == Out.st_dev &&
+        In.st_ino == Out.st_ino)
+      return F;
+  }
+  return std::nullopt;
 }
 
 int fail(llvm::Error E) { return fail(llvm::toString(std::move(E))); }
@@ -185,6 +239,11 @@ int runCommand(EntryKind Kind) {
                 " needs --posterior post.npz (for draws from the prior, use "
                 "prior-predictive)");
 
+  if (auto In = outputIsAnInput())
+    return fail("--out '" + OutPath + "' is the input '" + *In +
+                "' of this run; writing it would destroy the input, so "
+                "choose another output path");
+
   auto Lib = ModelLibrary::open(ModelPath);
   if (!Lib)
     return fail(Lib.takeError());
@@ -193,7 +252,8 @@ int runCommand(EntryKind Kind) {
   auto Report = [&] {
     if (!Quiet)
       for (const std::string &S : W)
-        llvm::WithColor::warning(llvm::errs(), "aimz-run") << S << "\n";
+        llvm::WithColor::warning(llvm::errs(), "aimz-run") << printable(S)
+                                                           << "\n";
     W.clear();
   };
   auto Data = loadData(M, DataArgs, Kind == EntryKind::LogLikelihood, W);
@@ -202,7 +262,7 @@ int runCommand(EntryKind Kind) {
   std::optional<Posterior> Post;
   if (Kind != EntryKind::PriorPredictive) {
     auto P = loadPosterior(M, PosteriorPath, *Data,
-                           Kind == EntryKind::LogLikelihood, W);
+                           Kind == EntryKind::LogLikelihood, W, Strict);
     if (!P)
       return Report(), fail(P.takeError());
     Post = std::move(*P);
@@ -230,6 +290,7 @@ int runCommand(EntryKind Kind) {
   bool Tty = llvm::sys::Process::StandardErrIsDisplayed();
   O.Progress = !Quiet && !NoProgress && (Progress || Tty);
   O.ToolVersion = AIMZ_RUN_VERSION;
+  O.Sync = !NoSync;
 
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);

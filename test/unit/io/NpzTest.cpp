@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <optional>
 #include <unistd.h>
+#include <zlib.h>
 
 using namespace aimz::io;
 using namespace aimz::io::test;
@@ -219,9 +220,24 @@ TEST(Npz, CorruptDeflatedMember) {
   EXPECT_NE(M.find("bad.npz:theta"), std::string::npos) << M;
 }
 
+/// CRC-32 of N zero bytes, by doubling (without touching N bytes).
+uLong zerosCrc(uint64_t N) {
+  static const Bytef Zero = 0;
+  uLong Result = 0, Pow = crc32(0, &Zero, 1);
+  uint64_t PowLen = 1;
+  for (; N; N >>= 1) {
+    if (N & 1)
+      Result = crc32_combine64(Result, Pow, PowLen);
+    Pow = crc32_combine64(Pow, Pow, PowLen);
+    PowLen *= 2;
+  }
+  return Result;
+}
+
 /// A real ZIP64 archive whose first member is larger than 4 GiB, so the
 /// second member's offset needs 64 bits. The big member's data is a hole in
-/// a sparse file: nothing is written or read but headers.
+/// a sparse file: nothing is written but headers (reading it checks its
+/// CRC-32 over 4 GiB of zeros).
 TEST(Npz, HugeStoredMemberInSparseFile) {
   TempDir Tmp;
   std::string Path = Tmp / "huge.npz";
@@ -248,14 +264,22 @@ TEST(Npz, HugeStoredMemberInSparseFile) {
     endian::write64le(B, V);
     Out.append(B, 8);
   };
-  auto Local = [&](const std::string &Name, uint64_t Size, bool Zip64) {
+  const uLong BigCrc = crc32_combine64(
+      crc32(0, reinterpret_cast<const Bytef *>(BigHeader.data()),
+            BigHeader.size()),
+      zerosCrc(BigElems * 4), BigElems * 4);
+  const uLong SmallCrc =
+      crc32(0, reinterpret_cast<const Bytef *>(SmallImage.data()),
+            SmallImage.size());
+  auto Local = [&](const std::string &Name, uint64_t Size, bool Zip64,
+                   uLong Crc) {
     U32(0x04034b50);
     U16(45);
     U16(0);
     U16(0);
     U16(0);
     U16(0x21);
-    U32(0); // CRC: not checked for stored members.
+    U32(uint32_t(Crc));
     U32(Zip64 ? 0xffffffff : uint32_t(Size));
     U32(Zip64 ? 0xffffffff : uint32_t(Size));
     U16(uint16_t(Name.size()));
@@ -268,17 +292,18 @@ TEST(Npz, HugeStoredMemberInSparseFile) {
       U64(Size);
     }
   };
-  Local("big.npy", BigSize, true);
+  Local("big.npy", BigSize, true, BigCrc);
   Out += BigHeader;
   int FD = ::open(Path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   ASSERT_GE(FD, 0);
   ASSERT_EQ(::write(FD, Out.data(), Out.size()), ssize_t(Out.size()));
   uint64_t SmallOffset = Out.size() + BigElems * 4;
   Out.clear();
-  Local("small.npy", SmallImage.size(), false);
+  Local("small.npy", SmallImage.size(), false, SmallCrc);
   Out += SmallImage;
   uint64_t DirOffset = SmallOffset + Out.size();
-  auto Central = [&](const std::string &Name, uint64_t Size, uint64_t Off) {
+  auto Central = [&](const std::string &Name, uint64_t Size, uint64_t Off,
+                     uLong Crc) {
     bool SizeSat = Size >= 0xffffffff, OffSat = Off >= 0xffffffff;
     U32(0x02014b50);
     U16(45);
@@ -287,7 +312,7 @@ TEST(Npz, HugeStoredMemberInSparseFile) {
     U16(0);
     U16(0);
     U16(0x21);
-    U32(0);
+    U32(uint32_t(Crc));
     U32(SizeSat ? 0xffffffff : uint32_t(Size));
     U32(SizeSat ? 0xffffffff : uint32_t(Size));
     U16(uint16_t(Name.size()));
@@ -310,8 +335,8 @@ TEST(Npz, HugeStoredMemberInSparseFile) {
     }
   };
   size_t DirStart = Out.size();
-  Central("big.npy", BigSize, 0);
-  Central("small.npy", SmallImage.size(), SmallOffset);
+  Central("big.npy", BigSize, 0, BigCrc);
+  Central("small.npy", SmallImage.size(), SmallOffset, SmallCrc);
   uint64_t DirSize = Out.size() - DirStart;
   uint64_t End64 = DirOffset + DirSize;
   U32(0x06064b50);

@@ -72,11 +72,15 @@ struct NpzMember {
 struct NpzWriteOptions {
   /// Emit ZIP64 records even when nothing needs them (for tests).
   bool ForceZip64 = false;
+  /// Make the file durable (fdatasync, then the directory) before it
+  /// appears under its name.
+  bool Sync = false;
 };
 
 /// Writes an uncompressed .npz that np.load reads, with each array's data
 /// 64-byte aligned in the file so readers can map it in place. Written to
-/// "<Path>.partial" and renamed on success.
+/// a fresh "<Path>.<random>.partial" and renamed on success. Refuses a Path
+/// that is a symbolic link, or an existing file that is not a zip archive.
 llvm::Error writeNpz(llvm::StringRef Path, llvm::ArrayRef<NpzMember> Members,
                      const NpzWriteOptions &Options = {});
 

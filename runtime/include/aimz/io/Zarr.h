@@ -17,6 +17,7 @@
 #define AIMZ_IO_ZARR_H
 
 #include "aimz/io/Codec.h"
+#include "aimz/io/OutputLock.h"
 #include "aimz/io/DType.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -62,11 +63,16 @@ struct ChunkGeometry {
 
 class ZarrWriter {
 public:
-  /// Starts a store that will appear at Dir on finish(). Removes a stale
-  /// "<Dir>.partial" from an earlier interrupted run. Fails if Dir exists and
-  /// is not a Zarr store, so a typo cannot replace unrelated data.
+  /// Starts a store that will appear at Dir on finish(). Takes the output
+  /// lock ("<Dir>.lock"; another run holding it is an error naming its
+  /// pid), then removes a stale "<Dir>.partial" from an interrupted run.
+  /// Fails if Dir is a symbolic link, or exists and is not a Zarr store
+  /// holding only what a store holds, so a typo cannot replace unrelated
+  /// data. With Sync (the default), finish() makes every chunk and
+  /// directory durable before publishing the store.
   static llvm::Expected<std::unique_ptr<ZarrWriter>>
-  create(llvm::StringRef Dir, ZarrFormat Format, CodecOptions Codec = {});
+  create(llvm::StringRef Dir, ZarrFormat Format, CodecOptions Codec = {},
+         bool Sync = true);
 
   ZarrWriter(const ZarrWriter &) = delete;
   ZarrWriter &operator=(const ZarrWriter &) = delete;
@@ -127,7 +133,8 @@ private:
     std::atomic<uint64_t> Written{0};
   };
 
-  ZarrWriter(std::string Dir, ZarrFormat Format, CodecOptions Codec);
+  ZarrWriter(std::string Dir, ZarrFormat Format, CodecOptions Codec,
+             bool Sync);
   /// Arrays are heap-allocated and never removed, so the pointer stays valid.
   Array *find(llvm::StringRef Name) const;
   llvm::Error checkUsable() const;
@@ -136,11 +143,15 @@ private:
   llvm::Error writeEncodedChunk(const Array &A, llvm::ArrayRef<uint64_t> Coords,
                                 llvm::ArrayRef<uint8_t> Encoded);
   llvm::Error fillUnwrittenChunks(Array &A);
+  /// After the rename: makes it durable, releases the lock.
+  llvm::Error publish();
 
   std::string Dir;
   std::string Partial;
   ZarrFormat Format;
   CodecOptions Codec;
+  bool Sync;
+  std::unique_ptr<OutputLock> Lock;
   nlohmann::json GroupAttrs = nlohmann::json::object();
   mutable std::shared_mutex Mutex; ///< Guards Arrays' map structure.
   std::map<std::string, std::unique_ptr<Array>, std::less<>> Arrays;

@@ -23,7 +23,8 @@ struct DataSet {
 };
 
 /// Loads `--data` arguments: `name=file.npy` or `file.npz` (every member).
-/// Checks names, ranks, dtypes and that dims bind consistently.
+/// Checks names, ranks, dtypes and that dims bind consistently; a name
+/// given twice (by two arguments or archives) is refused.
 llvm::Expected<DataSet> loadData(const Manifest &M,
                                  const std::vector<std::string> &Args,
                                  bool NeedObserved, Warnings &W);
@@ -35,11 +36,14 @@ struct Posterior {
 };
 
 /// Loads a posterior .npz (one array per latent, leading axis = draws).
-/// `RequireAll` (log-likelihood) refuses a partial posterior.
+/// `RequireAll` (log-likelihood) refuses a partial posterior. NaN or
+/// infinite values warn once per site with their count, or with `Strict`
+/// are refused. f64 draws for an f32 model are rounded to nearest; one
+/// beyond float32's range is refused, naming the site and its draw.
 llvm::Expected<Posterior> loadPosterior(const Manifest &M,
                                         const std::string &Path,
                                         const DataSet &Data, bool RequireAll,
-                                        Warnings &W);
+                                        Warnings &W, bool Strict = false);
 
 } // namespace aimz::run
 

@@ -34,6 +34,13 @@ enum class Conversion {
   FloatPrecision // also f64 <-> f32 and checked i64 -> i32 (posteriors)
 };
 
+/// NaN and infinite values among the first N elements of a float array.
+struct NonFinite {
+  uint64_t Count = 0;
+  uint64_t First = 0; ///< Flat index of the first one.
+};
+NonFinite countNonFinite(const HostArray &H, uint64_t N);
+
 /// `A` as `To`, converting when `Rule` allows; `What` names the array in
 /// errors ("input 'X'").
 llvm::Expected<HostArray> asHostArray(const io::NpyArray &A, io::DType To,

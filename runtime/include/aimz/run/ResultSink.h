@@ -40,16 +40,20 @@ public:
   virtual std::string abandonNote() const = 0;
 };
 
-/// A Zarr group at Dir, chunks compressed by `Threads` workers.
+/// A Zarr group at Dir, chunks compressed by `Threads` workers. Holds the
+/// output lock from creation on; with Sync, durable before it appears.
 llvm::Expected<std::unique_ptr<ResultSink>>
 createZarrSink(const std::string &Dir, io::ZarrFormat Format,
                const io::CodecOptions &Codec,
                const std::vector<SinkArray> &Arrays,
-               const nlohmann::json &GroupAttrs, unsigned Threads);
+               const nlohmann::json &GroupAttrs, unsigned Threads,
+               bool Sync);
 
-/// One .npz written at finish(); the whole result is held in memory.
+/// One .npz written at finish(); the whole result is held in memory. Holds
+/// the output lock from creation on.
 llvm::Expected<std::unique_ptr<ResultSink>>
-createNpzSink(const std::string &Path, const std::vector<SinkArray> &Arrays);
+createNpzSink(const std::string &Path, const std::vector<SinkArray> &Arrays,
+              bool Sync);
 
 } // namespace aimz::run
 

@@ -39,6 +39,7 @@ struct RunOptions {
   io::ZarrFormat Format = io::ZarrFormat::V2;
   io::CodecOptions Codec;
   bool Progress = false;
+  bool Sync = true; // make the output durable before it appears
   size_t ChunkBudgetBytes = 8u << 20; // target size of one chunk
   std::string ToolVersion;
 };
