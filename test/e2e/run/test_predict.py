@@ -614,5 +614,29 @@ class DtypeWidening(E.E2ETestCase):
         self.assertTrue(E.same_bytes(res[0], res[1]))
 
 
+class RankThreeSites(E.E2ETestCase):
+    """A (draw, n, k) site whose last chunk along n is partial (more rows
+    in the edge chunk than draws), under both plans: every value equals
+    NumPy's X * s."""
+
+    def test_edge_chunks_of_a_rank_three_site(self):
+        rng = np.random.default_rng(33)
+        n, k, draws = 11, 3, 2
+        X = rng.normal(size=(n, k)).astype(np.float32)
+        s = rng.uniform(0.5, 2.0, draws).astype(np.float32)
+        data = {"X": self.save("X3.npy", X)}
+        post = self.savez("post3.npz", s=s)
+        want = X[None, :, :] * s[:, None, None]
+        for axis, batch in [("obs", 4), ("obs", 5), ("draw", 1)]:
+            with self.subTest(axis=axis, batch=batch):
+                out = self.fresh()
+                E.run_cmd("predict", E.model("rank3"), data, out,
+                          posterior=post, axis=axis, batch=batch,
+                          sites=["z"], devices=2)
+                z = E.read_arrays(out)["z"]
+                self.assertEqual(z.shape, (draws, n, k))
+                np.testing.assert_array_equal(z, want)
+
+
 if __name__ == "__main__":
     E.main()
