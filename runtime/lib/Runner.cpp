@@ -1,5 +1,6 @@
 //===- Runner.cpp - Shard a model's work over devices, stream results -----===//
 #include "aimz/run/Runner.h"
+#include "aimz/run/WorkSplit.h"
 #include "aimz/gpu/GpuDevice.h"
 #include "aimz/run/ProgressBar.h"
 #include "aimz/run/ResultSink.h"
@@ -460,18 +461,15 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
 
     auto Work = [&](unsigned Dev, std::vector<uint8_t> &Scratch) -> llvm::Error {
       // This device's share of the batch.
-      int64_t Len = U1 - U0;
-      int64_t P0 = U0 + Len * Dev / Devices, P1 = U0 + Len * (Dev + 1) / Devices;
+      auto [P0, P1] = deviceShare(U0, U1, Dev, Devices);
       if (P0 == P1)
         return llvm::Error::success();
       int64_t Dr0 = ObsPlan ? 0 : P0, Dr1 = ObsPlan ? D : P1;
       int64_t Ob0 = ObsPlan ? P0 : 0, Ob1 = ObsPlan ? P1 : N;
       std::vector<aimz_view> Results(M.Sites.size(), aimz_view{nullptr, nullptr});
       for (size_t I = 0; I < Outs.size(); ++I)
-        // Under 'obs' every device computes a global site's values for all
-        // draws; the last one (never empty) writes them.
         if (Buffers[I] &&
-            (!ObsPlan || Outs[I].ObsAxis >= 0 || Dev + 1 == Devices))
+            writesArray(ObsPlan, Outs[I].ObsAxis >= 0, Dev, Devices))
           Results[Outs[I].Site] = {Buffers[I], Outs[I].ChunkStrides.data()};
       aimz_call Call{};
       Call.abi_version = AIMZ_ABI_VERSION;
