@@ -38,7 +38,7 @@ NODE_MODULES = None
 # models kept next to this file.
 EXAMPLE_MODELS = ["linreg", "logistic", "hierarchical", "poisson",
                   "local_latent", "mlp"]
-TEST_MODELS = ["linreg64", "gather64", "tanh_net64", "rank3"]
+TEST_MODELS = ["linreg64", "gather64", "tanh_net64", "rank3", "scan_obs"]
 
 
 def source_of(name):

@@ -542,18 +542,31 @@ class OtherExamples(E.E2ETestCase):
         P = {k: v.astype(np.float64) for k, v in post.items()}
         X64 = X.astype(np.float64)
         relu = lambda v: np.maximum(v, 0)  # noqa: E731
-        p = np.empty((D, n))
+        logit = np.empty((D, n))
         for i in range(D):
             h = relu(X64 @ P["w1"][i] + P["b1"][i])
             h = relu(h @ P["w2"][i] + P["b2"][i])
             h = relu(h @ P["w3"][i] + P["b3"][i])
-            p[i] = special.expit(h @ P["w4"][i] + P["b4"][i])
+            logit[i] = h @ P["w4"][i] + P["b4"][i]
+        p = special.expit(logit)
         self.assertGreater(p.std(), 0.1, "test set-up: non-trivial p")
         y = out["y"]
         self.assertEqual(y.dtype, np.int32)
         self.assertTrue(set(np.unique(y)) <= {0, 1})
         z = (y - p).sum() / np.sqrt((p * (1 - p)).sum())
         self.assertLess(abs(z), 5)
+        # Every layer, value by value: the log-likelihood of one draw's
+        # outcomes under every draw is log sigmoid(+-logit), which only the
+        # right network gives (a wrong layer that keeps the mean passes the
+        # z test above).
+        yobs = y[0]
+        ll_out = self.fresh()
+        E.run_cmd("log-likelihood", E.model("mlp"),
+                  {"X": data["X"], "y": self.save("my.npy", yobs)}, ll_out,
+                  posterior=pp)
+        ll = E.read_arrays(ll_out)["y"]
+        ref = -np.logaddexp(0.0, np.where(yobs[None, :] == 1, -logit, logit))
+        np.testing.assert_allclose(ll, ref, rtol=1e-4, atol=1e-5)
 
 
 class DtypeWidening(E.E2ETestCase):

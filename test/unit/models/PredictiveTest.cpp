@@ -441,6 +441,75 @@ TEST(Predictive, ElementwiseOpsAndReductions) {
   }
 }
 
+/// |a - b| within `Ulps` float ulps of b (NaN matches NaN).
+::testing::AssertionResult ulpCloseF(float A, float B, float Ulps) {
+  if (A == B || (std::isnan(A) && std::isnan(B)))
+    return ::testing::AssertionSuccess();
+  float Ulp = std::nextafter(std::fabs(B), INFINITY) - std::fabs(B);
+  if (std::fabs(A - B) <= Ulps * Ulp)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << A << " vs " << B << " (difference "
+                                       << A - B << ", " << (A - B) / Ulp
+                                       << " ulp)";
+}
+
+// The same functions in f32 against <cmath> evaluated in double and
+// rounded (4 float ulp), and '^' on negative bases.
+TEST(Predictive, ElementwiseOpsInF32) {
+  auto M = loadModel("ops32");
+  ASSERT_TRUE(M);
+  const std::vector<float> Special = {0.0f, -0.5f, 3.0f, 80.0f, -80.0f, 1e-10f,
+                                      -1e-10f, 0.25f, -2.0f, -1.0f};
+  const int64_t N = 256 + static_cast<int64_t>(Special.size()), K = 7;
+  Request Q;
+  Q.Dims = {{"n", N}, {"k", K}};
+  std::mt19937_64 Rng(12);
+  Q.Inputs = makeInputs(*M, Q.Dims, N, Rng, 1000);
+  Array X = Q.Inputs.at("x"), V = Q.Inputs.at("v");
+  fillNormal(X, Rng, 3);
+  for (size_t S = 0; S < Special.size(); ++S)
+    X.set(static_cast<int64_t>(S), Special[S]);
+  Results R = makeResults(*M, EntryKind::Predict, Q.Dims, 1, N, 0, 0);
+  ASSERT_TRUE(runOk(*M, EntryKind::Predict, Q, Rect{0, 1, 0, N, 0, 1}, R));
+  auto Site = [&](const char *Name, int64_t I) {
+    return R.Sites.at(Name).at<float>({0, I});
+  };
+  auto F = [](double D) { return static_cast<float>(D); };
+  for (int64_t I = 0; I < N; ++I) {
+    float x = X.at<float>({I});
+    double xd = x, ax = std::fabs(xd);
+    SCOPED_TRACE("x = " + std::to_string(x));
+    EXPECT_TRUE(ulpCloseF(Site("d_exp", I), F(std::exp(-ax)), 4)) << "exp";
+    EXPECT_TRUE(ulpCloseF(Site("d_log", I), F(std::log(F(ax + 1e-3f))), 4))
+        << "log";
+    EXPECT_TRUE(ulpCloseF(Site("d_log1p", I), F(std::log1p(ax)), 4)) << "log1p";
+    EXPECT_TRUE(ulpCloseF(Site("d_sqrt", I), F(std::sqrt(ax)), 1)) << "sqrt";
+    EXPECT_TRUE(ulpCloseF(Site("d_tanh", I), F(std::tanh(xd)), 4)) << "tanh";
+    EXPECT_TRUE(ulpCloseF(Site("d_sigmoid", I), F(1 / (1 + std::exp(-xd))), 4))
+        << "sigmoid";
+    double Softplus = std::max(xd, 0.0) + std::log1p(std::exp(-ax));
+    EXPECT_TRUE(ulpCloseF(Site("d_softplus", I), F(Softplus), 4)) << "softplus";
+    EXPECT_TRUE(ulpCloseF(Site("d_pow", I), F(std::pow(ax, 1.5)), 4)) << "pow";
+    EXPECT_TRUE(ulpCloseF(Site("d_pow3", I), F(xd * xd * xd), 4)) << "x ^ 3";
+    EXPECT_TRUE(ulpCloseF(Site("d_pow2", I), F(xd * xd), 4)) << "x ^ 2";
+    if (x < 0)
+      EXPECT_TRUE(std::isnan(Site("d_pow_half", I))) << "negative ^ 0.5";
+    else
+      EXPECT_TRUE(ulpCloseF(Site("d_pow_half", I), F(std::sqrt(xd)), 4))
+          << "x ^ 0.5";
+    EXPECT_TRUE(ulpCloseF(Site("d_arith", I), (x - 1.0f) * 2.0f / 3.0f + x, 1))
+        << "arithmetic";
+    double Sum = 0;
+    float Mx = -INFINITY;
+    for (int64_t J = 0; J < K; ++J) {
+      Sum += V.at<float>({I, J});
+      Mx = std::max(Mx, V.at<float>({I, J}));
+    }
+    EXPECT_NEAR(Site("d_sum", I), Sum, 1e-5 * (std::fabs(Sum) + K)) << "sum";
+    EXPECT_EQ(Site("d_max", I), Mx);
+  }
+}
+
 // abi.h: the prior predictive draws every latent from its prior, so a
 // posterior passed to it changes nothing.
 TEST(Predictive, PriorPredictiveIgnoresThePosterior) {
