@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""Mutation check: does the suite fail when hot code is wrong?
+
+Applies each mutation below (one small, plausible bug in the writer's index
+loops, chunk geometry, samplers' constants, log densities, the work split,
+the .npy/.npz parsers, the lowering's view/stride arithmetic, the plan...)
+to a built tree, rebuilds only the targets that mutation touches, runs the
+tests meant to catch it, and reports whether they did ("killed") or not
+("SURVIVED"). Every file is restored (and its targets rebuilt) after each
+mutation, also on Ctrl-C.
+
+Usage: tools/mutate.py [--build build] [--only ID[,ID...]] [--list]
+
+The build directory must be configured and built (tools/test.sh). The list
+and the last result are in docs/testing.md.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Test commands, by what they need ({b}: build dir, {t}: a scratch dir).
+E2E = ("/usr/bin/python3 test/e2e/run/test_{0}.py --aimzc {{b}}/bin/aimzc "
+       "--aimz-run {{b}}/bin/aimz-run --examples dsl-examples "
+       "--models {{t}}/models --tmp {{t}}/tmp {1}")
+IO_UNIT = "{b}/test/unit/io/aimz_io_tests --gtest_brief=1"
+RUN_UNIT = "{b}/test/unit/run/aimz_run_tests --gtest_brief=1"
+MATH = "{{b}}/test/unit/math/aimz_math_tests --gtest_brief=1 '--gtest_filter={0}'"
+MODELS = "{b}/test/unit/models/aimz_model_tests --gtest_brief=1"
+LIT = ("/usr/bin/python3 /usr/lib/llvm-19/build/utils/lit/lit.py -q "
+       "{b}/test/lit")
+
+
+def e2e(name, select=""):
+    return E2E.format(name, select)
+
+
+IO_TARGETS = ["aimz_io_tests", "aimz-run"]
+RUN_TARGETS = ["aimz_run_tests", "aimz-run"]
+MATH_TARGETS = ["aimz_math_tests"]
+COMPILER_TARGETS = ["aimzc", "aimz_model_tests", "aimz_test_models"]
+
+# (id, file, original text, mutated text, targets, test commands)
+MUTATIONS = [
+    ("writer-odometer", "runtime/io/ZarrWriter.cpp",
+     "if (++Idx[D] < Valid[D])", "if (++Idx[D] < Valid[0])",
+     IO_TARGETS, [IO_UNIT, e2e("predict", "RankThreeSites")]),
+    ("writer-edge-extent", "runtime/io/ZarrWriter.cpp",
+     "std::min(S.Chunks[I], S.Shape[I] - Coords[I] * S.Chunks[I])",
+     "S.Chunks[I]", IO_TARGETS, [IO_UNIT]),
+    ("npy-truncated", "runtime/io/NpyArray.cpp",
+     "if (Have < Want)", "if (Have < Want / 2)", IO_TARGETS, [IO_UNIT]),
+    ("npy-trailing-junk", "runtime/io/NpyHeader.cpp",
+     "if (Pos != Text.size())", "if (false)", IO_TARGETS,
+     [IO_UNIT, e2e("hostile", "-k trailing_junk")]),
+    ("npy-fortran", "runtime/io/NpyHeader.cpp",
+     "if (*Fortran)", "if (false)", IO_TARGETS, [IO_UNIT]),
+    ("npz-stored-crc", "runtime/io/NpzArchive.cpp",
+     "if (zip::crc32(0, Bytes->data(), Bytes->size()) != M->Crc32)",
+     "if (false)", IO_TARGETS, [IO_UNIT, e2e("hostile", "-k crc")]),
+    ("npz-duplicate-names", "runtime/io/NpzArchive.cpp",
+     "if (llvm::is_contained(A.Names, N))", "if (false)", IO_TARGETS,
+     [IO_UNIT, e2e("hostile", "-k duplicate_member")]),
+    ("zip64-extra-id", "runtime/io/ZipReader.cpp",
+     "if (Id == 0x0001)", "if (Id == 0x0002)", IO_TARGETS, [IO_UNIT]),
+    ("blosc-bitshuffle", "runtime/io/Codec.cpp",
+     "    return BLOSC_BITSHUFFLE;", "    return BLOSC_SHUFFLE;", IO_TARGETS,
+     [IO_UNIT]),
+    ("lock-shared", "runtime/io/OutputLock.cpp",
+     "LOCK_EX | LOCK_NB", "LOCK_SH | LOCK_NB", IO_TARGETS,
+     [e2e("hostile", "-k locked_output")]),
+    ("store-accepts-anything", "runtime/io/StoreTree.cpp",
+     'if (Name.ends_with(".tmp"))', "if (true)", IO_TARGETS,
+     [IO_UNIT, e2e("hostile", "-k foreign")]),
+    ("split-every-device-writes-globals", "runtime/include/aimz/run/WorkSplit.h",
+     "return !ObsPlan || ObsAligned || Dev + 1 == Devices;", "return true;",
+     RUN_TARGETS, [RUN_UNIT]),
+    ("split-overlapping-shares", "runtime/include/aimz/run/WorkSplit.h",
+     "U0 + Len * (Dev + 1) / Devices}", "U0 + Len * (Dev + 1) / Devices + 1}",
+     RUN_TARGETS, [RUN_UNIT]),
+    ("batch-count-floor", "runtime/lib/Runner.cpp",
+     "int64_t Batches = (Total + B - 1) / B;", "int64_t Batches = Total / B;",
+     RUN_TARGETS, [e2e("predict", "LinregPartitions")]),
+    ("posterior-f32-overflow", "runtime/lib/HostArray.cpp",
+     "if (std::isfinite(D) && !std::isfinite(F))", "if (false)", RUN_TARGETS,
+     [e2e("hostile", "-k f32_range")]),
+    ("data-name-twice", "runtime/lib/Data.cpp",
+     "    if (!New)", "    if (false)", RUN_TARGETS,
+     [e2e("hostile", "-k data_name_twice")]),
+    ("box-muller-angle", "runtime/include/aimz/math/Samplers.h",
+     "std::cos(T(2.0 * detail::kPi) * u2)", "std::cos(T(1.0 * detail::kPi) * u2)",
+     MATH_TARGETS, [MATH.format("Sampler*")]),
+    ("gamma-shape-offset", "runtime/include/aimz/math/Samplers.h",
+     "const T d = a - T(1.0 / 3.0);", "const T d = a - T(1.0 / 2.0);",
+     MATH_TARGETS, [MATH.format("Sampler*")]),
+    ("bernoulli-direction", "runtime/include/aimz/math/Samplers.h",
+     "u < static_cast<double>(probs) ? 1.0 : 0.0",
+     "u > static_cast<double>(probs) ? 1.0 : 0.0",
+     MATH_TARGETS, [MATH.format("Sampler*")]),
+    ("normal-logpdf-scale-term", "runtime/include/aimz/math/LogDensity.h",
+     "return T(-0.5) * z * z - std::log(scale) - T(detail::kLnSqrt2Pi);",
+     "return T(-0.5) * z * z - T(detail::kLnSqrt2Pi);",
+     MATH_TARGETS, [MATH.format("LogDensity.*")]),
+    ("philox-rounds", "runtime/include/aimz/math/Philox.h",
+     "return philox4x32<10>(ctr, key);", "return philox4x32<9>(ctr, key);",
+     MATH_TARGETS, [MATH.format("Philox.*:RandomStream.*")]),
+    ("gemm-wrong-column", "runtime/include/aimz/math/Gemm.h",
+     "Acc[R][J] += A * Bk[J];", "Acc[R][J] += A * Bk[0];",
+     MATH_TARGETS, [MATH.format("Gemm*")]),
+    ("gemm-k-restart", "runtime/include/aimz/math/Gemm.h",
+     "if (K0 == 0) {", "if (true) {", MATH_TARGETS, [MATH.format("Gemm*")]),
+    ("lower-broadcast-stride", "compiler/lib/Conversion/LowerModelToLoops.cpp",
+     "V.Strides[To] = In.Strides[I];", "V.Strides[To] = idx(0);",
+     COMPILER_TARGETS, [MODELS]),
+    ("lower-buffer-strides", "compiler/lib/Conversion/LowerModelToLoops.cpp",
+     "S = B.create<arith::MulIOp>(Loc, S, Alloc[I]);", "S = Alloc[I];",
+     COMPILER_TARGETS, [MODELS]),
+    ("sema-plan-always-obs", "compiler/lib/Sema.cpp",
+     "Info.ChosenPlan = Info.PlanReason.empty() ? Plan::Obs : Plan::Draw;",
+     "Info.ChosenPlan = Plan::Obs;", ["aimzc"], [LIT]),
+]
+
+
+def sh(cmd, log, **kw):
+    p = subprocess.run(cmd, shell=True, cwd=ROOT, stdout=log,
+                       stderr=subprocess.STDOUT, **kw)
+    return p.returncode
+
+
+def build(b, targets, log):
+    return sh("ninja -C %s %s" % (b, " ".join(targets)), log)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--only", default="")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    todo = [m for m in MUTATIONS
+            if not args.only or m[0] in args.only.split(",")]
+    if args.list:
+        for m in todo:
+            print("%-36s %s" % (m[0], m[1]))
+        return 0
+    b = os.path.abspath(args.build)
+    scratch = tempfile.mkdtemp(prefix="aimz-mutate-")
+    log_path = os.path.join(scratch, "mutate.log")
+    results = []
+    with open(log_path, "w") as log:
+        for mid, rel, old, new, targets, tests in todo:
+            path = os.path.join(ROOT, rel)
+            with open(path) as fh:
+                original = fh.read()
+            if original.count(old) != 1:
+                results.append((mid, "STALE (the text to mutate is not "
+                                "there once; update tools/mutate.py)"))
+                print("%-36s %s" % results[-1], flush=True)
+                continue
+            t0 = time.time()
+            try:
+                with open(path, "w") as fh:
+                    fh.write(original.replace(old, new))
+                log.write("\n=== %s\n" % mid)
+                log.flush()
+                if build(b, targets, log) != 0:
+                    verdict = "did not build (not counted)"
+                else:
+                    tmp = os.path.join(scratch, mid)
+                    os.makedirs(tmp, exist_ok=True)
+                    failed = [t for t in tests
+                              if sh(t.format(b=b, t=tmp), log,
+                                    timeout=900) != 0]
+                    verdict = ("killed" if failed else "SURVIVED")
+                    shutil.rmtree(tmp, ignore_errors=True)
+            finally:
+                with open(path, "w") as fh:
+                    fh.write(original)
+                build(b, targets, log)
+            results.append((mid, "%s (%.0f s)" % (verdict, time.time() - t0)))
+            print("%-36s %s" % results[-1], flush=True)
+    killed = sum(1 for _, v in results if v.startswith("killed"))
+    print("\n%d of %d mutants killed; log: %s" % (killed, len(results),
+                                                   log_path))
+    return 0 if killed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
