@@ -74,7 +74,7 @@ MUTATIONS = [
      [IO_UNIT]),
     ("lock-shared", "runtime/io/OutputLock.cpp",
      "LOCK_EX | LOCK_NB", "LOCK_SH | LOCK_NB", IO_TARGETS,
-     [e2e("hostile", "-k locked_output")]),
+     [e2e("hostile", "-k locked_output -k concurrent_run")]),
     ("store-accepts-anything", "runtime/io/StoreTree.cpp",
      'if (Name.ends_with(".tmp"))', "if (true)", IO_TARGETS,
      [IO_UNIT, e2e("hostile", "-k foreign")]),

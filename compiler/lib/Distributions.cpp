@@ -1,6 +1,8 @@
 //===- Distributions.cpp - The distributions a model may sample -----------===//
 #include "aimz/Distributions.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <cmath>
 
 namespace aimz {
@@ -32,6 +34,21 @@ const std::vector<DistSpec> &allDistributions() {
        {{"df", C::Positive, std::nullopt},
         {"loc", C::Real, 0.0},
         {"scale", C::Positive, 1.0}}, false, {}},
+      {DistKind::Laplace, "Laplace",
+       {{"loc", C::Real, 0.0}, {"scale", C::Positive, 1.0}}, false, {}},
+      {DistKind::Logistic, "Logistic",
+       {{"loc", C::Real, 0.0}, {"scale", C::Positive, 1.0}}, false, {}},
+      {DistKind::Gumbel, "Gumbel",
+       {{"loc", C::Real, 0.0}, {"scale", C::Positive, 1.0}}, false, {}},
+      {DistKind::InverseGamma, "InverseGamma",
+       {{"concentration", C::Positive, std::nullopt},
+        {"rate", C::Positive, 1.0}}, false, {}},
+      {DistKind::Pareto, "Pareto",
+       {{"scale", C::Positive, std::nullopt},
+        {"alpha", C::Positive, std::nullopt}}, false, {}},
+      {DistKind::Weibull, "Weibull",
+       {{"scale", C::Positive, std::nullopt},
+        {"concentration", C::Positive, std::nullopt}}, false, {}},
       {DistKind::Bernoulli, "Bernoulli",
        {{"probs", C::UnitInterval, std::nullopt},
         {"logits", C::Real, std::nullopt}}, true, {"probs", "logits"}},
@@ -41,8 +58,55 @@ const std::vector<DistSpec> &allDistributions() {
         {"logits", C::Real, std::nullopt}}, true, {"probs", "logits"}},
       {DistKind::Poisson, "Poisson",
        {{"rate", C::Positive, std::nullopt}}, true, {}},
+      {DistKind::GammaPoisson, "GammaPoisson",
+       {{"concentration", C::Positive, std::nullopt},
+        {"rate", C::Positive, 1.0}}, true, {}},
+      {DistKind::NegativeBinomial2, "NegativeBinomial2",
+       {{"mean", C::Positive, std::nullopt},
+        {"concentration", C::Positive, std::nullopt}}, true, {}},
+      {DistKind::NegativeBinomialProbs, "NegativeBinomialProbs",
+       {{"total_count", C::Positive, std::nullopt},
+        {"probs", C::UnitInterval, std::nullopt}}, true, {}},
+      {DistKind::NegativeBinomialLogits, "NegativeBinomialLogits",
+       {{"total_count", C::Positive, std::nullopt},
+        {"logits", C::Real, std::nullopt}}, true, {}},
+      {DistKind::ZeroInflatedPoisson, "ZeroInflatedPoisson",
+       {{"gate", C::UnitInterval, std::nullopt},
+        {"rate", C::Positive, 1.0},
+        {"gate_logits", C::Real, std::nullopt}}, true, {"gate", "gate_logits"}},
+      {DistKind::ZeroInflatedNegativeBinomial2, "ZeroInflatedNegativeBinomial2",
+       {{"mean", C::Positive, std::nullopt},
+        {"concentration", C::Positive, std::nullopt},
+        {"gate", C::UnitInterval, std::nullopt},
+        {"gate_logits", C::Real, std::nullopt}}, true, {"gate", "gate_logits"}},
+      {DistKind::BetaBinomial, "BetaBinomial",
+       {{"concentration1", C::Positive, std::nullopt},
+        {"concentration0", C::Positive, std::nullopt},
+        {"total_count", C::NonNegativeInteger, 1.0}}, true, {}},
   };
   return Table;
+}
+
+llvm::ArrayRef<RuntimeDistribution> runtimeDistributions() {
+  static const RuntimeDistribution Rows[] = {
+#define CONTINUOUS false
+#define DISCRETE true
+#define AIMZ_DISTRIBUTION(SYM, KIND, ARITY, SAMPLE, LOG_PROB)                 \
+  {#SYM, KIND, ARITY},
+#include "aimz/math/Distributions.def"
+#undef CONTINUOUS
+#undef DISCRETE
+  };
+  return Rows;
+}
+
+std::string runtimeSymbol(const DistSpec &Spec,
+                          llvm::ArrayRef<llvm::StringRef> GivenParams) {
+  std::string Symbol = llvm::StringRef(Spec.Name).lower();
+  for (llvm::StringRef P : GivenParams)
+    if (llvm::is_contained(Spec.ExactlyOneOf, P))
+      Symbol += "_" + P.str();
+  return Symbol;
 }
 
 const DistSpec *lookupDistribution(llvm::StringRef Name) {

@@ -8,6 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstring>
+
 namespace aimz {
 namespace {
 
@@ -70,14 +73,19 @@ void printSiteTable(const ModelInfo &Info, llvm::raw_ostream &OS) {
     OS << ")";
   }
   OS << "    precision: " << dtypeName(Info.Precision) << "\n";
+  // The dist column fits the longest name (at least 12 wide).
+  size_t DistWidth = 12;
+  for (const Site &S : Info.Sites)
+    if (S.Dist)
+      DistWidth = std::max(DistWidth, std::strlen(S.Dist->Name) + 1);
   OS << llvm::left_justify("site", 16) << llvm::left_justify("kind", 15)
-     << llvm::left_justify("class", 13) << llvm::left_justify("dist", 12)
+     << llvm::left_justify("class", 13) << llvm::left_justify("dist", DistWidth)
      << llvm::left_justify("dtype", 7) << "shape\n";
   for (const Site &S : Info.Sites)
     OS << llvm::left_justify(S.Name, 15) << " "
        << llvm::left_justify(siteKindName(S.Kind), 15)
        << llvm::left_justify(siteClassName(S.Class), 13)
-       << llvm::left_justify(S.Dist ? S.Dist->Name : "-", 12)
+       << llvm::left_justify(S.Dist ? S.Dist->Name : "-", DistWidth)
        << llvm::left_justify(dtypeName(S.Type), 7) << shapeStr(S.Dims)
        << "\n";
 }

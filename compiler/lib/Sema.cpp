@@ -476,8 +476,9 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     size_t Index = Spec->Params.size();
     if (A.Keyword.empty()) {
       if (Positional >= Spec->Params.size() ||
-          (!Spec->ExactlyOneOf.empty() &&
-           Spec->Params[Positional].Name == llvm::StringRef("logits"))) {
+          (Spec->ExactlyOneOf.size() > 1 &&
+           Spec->Params[Positional].Name ==
+               llvm::StringRef(Spec->ExactlyOneOf.back()))) {
         Diags.error(A.Loc, llvm::Twine(Spec->Name) + " takes at most " +
                                llvm::Twine(Positional) +
                                " positional argument" +
@@ -519,8 +520,9 @@ void Analyzer::analyzeSample(SampleStmt &S) {
         Given.push_back(Spec->Params[I].Name);
     if (Given.size() != 1) {
       Diags.error(S.DistLoc,
-                  llvm::Twine(Spec->Name) + " needs exactly one of 'probs=' "
-                                            "or 'logits='" +
+                  llvm::Twine(Spec->Name) + " needs exactly one of '" +
+                      Spec->ExactlyOneOf.front() + "=' or '" +
+                      Spec->ExactlyOneOf.back() + "='" +
                       (Given.empty() ? "" : "; both were given"));
       Ok = false;
     }

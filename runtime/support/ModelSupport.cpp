@@ -48,30 +48,6 @@ namespace m = aimz::math;
     return CALL;                                                              \
   }
 
-#define AIMZ_SAMPLERS(T, SUFFIX)                                              \
-  AIMZ_SAMPLER(normal, T, T, SUFFIX, m::normal_sample<T>(s, a, b))            \
-  AIMZ_SAMPLER(halfnormal, T, T, SUFFIX, m::half_normal_sample<T>(s, a))      \
-  AIMZ_SAMPLER(lognormal, T, T, SUFFIX, m::log_normal_sample<T>(s, a, b))     \
-  AIMZ_SAMPLER(exponential, T, T, SUFFIX, m::exponential_sample<T>(s, a))     \
-  AIMZ_SAMPLER(gamma, T, T, SUFFIX, m::gamma_sample<T>(s, a, b))              \
-  AIMZ_SAMPLER(beta, T, T, SUFFIX, m::beta_sample<T>(s, a, b))                \
-  AIMZ_SAMPLER(uniform, T, T, SUFFIX, m::uniform_sample<T>(s, a, b))          \
-  AIMZ_SAMPLER(cauchy, T, T, SUFFIX, m::cauchy_sample<T>(s, a, b))            \
-  AIMZ_SAMPLER(halfcauchy, T, T, SUFFIX, m::half_cauchy_sample<T>(s, a))      \
-  AIMZ_SAMPLER(studentt, T, T, SUFFIX, m::student_t_sample<T>(s, a, b, c))    \
-  AIMZ_SAMPLER(bernoulli_probs, int32_t, T, SUFFIX,                           \
-               m::bernoulli_sample<T>(s, a))                                  \
-  AIMZ_SAMPLER(bernoulli_logits, int32_t, T, SUFFIX,                          \
-               m::bernoulli_logits_sample<T>(s, a))                           \
-  AIMZ_SAMPLER(binomial_probs, int32_t, T, SUFFIX,                            \
-               m::binomial_sample<T>(s, a, b))                                \
-  AIMZ_SAMPLER(binomial_logits, int32_t, T, SUFFIX,                           \
-               m::binomial_logits_sample<T>(s, a, b))                         \
-  AIMZ_SAMPLER(poisson, int32_t, T, SUFFIX, m::poisson_sample<T>(s, a))
-
-AIMZ_SAMPLERS(float, f32)
-AIMZ_SAMPLERS(double, f64)
-
 // Log densities --------------------------------------------------------------
 
 #define AIMZ_LOGP(NAME, T, SUFFIX, CALL)                                      \
@@ -82,28 +58,24 @@ AIMZ_SAMPLERS(double, f64)
     return CALL;                                                              \
   }
 
-#define AIMZ_LOGPS(T, SUFFIX)                                                 \
-  AIMZ_LOGP(normal, T, SUFFIX, m::normal_log_prob<T>(x, a, b))                \
-  AIMZ_LOGP(halfnormal, T, SUFFIX, m::half_normal_log_prob<T>(x, a))          \
-  AIMZ_LOGP(lognormal, T, SUFFIX, m::log_normal_log_prob<T>(x, a, b))         \
-  AIMZ_LOGP(exponential, T, SUFFIX, m::exponential_log_prob<T>(x, a))         \
-  AIMZ_LOGP(gamma, T, SUFFIX, m::gamma_log_prob<T>(x, a, b))                  \
-  AIMZ_LOGP(beta, T, SUFFIX, m::beta_log_prob<T>(x, a, b))                    \
-  AIMZ_LOGP(uniform, T, SUFFIX, m::uniform_log_prob<T>(x, a, b))              \
-  AIMZ_LOGP(cauchy, T, SUFFIX, m::cauchy_log_prob<T>(x, a, b))                \
-  AIMZ_LOGP(halfcauchy, T, SUFFIX, m::half_cauchy_log_prob<T>(x, a))          \
-  AIMZ_LOGP(studentt, T, SUFFIX, m::student_t_log_prob<T>(x, a, b, c))        \
-  AIMZ_LOGP(bernoulli_probs, T, SUFFIX, (m::bernoulli_log_prob<T, T>(x, a)))  \
-  AIMZ_LOGP(bernoulli_logits, T, SUFFIX,                                      \
-            (m::bernoulli_logits_log_prob<T, T>(x, a)))                       \
-  AIMZ_LOGP(binomial_probs, T, SUFFIX,                                        \
-            (m::binomial_log_prob<T, T>(x, a, b)))                            \
-  AIMZ_LOGP(binomial_logits, T, SUFFIX,                                       \
-            (m::binomial_logits_log_prob<T, T>(x, a, b)))                     \
-  AIMZ_LOGP(poisson, T, SUFFIX, (m::poisson_log_prob<T, T>(x, a)))
-
-AIMZ_LOGPS(float, f32)
-AIMZ_LOGPS(double, f64)
+// Both, for every row of the distribution list, in f32 and f64.
+#define AIMZ_ARGS_1 a
+#define AIMZ_ARGS_2 a, b
+#define AIMZ_ARGS_3 a, b, c
+#define AIMZ_RET_CONTINUOUS(T) T
+#define AIMZ_RET_DISCRETE(T) int32_t
+#define AIMZ_LOGP_TARGS_CONTINUOUS(T) T
+#define AIMZ_LOGP_TARGS_DISCRETE(T) T, T
+#define AIMZ_DISTRIBUTION(SYM, KIND, ARITY, SAMPLE, LOG_PROB)                 \
+  AIMZ_SAMPLER(SYM, AIMZ_RET_##KIND(float), float, f32,                       \
+               m::SAMPLE<float>(s, AIMZ_ARGS_##ARITY))                        \
+  AIMZ_SAMPLER(SYM, AIMZ_RET_##KIND(double), double, f64,                     \
+               m::SAMPLE<double>(s, AIMZ_ARGS_##ARITY))                       \
+  AIMZ_LOGP(SYM, float, f32,                                                  \
+            (m::LOG_PROB<AIMZ_LOGP_TARGS_##KIND(float)>(x, AIMZ_ARGS_##ARITY))) \
+  AIMZ_LOGP(SYM, double, f64,                                                 \
+            (m::LOG_PROB<AIMZ_LOGP_TARGS_##KIND(double)>(x, AIMZ_ARGS_##ARITY)))
+#include "aimz/math/Distributions.def"
 
 // Elementary functions ------------------------------------------------------
 //

@@ -8,9 +8,11 @@
 #ifndef AIMZ_DISTRIBUTIONS_H
 #define AIMZ_DISTRIBUTIONS_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace aimz {
@@ -26,9 +28,22 @@ enum class DistKind {
   Cauchy,
   HalfCauchy,
   StudentT,
+  Laplace,
+  Logistic,
+  Gumbel,
+  InverseGamma,
+  Pareto,
+  Weibull,
   Bernoulli,
   Binomial,
   Poisson,
+  GammaPoisson,
+  NegativeBinomial2,
+  NegativeBinomialProbs,
+  NegativeBinomialLogits,
+  ZeroInflatedPoisson,
+  ZeroInflatedNegativeBinomial2,
+  BetaBinomial,
 };
 
 /// What values a parameter may take; checked on literal arguments.
@@ -48,6 +63,23 @@ struct DistSpec {
   /// Parameters of which exactly one must be given (`probs` / `logits`).
   std::vector<const char *> ExactlyOneOf;
 };
+
+/// A sampler / log density pair the support library defines
+/// (runtime/include/aimz/math/Distributions.def).
+struct RuntimeDistribution {
+  const char *Symbol;
+  bool Discrete;
+  unsigned Arity;
+};
+
+/// Every row of Distributions.def.
+llvm::ArrayRef<RuntimeDistribution> runtimeDistributions();
+
+/// The runtime symbol for a distribution called with the given parameters
+/// (table order): the name in lower case, plus "_<param>" for the member
+/// of an exactly-one-of group that was given ("bernoulli_logits").
+std::string runtimeSymbol(const DistSpec &Spec,
+                          llvm::ArrayRef<llvm::StringRef> GivenParams);
 
 /// The distribution called `Name`, or null.
 const DistSpec *lookupDistribution(llvm::StringRef Name);

@@ -16,6 +16,7 @@
 // results do not depend on how the work is split.
 //
 //===----------------------------------------------------------------------===//
+#include "aimz/Distributions.h"
 #include "aimz/Conversion/Passes.h"
 #include "aimz/Dialect/AimzDialect.h"
 
@@ -466,16 +467,15 @@ Value EntryBuilder::binary(StringRef Fn, Value X, Value Y) {
   return B.create<arith::CmpIOp>(Loc, P, X, Y);
 }
 
-/// The runtime function suffix of a distribution with the given parameters:
-/// `normal`, `bernoulli_logits`, ...
+/// The runtime function suffix of a distribution with the given parameters
+/// (`normal`, `bernoulli_logits`, ...), from the front end's table.
 static std::string distFunctionName(StringRef Dist, ArrayAttr ParamNames) {
-  std::string Name = Dist.lower();
-  for (Attribute A : ParamNames) {
-    StringRef P = cast<StringAttr>(A).getValue();
-    if (P == "probs" || P == "logits")
-      Name += "_" + P.str();
-  }
-  return Name;
+  const aimz::DistSpec *Spec = aimz::lookupDistribution(Dist);
+  assert(Spec && "the verifier accepted an unknown distribution");
+  SmallVector<StringRef> Given;
+  for (Attribute A : ParamNames)
+    Given.push_back(cast<StringAttr>(A).getValue());
+  return aimz::runtimeSymbol(*Spec, Given);
 }
 
 static std::string precisionSuffix(Type T) {

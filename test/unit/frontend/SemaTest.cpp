@@ -1,4 +1,5 @@
 #include "aimz/Diagnostics.h"
+#include "aimz/Distributions.h"
 #include "aimz/Manifest.h"
 #include "aimz/Parser.h"
 #include "aimz/Sema.h"
@@ -8,6 +9,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
+
+#include <set>
 
 using namespace aimz;
 
@@ -134,4 +137,42 @@ model m(X: f32[n]) -> (y: f32[n]) {
   EXPECT_NE(A.Errors.find("missing its parameter 'concentration'"),
             std::string::npos);
   EXPECT_NE(A.Errors.find("unknown name 'q'"), std::string::npos);
+}
+
+// Every distribution of the front end's table, in every variant, has its
+// sampler and log density in the support library's list
+// (runtime/include/aimz/math/Distributions.def) with the same kind and the
+// number of parameters it is called with.
+TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
+  std::set<std::string> Used;
+  for (const aimz::DistSpec &D : aimz::allDistributions()) {
+    std::vector<std::vector<llvm::StringRef>> Variants;
+    if (D.ExactlyOneOf.empty()) {
+      Variants.emplace_back();
+      for (const aimz::DistParam &P : D.Params)
+        Variants.back().push_back(P.Name);
+    } else {
+      for (const char *Chosen : D.ExactlyOneOf) {
+        Variants.emplace_back();
+        for (const aimz::DistParam &P : D.Params)
+          if (!llvm::is_contained(D.ExactlyOneOf, llvm::StringRef(P.Name)) ||
+              llvm::StringRef(P.Name) == Chosen)
+            Variants.back().push_back(P.Name);
+      }
+    }
+    for (const auto &Given : Variants) {
+      std::string Symbol = aimz::runtimeSymbol(D, Given);
+      Used.insert(Symbol);
+      const aimz::RuntimeDistribution *Row = nullptr;
+      for (const aimz::RuntimeDistribution &R : aimz::runtimeDistributions())
+        if (Symbol == R.Symbol)
+          Row = &R;
+      ASSERT_NE(Row, nullptr) << D.Name << ": no row '" << Symbol
+                              << "' in Distributions.def";
+      EXPECT_EQ(Row->Discrete, D.Discrete) << Symbol;
+      EXPECT_EQ(Row->Arity, Given.size()) << Symbol;
+    }
+  }
+  // And no row is left without a distribution.
+  EXPECT_EQ(aimz::runtimeDistributions().size(), Used.size());
 }

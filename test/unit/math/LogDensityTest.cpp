@@ -20,7 +20,9 @@ using aimz_test::LogDensityCase;
 namespace {
 
 bool is_discrete(const std::string& d) {
-  return d == "bernoulli" || d == "bernoulli_logits" || d == "binomial" || d == "binomial_logits" || d == "poisson";
+  return d == "bernoulli" || d == "bernoulli_logits" || d == "binomial" || d == "binomial_logits" || d == "poisson" ||
+         d == "gamma_poisson" || d.rfind("negative_binomial", 0) == 0 || d.rfind("zero_inflated", 0) == 0 ||
+         d == "beta_binomial";
 }
 
 // X is the type the observation is passed as (continuous: always T).
@@ -45,6 +47,22 @@ template <class T, class X> T eval(const LogDensityCase& c, X x) {
   if (d == "binomial") return am::binomial_log_prob(x, p0, p1);
   if (d == "binomial_logits") return am::binomial_logits_log_prob(x, p0, p1);
   if (d == "poisson") return am::poisson_log_prob(x, p0);
+  if (d == "laplace") return am::laplace_log_prob(xt, p0, p1);
+  if (d == "logistic") return am::logistic_log_prob(xt, p0, p1);
+  if (d == "gumbel") return am::gumbel_log_prob(xt, p0, p1);
+  if (d == "inverse_gamma") return am::inverse_gamma_log_prob(xt, p0, p1);
+  if (d == "pareto") return am::pareto_log_prob(xt, p0, p1);
+  if (d == "weibull") return am::weibull_log_prob(xt, p0, p1);
+  if (d == "gamma_poisson") return am::gamma_poisson_log_prob(x, p0, p1);
+  if (d == "negative_binomial2") return am::negative_binomial2_log_prob(x, p0, p1);
+  if (d == "negative_binomial_probs") return am::negative_binomial_probs_log_prob(x, p0, p1);
+  if (d == "negative_binomial_logits") return am::negative_binomial_logits_log_prob(x, p0, p1);
+  if (d == "zero_inflated_poisson") return am::zero_inflated_poisson_log_prob(x, p0, p1);
+  if (d == "zero_inflated_poisson_logits") return am::zero_inflated_poisson_logits_log_prob(x, p0, p1);
+  if (d == "zero_inflated_negative_binomial2") return am::zero_inflated_negative_binomial2_log_prob(x, p0, p1, p2);
+  if (d == "zero_inflated_negative_binomial2_logits")
+    return am::zero_inflated_negative_binomial2_logits_log_prob(x, p0, p1, p2);
+  if (d == "beta_binomial") return am::beta_binomial_log_prob(x, p0, p1, p2);
   ADD_FAILURE() << "unknown distribution " << d;
   return T(0);
 }

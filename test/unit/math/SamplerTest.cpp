@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -326,6 +327,173 @@ TYPED_TEST(Sampler, PoissonHugeRateMoments) {
   using T = TypeParam;
   const auto xs = draw([](RandomStream& s) { return am::poisson_sample<T>(s, T(1e9)); });
   check_moments(xs, 1e9, 1e9);
+}
+
+// The documented transform (docs/math.md), recomputed from the stream's own
+// uniforms: a wrong angle (cos(pi u) has the same distribution as
+// cos(2 pi u)) passes every statistical test but changes every draw.
+TYPED_TEST(Sampler, NormalIsTheDocumentedBoxMuller) {
+  using T = TypeParam;
+  for (std::uint64_t obs = 0; obs < 1000; ++obs) {
+    RandomStream a(kSeed, 7, 3, obs, 2), b(kSeed, 7, 3, obs, 2);
+    const T got = am::standard_normal<T>(a);
+    const double u1 = static_cast<double>(am::uniform01<T>(b));
+    const double u2 = static_cast<double>(am::uniform01<T>(b));
+    const double want = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+    ASSERT_NEAR(static_cast<double>(got), want, sizeof(T) == 4 ? 2e-5 * (1 + std::fabs(want)) : 1e-12)
+        << "obs " << obs;
+  }
+}
+
+// ------------------------------------------- more continuous families (KS)
+
+TYPED_TEST(Sampler, Laplace) {
+  using T = TypeParam;
+  const auto xs = draw([](RandomStream& s) { return am::laplace_sample<T>(s, T(1), T(2)); });
+  ASSERT_TRUE(all_finite(xs));
+  check_moments(xs, 1, 8);
+  check_ks(xs, [](double x) { return x < 1 ? 0.5 * std::exp((x - 1) / 2) : 1 - 0.5 * std::exp(-(x - 1) / 2); });
+}
+
+TYPED_TEST(Sampler, Logistic) {
+  using T = TypeParam;
+  const auto xs = draw([](RandomStream& s) { return am::logistic_sample<T>(s, T(-1), T(0.5)); });
+  ASSERT_TRUE(all_finite(xs));
+  check_moments(xs, -1, 0.25 * M_PI * M_PI / 3);
+  check_ks(xs, [](double x) { return 1 / (1 + std::exp(-(x + 1) / 0.5)); });
+}
+
+TYPED_TEST(Sampler, Gumbel) {
+  using T = TypeParam;
+  const auto xs = draw([](RandomStream& s) { return am::gumbel_sample<T>(s, T(1), T(2)); });
+  ASSERT_TRUE(all_finite(xs));
+  check_moments(xs, 1 + 2 * 0.5772156649015329, M_PI * M_PI * 4 / 6);
+  check_ks(xs, [](double x) { return std::exp(-std::exp(-(x - 1) / 2)); });
+}
+
+TYPED_TEST(Sampler, InverseGamma) {
+  using T = TypeParam;
+  for (double a : {3.5, 0.3}) {
+    SCOPED_TRACE("InverseGamma(" + std::to_string(a) + ", 2)");
+    const auto xs = draw([&](RandomStream& s) { return am::inverse_gamma_sample<T>(s, T(a), T(2)); });
+    for (double x : xs) ASSERT_GT(x, 0.0);
+    if (a > 2) check_moments(xs, 2 / (a - 1), 4 / ((a - 1) * (a - 1) * (a - 2)), /*check_var=*/false);
+    check_ks(xs, [&](double x) { return 1 - gamma_p(a, 2 / x); });
+  }
+}
+
+TYPED_TEST(Sampler, Pareto) {
+  using T = TypeParam;
+  const double sc = 2, al = 3.5;
+  const auto xs = draw([&](RandomStream& s) { return am::pareto_sample<T>(s, T(sc), T(al)); });
+  for (double x : xs) ASSERT_GE(x, sc);
+  check_moments(xs, al * sc / (al - 1), al * sc * sc / ((al - 1) * (al - 1) * (al - 2)), /*check_var=*/false);
+  check_ks(xs, [&](double x) { return x < sc ? 0.0 : 1 - std::pow(sc / x, al); });
+}
+
+TYPED_TEST(Sampler, Weibull) {
+  using T = TypeParam;
+  for (double k : {1.5, 0.4}) {
+    SCOPED_TRACE("Weibull(2, " + std::to_string(k) + ")");
+    const auto xs = draw([&](RandomStream& s) { return am::weibull_sample<T>(s, T(2), T(k)); });
+    for (double x : xs) ASSERT_GE(x, 0.0);
+    const double m1 = std::tgamma(1 + 1 / k), m2 = std::tgamma(1 + 2 / k);
+    check_moments(xs, 2 * m1, 4 * (m2 - m1 * m1));
+    check_ks(xs, [&](double x) { return x <= 0 ? 0.0 : -std::expm1(-std::pow(x / 2, k)); });
+  }
+}
+
+// --------------------------------------- more discrete families (chi-square)
+// Against the log mass functions, which the reference table checks on their
+// own; moments against closed forms.
+
+template <class F, class L> void count_case(const char* what, F sample, L log_pmf, double mean, double var) {
+  SCOPED_TRACE(what);
+  const auto xs = draw(sample);
+  for (double x : xs) ASSERT_GE(x, 0.0);
+  check_moments(xs, mean, var);
+  const double sd = std::sqrt(var);
+  check_chi2(xs, log_pmf, 0, mean + 12 * sd + 20);
+}
+
+TYPED_TEST(Sampler, NegativeBinomials) {
+  using T = TypeParam;
+  count_case(
+      "GammaPoisson(2.5, 0.5)", [](RandomStream& s) { return am::gamma_poisson_sample<T>(s, T(2.5), T(0.5)); },
+      [](double k) { return am::gamma_poisson_log_prob(k, 2.5, 0.5); }, 5, 15);
+  count_case(
+      "NegativeBinomial2(4, 1.5)", [](RandomStream& s) { return am::negative_binomial2_sample<T>(s, T(4), T(1.5)); },
+      [](double k) { return am::negative_binomial2_log_prob(k, 4.0, 1.5); }, 4, 4 + 16 / 1.5);
+  count_case(
+      "NegativeBinomial2(200, 30)",
+      [](RandomStream& s) { return am::negative_binomial2_sample<T>(s, T(200), T(30)); },
+      [](double k) { return am::negative_binomial2_log_prob(k, 200.0, 30.0); }, 200, 200 + 40000 / 30.0);
+  count_case(
+      "NegativeBinomialProbs(3, 0.4)",
+      [](RandomStream& s) { return am::negative_binomial_probs_sample<T>(s, T(3), T(0.4)); },
+      [](double k) { return am::negative_binomial_probs_log_prob(k, 3.0, 0.4); }, 3 * 0.4 / 0.6, 3 * 0.4 / 0.36);
+  const double p = 1 / (1 + std::exp(-0.5));
+  count_case(
+      "NegativeBinomialLogits(3, 0.5)",
+      [](RandomStream& s) { return am::negative_binomial_logits_sample<T>(s, T(3), T(0.5)); },
+      [](double k) { return am::negative_binomial_logits_log_prob(k, 3.0, 0.5); }, 3 * p / (1 - p),
+      3 * p / ((1 - p) * (1 - p)));
+}
+
+TYPED_TEST(Sampler, ZeroInflatedCounts) {
+  using T = TypeParam;
+  count_case(
+      "ZeroInflatedPoisson(0.3, 4)", [](RandomStream& s) { return am::zero_inflated_poisson_sample<T>(s, T(0.3), T(4)); },
+      [](double k) { return am::zero_inflated_poisson_log_prob(k, 0.3, 4.0); }, 0.7 * 4, 0.7 * 4 * (1 + 0.3 * 4));
+  const double g = 1 / (1 + std::exp(0.5));  // sigmoid(-0.5)
+  count_case(
+      "ZeroInflatedPoisson(gate_logits=-0.5, rate=4)",
+      [](RandomStream& s) { return am::zero_inflated_poisson_logits_sample<T>(s, T(4), T(-0.5)); },
+      [](double k) { return am::zero_inflated_poisson_logits_log_prob(k, 4.0, -0.5); }, (1 - g) * 4,
+      (1 - g) * 4 * (1 + g * 4));
+  const double m = 3, c = 2, z = 0.2;
+  count_case(
+      "ZeroInflatedNegativeBinomial2(3, 2, 0.2)",
+      [&](RandomStream& s) { return am::zero_inflated_negative_binomial2_sample<T>(s, T(m), T(c), T(z)); },
+      [&](double k) { return am::zero_inflated_negative_binomial2_log_prob(k, m, c, z); }, (1 - z) * m,
+      (1 - z) * (m + m * m / c) + z * (1 - z) * m * m);
+  count_case(
+      "ZeroInflatedNegativeBinomial2(3, 2, gate_logits=0)",
+      [&](RandomStream& s) { return am::zero_inflated_negative_binomial2_logits_sample<T>(s, T(m), T(c), T(0)); },
+      [&](double k) { return am::zero_inflated_negative_binomial2_logits_log_prob(k, m, c, 0.0); }, 0.5 * m,
+      0.5 * (m + m * m / c) + 0.25 * m * m);
+}
+
+TYPED_TEST(Sampler, BetaBinomial) {
+  using T = TypeParam;
+  count_case(
+      "BetaBinomial(2, 3, 10)", [](RandomStream& s) { return am::beta_binomial_sample<T>(s, T(2), T(3), T(10)); },
+      [](double k) { return am::beta_binomial_log_prob(k, 2.0, 3.0, 10.0); }, 4, 6);
+  count_case(
+      "BetaBinomial(0.5, 0.5, 40)",
+      [](RandomStream& s) { return am::beta_binomial_sample<T>(s, T(0.5), T(0.5), T(40)); },
+      [](double k) { return am::beta_binomial_log_prob(k, 0.5, 0.5, 40.0); }, 20,
+      40 * 0.25 * (1 + 40) / 2);
+}
+
+TYPED_TEST(Sampler, NewFamiliesRefuseInvalidParameters) {
+  using T = TypeParam;
+  RandomStream s(1, 2, 3, 4, 5);
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(am::laplace_sample<T>(s, T(0), T(-1))));
+  EXPECT_TRUE(std::isnan(am::logistic_sample<T>(s, nan, T(1))));
+  EXPECT_TRUE(std::isnan(am::gumbel_sample<T>(s, T(0), T(0))));
+  EXPECT_TRUE(std::isnan(am::inverse_gamma_sample<T>(s, T(0), T(1))));
+  EXPECT_TRUE(std::isnan(am::pareto_sample<T>(s, T(1), T(-1))));
+  EXPECT_TRUE(std::isnan(am::weibull_sample<T>(s, T(-1), T(1))));
+  EXPECT_EQ(am::gamma_poisson_sample<T>(s, T(0), T(1)), am::kInvalidCount);
+  EXPECT_EQ(am::negative_binomial2_sample<T>(s, T(1), T(-1)), am::kInvalidCount);
+  EXPECT_EQ(am::negative_binomial_probs_sample<T>(s, T(3), T(1)), am::kInvalidCount);
+  EXPECT_EQ(am::negative_binomial_logits_sample<T>(s, T(3), nan), am::kInvalidCount);
+  EXPECT_EQ(am::zero_inflated_poisson_sample<T>(s, T(1.5), T(1)), am::kInvalidCount);
+  EXPECT_EQ(am::zero_inflated_poisson_logits_sample<T>(s, T(-1), T(0)), am::kInvalidCount);
+  EXPECT_EQ(am::zero_inflated_negative_binomial2_sample<T>(s, T(1), T(1), T(-0.5)), am::kInvalidCount);
+  EXPECT_EQ(am::beta_binomial_sample<T>(s, T(1), T(1), T(2.5)), am::kInvalidCount);
 }
 
 TYPED_TEST(Sampler, InvalidParameters) {

@@ -227,6 +227,188 @@ def hp_poisson(x, rate):
     return _fin(k * lam.ln() - lam - hp.lgamma(k + 1))
 
 
+# --- more continuous families
+
+
+def _loc_scale_ok(loc, scale):
+    return math.isfinite(loc) and 0 < scale < INF
+
+
+def hp_laplace(x, loc, scale):
+    if not _loc_scale_ok(loc, scale) or math.isnan(x):
+        return NAN
+    if math.isinf(x):
+        return -INF
+    return _fin(-(2 * D(scale)).ln() - abs(D(x) - D(loc)) / D(scale))
+
+
+def hp_logistic(x, loc, scale):
+    if not _loc_scale_ok(loc, scale) or math.isnan(x):
+        return NAN
+    if math.isinf(x):
+        return -INF
+    z = abs(D(x) - D(loc)) / D(scale)
+    return _fin(-z - 2 * hp.log1p((-z).exp()) - D(scale).ln())
+
+
+def hp_gumbel(x, loc, scale):
+    if not _loc_scale_ok(loc, scale) or math.isnan(x):
+        return NAN
+    if math.isinf(x):
+        return -INF
+    z = (D(x) - D(loc)) / D(scale)
+    if -z > 10000:  # exp(-z) beyond any double
+        return -INF
+    return _fin(-(z + (-z).exp()) - D(scale).ln())
+
+
+def hp_inverse_gamma(x, a, rate):
+    if not (0 < a < INF and 0 < rate < INF) or math.isnan(x):
+        return NAN
+    if x <= 0 or math.isinf(x):
+        return -INF
+    a_, b_, x_ = D(a), D(rate), D(x)
+    return _fin(a_ * b_.ln() - hp.lgamma(a_) - (a_ + 1) * x_.ln() - b_ / x_)
+
+
+def hp_pareto(x, scale, alpha):
+    if not (0 < scale < INF and 0 < alpha < INF) or math.isnan(x):
+        return NAN
+    if x < scale or math.isinf(x):
+        return -INF
+    s_, a_, x_ = D(scale), D(alpha), D(x)
+    return _fin(a_.ln() + a_ * s_.ln() - (a_ + 1) * x_.ln())
+
+
+def hp_weibull(x, scale, k):
+    if not (0 < scale < INF and 0 < k < INF) or math.isnan(x):
+        return NAN
+    if x < 0 or math.isinf(x):
+        return -INF
+    if x == 0:
+        return INF if k < 1 else (-math.log(scale) if k == 1 else -INF)
+    s_, k_, x_ = D(scale), D(k), D(x)
+    z = x_ / s_
+    return _fin((k_ / s_).ln() + (k_ - 1) * z.ln() - (k_ * z.ln()).exp())
+
+
+# --- more discrete families
+
+
+def _hp_nb(k, a, log_p0, log_p1):
+    """log Gamma(k + a) / (Gamma(a) k!) p0^a p1^k."""
+    k_, a_ = D(k), D(a)
+    return hp.lgamma(k_ + a_) - hp.lgamma(a_) - hp.lgamma(k_ + 1) + a_ * log_p0 + k_ * log_p1
+
+
+def hp_gamma_poisson(x, a, rate):
+    if not (0 < a < INF and 0 < rate < INF) or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0:
+        return -INF
+    r = D(rate)
+    return _fin(_hp_nb(x, a, (r / (1 + r)).ln(), -hp.log1p(r)))
+
+
+def hp_negative_binomial2(x, mean, conc):
+    if not (0 < mean < INF and 0 < conc < INF) or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0:
+        return -INF
+    m, c = D(mean), D(conc)
+    return _fin(_hp_nb(x, conc, (c / (c + m)).ln(), (m / (c + m)).ln()))
+
+
+def hp_negative_binomial_probs(x, n, p):
+    if not (0 < n < INF and 0 <= p < 1) or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0:
+        return -INF
+    if p == 0:
+        return 0.0 if x == 0 else -INF
+    return _fin(_hp_nb(x, n, hp.log1p(-D(p)), D(p).ln()))
+
+
+def hp_negative_binomial_logits(x, n, l):
+    if not (0 < n < INF) or math.isnan(l) or l == INF or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0:
+        return -INF
+    if l == -INF:
+        return 0.0 if x == 0 else -INF
+    return _fin(_hp_nb(x, n, _hp_log_sigmoid(-l), _hp_log_sigmoid(l)))
+
+
+def _hp_zero_inflated(x, log_gate, log_keep, base):
+    """base: the base log mass (a float, -inf allowed); logs are Decimals or
+    None for log(0)."""
+    if x == 0:
+        terms = []
+        if log_gate is not None:
+            terms.append(log_gate)
+        if log_keep is not None and base != -INF:
+            terms.append(log_keep + D(base))
+        if not terms:
+            return -INF
+        m = max(terms)
+        return _fin(m + sum((t - m).exp() for t in terms).ln())
+    if log_keep is None or base == -INF:
+        return -INF
+    return _fin(log_keep + D(base))
+
+
+def hp_zero_inflated_poisson(x, gate, rate):
+    if not (0 <= gate <= 1) or not (0 <= rate < INF) or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0:
+        return -INF
+    lg = None if gate == 0 else D(gate).ln()
+    lk = None if gate == 1 else hp.log1p(-D(gate))
+    return _hp_zero_inflated(x, lg, lk, hp_poisson(x, rate))
+
+
+def hp_zero_inflated_poisson_logits(x, rate, g):
+    if math.isnan(g) or not (0 <= rate < INF) or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0:
+        return -INF
+    lg = _hp_log_sigmoid(g) if math.isfinite(g) else (D(0) if g > 0 else None)
+    lk = _hp_log_sigmoid(-g) if math.isfinite(g) else (D(0) if g < 0 else None)
+    return _hp_zero_inflated(x, lg, lk, hp_poisson(x, rate))
+
+
+def hp_zero_inflated_negative_binomial2(x, mean, conc, gate):
+    if not (0 <= gate <= 1):
+        return NAN
+    base = hp_negative_binomial2(x, mean, conc)
+    if math.isnan(base) or not _is_count(x) or x < 0:
+        return base
+    lg = None if gate == 0 else D(gate).ln()
+    lk = None if gate == 1 else hp.log1p(-D(gate))
+    return _hp_zero_inflated(x, lg, lk, base)
+
+
+def hp_zero_inflated_negative_binomial2_logits(x, mean, conc, g):
+    if math.isnan(g):
+        return NAN
+    base = hp_negative_binomial2(x, mean, conc)
+    if math.isnan(base) or not _is_count(x) or x < 0:
+        return base
+    lg = _hp_log_sigmoid(g) if math.isfinite(g) else (D(0) if g > 0 else None)
+    lk = _hp_log_sigmoid(-g) if math.isfinite(g) else (D(0) if g < 0 else None)
+    return _hp_zero_inflated(x, lg, lk, base)
+
+
+def hp_beta_binomial(x, a, b, n):
+    if not (0 < a < INF and 0 < b < INF) or not (n >= 0 and _is_count(n)) or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0 or x > n:
+        return -INF
+    k_, n_ = D(x), D(n)
+    return _fin(hp.lgamma(n_ + 1) - hp.lgamma(k_ + 1) - hp.lgamma(n_ - k_ + 1) + hp.lbeta(k_ + D(a), n_ - k_ + D(b))
+                - hp.lbeta(a, b))
+
+
 # ------------------------------------------------------------ scipy versions
 
 
@@ -262,6 +444,43 @@ def sp_value(dist, params, x):
             return st.binom.logpmf(x, params[0], sc.expit(params[1]))
         if dist == "poisson":
             return st.poisson.logpmf(x, params[0])
+        if dist == "laplace":
+            return st.laplace.logpdf(x, params[0], params[1])
+        if dist == "logistic":
+            return st.logistic.logpdf(x, params[0], params[1])
+        if dist == "gumbel":
+            return st.gumbel_r.logpdf(x, params[0], params[1])
+        if dist == "inverse_gamma":
+            return st.invgamma.logpdf(x, params[0], scale=params[1])
+        if dist == "pareto":
+            return st.pareto.logpdf(x, params[1], scale=params[0])
+        if dist == "weibull":
+            return st.weibull_min.logpdf(x, params[1], scale=params[0])
+        if dist == "gamma_poisson":
+            a, r = params
+            return st.nbinom.logpmf(x, a, r / (1 + r))
+        if dist == "negative_binomial2":
+            m, c = params
+            return st.nbinom.logpmf(x, c, c / (c + m))
+        if dist == "negative_binomial_probs":
+            return st.nbinom.logpmf(x, params[0], 1 - params[1])
+        if dist == "negative_binomial_logits":
+            return st.nbinom.logpmf(x, params[0], sc.expit(-params[1]))
+        if dist in ("zero_inflated_poisson", "zero_inflated_poisson_logits",
+                    "zero_inflated_negative_binomial2", "zero_inflated_negative_binomial2_logits"):
+            if dist == "zero_inflated_poisson":
+                g, base = params[0], st.poisson.logpmf(x, params[1])
+            elif dist == "zero_inflated_poisson_logits":
+                g, base = sc.expit(params[1]), st.poisson.logpmf(x, params[0])
+            else:
+                m, c = params[0], params[1]
+                g = params[2] if dist.endswith("2") else sc.expit(params[2])
+                base = st.nbinom.logpmf(x, c, c / (c + m))
+            if x == 0:
+                return np.logaddexp(np.log(g), np.log1p(-g) + base)
+            return np.log1p(-g) + base
+        if dist == "beta_binomial":
+            return st.betabinom.logpmf(x, params[2], params[0], params[1])
     raise ValueError(dist)
 
 
@@ -281,6 +500,21 @@ HP = {
     "binomial": hp_binomial,
     "binomial_logits": hp_binomial_logits,
     "poisson": hp_poisson,
+    "laplace": hp_laplace,
+    "logistic": hp_logistic,
+    "gumbel": hp_gumbel,
+    "inverse_gamma": hp_inverse_gamma,
+    "pareto": hp_pareto,
+    "weibull": hp_weibull,
+    "gamma_poisson": hp_gamma_poisson,
+    "negative_binomial2": hp_negative_binomial2,
+    "negative_binomial_probs": hp_negative_binomial_probs,
+    "negative_binomial_logits": hp_negative_binomial_logits,
+    "zero_inflated_poisson": hp_zero_inflated_poisson,
+    "zero_inflated_poisson_logits": hp_zero_inflated_poisson_logits,
+    "zero_inflated_negative_binomial2": hp_zero_inflated_negative_binomial2,
+    "zero_inflated_negative_binomial2_logits": hp_zero_inflated_negative_binomial2_logits,
+    "beta_binomial": hp_beta_binomial,
 }
 
 # --------------------------------------------------------------- test points
@@ -428,6 +662,85 @@ add("poisson", [-1], [0])
 add("poisson", [INF], [0])
 add("poisson", [NAN], [0])
 
+# Laplace, Logistic, Gumbel
+for dist in ("laplace", "logistic", "gumbel"):
+    for loc, scale in [(0, 1), (1.5, 0.25), (-3, 7)]:
+        xs = [loc, loc + 0.3 * scale, loc - 0.5 * scale, loc + 2 * scale, loc - 4 * scale, loc + 30 * scale,
+              loc - 30 * scale, 1e30, -1e30] + SPECIAL_X
+        add(dist, [loc, scale], xs)
+    add(dist, [0, 0], [0.5])
+    add(dist, [0, -1], [0.5])
+    add(dist, [NAN, 1], [0.5])
+    add(dist, [INF, 1], [0.5])
+
+# InverseGamma
+for a, rate in [(1, 1), (3, 2), (0.5, 0.1), (20, 15), (1e-3, 1), (1e3, 500)]:
+    mode = rate / (a + 1)
+    add("inverse_gamma", [a, rate], [mode, mode * 0.1, mode * 3, mode * 100, 1e-6, 1e6, 0, -1, 1e30] + SPECIAL_X)
+add("inverse_gamma", [0, 1], [1])
+add("inverse_gamma", [2, -1], [1])
+add("inverse_gamma", [NAN, 1], [1])
+
+# Pareto
+for scale, alpha in [(1, 1), (2, 3.5), (0.1, 0.5), (10, 40)]:
+    add("pareto", [scale, alpha], [scale, scale * 1.0001, scale * 2, scale * 100, scale * 0.999, 0, -1, 1e30]
+        + SPECIAL_X)
+add("pareto", [0, 1], [1])
+add("pareto", [1, -2], [2])
+
+# Weibull
+for scale, k in [(1, 1), (2, 1.5), (0.5, 0.3), (10, 8)]:
+    add("weibull", [scale, k], [0, scale * 1e-6, scale * 0.5, scale, scale * 2, scale * 5, -1, 1e30] + SPECIAL_X)
+add("weibull", [0, 1], [1])
+add("weibull", [1, 0], [1])
+
+# Negative binomials
+COUNT_X = [-1, 2.5, 1e30] + SPECIAL_X
+for a, r in [(1, 1), (2.5, 0.5), (0.1, 0.01), (100, 2), (1e4, 1e3), (3, 1e-6)]:
+    m = a / r
+    sd = math.sqrt(m + m / r)
+    add("gamma_poisson", [a, r], sorted({0, 1, 2, math.floor(m), math.floor(m + 2 * sd), math.floor(m + 8 * sd) + 1})
+        + COUNT_X)
+add("gamma_poisson", [0, 1], [1])
+add("gamma_poisson", [1, 0], [1])
+for m, c in [(1, 1), (4, 1.5), (0.05, 3), (100, 0.5), (1e5, 20), (3, 1e4)]:
+    sd = math.sqrt(m + m * m / c)
+    add("negative_binomial2", [m, c], sorted({0, 1, 2, math.floor(m), math.floor(m + 2 * sd),
+                                              math.floor(m + 8 * sd) + 1}) + COUNT_X)
+add("negative_binomial2", [0, 1], [1])
+add("negative_binomial2", [1, -1], [1])
+for n, p in [(1, 0.5), (3, 0.4), (0.5, 0.9), (50, 0.01), (20, 0)]:
+    m = n * p / (1 - p)
+    sd = math.sqrt(n * p) / (1 - p)
+    add("negative_binomial_probs", [n, p], sorted({0, 1, math.floor(m), math.floor(m + 3 * sd) + 1, 100})
+        + COUNT_X)
+add("negative_binomial_probs", [3, 1], [1])
+add("negative_binomial_probs", [0, 0.5], [1])
+for n, l in [(1, 0), (3, 0.5), (10, -4), (2, 6), (5, -INF)]:
+    add("negative_binomial_logits", [n, l], [0, 1, 2, 5, 30, 400] + COUNT_X)
+add("negative_binomial_logits", [3, INF], [1])
+add("negative_binomial_logits", [3, NAN], [1])
+
+# Zero-inflated counts
+for g, rate in [(0.3, 4), (0, 2), (1, 2), (0.9, 0.01), (1e-6, 30)]:
+    add("zero_inflated_poisson", [g, rate], [0, 1, 3, 10, 60] + COUNT_X)
+add("zero_inflated_poisson", [1.5, 1], [0])
+add("zero_inflated_poisson", [0.5, -1], [0])
+for rate, g in [(4, -0.5), (2, 3), (0.5, -20), (10, 0), (3, INF), (3, -INF)]:
+    add("zero_inflated_poisson_logits", [rate, g], [0, 1, 4, 25] + COUNT_X)
+add("zero_inflated_poisson_logits", [1, NAN], [0])
+for m, c, g in [(3, 2, 0.2), (50, 0.5, 0.7), (0.1, 10, 0), (2, 1, 1)]:
+    add("zero_inflated_negative_binomial2", [m, c, g], [0, 1, 3, 20, 500] + COUNT_X)
+add("zero_inflated_negative_binomial2", [3, 2, -0.1], [0])
+for m, c, g in [(3, 2, -1), (50, 0.5, 2), (0.1, 10, -30)]:
+    add("zero_inflated_negative_binomial2_logits", [m, c, g], [0, 1, 3, 20, 500] + COUNT_X)
+
+# BetaBinomial
+for a, b, n in [(2, 3, 10), (0.5, 0.5, 1), (1, 1, 100), (30, 0.2, 1000), (0.01, 5, 20)]:
+    add("beta_binomial", [a, b, n], sorted({0, 1, n // 2, n - 1, n}) + [-1, n + 1, 2.5] + SPECIAL_X)
+add("beta_binomial", [2, 3, 2.5], [1])
+add("beta_binomial", [0, 3, 5], [1])
+
 # ------------------------------------------------------------ special funcs
 
 special = []
@@ -498,7 +811,10 @@ def cxx(v):
     return repr(float(v))
 
 
-DISCRETE = {"bernoulli", "bernoulli_logits", "binomial", "binomial_logits", "poisson"}
+DISCRETE = {"bernoulli", "bernoulli_logits", "binomial", "binomial_logits", "poisson", "gamma_poisson",
+            "negative_binomial2", "negative_binomial_probs", "negative_binomial_logits", "zero_inflated_poisson",
+            "zero_inflated_poisson_logits", "zero_inflated_negative_binomial2",
+            "zero_inflated_negative_binomial2_logits", "beta_binomial"}
 
 
 def float_sensitivity(dist, params, x, value):
@@ -514,6 +830,8 @@ def float_sensitivity(dist, params, x, value):
         fixed.add(len(params))  # the observation is an integer
     if dist in ("binomial", "binomial_logits"):
         fixed.add(0)  # total_count
+    if dist == "beta_binomial":
+        fixed.add(2)  # total_count
     worst = 0.0
     for i, v in enumerate(inputs):
         if i in fixed or v == 0 or not math.isfinite(v):
@@ -547,7 +865,10 @@ def main():
     n_disagree = 0
     for dist, params, x in rows:
         expect = HP[dist](x, *params)
-        spv = float(sp_value(dist, params, x))
+        try:
+            spv = float(sp_value(dist, params, x))
+        except ZeroDivisionError:  # scipy's parameterisation of invalid inputs
+            spv = NAN
         if not close(spv, expect, 1e-9):
             n_disagree += 1
             print("scipy differs: %s%s x=%r  hp=%r scipy=%r" % (dist, tuple(params), x, expect, spv))

@@ -124,6 +124,44 @@ def ref_poisson(x, rate):
     return st.poisson.logpmf(x, rate)
 
 
+def ref_laplace(x, loc, scale):
+    return st.laplace.logpdf(x, loc, scale)
+
+
+def ref_logistic(x, loc, scale):
+    return st.logistic.logpdf(x, loc, scale)
+
+
+def ref_gumbel(x, loc, scale):
+    return st.gumbel_r.logpdf(x, loc, scale)
+
+
+def ref_inversegamma(x, conc, rate):
+    return st.invgamma.logpdf(x, conc, scale=rate)
+
+
+def ref_pareto(x, scale, alpha):
+    return st.pareto.logpdf(x, alpha, scale=scale)
+
+
+def ref_weibull(x, scale, conc):
+    return st.weibull_min.logpdf(x, conc, scale=scale)
+
+
+def ref_negativebinomial2(x, mean, conc):
+    return st.nbinom.logpmf(x, conc, conc / (conc + mean))
+
+
+def ref_zeroinflatedpoisson_gate_logits(x, rate, g):
+    gate = sc.expit(g)
+    base = st.poisson.logpmf(x, rate)
+    return np.logaddexp(np.log(gate), np.log1p(-gate) + base) if x == 0 else np.log1p(-gate) + base
+
+
+def ref_betabinomial(x, c1, c0, n):
+    return st.betabinom.logpmf(x, n, c1, c0)
+
+
 # ------------------------------------------------- mpmath (50 digits) forms
 mp.mp.dps = 50
 MINF = -INF
@@ -238,6 +276,75 @@ def hp_poisson(x, rate):
     return _f(x * mp.log(rate) - rate - mp.loggamma(x + 1))
 
 
+def hp_laplace(x, loc, scale):
+    return _f(-mp.log(2 * mp.mpf(scale)) - abs(mp.mpf(x) - loc) / scale)
+
+
+def hp_logistic(x, loc, scale):
+    z = (mp.mpf(x) - loc) / scale
+    return _f(-z - 2 * mp.log1p(mp.exp(-z)) - mp.log(scale))
+
+
+def hp_gumbel(x, loc, scale):
+    z = (mp.mpf(x) - loc) / scale
+    return _f(-(z + mp.exp(-z)) - mp.log(scale))
+
+
+def hp_inversegamma(x, conc, rate):
+    if x <= 0:
+        return MINF
+    a, b, xx = mp.mpf(conc), mp.mpf(rate), mp.mpf(x)
+    return _f(a * mp.log(b) - mp.loggamma(a) - (a + 1) * mp.log(xx) - b / xx)
+
+
+def hp_pareto(x, scale, alpha):
+    if x < scale:
+        return MINF
+    a, sc_, xx = mp.mpf(alpha), mp.mpf(scale), mp.mpf(x)
+    return _f(mp.log(a) + a * mp.log(sc_) - (a + 1) * mp.log(xx))
+
+
+def hp_weibull(x, scale, conc):
+    if x < 0:
+        return MINF
+    k, lam, xx = mp.mpf(conc), mp.mpf(scale), mp.mpf(x)
+    z = xx / lam
+    return _f(mp.log(k / lam) + (k - 1) * mp.log(z) - z ** k)
+
+
+def _hp_nb(k, a, lp0, lp1):
+    k, a = mp.mpf(k), mp.mpf(a)
+    return mp.loggamma(k + a) - mp.loggamma(a) - mp.loggamma(k + 1) + a * lp0 + k * lp1
+
+
+def hp_negativebinomial2(x, mean, conc):
+    if x < 0:
+        return MINF
+    m, c = mp.mpf(mean), mp.mpf(conc)
+    return _f(_hp_nb(x, c, mp.log(c / (c + m)), mp.log(m / (c + m))))
+
+
+def hp_zeroinflatedpoisson_gate_logits(x, rate, g):
+    if x < 0:
+        return MINF
+    g = mp.mpf(g)
+    lgate, lkeep = -mp.log1p(mp.exp(-g)), -mp.log1p(mp.exp(g))
+    r = mp.mpf(rate)
+    base = x * mp.log(r) - r - mp.loggamma(x + 1)
+    if x == 0:
+        return _f(mp.log(mp.exp(lgate) + mp.exp(lkeep + base)))
+    return _f(lkeep + base)
+
+
+def hp_betabinomial(x, c1, c0, n):
+    if x < 0 or x > n:
+        return MINF
+    a, b, k, n = mp.mpf(c1), mp.mpf(c0), mp.mpf(x), mp.mpf(n)
+    lbeta = lambda p, q: mp.loggamma(p) + mp.loggamma(q) - mp.loggamma(p + q)  # noqa: E731
+    return _f(mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1) + lbeta(k + a, n - k + b)
+              - lbeta(a, b))
+
+
 HP = {ref_normal: hp_normal, ref_halfnormal: hp_halfnormal,
       ref_lognormal: hp_lognormal, ref_exponential: hp_exponential,
       ref_gamma: hp_gamma, ref_beta: hp_beta, ref_uniform: hp_uniform,
@@ -245,7 +352,13 @@ HP = {ref_normal: hp_normal, ref_halfnormal: hp_halfnormal,
       ref_studentt: hp_studentt, ref_bernoulli_probs: hp_bernoulli_probs,
       ref_bernoulli_logits: hp_bernoulli_logits,
       ref_binomial_probs: hp_binomial_probs,
-      ref_binomial_logits: hp_binomial_logits, ref_poisson: hp_poisson}
+      ref_binomial_logits: hp_binomial_logits, ref_poisson: hp_poisson,
+      ref_laplace: hp_laplace, ref_logistic: hp_logistic,
+      ref_gumbel: hp_gumbel, ref_inversegamma: hp_inversegamma,
+      ref_pareto: hp_pareto, ref_weibull: hp_weibull,
+      ref_negativebinomial2: hp_negativebinomial2,
+      ref_zeroinflatedpoisson_gate_logits: hp_zeroinflatedpoisson_gate_logits,
+      ref_betabinomial: hp_betabinomial}
 
 
 # ------------------------------------------------------------- distributions
@@ -334,6 +447,52 @@ DISTS = {
         "f32": ([(0.3,), (4,), (17,)], [-1, 0, 1, 5, 20, 40]),
         "f64": ([(0.3,), (4,), (17,), (250,), (1000,)],
                 [-1, 0, 1, 5, 20, 40, 260, 1000]),
+    }),
+    "laplace": ("Laplace(loc, scale)", ["loc", "scale"], False, ref_laplace, {
+        "f32": ([(0, 1), (1.5, 0.3), (-2, 4.5)], [-3, -0.5, 0.25, 1.7, 12]),
+        "f64": ([(0, 1), (1.5, 0.3), (-2, 4.5), (10, 0.5)],
+                [-3, -0.5, 0.25, 1.7, 10.03, 40]),
+    }),
+    "logistic": ("Logistic(loc, scale)", ["loc", "scale"], False, ref_logistic, {
+        "f32": ([(0, 1), (1.5, 0.3), (-2, 4.5)], [-3, -0.5, 0.25, 1.7, 12]),
+        "f64": ([(0, 1), (1.5, 0.3), (-2, 4.5)], [-3, -0.5, 0.25, 1.7, 12, 300]),
+    }),
+    "gumbel": ("Gumbel(loc, scale)", ["loc", "scale"], False, ref_gumbel, {
+        "f32": ([(0, 1), (1.5, 0.3), (-2, 4.5)], [-3, -0.5, 0.25, 1.7, 12]),
+        "f64": ([(0, 1), (1.5, 0.3), (-2, 4.5)], [-3, -0.5, 0.25, 1.7, 12, 60]),
+    }),
+    "inversegamma": ("InverseGamma(conc, rate)", ["conc", "rate"], False,
+                     ref_inversegamma, {
+        "f32": ([(0.5, 1), (3, 2), (9, 3)], [-1, 0.05, 0.7, 2, 6]),
+        "f64": ([(0.5, 1), (3, 2), (9, 3), (120, 4)], [-1, 0.05, 0.7, 2, 6, 30]),
+    }),
+    "pareto": ("Pareto(scale, alpha)", ["scale", "alpha"], False, ref_pareto, {
+        "f32": ([(1, 1), (2, 3.5), (0.5, 0.7)], [0.1, 1, 1.5, 2.5, 40]),
+        "f64": ([(1, 1), (2, 3.5), (0.5, 0.7), (3, 60)], [0.1, 1, 1.5, 2.5, 3.2, 40]),
+    }),
+    "weibull": ("Weibull(scale, concentration=conc)", ["scale", "conc"], False,
+                ref_weibull, {
+        "f32": ([(1, 1), (2, 1.5), (0.5, 0.4)], [-1, 0.01, 0.3, 1.7, 6]),
+        "f64": ([(1, 1), (2, 1.5), (0.5, 0.4), (10, 8)], [-1, 0.01, 0.3, 1.7, 6, 11]),
+    }),
+    "negativebinomial2": ("NegativeBinomial2(mean, conc)", ["mean", "conc"],
+                          True, ref_negativebinomial2, {
+        "f32": ([(1, 1), (4, 1.5), (30, 0.5)], [-1, 0, 1, 4, 20, 200]),
+        "f64": ([(1, 1), (4, 1.5), (30, 0.5), (1e4, 20)],
+                [-1, 0, 1, 4, 20, 200, 9000]),
+    }),
+    "zeroinflatedpoisson_gate_logits": (
+        "ZeroInflatedPoisson(rate=rate, gate_logits=g)", ["rate", "g"], True,
+        ref_zeroinflatedpoisson_gate_logits, {
+            "f32": ([(4, -0.5), (2, 3), (0.5, -6)], [-1, 0, 1, 4, 25]),
+            "f64": ([(4, -0.5), (2, 3), (0.5, -6), (100, 0)],
+                    [-1, 0, 1, 4, 25, 110]),
+        }),
+    "betabinomial": ("BetaBinomial(c1, c0, total)", ["c1", "c0", "total"], True,
+                     ref_betabinomial, {
+        "f32": ([(2, 3, 10), (0.5, 0.5, 1), (1, 1, 40)], [-1, 0, 1, 5, 10, 11, 40]),
+        "f64": ([(2, 3, 10), (0.5, 0.5, 1), (1, 1, 40), (30, 0.2, 1000)],
+                [-1, 0, 1, 5, 10, 11, 40, 990, 1001]),
     }),
 }
 

@@ -232,5 +232,172 @@ template <class T, class X> AIMZ_MATH_FN T poisson_log_prob(X x, T rate) {
   return detail::log_poisson_raw(static_cast<T>(k), rate);
 }
 
+// ------------------------------------------------ more continuous families
+
+/// Laplace(loc, scale).
+template <class T> AIMZ_MATH_FN T laplace_log_prob(T x, T loc, T scale) {
+  if (!std::isfinite(loc) || !detail::pos_finite(scale) || std::isnan(x)) return detail::nan<T>();
+  if (std::isinf(x)) return -detail::inf<T>();
+  return -T(detail::kLn2) - std::log(scale) - std::fabs(x - loc) / scale;
+}
+
+/// Logistic(loc, scale).
+template <class T> AIMZ_MATH_FN T logistic_log_prob(T x, T loc, T scale) {
+  if (!std::isfinite(loc) || !detail::pos_finite(scale) || std::isnan(x)) return detail::nan<T>();
+  if (std::isinf(x)) return -detail::inf<T>();
+  const T az = std::fabs((x - loc) / scale);
+  return -az - T(2) * std::log1p(std::exp(-az)) - std::log(scale);
+}
+
+/// Gumbel(loc, scale) (the maximum's Gumbel, scipy's gumbel_r).
+template <class T> AIMZ_MATH_FN T gumbel_log_prob(T x, T loc, T scale) {
+  if (!std::isfinite(loc) || !detail::pos_finite(scale) || std::isnan(x)) return detail::nan<T>();
+  if (std::isinf(x)) return -detail::inf<T>();
+  const T z = (x - loc) / scale;
+  return -(z + std::exp(-z)) - std::log(scale);
+}
+
+/// InverseGamma(concentration, rate) on x > 0.
+template <class T> AIMZ_MATH_FN T inverse_gamma_log_prob(T x, T concentration, T rate) {
+  const T a = concentration;
+  if (!detail::pos_finite(a) || !detail::pos_finite(rate) || std::isnan(x)) return detail::nan<T>();
+  if (!(x > T(0)) || std::isinf(x)) return -detail::inf<T>();
+  // f = (rate/x)^a e^{-rate/x} / (x Gamma(a))
+  return detail::log_poisson_raw(a, rate / x) + std::log(a / x);
+}
+
+/// Pareto(scale, alpha) on x >= scale.
+template <class T> AIMZ_MATH_FN T pareto_log_prob(T x, T scale, T alpha) {
+  if (!detail::pos_finite(scale) || !detail::pos_finite(alpha) || std::isnan(x)) return detail::nan<T>();
+  if (x < scale || std::isinf(x)) return -detail::inf<T>();
+  return std::log(alpha) - std::log(scale) - (alpha + T(1)) * std::log(x / scale);
+}
+
+/// Weibull(scale, concentration) on x >= 0.
+template <class T> AIMZ_MATH_FN T weibull_log_prob(T x, T scale, T concentration) {
+  const T k = concentration;
+  if (!detail::pos_finite(scale) || !detail::pos_finite(k) || std::isnan(x)) return detail::nan<T>();
+  if (x < T(0) || std::isinf(x)) return -detail::inf<T>();
+  const T z = x / scale;
+  if (x == T(0)) return k < T(1) ? detail::inf<T>() : k == T(1) ? -std::log(scale) : -detail::inf<T>();
+  return std::log(k / scale) + (k - T(1)) * std::log(z) - std::pow(z, k);
+}
+
+// --------------------------------------------------- more discrete families
+
+namespace detail {
+
+/// log of Gamma(k + a) / (Gamma(a) k!) p0^a p1^k, given log p0 and log p1:
+/// the negative binomial family.
+template <class T> AIMZ_MATH_FN T log_nb_raw(T k, T a, T log_p0, T log_p1) {
+  if (k == T(0)) return a * log_p0;
+  return -log_beta(a, k + T(1)) - std::log(a + k) + a * log_p0 + k * log_p1;
+}
+
+/// log(exp(x) + exp(y)) with -inf arguments allowed.
+template <class T> AIMZ_MATH_FN T log_add_exp(T x, T y) {
+  const T m = x > y ? x : y;
+  if (m == -inf<T>()) return m;
+  return m + std::log1p(std::exp(-std::fabs(x - y)));
+}
+
+/// A zero-inflated count: log_gate / log_keep are log(gate), log(1 - gate);
+/// base is the base distribution's log mass at k.
+template <class T> AIMZ_MATH_FN T zero_inflated(double k, T log_gate, T log_keep, T base) {
+  if (k == 0.0) return log_add_exp(log_gate, log_keep + base);
+  return log_keep + base;
+}
+
+}  // namespace detail
+
+#define AIMZ_COUNT_OBSERVATION(x, k)                                  \
+  double k;                                                           \
+  {                                                                   \
+    const int c_ = detail::count_value(x, &k);                        \
+    if (c_ == 1) return detail::nan<T>();                             \
+    if (c_ == 2 || k < 0.0) return -detail::inf<T>();                 \
+  }
+
+/// GammaPoisson(concentration, rate): Poisson(Gamma(concentration, rate)).
+template <class T, class X> AIMZ_MATH_FN T gamma_poisson_log_prob(X x, T concentration, T rate) {
+  if (!detail::pos_finite(concentration) || !detail::pos_finite(rate)) return detail::nan<T>();
+  AIMZ_COUNT_OBSERVATION(x, k)
+  return detail::log_nb_raw(static_cast<T>(k), concentration, -std::log1p(T(1) / rate), -std::log1p(rate));
+}
+
+/// NegativeBinomial2(mean, concentration).
+template <class T, class X> AIMZ_MATH_FN T negative_binomial2_log_prob(X x, T mean, T concentration) {
+  if (!detail::pos_finite(mean) || !detail::pos_finite(concentration)) return detail::nan<T>();
+  AIMZ_COUNT_OBSERVATION(x, k)
+  return detail::log_nb_raw(static_cast<T>(k), concentration, -std::log1p(mean / concentration),
+                            -std::log1p(concentration / mean));
+}
+
+/// NegativeBinomialProbs(total_count, probs): mean total_count p / (1 - p).
+template <class T, class X> AIMZ_MATH_FN T negative_binomial_probs_log_prob(X x, T total_count, T probs) {
+  if (!detail::pos_finite(total_count) || !(probs >= T(0) && probs < T(1))) return detail::nan<T>();
+  AIMZ_COUNT_OBSERVATION(x, k)
+  if (probs == T(0)) return k == 0.0 ? T(0) : -detail::inf<T>();
+  return detail::log_nb_raw(static_cast<T>(k), total_count, std::log1p(-probs), std::log(probs));
+}
+
+/// NegativeBinomialLogits(total_count, logits): probs = sigmoid(logits).
+template <class T, class X> AIMZ_MATH_FN T negative_binomial_logits_log_prob(X x, T total_count, T logits) {
+  if (!detail::pos_finite(total_count) || std::isnan(logits) || logits == detail::inf<T>()) return detail::nan<T>();
+  AIMZ_COUNT_OBSERVATION(x, k)
+  if (logits == -detail::inf<T>()) return k == 0.0 ? T(0) : -detail::inf<T>();
+  return detail::log_nb_raw(static_cast<T>(k), total_count, -softplus(logits), -softplus(-logits));
+}
+
+/// ZeroInflatedPoisson(gate, rate).
+template <class T, class X> AIMZ_MATH_FN T zero_inflated_poisson_log_prob(X x, T gate, T rate) {
+  if (!detail::valid_prob(gate) || !(rate >= T(0)) || std::isinf(rate)) return detail::nan<T>();
+  AIMZ_COUNT_OBSERVATION(x, k)
+  return detail::zero_inflated(k, std::log(gate), std::log1p(-gate),
+                               detail::log_poisson_raw(static_cast<T>(k), rate));
+}
+
+/// ZeroInflatedPoisson(gate_logits=, rate); parameters in (rate, logits) order.
+template <class T, class X> AIMZ_MATH_FN T zero_inflated_poisson_logits_log_prob(X x, T rate, T gate_logits) {
+  if (std::isnan(gate_logits) || !(rate >= T(0)) || std::isinf(rate)) return detail::nan<T>();
+  AIMZ_COUNT_OBSERVATION(x, k)
+  return detail::zero_inflated(k, -softplus(-gate_logits), -softplus(gate_logits),
+                               detail::log_poisson_raw(static_cast<T>(k), rate));
+}
+
+/// ZeroInflatedNegativeBinomial2(mean, concentration, gate).
+template <class T, class X>
+AIMZ_MATH_FN T zero_inflated_negative_binomial2_log_prob(X x, T mean, T concentration, T gate) {
+  if (!detail::valid_prob(gate)) return detail::nan<T>();
+  const T base = negative_binomial2_log_prob<T, X>(x, mean, concentration);
+  if (std::isnan(base)) return base;
+  AIMZ_COUNT_OBSERVATION(x, k)
+  return detail::zero_inflated(k, std::log(gate), std::log1p(-gate), base);
+}
+
+/// ZeroInflatedNegativeBinomial2(mean, concentration, gate_logits=).
+template <class T, class X>
+AIMZ_MATH_FN T zero_inflated_negative_binomial2_logits_log_prob(X x, T mean, T concentration, T gate_logits) {
+  if (std::isnan(gate_logits)) return detail::nan<T>();
+  const T base = negative_binomial2_log_prob<T, X>(x, mean, concentration);
+  if (std::isnan(base)) return base;
+  AIMZ_COUNT_OBSERVATION(x, k)
+  return detail::zero_inflated(k, -softplus(-gate_logits), -softplus(gate_logits), base);
+}
+
+/// BetaBinomial(concentration1, concentration0, total_count).
+template <class T, class X>
+AIMZ_MATH_FN T beta_binomial_log_prob(X x, T concentration1, T concentration0, T total_count) {
+  const T a = concentration1, b = concentration0, n = total_count;
+  if (!detail::pos_finite(a) || !detail::pos_finite(b) || !detail::valid_total_count(n)) return detail::nan<T>();
+  AIMZ_COUNT_OBSERVATION(x, k)
+  if (k > static_cast<double>(n)) return -detail::inf<T>();
+  const T kt = static_cast<T>(k);
+  // log C(n, k) + log B(k + a, n - k + b) - log B(a, b)
+  return -std::log(n + T(1)) - log_beta(n - kt + T(1), kt + T(1)) + log_beta(kt + a, n - kt + b) - log_beta(a, b);
+}
+
+#undef AIMZ_COUNT_OBSERVATION
+
 }  // namespace math
 }  // namespace aimz

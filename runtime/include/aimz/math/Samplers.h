@@ -332,5 +332,136 @@ template <class T> AIMZ_MATH_FN std::int32_t poisson_sample(RandomStream& s, T r
   return detail::finish_count(s, k);
 }
 
+// ------------------------------------------------ more continuous families
+
+/// Laplace(loc, scale) by inversion: loc - scale sign(w) log1p(-2|w|),
+/// w = U - 1/2.
+template <class T> AIMZ_MATH_FN T laplace_sample(RandomStream& s, T loc, T scale) {
+  if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
+  const T w = uniform01<T>(s) - T(0.5);
+  const T e = -std::log1p(T(-2) * std::fabs(w));
+  return detail::finish(s, w < T(0) ? loc - scale * e : loc + scale * e);
+}
+
+/// Logistic(loc, scale) by inversion: loc + scale (log U - log1p(-U)).
+template <class T> AIMZ_MATH_FN T logistic_sample(RandomStream& s, T loc, T scale) {
+  if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
+  const T u = uniform01<T>(s);
+  return detail::finish(s, loc + scale * (std::log(u) - std::log1p(-u)));
+}
+
+/// Gumbel(loc, scale) by inversion: loc - scale log(-log U).
+template <class T> AIMZ_MATH_FN T gumbel_sample(RandomStream& s, T loc, T scale) {
+  if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
+  const T u = uniform01<T>(s);
+  return detail::finish(s, loc - scale * std::log(-std::log(u)));
+}
+
+/// InverseGamma(concentration, rate) = rate / Gamma(concentration, 1),
+/// formed in log space so that small concentrations do not overflow.
+template <class T> AIMZ_MATH_FN T inverse_gamma_sample(RandomStream& s, T concentration, T rate) {
+  if (!detail::pos_finite(concentration) || !detail::pos_finite(rate)) return detail::nan<T>();
+  return detail::finish(s, std::exp(std::log(rate) - detail::log_std_gamma(s, concentration)));
+}
+
+/// Pareto(scale, alpha) by inversion: scale U^(-1/alpha).
+template <class T> AIMZ_MATH_FN T pareto_sample(RandomStream& s, T scale, T alpha) {
+  if (!detail::pos_finite(scale) || !detail::pos_finite(alpha)) return detail::nan<T>();
+  return detail::finish(s, scale * std::exp(-std::log(uniform01<T>(s)) / alpha));
+}
+
+/// Weibull(scale, concentration) by inversion: scale (-log U)^(1/k).
+template <class T> AIMZ_MATH_FN T weibull_sample(RandomStream& s, T scale, T concentration) {
+  if (!detail::pos_finite(scale) || !detail::pos_finite(concentration)) return detail::nan<T>();
+  const T e = -std::log(uniform01<T>(s));
+  return detail::finish(s, scale * std::exp(std::log(e) / concentration));
+}
+
+// --------------------------------------------------- more discrete families
+//
+// Mixtures draw their mixing variable first (in double, as every discrete
+// sampler computes), then the count.
+
+namespace detail {
+/// Poisson(Gamma(a, rate)) with the gamma drawn in log space; a rate above
+/// kMaxPoissonRate is an invalid draw.
+AIMZ_MATH_FN std::int32_t gamma_poisson_core(RandomStream& s, double a, double log_rate) {
+  const double log_lam = log_std_gamma(s, a) - log_rate;
+  if (!(log_lam <= std::log(kMaxPoissonRate))) return log_lam < 0.0 ? 0 : kInvalidCount;
+  return poisson_sample<double>(s, std::exp(log_lam));
+}
+}  // namespace detail
+
+/// GammaPoisson(concentration, rate): Poisson(Gamma(concentration, rate)).
+template <class T> AIMZ_MATH_FN std::int32_t gamma_poisson_sample(RandomStream& s, T concentration, T rate) {
+  const double a = static_cast<double>(concentration), r = static_cast<double>(rate);
+  if (!detail::pos_finite(a) || !detail::pos_finite(r)) return kInvalidCount;
+  return detail::gamma_poisson_core(s, a, std::log(r));
+}
+
+/// NegativeBinomial2(mean, concentration) = GammaPoisson(concentration,
+/// concentration / mean).
+template <class T> AIMZ_MATH_FN std::int32_t negative_binomial2_sample(RandomStream& s, T mean, T concentration) {
+  const double m = static_cast<double>(mean), a = static_cast<double>(concentration);
+  if (!detail::pos_finite(m) || !detail::pos_finite(a)) return kInvalidCount;
+  return detail::gamma_poisson_core(s, a, std::log(a) - std::log(m));
+}
+
+/// NegativeBinomialProbs(total_count, probs) = GammaPoisson(total_count,
+/// 1 / probs - 1), as NumPyro defines it (mean total_count p / (1 - p)).
+template <class T> AIMZ_MATH_FN std::int32_t negative_binomial_probs_sample(RandomStream& s, T total_count, T probs) {
+  const double n = static_cast<double>(total_count), p = static_cast<double>(probs);
+  if (!detail::pos_finite(n) || !(p >= 0.0 && p < 1.0)) return kInvalidCount;
+  if (p == 0.0) return detail::finish_count(s, 0.0);
+  return detail::gamma_poisson_core(s, n, std::log1p(-p) - std::log(p));
+}
+
+/// NegativeBinomialLogits(total_count, logits): probs = sigmoid(logits).
+template <class T> AIMZ_MATH_FN std::int32_t negative_binomial_logits_sample(RandomStream& s, T total_count, T logits) {
+  const double n = static_cast<double>(total_count), l = static_cast<double>(logits);
+  if (!detail::pos_finite(n) || std::isnan(l) || l == detail::inf<double>()) return kInvalidCount;
+  return detail::gamma_poisson_core(s, n, -l);  // rate = exp(-logits)
+}
+
+/// ZeroInflatedPoisson(gate, rate): 0 with probability gate, else Poisson.
+template <class T> AIMZ_MATH_FN std::int32_t zero_inflated_poisson_sample(RandomStream& s, T gate, T rate) {
+  if (!detail::valid_prob(gate) || !(rate >= T(0)) || !(rate <= T(kMaxPoissonRate))) return kInvalidCount;
+  if (uniform01<double>(s) < static_cast<double>(gate)) return detail::finish_count(s, 0.0);
+  return poisson_sample<T>(s, rate);
+}
+
+/// ZeroInflatedPoisson(gate_logits=, rate); parameters in (rate, logits) order.
+template <class T> AIMZ_MATH_FN std::int32_t zero_inflated_poisson_logits_sample(RandomStream& s, T rate, T gate_logits) {
+  if (std::isnan(gate_logits) || !(rate >= T(0)) || !(rate <= T(kMaxPoissonRate))) return kInvalidCount;
+  if (uniform01<double>(s) < sigmoid(static_cast<double>(gate_logits))) return detail::finish_count(s, 0.0);
+  return poisson_sample<T>(s, rate);
+}
+
+/// ZeroInflatedNegativeBinomial2(mean, concentration, gate).
+template <class T> AIMZ_MATH_FN std::int32_t zero_inflated_negative_binomial2_sample(RandomStream& s, T mean, T concentration, T gate) {
+  if (!detail::valid_prob(gate) || !detail::pos_finite(mean) || !detail::pos_finite(concentration)) return kInvalidCount;
+  if (uniform01<double>(s) < static_cast<double>(gate)) return detail::finish_count(s, 0.0);
+  return negative_binomial2_sample<T>(s, mean, concentration);
+}
+
+/// ZeroInflatedNegativeBinomial2(mean, concentration, gate_logits=).
+template <class T> AIMZ_MATH_FN std::int32_t zero_inflated_negative_binomial2_logits_sample(RandomStream& s, T mean, T concentration, T gate_logits) {
+  if (std::isnan(gate_logits) || !detail::pos_finite(mean) || !detail::pos_finite(concentration)) return kInvalidCount;
+  if (uniform01<double>(s) < sigmoid(static_cast<double>(gate_logits))) return detail::finish_count(s, 0.0);
+  return negative_binomial2_sample<T>(s, mean, concentration);
+}
+
+/// BetaBinomial(concentration1, concentration0, total_count):
+/// Binomial(total_count, Beta(concentration1, concentration0)).
+template <class T> AIMZ_MATH_FN std::int32_t beta_binomial_sample(RandomStream& s, T concentration1, T concentration0, T total_count) {
+  const double n = static_cast<double>(total_count);
+  if (!detail::pos_finite(concentration1) || !detail::pos_finite(concentration0) || !detail::valid_total_count(n) ||
+      n > kMaxBinomialCount)
+    return kInvalidCount;
+  const double p = beta_sample<double>(s, static_cast<double>(concentration1), static_cast<double>(concentration0));
+  if (std::isnan(p)) return kInvalidCount;
+  return binomial_sample<double>(s, n, p);
+}
+
 }  // namespace math
 }  // namespace aimz
