@@ -162,6 +162,34 @@ def ref_betabinomial(x, c1, c0, n):
     return st.betabinom.logpmf(x, n, c1, c0)
 
 
+def ref_gammapoisson(x, conc, rate):
+    return st.nbinom.logpmf(x, conc, rate / (1 + rate))
+
+
+def ref_negativebinomialprobs(x, n, p):
+    return st.nbinom.logpmf(x, n, 1 - p)
+
+
+def ref_negativebinomiallogits(x, n, l):
+    return st.nbinom.logpmf(x, n, sc.expit(-l))
+
+
+def _zi(x, gate, base):
+    return np.logaddexp(np.log(gate), np.log1p(-gate) + base) if x == 0 else np.log1p(-gate) + base
+
+
+def ref_zeroinflatedpoisson_gate(x, gate, rate):
+    return _zi(x, gate, st.poisson.logpmf(x, rate))
+
+
+def ref_zeroinflatednegativebinomial2_gate(x, mean, conc, gate):
+    return _zi(x, gate, st.nbinom.logpmf(x, conc, conc / (conc + mean)))
+
+
+def ref_zeroinflatednegativebinomial2_gate_logits(x, mean, conc, g):
+    return _zi(x, sc.expit(g), st.nbinom.logpmf(x, conc, conc / (conc + mean)))
+
+
 # ------------------------------------------------- mpmath (50 digits) forms
 mp.mp.dps = 50
 MINF = -INF
@@ -345,6 +373,59 @@ def hp_betabinomial(x, c1, c0, n):
               - lbeta(a, b))
 
 
+def hp_gammapoisson(x, conc, rate):
+    if x < 0:
+        return MINF
+    r = mp.mpf(rate)
+    return _f(_hp_nb(x, conc, mp.log(r / (1 + r)), -mp.log1p(r)))
+
+
+def hp_negativebinomialprobs(x, n, p):
+    if x < 0:
+        return MINF
+    p = mp.mpf(p)
+    return _f(_hp_nb(x, n, mp.log1p(-p), mp.log(p)))
+
+
+def hp_negativebinomiallogits(x, n, l):
+    if x < 0:
+        return MINF
+    l = mp.mpf(l)
+    return _f(_hp_nb(x, n, -mp.log1p(mp.exp(l)), -mp.log1p(mp.exp(-l))))
+
+
+def _hp_zi(x, lgate, lkeep, base):
+    if x == 0:
+        return _f(mp.log(mp.exp(lgate) + mp.exp(lkeep + base)))
+    return _f(lkeep + base)
+
+
+def hp_zeroinflatedpoisson_gate(x, gate, rate):
+    if x < 0:
+        return MINF
+    r, g = mp.mpf(rate), mp.mpf(gate)
+    return _hp_zi(x, mp.log(g), mp.log1p(-g), x * mp.log(r) - r - mp.loggamma(x + 1))
+
+
+def _hp_nb2(x, mean, conc):
+    m, c = mp.mpf(mean), mp.mpf(conc)
+    return _hp_nb(x, c, mp.log(c / (c + m)), mp.log(m / (c + m)))
+
+
+def hp_zeroinflatednegativebinomial2_gate(x, mean, conc, gate):
+    if x < 0:
+        return MINF
+    g = mp.mpf(gate)
+    return _hp_zi(x, mp.log(g), mp.log1p(-g), _hp_nb2(x, mean, conc))
+
+
+def hp_zeroinflatednegativebinomial2_gate_logits(x, mean, conc, gl):
+    if x < 0:
+        return MINF
+    g = mp.mpf(gl)
+    return _hp_zi(x, -mp.log1p(mp.exp(-g)), -mp.log1p(mp.exp(g)), _hp_nb2(x, mean, conc))
+
+
 HP = {ref_normal: hp_normal, ref_halfnormal: hp_halfnormal,
       ref_lognormal: hp_lognormal, ref_exponential: hp_exponential,
       ref_gamma: hp_gamma, ref_beta: hp_beta, ref_uniform: hp_uniform,
@@ -358,7 +439,15 @@ HP = {ref_normal: hp_normal, ref_halfnormal: hp_halfnormal,
       ref_pareto: hp_pareto, ref_weibull: hp_weibull,
       ref_negativebinomial2: hp_negativebinomial2,
       ref_zeroinflatedpoisson_gate_logits: hp_zeroinflatedpoisson_gate_logits,
-      ref_betabinomial: hp_betabinomial}
+      ref_betabinomial: hp_betabinomial,
+      ref_gammapoisson: hp_gammapoisson,
+      ref_negativebinomialprobs: hp_negativebinomialprobs,
+      ref_negativebinomiallogits: hp_negativebinomiallogits,
+      ref_zeroinflatedpoisson_gate: hp_zeroinflatedpoisson_gate,
+      ref_zeroinflatednegativebinomial2_gate:
+          hp_zeroinflatednegativebinomial2_gate,
+      ref_zeroinflatednegativebinomial2_gate_logits:
+          hp_zeroinflatednegativebinomial2_gate_logits}
 
 
 # ------------------------------------------------------------- distributions
@@ -487,6 +576,46 @@ DISTS = {
             "f32": ([(4, -0.5), (2, 3), (0.5, -6)], [-1, 0, 1, 4, 25]),
             "f64": ([(4, -0.5), (2, 3), (0.5, -6), (100, 0)],
                     [-1, 0, 1, 4, 25, 110]),
+        }),
+    "gammapoisson": ("GammaPoisson(conc, rate)", ["conc", "rate"], True,
+                     ref_gammapoisson, {
+        "f32": ([(1, 1), (2.5, 0.5), (40, 4)], [-1, 0, 1, 5, 20, 90]),
+        "f64": ([(1, 1), (2.5, 0.5), (40, 4), (1e3, 0.1)],
+                [-1, 0, 1, 5, 20, 90, 9500]),
+    }),
+    "negativebinomialprobs": ("NegativeBinomialProbs(n, p)", ["n", "p"],
+                              True, ref_negativebinomialprobs, {
+        "f32": ([(1, 0.5), (3, 0.4), (0.5, 0.9)], [-1, 0, 1, 2, 10, 60]),
+        "f64": ([(1, 0.5), (3, 0.4), (0.5, 0.9), (50, 0.01)],
+                [-1, 0, 1, 2, 10, 60]),
+    }),
+    "negativebinomiallogits": ("NegativeBinomialLogits(n, logits=l)",
+                               ["n", "l"], True, ref_negativebinomiallogits, {
+        "f32": ([(1, 0), (3, 0.5), (10, -4)], [-1, 0, 1, 2, 10, 60]),
+        "f64": ([(1, 0), (3, 0.5), (10, -4), (2, 6)],
+                [-1, 0, 1, 2, 10, 60, 5000]),
+    }),
+    "zeroinflatedpoisson_gate": ("ZeroInflatedPoisson(gate, rate)",
+                                 ["gate", "rate"], True,
+                                 ref_zeroinflatedpoisson_gate, {
+        "f32": ([(0.3, 4), (0.05, 2), (0.9, 0.5)], [-1, 0, 1, 4, 25]),
+        "f64": ([(0.3, 4), (0.05, 2), (0.9, 0.5), (1e-6, 30)],
+                [-1, 0, 1, 4, 25, 60]),
+    }),
+    "zeroinflatednegativebinomial2_gate": (
+        "ZeroInflatedNegativeBinomial2(mean, conc, gate)",
+        ["mean", "conc", "gate"], True, ref_zeroinflatednegativebinomial2_gate, {
+            "f32": ([(3, 2, 0.2), (50, 0.5, 0.7)], [-1, 0, 1, 3, 20, 500]),
+            "f64": ([(3, 2, 0.2), (50, 0.5, 0.7), (0.1, 10, 0.01)],
+                    [-1, 0, 1, 3, 20, 500]),
+        }),
+    "zeroinflatednegativebinomial2_gate_logits": (
+        "ZeroInflatedNegativeBinomial2(mean, conc, gate_logits=g)",
+        ["mean", "conc", "g"], True,
+        ref_zeroinflatednegativebinomial2_gate_logits, {
+            "f32": ([(3, 2, -1), (50, 0.5, 2)], [-1, 0, 1, 3, 20, 500]),
+            "f64": ([(3, 2, -1), (50, 0.5, 2), (0.1, 10, -30)],
+                    [-1, 0, 1, 3, 20, 500]),
         }),
     "betabinomial": ("BetaBinomial(c1, c0, total)", ["c1", "c0", "total"], True,
                      ref_betabinomial, {
