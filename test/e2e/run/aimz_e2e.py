@@ -39,7 +39,8 @@ NODE_MODULES = None
 EXAMPLE_MODELS = ["linreg", "logistic", "hierarchical", "poisson", "negbin_glm",
                   "zero_inflated_poisson",
                   "local_latent", "mlp"]
-TEST_MODELS = ["linreg64", "gather64", "tanh_net64", "rank3", "scan_obs"]
+TEST_MODELS = ["linreg64", "gather64", "tanh_net64", "rank3", "rank3_ops",
+               "scan_obs"]
 
 
 def source_of(name):

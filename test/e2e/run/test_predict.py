@@ -650,6 +650,26 @@ class RankThreeSites(E.E2ETestCase):
                 self.assertEqual(z.shape, (draws, n, k))
                 np.testing.assert_array_equal(z, want)
 
+    def test_rank_three_values_inside_the_kernel(self):
+        rng = np.random.default_rng(34)
+        n, a, b, draws = 37, 3, 4, 3
+        X = rng.normal(0, 0.5, (n, a, b)).astype(np.float32)
+        s = rng.uniform(0.5, 1.5, draws).astype(np.float32)
+        data = {"X": self.save("X3o.npy", X)}
+        post = self.savez("post3o.npz", s=s)
+        want = np.expm1(X[None].astype(np.float64) * s[:, None, None, None])
+        for axis, batch in [("obs", 8), ("draw", 2)]:
+            with self.subTest(axis=axis, batch=batch):
+                out = self.fresh()
+                E.run_cmd("predict", E.model("rank3_ops"), data, out,
+                          posterior=post, axis=axis, batch=batch,
+                          sites=["d", "y"], devices=2)
+                got = E.read_arrays(out)
+                np.testing.assert_allclose(got["d"], want, rtol=1e-5,
+                                           atol=1e-6)
+                r = got["y"] - want.sum(axis=(2, 3))
+                self.assertLess(abs(r.mean()) * np.sqrt(r.size), 5)
+
 
 if __name__ == "__main__":
     E.main()
