@@ -33,6 +33,14 @@ EXPECTED = {
     "mlp": ("obs", [], {"w1": "global", "b1": "global", "w2": "global",
                         "b2": "global", "w3": "global", "b3": "global",
                         "w4": "global", "b4": "global", "y": "observed"}),
+    "negbin_glm": ("obs", [], {"alpha": "global", "beta": "global",
+                               "phi": "global", "mu": "obs_aligned",
+                               "y": "observed"}),
+    "zero_inflated_poisson": ("obs", [], {"gate_logit": "global",
+                                          "alpha": "global",
+                                          "beta": "global",
+                                          "rate": "obs_aligned",
+                                          "y": "observed"}),
 }
 
 
