@@ -856,13 +856,19 @@ bool Analyzer::analyzeBinary(BinaryExpr &E) {
 }
 
 bool Analyzer::analyzeCall(CallExpr &E) {
+  // Elementwise functions that compute in the model's float precision.
   static const std::set<std::string> FloatFns = {
-      "exp", "log", "log1p", "sqrt", "tanh", "sigmoid", "softplus"};
+      "exp",     "log",    "log1p", "expm1",  "sqrt", "tanh",
+      "sigmoid", "softplus", "log_sigmoid", "lgamma", "erf", "Phi",
+      "sin",     "cos"};
   static const std::set<std::string> SameTypeFns = {"abs", "relu"};
   static const std::set<std::string> Reductions = {"sum", "mean", "min",
                                                    "max"};
+  // Elementwise, two arguments broadcast together (NumPy's names).
+  static const std::set<std::string> PairFns = {"minimum", "maximum", "pow"};
   bool Known = FloatFns.count(E.Callee) || SameTypeFns.count(E.Callee) ||
-               Reductions.count(E.Callee);
+               Reductions.count(E.Callee) || PairFns.count(E.Callee) ||
+               E.Callee == "clip";
   if (!Known) {
     if (lookupDistribution(E.Callee))
       Diags.error(E.Loc, "'" + E.Callee +
@@ -871,9 +877,10 @@ bool Analyzer::analyzeCall(CallExpr &E) {
                              E.Callee + "(...)'");
     else
       Diags.error(E.Loc, "unknown function '" + E.Callee +
-                             "'; functions are exp, log, log1p, sqrt, abs, "
-                             "tanh, sigmoid, relu, softplus, sum, mean, min, "
-                             "max");
+                             "'; functions are exp, log, log1p, expm1, sqrt, "
+                             "abs, tanh, sigmoid, relu, softplus, log_sigmoid, "
+                             "lgamma, erf, Phi, sin, cos, minimum, maximum, "
+                             "pow, clip, sum, mean, min, max");
     return false;
   }
   bool Ok = true;
@@ -888,10 +895,14 @@ bool Analyzer::analyzeCall(CallExpr &E) {
   if (!Ok)
     return false;
   bool Binary = (E.Callee == "min" || E.Callee == "max");
-  size_t MaxArgs = Binary ? 2 : 1;
-  if (E.Args.empty() || E.Args.size() > MaxArgs) {
-    Diags.error(E.Loc, "function '" + E.Callee + "' takes " +
-                           (Binary ? "1 or 2 arguments" : "1 argument") +
+  size_t MinArgs = PairFns.count(E.Callee) ? 2 : E.Callee == "clip" ? 3 : 1;
+  size_t MaxArgs = Binary ? 2 : MinArgs;
+  if (E.Args.size() < MinArgs || E.Args.size() > MaxArgs) {
+    const char *Want = Binary ? "1 or 2 arguments"
+                       : MinArgs == 3 ? "3 arguments (x, lo, hi)"
+                       : MinArgs == 2 ? "2 arguments"
+                                      : "1 argument";
+    Diags.error(E.Loc, "function '" + E.Callee + "' takes " + Want +
                            "; got " + llvm::Twine(E.Args.size()));
     return false;
   }
@@ -912,17 +923,27 @@ bool Analyzer::analyzeCall(CallExpr &E) {
     E.Ty = {Info.Precision, A.Dims, A.WeakLiteral};
   } else if (SameTypeFns.count(E.Callee)) {
     E.Ty = A;
-  } else if (E.Args.size() == 2) {
-    const ExprType &B = E.Args[1].Value->Ty;
-    auto Out = broadcastShapes(A.Dims, B.Dims);
-    if (!Out) {
-      Diags.error(E.Loc, "shapes " + shapeStr(A.Dims) + " and " +
-                             shapeStr(B.Dims) +
-                             " cannot be broadcast together in '" + E.Callee +
-                             "'");
-      return false;
+  } else if (E.Args.size() >= 2) {
+    // Elementwise over broadcast arguments: min/max/minimum/maximum/clip
+    // keep the arithmetic type, pow computes in the float precision.
+    Shape Out = A.Dims;
+    DType T = A.Type;
+    bool Weak = A.WeakLiteral;
+    for (size_t I = 1; I < E.Args.size(); ++I) {
+      const ExprType &B = E.Args[I].Value->Ty;
+      auto O = broadcastShapes(Out, B.Dims);
+      if (!O) {
+        Diags.error(E.Loc, "shapes " + shapeStr(Out) + " and " +
+                               shapeStr(B.Dims) +
+                               " cannot be broadcast together in '" +
+                               E.Callee + "'");
+        return false;
+      }
+      Out = *O;
+      T = arithmeticType({T, {}, Weak}, B);
+      Weak = Weak && B.WeakLiteral;
     }
-    E.Ty = {arithmeticType(A, B), *Out, A.WeakLiteral && B.WeakLiteral};
+    E.Ty = {E.Callee == "pow" ? Info.Precision : T, Out, Weak};
   } else if (E.Callee == "mean") {
     E.Ty = {Info.Precision, {}, false};
   } else if (E.Callee == "sum") {

@@ -95,6 +95,21 @@ AIMZ_ELEMENTARY(log)
 AIMZ_ELEMENTARY(log1p)
 AIMZ_ELEMENTARY(tanh)
 
+// log|Gamma(x)| (jax.scipy.special.gammaln / Stan's lgamma) and the standard
+// normal CDF (probit links). Scalar: they never run in vector lanes.
+AIMZ_SUPPORT AIMZ_NOINLINE float aimz_rt_lgamma_f32(float X) {
+  return m::log_gamma(X);
+}
+AIMZ_SUPPORT AIMZ_NOINLINE double aimz_rt_lgamma_f64(double X) {
+  return m::log_gamma(X);
+}
+AIMZ_SUPPORT float aimz_rt_phi_f32(float X) {
+  return 0.5f * std::erfc(X * -0.70710678118654752f);
+}
+AIMZ_SUPPORT double aimz_rt_phi_f64(double X) {
+  return 0.5 * std::erfc(X * -0.70710678118654752440);
+}
+
 // Matrix products ------------------------------------------------------------
 //
 // C[b, m, n] = sum_k A[b, m, k] * B[b, k, n] with arbitrary element strides.

@@ -416,6 +416,27 @@ Value EntryBuilder::unary(StringRef Fn, Value X) {
     return B.create<arith::DivFOp>(Loc, FConst(1),
                                    B.create<arith::AddFOp>(Loc, FConst(1), E));
   }
+  if (Fn == "log_sigmoid") { // min(x, 0) - log1p(exp(-|x|))
+    Value A = B.create<math::AbsFOp>(Loc, X);
+    Value L = elementary("log1p",
+                         elementary("exp", B.create<arith::NegFOp>(Loc, A)));
+    return B.create<arith::SubFOp>(
+        Loc, B.create<arith::MinimumFOp>(Loc, X, FConst(0)), L);
+  }
+  // libm through MathToLibm (scalar calls: the same bits in every lane and
+  // remainder); libdevice on the GPU.
+  if (Fn == "expm1")
+    return B.create<math::ExpM1Op>(Loc, X);
+  if (Fn == "erf")
+    return B.create<math::ErfOp>(Loc, X);
+  if (Fn == "sin")
+    return B.create<math::SinOp>(Loc, X);
+  if (Fn == "cos")
+    return B.create<math::CosOp>(Loc, X);
+  // From the support library (log|Gamma| by our own Special.h; the normal
+  // CDF through erfc).
+  if (Fn == "lgamma" || Fn == "Phi")
+    return elementary(Fn == "lgamma" ? "lgamma" : "phi", X);
   if (Fn == "softplus") { // max(x, 0) + log1p(exp(-|x|)), stable both ways
     Value A = B.create<math::AbsFOp>(Loc, X);
     Value L = elementary("log1p",

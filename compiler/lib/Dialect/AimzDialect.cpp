@@ -54,9 +54,10 @@ LogicalResult BroadcastOp::verify() {
 }
 
 LogicalResult UnaryOp::verify() {
-  static const char *Fns[] = {"neg",  "exp",     "log",  "log1p",
-                              "sqrt", "abs",     "tanh", "sigmoid",
-                              "relu", "softplus"};
+  static const char *Fns[] = {
+      "neg",      "exp",         "log",    "log1p", "expm1", "sqrt",
+      "abs",      "tanh",        "sigmoid", "relu", "softplus",
+      "log_sigmoid", "lgamma",   "erf",    "Phi",   "sin",   "cos"};
   if (!llvm::is_contained(Fns, getFn()))
     return emitOpError("unknown function '") << getFn() << "'";
   if (getInput().getType().getDims() != getResult().getType().getDims())

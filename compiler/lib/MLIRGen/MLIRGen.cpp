@@ -262,6 +262,27 @@ Value Generator::genCall(const CallExpr &E) {
   Value A = gen(*E.Args[0].Value);
   StringRef Fn = E.Callee;
   auto Result = arrayType(inPlates(E.Ty.Dims), E.Ty.Type);
+  // Elementwise over several broadcast arguments, folded left to right:
+  // minimum/maximum/pow are binary ops, clip(x, lo, hi) = min(max(x, lo), hi).
+  if (E.Args.size() >= 2 &&
+      (Fn == "minimum" || Fn == "maximum" || Fn == "pow" || Fn == "clip" ||
+       Fn == "min" || Fn == "max")) {
+    auto Operand = [&](size_t I) {
+      const ExprType &T = E.Args[I].Value->Ty;
+      Value V = I == 0 ? A : gen(*E.Args[I].Value);
+      return alignLocal(castTo(V, T.Type, E.Ty.Type, T.Dims), T.Dims,
+                        E.Ty.Dims);
+    };
+    auto Bin = [&](StringRef Op, Value X, Value Y) -> Value {
+      return B.create<ir::BinaryOp>(B.getUnknownLoc(), Result,
+                                    B.getStringAttr(Op), X, Y);
+    };
+    Value X = Operand(0);
+    if (Fn == "clip")
+      return Bin("min", Bin("max", X, Operand(1)), Operand(2));
+    StringRef Op = Fn == "minimum" ? "min" : Fn == "maximum" ? "max" : Fn;
+    return Bin(Op, X, Operand(1));
+  }
   if (Fn == "min" || Fn == "max") {
     if (E.Args.size() == 2) {
       const ExprType &TB = E.Args[1].Value->Ty;

@@ -78,7 +78,7 @@ static void redirectMaths(llvm::Module &M) {
     llvm::StringRef N = F.getName();
     static const char *LibM[] = {"exp",  "log",  "log1p", "tanh", "pow",
                                  "cos",  "sin",  "expm1", "atan", "lgamma",
-                                 "tan",  "erf",  "cosh",  "sinh", "exp2",
+                                 "tan",  "erf",  "erfc", "cosh",  "sinh", "exp2",
                                  "log2", "log10", "sqrt", "fabs", "cbrt",
                                  "floor", "ceil", "round", "trunc"};
     for (const char *L : LibM) {

@@ -5,9 +5,9 @@
 
 aimz.model @unknown_unary attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
   %0 = aimz.input "x"[0] : <["n"], f32>
-  // CHECK: error: 'aimz.unary' op unknown function 'cos'
-  // expected-error @+1 {{unknown function 'cos'}}
-  %1 = aimz.unary "cos" %0 : <["n"], f32> -> <["n"], f32>
+  // CHECK: error: 'aimz.unary' op unknown function 'cosh'
+  // expected-error @+1 {{unknown function 'cosh'}}
+  %1 = aimz.unary "cosh" %0 : <["n"], f32> -> <["n"], f32>
 }
 
 // -----

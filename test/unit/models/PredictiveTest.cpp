@@ -438,6 +438,25 @@ TEST(Predictive, ElementwiseOpsAndReductions) {
     EXPECT_EQ(R.Sites.at("d_le").at<uint8_t>({0, I}), x <= 0.25 ? 1 : 0);
     EXPECT_EQ(R.Sites.at("d_int").at<int64_t>({0, I}), Iv.at<int64_t>({I}) * 2 + 1);
     EXPECT_EQ(R.Sites.at("d_bool").at<uint8_t>({0, I}), I % 3 == 0 ? 1 : 0);
+    EXPECT_TRUE(ulpClose(Site("d_expm1", I), std::expm1(x / 10), 4)) << "expm1";
+    double LogSig = std::min(x, 0.0) - std::log1p(std::exp(-ax));
+    EXPECT_TRUE(ulpClose(Site("d_log_sigmoid", I), LogSig, 4)) << "log_sigmoid";
+    double LG = std::lgamma(x);
+    if (std::isinf(LG))
+      EXPECT_TRUE(std::isinf(Site("d_lgamma", I))) << "lgamma pole";
+    else
+      EXPECT_NEAR(Site("d_lgamma", I), LG, 1e-13 * std::max(1.0, std::fabs(LG)))
+          << "lgamma";
+    EXPECT_TRUE(ulpClose(Site("d_erf", I), std::erf(x), 2)) << "erf";
+    // erfc magnifies the argument's rounding by ~2 x^2 in the lower tail.
+    double Phi = 0.5 * std::erfc(-x / std::sqrt(2.0));
+    EXPECT_NEAR(Site("d_phi", I), Phi, 1e-15 * (1 + 2 * x * x) * Phi) << "Phi";
+    EXPECT_TRUE(ulpClose(Site("d_sin", I), std::sin(x), 1)) << "sin";
+    EXPECT_TRUE(ulpClose(Site("d_cos", I), std::cos(x), 1)) << "cos";
+    EXPECT_EQ(Site("d_minimum", I), std::min(x, V.at<double>({I, 0})));
+    EXPECT_EQ(Site("d_maximum", I), std::max(x, 0.5));
+    EXPECT_TRUE(ulpClose(Site("d_pow2", I), std::pow(ax, 0.75), 4)) << "pow";
+    EXPECT_EQ(Site("d_clip", I), std::min(std::max(x, -1.0), 2.0));
   }
 }
 

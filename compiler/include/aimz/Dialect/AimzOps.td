@@ -56,8 +56,9 @@ def Aimz_CastOp : Aimz_Op<"cast", [Pure]> {
 }
 
 def Aimz_UnaryOp : Aimz_Op<"unary", [Pure]> {
-  let summary = "Elementwise function: neg exp log log1p sqrt abs tanh "
-                "sigmoid relu softplus";
+  let summary = "Elementwise function: neg exp log log1p expm1 sqrt abs "
+                "tanh sigmoid relu softplus log_sigmoid lgamma erf Phi sin "
+                "cos";
   let arguments = (ins StrAttr:$fn, Aimz_ArrayType:$input);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = "$fn $input attr-dict `:` type($input) `->` type($result)";
