@@ -182,12 +182,14 @@ x3::rule<class DimListClass, std::vector<DimSyntax>> const dimList =
 const auto dimList_def = x3::lit('[') > -(dim % ',') > ']';
 
 x3::rule<class TypeClass, TypeSyntax> const type = "type";
+// `f32` alone is a scalar: no dimension list.
 const auto type_def = (x3::lexeme[dtypeSymbols >> !identChar] >
-                       dimList)[([](auto &C) {
+                       -dimList)[([](auto &C) {
   auto &A = x3::_attr(C);
   TypeSyntax T;
   T.Type = fusion::at_c<0>(A);
-  T.Dims = fusion::at_c<1>(A);
+  if (const auto &Dims = fusion::at_c<1>(A))
+    T.Dims = *Dims;
   T.Loc = kwLoc(C);
   x3::_val(C) = std::move(T);
 })];

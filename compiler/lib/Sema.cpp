@@ -289,12 +289,17 @@ bool Analyzer::checkSignature() {
       Ok = false;
       continue;
     }
-    if (S->empty() || (*S)[0] != Dim::symbol(Info.ObsDim)) {
+    // An input either leads with the observation axis (one row per
+    // observation, sharded) or does not have it at all (a scalar or an
+    // array of hyperparameters, the same for every observation).
+    auto ObsAt = llvm::find(*S, Dim::symbol(Info.ObsDim));
+    if (ObsAt != S->end() && ObsAt != S->begin()) {
       Diags.error(P.Type.Loc,
                   "input '" + P.Name + "' has shape " + shapeStr(*S) +
-                      " but every input's leading dimension must be the "
-                      "observation axis '" +
-                      Info.ObsDim + "'");
+                      " with the observation axis '" + Info.ObsDim +
+                      "' inside; an input either leads with it or does not "
+                      "have it (transpose the data so that observations "
+                      "come first)");
       Ok = false;
       continue;
     }

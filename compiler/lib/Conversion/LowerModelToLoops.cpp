@@ -782,9 +782,14 @@ void EntryBuilder::emitGather(ir::GatherOp Op) {
 
 void EntryBuilder::emit(Operation *Op) {
   if (auto In = dyn_cast<ir::InputOp>(Op)) {
-    Views[In.getResult()] = viewOfCallArray(
-        FInputs, In.getIndex(), In.getResult().getType(), false, Value(),
-        B.create<arith::SubIOp>(Loc, BlockStart, InputOrigin));
+    // Observation-aligned inputs start at the block's row; the others (no
+    // observation axis) are whole in every call.
+    auto T = In.getResult().getType();
+    Value Off = obsAxis(T) >= 0
+                    ? Value(B.create<arith::SubIOp>(Loc, BlockStart, InputOrigin))
+                    : Value();
+    Views[In.getResult()] =
+        viewOfCallArray(FInputs, In.getIndex(), T, false, Value(), Off);
     return;
   }
   if (auto C = dyn_cast<ir::ConstantOp>(Op)) {

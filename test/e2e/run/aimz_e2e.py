@@ -37,7 +37,7 @@ NODE_MODULES = None
 # Examples that compile (scan_rejected.aimz must not), and the test-only
 # models kept next to this file.
 EXAMPLE_MODELS = ["linreg", "logistic", "hierarchical", "poisson", "negbin_glm",
-                  "zero_inflated_poisson",
+                  "zero_inflated_poisson", "horseshoe_logistic",
                   "local_latent", "mlp"]
 TEST_MODELS = ["linreg64", "gather64", "tanh_net64", "rank3", "rank3_ops",
                "scan_obs"]
