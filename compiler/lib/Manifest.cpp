@@ -42,6 +42,8 @@ std::string manifestJSON(const ModelInfo &Info) {
   M["plan_reason"] = Info.PlanReason;
   M["precision"] = dtypeName(Info.Precision);
   M["dims"] = Info.Symbols;
+  if (!Info.PosteriorDims.empty())
+    M["posterior_dims"] = Info.PosteriorDims;
   Json Inputs = Json::array();
   for (const TypedArray &I : Info.Inputs)
     Inputs.push_back(arrayJSON(I));

@@ -118,6 +118,10 @@ private:
   std::map<std::string, Symbol> Names;
   std::map<std::string, SMLoc> LaterDefinitions; // for "defined later" notes
   std::set<std::string> BoundSymbols;            // dims the data binds
+  /// While resolving a sample site's shape or a plate's extent: an unknown
+  /// name becomes a dimension the posterior binds.
+  bool AllowPosteriorDims = false;
+  std::map<std::string, SMLoc> PosteriorDimLocs;
   std::vector<OpenBlock> Blocks;
   bool OutputSampled = false;
 
@@ -196,6 +200,14 @@ std::optional<Dim> Analyzer::resolveDim(const DimSyntax &D, bool MustBeBound) {
       return std::nullopt;
     }
     return Dim::known(C->second);
+  }
+  if (MustBeBound && !BoundSymbols.count(D.Name) && AllowPosteriorDims &&
+      !Names.count(D.Name)) {
+    BoundSymbols.insert(D.Name);
+    Info.Symbols.push_back(D.Name);
+    Info.PosteriorDims.push_back(D.Name);
+    PosteriorDimLocs.emplace(D.Name, D.Loc);
+    return Dim::symbol(D.Name);
   }
   if (MustBeBound && !BoundSymbols.count(D.Name)) {
     auto N = Names.find(D.Name);
@@ -415,7 +427,9 @@ void Analyzer::analyzeStmt(Stmt &S) {
 
 void Analyzer::analyzeBlock(BlockStmt &B) {
   const char *Word = B.K == Stmt::Kind::Plate ? "plate" : "scan";
+  AllowPosteriorDims = true;
   auto D = resolveDim(B.Dim, true);
+  AllowPosteriorDims = false;
   if (!D) {
     poisonBody(B.Body); // its names exist; their uses need no more errors
     return;
@@ -607,7 +621,9 @@ void Analyzer::analyzeSample(SampleStmt &S) {
 
   Shape Own = Batch ? *Batch : Shape{};
   if (S.ExplicitShape) {
+    AllowPosteriorDims = true;
     auto E = resolveDims(*S.ExplicitShape, true);
+    AllowPosteriorDims = false;
     if (!E)
       Ok = false;
     else if (Batch && !broadcastsTo(*Batch, *E)) {
@@ -1023,6 +1039,19 @@ std::optional<ModelInfo> Analyzer::run() {
     Diags.error(M.Output.Loc, "output '" + M.Output.Name +
                                   "' is never sampled; add '" + M.Output.Name +
                                   " ~ Dist(...);' to the model");
+  // A dimension only the posterior can bind must be in a latent's shape.
+  for (const auto &[Name, Loc] : PosteriorDimLocs) {
+    bool Carried = llvm::any_of(Info.Sites, [&, &Name = Name](const Site &S) {
+      return S.Kind == SiteKind::Latent &&
+             llvm::is_contained(S.Dims, Dim::symbol(Name));
+    });
+    if (!Carried)
+      Diags.error(Loc, "unknown dimension '" + Name +
+                           "': no input's shape names it and no latent has "
+                           "it in its shape, so nothing can set it at run "
+                           "time; name it in an input's shape or declare it "
+                           "with 'const'");
+  }
   if (Diags.hadError())
     return std::nullopt;
 

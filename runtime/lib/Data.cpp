@@ -154,7 +154,7 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
 
 llvm::Expected<Posterior> loadPosterior(const Manifest &M,
                                         const std::string &Path,
-                                        const DataSet &Data, bool RequireAll,
+                                        DataSet &Data, bool RequireAll,
                                         Warnings &W, bool Strict) {
   auto Z = io::NpzArchive::open(Path);
   if (!Z)
@@ -182,6 +182,13 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
     if (!A)
       return A.takeError();
     std::string What = "posterior '" + Name + "'";
+    // A dimension only the posterior binds takes this array's extent the
+    // first time it is seen; later arrays must agree (checked below).
+    if (A->shape().size() == Site.Shape.size() + 1)
+      for (size_t I = 0; I < Site.Shape.size(); ++I)
+        if (const auto *Sym = std::get_if<std::string>(&Site.Shape[I]))
+          if (llvm::is_contained(M.PosteriorDims, *Sym))
+            Data.Bindings.emplace(*Sym, static_cast<int64_t>(A->shape()[I + 1]));
     auto Want = resolveShape(Site.Shape, Data.Bindings);
     if (!Want)
       return Want.takeError();
@@ -242,6 +249,48 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
     return error("posterior '" + Path + "' holds none of the model's latents "
                  "or has zero draws");
   return P;
+}
+
+llvm::Error bindDimArgs(const Manifest &M,
+                        const std::vector<std::string> &Args, DataSet &Data) {
+  for (const std::string &A : Args) {
+    auto Eq = A.find('=');
+    std::string Name = A.substr(0, Eq);
+    long long V = 0;
+    if (Eq == std::string::npos ||
+        llvm::StringRef(A).substr(Eq + 1).getAsInteger(10, V) || V <= 0)
+      return error("--dim '" + A + "': give NAME=N with a positive integer N");
+    if (!llvm::is_contained(M.PosteriorDims, Name))
+      return error("--dim " + Name + ": the model has no dimension '" + Name +
+                   "' set at run time" +
+                   (M.PosteriorDims.empty()
+                        ? std::string(" (its dimensions come from the data)")
+                        : " (those are: " + llvm::join(M.PosteriorDims, ", ") +
+                              ")"));
+    auto [It, New] = Data.Bindings.emplace(Name, V);
+    if (!New && It->second != V)
+      return error("--dim " + Name + "=" + std::to_string(V) +
+                   " but the posterior's arrays give " +
+                   std::to_string(It->second));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error checkDimsBound(const Manifest &M, const DataSet &Data) {
+  for (const std::string &D : M.Dims) {
+    if (Data.Bindings.count(D))
+      continue;
+    std::vector<std::string> Carriers;
+    for (const ManifestSite &S : M.Sites)
+      for (const ManifestDim &X : S.Shape)
+        if (const auto *Sym = std::get_if<std::string>(&X); Sym && *Sym == D)
+          Carriers.push_back(S.Name);
+    return error("dimension '" + D + "' is set by the posterior's arrays (" +
+                 llvm::join(Carriers, ", ") +
+                 "), and none of them was read; pass them in --posterior or "
+                 "give the dimension with --dim " + D + "=N");
+  }
+  return llvm::Error::success();
 }
 
 } // namespace aimz::run

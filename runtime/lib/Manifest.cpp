@@ -57,6 +57,7 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
     M.Plan = J.at("plan").get<std::string>();
     M.PlanReason = J.at("plan_reason").get<std::vector<std::string>>();
     M.Dims = J.at("dims").get<std::vector<std::string>>();
+    M.PosteriorDims = J.value("posterior_dims", std::vector<std::string>());
     auto P = dtypeOf(J.at("precision").get<std::string>());
     if (!P)
       return P.takeError();

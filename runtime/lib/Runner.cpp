@@ -190,6 +190,8 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
                                    const DataSet &Data, const Posterior *Post,
                                    const RunOptions &Opts, Warnings &W) {
   const Manifest &M = Lib.manifest();
+  if (llvm::Error E = checkDimsBound(M, Data))
+    return std::move(E);
   RunReport R;
   const int64_t N = Data.NumObs;
   const int64_t D =

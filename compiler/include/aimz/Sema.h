@@ -57,6 +57,10 @@ struct ModelInfo {
   /// Dimension symbols bound from the data, in first-appearance order over
   /// the inputs then the output: the order of the runtime's dims array.
   std::vector<std::string> Symbols;
+  /// Symbols no input or output binds: named only in latents' shapes (a
+  /// group count), they are bound at run time by the posterior's arrays (or
+  /// given with aimz-run --dim for the prior predictive). Also in Symbols.
+  std::vector<std::string> PosteriorDims;
 
   const Site *findSite(llvm::StringRef Name) const;
 };

@@ -41,6 +41,11 @@ cl::list<std::string>
     DataArgs("data",
              cl::desc("An input: NAME=FILE.npy, or an .npz of named arrays"),
              cl::value_desc("NAME=FILE"), RUN_SUBS, cl::cat(RunCat));
+cl::list<std::string>
+    DimArgs("dim",
+            cl::desc("A dimension the posterior's arrays set (a group count), "
+                     "for runs without them: NAME=N"),
+            cl::value_desc("NAME=N"), RUN_SUBS, cl::cat(RunCat));
 cl::opt<std::string> PosteriorPath(
     "posterior", cl::desc("Posterior draws (.npz, one array per latent)"),
     cl::value_desc("post.npz"), cl::sub(PredictCmd), cl::sub(LogLikCmd),
@@ -259,6 +264,8 @@ int runCommand(EntryKind Kind) {
   auto Data = loadData(M, DataArgs, Kind == EntryKind::LogLikelihood, W);
   if (!Data)
     return Report(), fail(Data.takeError());
+  if (auto E = bindDimArgs(M, DimArgs, *Data))
+    return Report(), fail(std::move(E));
   std::optional<Posterior> Post;
   if (Kind != EntryKind::PriorPredictive) {
     auto P = loadPosterior(M, PosteriorPath, *Data,

@@ -40,10 +40,20 @@ struct Posterior {
 /// infinite values warn once per site with their count, or with `Strict`
 /// are refused. f64 draws for an f32 model are rounded to nearest; one
 /// beyond float32's range is refused, naming the site and its draw.
+/// Dimensions only the posterior binds (a group count) are bound into
+/// Data.Bindings from the first array that has them.
 llvm::Expected<Posterior> loadPosterior(const Manifest &M,
                                         const std::string &Path,
-                                        const DataSet &Data, bool RequireAll,
+                                        DataSet &Data, bool RequireAll,
                                         Warnings &W, bool Strict = false);
+
+/// `--dim NAME=VALUE` arguments: values for dimensions the posterior binds,
+/// for runs that read none (prior predictive).
+llvm::Error bindDimArgs(const Manifest &M, const std::vector<std::string> &Args,
+                        DataSet &Data);
+
+/// Fails, naming what sets each, when a dimension of the model is unbound.
+llvm::Error checkDimsBound(const Manifest &M, const DataSet &Data);
 
 } // namespace aimz::run
 

@@ -45,6 +45,8 @@ struct Manifest {
   std::vector<std::string> PlanReason;
   io::DType Precision = io::DType::Float32;
   std::vector<std::string> Dims; // order of aimz_call::dims
+  /// Dims no input binds: set by the posterior's arrays (or --dim).
+  std::vector<std::string> PosteriorDims;
   std::vector<ManifestArray> Inputs;
   ManifestArray Output;
   std::vector<ManifestSite> Sites;

@@ -1,0 +1,68 @@
+"""A dimension no input names (a group count) is set at run time by the
+posterior's arrays, or by --dim for the prior predictive: the same compiled
+model serves any number of groups."""
+
+import os
+import sys
+
+import numpy as np
+from scipy import stats
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aimz_e2e as E  # noqa: E402
+
+
+class PosteriorDims(E.E2ETestCase):
+    N, D = 2000, 8
+
+    def case(self, J, seed):
+        rng = np.random.default_rng(seed)
+        x = rng.normal(size=self.N).astype(np.float32)
+        g = rng.integers(0, J, self.N).astype(np.int32)
+        post = dict(mu_a=rng.normal(size=self.D).astype(np.float32),
+                    sigma_a=rng.uniform(0.5, 1, self.D).astype(np.float32),
+                    a=rng.normal(size=(self.D, J)).astype(np.float32),
+                    sigma=rng.uniform(0.5, 1.5, self.D).astype(np.float32))
+        data = {"x": self.save("x%d.npy" % J, x), "g": self.save("g%d.npy" % J, g)}
+        return x, g, post, data, self.savez("post%d.npz" % J, **post)
+
+    def test_any_group_count_from_the_posterior(self):
+        so = E.model("groups_from_posterior")
+        for J in (3, 40):
+            x, g, post, data, pp = self.case(J, J)
+            y = post["a"][0, g] + x
+            out = self.fresh()
+            E.run_cmd("log-likelihood", so,
+                      dict(data, y=self.save("y%d.npy" % J, y)), out,
+                      posterior=pp, devices=2, batch=333)
+            mu = post["a"].astype(np.float64)[:, g] + x[None, :]
+            ref = stats.norm.logpdf(y[None, :], mu, post["sigma"][:, None])
+            np.testing.assert_allclose(E.read_arrays(out)["y"], ref,
+                                       rtol=1e-5, atol=1e-6)
+
+    def test_prior_predictive_takes_the_count_from_dim(self):
+        so = E.model("groups_from_posterior")
+        x, g, post, data, pp = self.case(6, 1)
+        out = self.fresh()
+        E.run_cmd("prior-predictive", so, data, out, num_samples=50,
+                  sites=["a"], extra=["--dim", "J=6"])
+        self.assertEqual(E.read_arrays(out)["a"].shape, (50, 6))
+        r = E.run_cmd("prior-predictive", so, data, self.fresh(), check=False)
+        self.assert_one_error_line(r, "dimension 'J'", "--dim J=N")
+        r = E.run_cmd("prior-predictive", so, data, self.fresh(), check=False,
+                      extra=["--dim", "K=6"])
+        self.assert_one_error_line(r, "no dimension 'K'", "J")
+        r = E.run_cmd("prior-predictive", so, data, self.fresh(), check=False,
+                      extra=["--dim", "J=zero"])
+        self.assert_one_error_line(r, "NAME=N")
+
+    def test_dim_must_agree_with_the_posterior(self):
+        so = E.model("groups_from_posterior")
+        x, g, post, data, pp = self.case(6, 2)
+        r = E.run_cmd("predict", so, data, self.fresh(), posterior=pp,
+                      check=False, extra=["--dim", "J=7"])
+        self.assert_one_error_line(r, "posterior 'a'", "(8, 6)", "(8, 7)")
+
+
+if __name__ == "__main__":
+    E.main()
