@@ -62,6 +62,12 @@ std::string manifestJSON(const ModelInfo &Info) {
     Sites.push_back(J);
   }
   M["sites"] = Sites;
+  if (!Info.IndexInputs.empty()) {
+    Json Uses = Json::array();
+    for (const ModelInfo::IndexUse &U : Info.IndexInputs)
+      Uses.push_back({{"input", U.Input}, {"dim", shapeJSON({U.Extent})[0]}});
+    M["index_inputs"] = Uses;
+  }
   return M.dump();
 }
 

@@ -993,6 +993,13 @@ bool Analyzer::analyzeIndex(IndexExpr &E) {
   Shape IndexShape;
   for (size_t I = 0; I < E.Indices.size(); ++I) {
     const Expr &Ix = *E.Indices[I];
+    if (const auto *N = llvm::dyn_cast<NameExpr>(&Ix)) {
+      auto S = Names.find(N->Name);
+      ModelInfo::IndexUse U{N->Name, Base[I]};
+      if (S != Names.end() && S->second.K == Symbol::Kind::Input &&
+          !llvm::is_contained(Info.IndexInputs, U))
+        Info.IndexInputs.push_back(U);
+    }
     if (mixesObservations(Ix.Loc, Base[I], "this index")) {
       Ok = false;
       continue;

@@ -5,6 +5,9 @@
 #include "aimz/io/Shape.h"
 
 #include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+#include <cstring>
 #include "llvm/Support/FileSystem.h"
 
 namespace aimz::run {
@@ -272,6 +275,55 @@ llvm::Error bindDimArgs(const Manifest &M,
       return error("--dim " + Name + "=" + std::to_string(V) +
                    " but the posterior's arrays give " +
                    std::to_string(It->second));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error checkIndexInputs(const Manifest &M, const DataSet &Data) {
+  for (const Manifest::IndexUse &U : M.IndexInputs) {
+    auto At = std::find_if(M.Inputs.begin(), M.Inputs.end(),
+                           [&](const ManifestArray &I) { return I.Name == U.Input; });
+    if (At == M.Inputs.end() ||
+        static_cast<size_t>(At - M.Inputs.begin()) >= Data.Inputs.size())
+      continue;
+    const HostArray &H = Data.Inputs[At - M.Inputs.begin()];
+    int64_t Extent;
+    std::string DimName;
+    if (const auto *Sym = std::get_if<std::string>(&U.Extent)) {
+      auto B = Data.Bindings.find(*Sym);
+      if (B == Data.Bindings.end())
+        continue; // unbound: checkDimsBound reports it
+      Extent = B->second;
+      DimName = "dimension " + *Sym + " = " + std::to_string(Extent);
+    } else {
+      Extent = std::get<int64_t>(U.Extent);
+      DimName = "a dimension of " + std::to_string(Extent);
+    }
+    uint64_t N = H.numElements();
+    uint64_t PerRow = H.Shape.empty() || H.Shape[0] == 0 ? 1 : N / H.Shape[0];
+    for (uint64_t I = 0; I < N; ++I) {
+      int64_t V;
+      if (H.Type == io::DType::Int64) {
+        std::memcpy(&V, static_cast<const uint8_t *>(H.Data) + 8 * I, 8);
+      } else if (H.Type == io::DType::Int32) {
+        int32_t W;
+        std::memcpy(&W, static_cast<const uint8_t *>(H.Data) + 4 * I, 4);
+        V = W;
+      } else {
+        break; // not an integer input: Sema refuses it as an index
+      }
+      if (V >= 0 && V < Extent)
+        continue;
+      std::string Hint =
+          V < 0 ? "; negative indices are not wrapped around"
+          : V == Extent ? "; indices count from 0 (1-based indices from Stan "
+                          "or R need 1 subtracted)"
+                        : "";
+      return error("index input '" + U.Input + "' holds " + std::to_string(V) +
+                   " at row " + std::to_string(I / PerRow) +
+                   ", outside [0, " + std::to_string(Extent) + ") for " +
+                   DimName + Hint);
+    }
   }
   return llvm::Error::success();
 }

@@ -58,6 +58,16 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
     M.PlanReason = J.at("plan_reason").get<std::vector<std::string>>();
     M.Dims = J.at("dims").get<std::vector<std::string>>();
     M.PosteriorDims = J.value("posterior_dims", std::vector<std::string>());
+    for (const auto &U : J.value("index_inputs", nlohmann::json::array())) {
+      Manifest::IndexUse Use;
+      Use.Input = U.at("input").get<std::string>();
+      const auto &D = U.at("dim");
+      if (D.is_string())
+        Use.Extent = D.get<std::string>();
+      else
+        Use.Extent = D.get<int64_t>();
+      M.IndexInputs.push_back(std::move(Use));
+    }
     auto P = dtypeOf(J.at("precision").get<std::string>());
     if (!P)
       return P.takeError();

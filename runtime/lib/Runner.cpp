@@ -192,6 +192,8 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
   const Manifest &M = Lib.manifest();
   if (llvm::Error E = checkDimsBound(M, Data))
     return std::move(E);
+  if (llvm::Error E = checkIndexInputs(M, Data))
+    return std::move(E);
   RunReport R;
   const int64_t N = Data.NumObs;
   const int64_t D =
@@ -524,11 +526,12 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
           RC = Entry(&Call);
         }
         if (RC == AIMZ_INDEX_OUT_OF_RANGE)
-          return error("an integer index input is outside its dimension "
-                       "(observations " + std::to_string(Ob0) + ".." +
-                       std::to_string(Ob1 - 1) +
-                       "); check the index arrays against the model's "
-                       "dimensions");
+          return error("an index computed by the model is outside its "
+                       "dimension (observations " + std::to_string(Ob0) +
+                       ".." + std::to_string(Ob1 - 1) +
+                       "; indices count from 0 and negative ones are not "
+                       "wrapped around); check the index expressions and "
+                       "their inputs");
         if (RC != AIMZ_OK)
           return error("the model's kernel failed with status " +
                        std::to_string(RC));

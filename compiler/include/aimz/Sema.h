@@ -61,6 +61,16 @@ struct ModelInfo {
   /// group count), they are bound at run time by the posterior's arrays (or
   /// given with aimz-run --dim for the prior predictive). Also in Symbols.
   std::vector<std::string> PosteriorDims;
+  /// Inputs used directly as indices (`a[g]`) and the dimension each
+  /// indexes: the runtime checks their values before running.
+  struct IndexUse {
+    std::string Input;
+    Dim Extent;
+    bool operator==(const IndexUse &O) const {
+      return Input == O.Input && Extent == O.Extent;
+    }
+  };
+  std::vector<IndexUse> IndexInputs;
 
   const Site *findSite(llvm::StringRef Name) const;
 };

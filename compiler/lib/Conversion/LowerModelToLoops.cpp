@@ -756,11 +756,8 @@ void EntryBuilder::emitGather(ir::GatherOp Op) {
       Value I = load(Views.lookup(Op.getIndices()[K]), IdxIvs);
       I = toIndex(convert(I, B.getI64Type()));
       Value Size = Base.Sizes[Bt + K];
-      // NumPy-style negative indices; anything else outside is an error.
-      Value Neg = B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::slt, I,
-                                          idx(0));
-      I = B.create<arith::SelectOp>(Loc, Neg,
-                                    B.create<arith::AddIOp>(Loc, I, Size), I);
+      // Anything outside [0, size) is an error, negative indices included:
+      // wrapping them NumPy-style would hide 1-based off-by-one mistakes.
       Value Bad = B.create<arith::OrIOp>(
           Loc,
           B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::slt, I, idx(0)),

@@ -332,8 +332,16 @@ class BadInputs(E.E2ETestCase):
                             kw["num_samples"] = 10
                         else:
                             kw["posterior"] = post
-                        self.fails(cmd, so, data, "index", axis=axis,
-                                   devices=devices, batch=batch, **kw)
+                        # Checked before the run: the input, its row,
+                        # its value and the range; negatives never wrap.
+                        r = self.fails(cmd, so, data, "index input 'g'",
+                                       "holds %d at row 617" % bad,
+                                       "outside [0, 8)", axis=axis,
+                                       devices=devices, batch=batch, **kw)
+                        if bad < 0:
+                            self.assertIn("not wrapped", r.stderr)
+                        if bad == 8:
+                            self.assertIn("count from 0", r.stderr)
 
     # -- options
 
@@ -396,17 +404,19 @@ class BadInputs(E.E2ETestCase):
 
     def test_failed_run_leaves_no_store(self):
         # An index error found mid-run (the last batches) must not leave a
-        # store that reads as complete, nor a half-written one.
+        # store that reads as complete, nor a half-written one. The index
+        # is computed (g + 1), so only the kernel can find it.
         rng = np.random.default_rng(6)
         x = self.save("fx.npy", rng.normal(size=self.N).astype(np.float32))
-        g = rng.integers(0, 8, self.N).astype(np.int32)
-        g[-1] = 8
+        g = rng.integers(0, 7, self.N).astype(np.int32)
+        g[-1] = 7
         gp = self.save("fg.npy", g)
-        post = self.savez("fpost.npz", **self.hier_post(rng))
         out = self.fresh()
-        r = E.run_cmd("predict", E.model("hierarchical"), {"x": x, "g": gp},
-                      out, posterior=post, batch=10, devices=2, check=False)
-        self.assert_one_error_line(r, "index")
+        r = E.run_cmd("prior-predictive", E.model("gather_computed"),
+                      {"x": x, "g": gp}, out, num_samples=20, batch=10,
+                      devices=2, check=False)
+        self.assert_one_error_line(r, "index computed by the model",
+                                   "observations")
         self.assertEqual([f for f in os.listdir(self.dir)
                           if f.startswith(os.path.basename(out))], [])
 

@@ -52,6 +52,12 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
 llvm::Error bindDimArgs(const Manifest &M, const std::vector<std::string> &Args,
                         DataSet &Data);
 
+/// Checks every input used as an index (`a[g]`) against the dimension it
+/// indexes, before anything runs: the first value outside [0, extent) is
+/// named with its row ("input 'g' holds 85 at row 1234 ..."). Negative
+/// values are errors, never wrapped around.
+llvm::Error checkIndexInputs(const Manifest &M, const DataSet &Data);
+
 /// Fails, naming what sets each, when a dimension of the model is unbound.
 llvm::Error checkDimsBound(const Manifest &M, const DataSet &Data);
 

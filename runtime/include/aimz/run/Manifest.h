@@ -47,6 +47,12 @@ struct Manifest {
   std::vector<std::string> Dims; // order of aimz_call::dims
   /// Dims no input binds: set by the posterior's arrays (or --dim).
   std::vector<std::string> PosteriorDims;
+  /// Inputs used directly as indices, with the dimension each indexes.
+  struct IndexUse {
+    std::string Input;
+    ManifestDim Extent;
+  };
+  std::vector<IndexUse> IndexInputs;
   std::vector<ManifestArray> Inputs;
   ManifestArray Output;
   std::vector<ManifestSite> Sites;
