@@ -42,7 +42,8 @@ TEST_F(Errors, ValidGroupIndicesSucceed) {
 }
 
 TEST_F(Errors, GroupIndexOutOfRange) {
-  for (int32_t Bad : {8, 9, 1000000}) {
+  // Negative indices are errors too: never wrapped around NumPy-style.
+  for (int32_t Bad : {8, 9, 1000000, -1, -8, -9}) {
     for (int64_t At : {int64_t{0}, int64_t{17}, N - 1}) {
       Request B = Q;
       B.Inputs["g"] = Q.Inputs.at("g").copy();
