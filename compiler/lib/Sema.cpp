@@ -889,7 +889,7 @@ bool Analyzer::analyzeCall(CallExpr &E) {
   static const std::set<std::string> PairFns = {"minimum", "maximum", "pow"};
   bool Known = FloatFns.count(E.Callee) || SameTypeFns.count(E.Callee) ||
                Reductions.count(E.Callee) || PairFns.count(E.Callee) ||
-               E.Callee == "clip";
+               E.Callee == "clip" || E.Callee == "where";
   if (!Known) {
     if (lookupDistribution(E.Callee))
       Diags.error(E.Loc, "'" + E.Callee +
@@ -901,7 +901,7 @@ bool Analyzer::analyzeCall(CallExpr &E) {
                              "'; functions are exp, log, log1p, expm1, sqrt, "
                              "abs, tanh, sigmoid, relu, softplus, log_sigmoid, "
                              "lgamma, erf, Phi, sin, cos, minimum, maximum, "
-                             "pow, clip, sum, mean, min, max");
+                             "pow, clip, where, sum, mean, min, max");
     return false;
   }
   bool Ok = true;
@@ -916,16 +916,49 @@ bool Analyzer::analyzeCall(CallExpr &E) {
   if (!Ok)
     return false;
   bool Binary = (E.Callee == "min" || E.Callee == "max");
-  size_t MinArgs = PairFns.count(E.Callee) ? 2 : E.Callee == "clip" ? 3 : 1;
+  size_t MinArgs = PairFns.count(E.Callee)                     ? 2
+                   : E.Callee == "clip" || E.Callee == "where" ? 3
+                                                                : 1;
   size_t MaxArgs = Binary ? 2 : MinArgs;
   if (E.Args.size() < MinArgs || E.Args.size() > MaxArgs) {
-    const char *Want = Binary ? "1 or 2 arguments"
-                       : MinArgs == 3 ? "3 arguments (x, lo, hi)"
+    const char *Want = Binary                ? "1 or 2 arguments"
+                       : E.Callee == "where" ? "3 arguments (cond, a, b)"
+                       : MinArgs == 3        ? "3 arguments (x, lo, hi)"
                        : MinArgs == 2 ? "2 arguments"
                                       : "1 argument";
     Diags.error(E.Loc, "function '" + E.Callee + "' takes " + Want +
                            "; got " + llvm::Twine(E.Args.size()));
     return false;
+  }
+  if (E.Callee == "where") {
+    // where(cond, a, b): a bool condition; a and b numbers (or both bool),
+    // all three broadcast together.
+    const ExprType &C = E.Args[0].Value->Ty, &A = E.Args[1].Value->Ty,
+                   &B = E.Args[2].Value->Ty;
+    if (C.Type != DType::Bool) {
+      Diags.error(E.Args[0].Loc, llvm::Twine("the condition of 'where' must "
+                                             "be bool (a comparison); got ") +
+                                     dtypeName(C.Type));
+      return false;
+    }
+    if ((A.Type == DType::Bool) != (B.Type == DType::Bool)) {
+      Diags.error(E.Loc, "'where' needs two numbers or two bools after the "
+                         "condition; got " +
+                             llvm::Twine(dtypeName(A.Type)) + " and " +
+                             dtypeName(B.Type));
+      return false;
+    }
+    auto AB = broadcastShapes(A.Dims, B.Dims);
+    auto Out = AB ? broadcastShapes(C.Dims, *AB) : std::nullopt;
+    if (!Out) {
+      Diags.error(E.Loc, "shapes " + shapeStr(C.Dims) + ", " + shapeStr(A.Dims) +
+                             " and " + shapeStr(B.Dims) +
+                             " cannot be broadcast together in 'where'");
+      return false;
+    }
+    DType T = A.Type == DType::Bool ? DType::Bool : arithmeticType(A, B);
+    E.Ty = {T, *Out, A.WeakLiteral && B.WeakLiteral};
+    return true;
   }
   const ExprType &A = E.Args[0].Value->Ty;
   if (E.Args.size() == 1 && Reductions.count(E.Callee))

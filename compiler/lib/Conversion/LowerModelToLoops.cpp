@@ -815,7 +815,7 @@ void EntryBuilder::emit(Operation *Op) {
     Views[Bc.getResult()] = V;
     return;
   }
-  if (isa<ir::CastOp, ir::UnaryOp, ir::BinaryOp>(Op)) {
+  if (isa<ir::CastOp, ir::UnaryOp, ir::BinaryOp, ir::SelectOp>(Op)) {
     auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
     View Out = buffer(Op, T);
     SmallVector<View> Ins;
@@ -830,6 +830,8 @@ void EntryBuilder::emit(Operation *Op) {
         R = convert(Xs[0], T.getElementType());
       else if (auto U = dyn_cast<ir::UnaryOp>(Op))
         R = unary(U.getFn(), Xs[0]);
+      else if (isa<ir::SelectOp>(Op))
+        R = B.create<arith::SelectOp>(Loc, Xs[0], Xs[1], Xs[2]);
       else
         R = binary(cast<ir::BinaryOp>(Op).getFn(), Xs[0], Xs[1]);
       store(Out, Ivs, R);

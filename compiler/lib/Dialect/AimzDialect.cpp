@@ -65,6 +65,21 @@ LogicalResult UnaryOp::verify() {
   return success();
 }
 
+LogicalResult SelectOp::verify() {
+  auto C = getCond().getType(), L = getLhs().getType(), R = getRhs().getType();
+  auto Res = getResult().getType();
+  if (C.getDims() != Res.getDims() || L.getDims() != Res.getDims() ||
+      R.getDims() != Res.getDims())
+    return emitOpError("condition, operands and result must have the same "
+                       "shape");
+  if (!C.getElementType().isInteger(1))
+    return emitOpError("the condition must be bool (i1)");
+  if (L.getElementType() != R.getElementType() ||
+      L.getElementType() != Res.getElementType())
+    return emitOpError("operands and result must have the same element type");
+  return success();
+}
+
 LogicalResult BinaryOp::verify() {
   static const char *Fns[] = {"add", "sub", "mul", "div", "pow", "min", "max",
                               "lt",  "le",  "gt",  "ge",  "eq",  "ne"};

@@ -262,6 +262,16 @@ Value Generator::genCall(const CallExpr &E) {
   Value A = gen(*E.Args[0].Value);
   StringRef Fn = E.Callee;
   auto Result = arrayType(inPlates(E.Ty.Dims), E.Ty.Type);
+  if (Fn == "where") {
+    auto Operand = [&](size_t I, DType To) {
+      const ExprType &T = E.Args[I].Value->Ty;
+      Value V = I == 0 ? A : gen(*E.Args[I].Value);
+      return alignLocal(castTo(V, T.Type, To, T.Dims), T.Dims, E.Ty.Dims);
+    };
+    Value C = Operand(0, DType::Bool);
+    Value X = Operand(1, E.Ty.Type), Y = Operand(2, E.Ty.Type);
+    return B.create<ir::SelectOp>(B.getUnknownLoc(), Result, C, X, Y);
+  }
   // Elementwise over several broadcast arguments, folded left to right:
   // minimum/maximum/pow are binary ops, clip(x, lo, hi) = min(max(x, lo), hi).
   if (E.Args.size() >= 2 &&

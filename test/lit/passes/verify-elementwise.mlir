@@ -1,4 +1,4 @@
-// The verifiers of aimz.unary and aimz.binary: known function names, equal
+// The verifiers of aimz.unary, aimz.binary and aimz.select: known function names, equal
 // shapes (operands are broadcast explicitly before), equal element types.
 // RUN: not aimz-opt --split-input-file %s 2>&1 | FileCheck %s
 // RUN: aimz-opt --split-input-file --verify-diagnostics %s
@@ -55,4 +55,13 @@ aimz.model @binary_element_types attributes {manifest = "{}", obs_dim = "n", pla
   // CHECK: error: 'aimz.binary' op operands must have the same element type
   // expected-error @+1 {{operands must have the same element type}}
   %2 = aimz.binary "add" %0, %1 : <["n"], f32>, <["n"], i32> -> <["n"], f32>
+}
+
+// -----
+
+aimz.model @select_cond attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
+  %0 = aimz.input "x"[0] : <["n"], f32>
+  // CHECK: error: 'aimz.select' op the condition must be bool (i1)
+  // expected-error @+1 {{the condition must be bool}}
+  %1 = aimz.select %0, %0, %0 : <["n"], f32>, <["n"], f32>, <["n"], f32> -> <["n"], f32>
 }

@@ -457,6 +457,9 @@ TEST(Predictive, ElementwiseOpsAndReductions) {
     EXPECT_EQ(Site("d_maximum", I), std::max(x, 0.5));
     EXPECT_TRUE(ulpClose(Site("d_pow2", I), std::pow(ax, 0.75), 4)) << "pow";
     EXPECT_EQ(Site("d_clip", I), std::min(std::max(x, -1.0), 2.0));
+    EXPECT_EQ(Site("d_where", I), x > 0.25 ? x : -2 * x);
+    EXPECT_EQ(R.Sites.at("d_where_int").at<int64_t>({0, I}),
+              I % 3 == 0 ? Iv.at<int64_t>({I}) : 7);
   }
 }
 

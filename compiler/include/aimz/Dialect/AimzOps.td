@@ -76,6 +76,19 @@ def Aimz_BinaryOp : Aimz_Op<"binary", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Aimz_SelectOp : Aimz_Op<"select", [Pure]> {
+  let summary = "Elementwise choice, NumPy's where(cond, a, b): a where cond "
+                "holds, else b; every operand of the result's shape";
+  let arguments = (ins Aimz_ArrayType:$cond, Aimz_ArrayType:$lhs,
+                       Aimz_ArrayType:$rhs);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $cond `,` $lhs `,` $rhs attr-dict `:` type($cond) `,` type($lhs) `,`
+    type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Aimz_MatMulOp : Aimz_Op<"matmul", [Pure]> {
   let summary = "Matrix product of the dims after `batch_rank` plate dims";
   let arguments = (ins Aimz_ArrayType:$lhs, Aimz_ArrayType:$rhs,
