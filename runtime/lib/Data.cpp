@@ -58,7 +58,8 @@ static llvm::Error bindShape(const ManifestArray &Decl,
 
 llvm::Expected<DataSet> loadData(const Manifest &M,
                                  const std::vector<std::string> &Args,
-                                 bool NeedObserved, Warnings &W) {
+                                 bool NeedObserved, Warnings &W,
+                                 int64_t NumObservations) {
   // Collect name -> array from every argument.
   std::map<std::string, io::NpyArray> Given;
   std::map<std::string, std::string> GivenBy; // name -> the --data argument
@@ -144,10 +145,19 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
       W.push_back("ignoring '" + Name + "' from --data: the model has no "
                   "such input (its inputs: " + names(M.Inputs) + ")");
 
+  if (NumObservations > 0) {
+    auto [It, New] = D.Bindings.emplace(M.ObsDim, NumObservations);
+    if (!New && It->second != NumObservations)
+      return error("--num-observations " + std::to_string(NumObservations) +
+                   " but " + BoundBy[M.ObsDim] + " has " +
+                   std::to_string(It->second) + " observations");
+  }
   auto N = D.Bindings.find(M.ObsDim);
   if (N == D.Bindings.end())
-    return error("the number of observations is unknown: the model has no "
-                 "input with the observation axis '" + M.ObsDim + "'");
+    return error("the number of observations is unknown: no input has the "
+                 "observation axis '" + M.ObsDim + "'" +
+                 (NeedObserved ? std::string()
+                               : "; give it with --num-observations N"));
   if (N->second == 0)
     return error("the data has no observations (the observation axis '" +
                  M.ObsDim + "' is 0)");

@@ -46,6 +46,11 @@ cl::list<std::string>
             cl::desc("A dimension the posterior's arrays set (a group count), "
                      "for runs without them: NAME=N"),
             cl::value_desc("NAME=N"), RUN_SUBS, cl::cat(RunCat));
+cl::opt<int64_t> NumObservations(
+    "num-observations",
+    cl::desc("Observations to generate, for a model whose inputs do not have "
+             "the observation axis (or that has none)"),
+    cl::init(0), RUN_SUBS, cl::cat(RunCat));
 cl::opt<std::string> PosteriorPath(
     "posterior", cl::desc("Posterior draws (.npz, one array per latent)"),
     cl::value_desc("post.npz"), cl::sub(PredictCmd), cl::sub(LogLikCmd),
@@ -261,7 +266,10 @@ int runCommand(EntryKind Kind) {
                                                            << "\n";
     W.clear();
   };
-  auto Data = loadData(M, DataArgs, Kind == EntryKind::LogLikelihood, W);
+  if (NumObservations.getNumOccurrences() && NumObservations <= 0)
+    return fail("--num-observations must be a positive integer");
+  auto Data = loadData(M, DataArgs, Kind == EntryKind::LogLikelihood, W,
+                       NumObservations);
   if (!Data)
     return Report(), fail(Data.takeError());
   if (auto E = bindDimArgs(M, DimArgs, *Data))

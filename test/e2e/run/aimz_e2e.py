@@ -40,7 +40,7 @@ EXAMPLE_MODELS = ["linreg", "logistic", "hierarchical", "poisson", "negbin_glm",
                   "zero_inflated_poisson", "horseshoe_logistic",
                   "local_latent", "mlp"]
 TEST_MODELS = ["linreg64", "gather64", "tanh_net64", "rank3", "rank3_ops",
-               "groups_from_posterior", "gather_computed",
+               "groups_from_posterior", "gather_computed", "no_inputs",
                "scan_obs"]
 
 

@@ -90,6 +90,34 @@ class Features(E.E2ETestCase):
             np.testing.assert_allclose(ll, ref, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6, atol=1e-7)
 
+    # -- a model without inputs
+
+    def test_model_without_inputs(self):
+        so = E.model("no_inputs")
+        rate = np.array([0.5, 2.0, 7.5], np.float32)
+        post = self.savez("ni_post.npz", rate=rate)
+        out = self.fresh()
+        E.run_cmd("predict", so, {}, out, posterior=post,
+                  extra=["--num-observations", "4000"], devices=2)
+        y = E.read_arrays(out)["y"]
+        self.assertEqual(y.shape, (3, 4000))
+        np.testing.assert_allclose(y.mean(axis=1), rate, rtol=0.1)
+        # log-likelihood: the observed output sets the count.
+        obs = np.array([0, 1, 5, 2], np.int32)
+        out = self.fresh()
+        E.run_cmd("log-likelihood", so, {"y": self.save("ni_y.npy", obs)}, out,
+                  posterior=post)
+        np.testing.assert_allclose(E.read_arrays(out)["y"],
+                                   stats.poisson.logpmf(obs[None, :],
+                                                        rate[:, None]),
+                                   rtol=1e-5)
+        r = E.run_cmd("prior-predictive", so, {}, self.fresh(), check=False)
+        self.assert_one_error_line(r, "number of observations",
+                                   "--num-observations")
+        r = E.run_cmd("prior-predictive", so, {}, self.fresh(), check=False,
+                      extra=["--num-observations", "0"])
+        self.assert_one_error_line(r, "--num-observations must be a positive")
+
     # -- f64 posterior, f32 model
 
     def test_f64_posterior_is_rounded_to_nearest_f32(self):

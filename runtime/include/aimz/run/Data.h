@@ -25,9 +25,13 @@ struct DataSet {
 /// Loads `--data` arguments: `name=file.npy` or `file.npz` (every member).
 /// Checks names, ranks, dtypes and that dims bind consistently; a name
 /// given twice (by two arguments or archives) is refused.
+/// `NumObservations` (> 0) sets the observation count for a model whose
+/// inputs do not have the observation axis (or that has no inputs); it must
+/// agree with the data when the data has the axis.
 llvm::Expected<DataSet> loadData(const Manifest &M,
                                  const std::vector<std::string> &Args,
-                                 bool NeedObserved, Warnings &W);
+                                 bool NeedObserved, Warnings &W,
+                                 int64_t NumObservations = 0);
 
 struct Posterior {
   int64_t NumDraws = 0;
