@@ -149,7 +149,11 @@ void dumpStmts(const std::vector<StmtPtr> &Body, unsigned Indent,
       break;
     case Stmt::Kind::Let:
     case Stmt::Kind::Deterministic:
-      OS << (S->K == Stmt::Kind::Let ? "let " : "deterministic ") << S->Name
+    case Stmt::Kind::Factor:
+      OS << (S->K == Stmt::Kind::Let             ? "let "
+             : S->K == Stmt::Kind::Deterministic ? "deterministic "
+                                                 : "factor ")
+         << S->Name
          << " = ";
       dumpExpr(*static_cast<const AssignStmt &>(*S).Value, OS);
       OS << "\n";

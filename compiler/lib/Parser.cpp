@@ -97,7 +97,8 @@ auto kw(const char *Word) {
 }
 
 const auto keyword = kw("model") | kw("plate") | kw("scan") | kw("let") |
-                     kw("deterministic") | kw("const") | kw("true") |
+                     kw("deterministic") | kw("factor") | kw("const") |
+                     kw("true") |
                      kw("false");
 
 x3::rule<class IdentClass, Ident> const ident = "identifier";
@@ -391,6 +392,10 @@ x3::rule<class detStmtClass, StmtPtr> const detStmt = "statement";
 const auto detStmt_def = (kw("deterministic") > ident > '=' > expr >
                       ';')[assignAction<Stmt::Kind::Deterministic>()];
 
+x3::rule<class factorStmtClass, StmtPtr> const factorStmt = "statement";
+const auto factorStmt_def = (kw("factor") > ident > '=' > expr >
+                             ';')[assignAction<Stmt::Kind::Factor>()];
+
 x3::rule<class sampleStmtClass, StmtPtr> const sampleStmt = "statement";
 const auto sampleStmt_def = (ident >> '~' > ident > '(' > argList > ')' >
                          -dimList > ';')[([](auto &C) {
@@ -422,7 +427,8 @@ const auto scanStmt_def = (kw("scan") > ident > '(' > dim > ')' >
                        body)[blockAction<Stmt::Kind::Scan>()];
 
 const auto stmt_def =
-    constStmt | letStmt | detStmt | plateStmt | scanStmt | sampleStmt;
+    constStmt | letStmt | detStmt | factorStmt | plateStmt | scanStmt |
+    sampleStmt;
 const auto body_def = x3::lit('{') > *((!x3::lit('}')) > stmt) > '}';
 
 const auto model_def =
@@ -441,7 +447,7 @@ const auto model_def =
       x3::_val(C) = M;
     })];
 
-BOOST_SPIRIT_DEFINE(constStmt, letStmt, detStmt, sampleStmt, plateStmt,
+BOOST_SPIRIT_DEFINE(constStmt, letStmt, detStmt, factorStmt, sampleStmt, plateStmt,
                     scanStmt, stmt, body, model)
 
 const auto skipper =

@@ -26,6 +26,8 @@ const char *siteKindName(SiteKind K) {
     return "latent";
   case SiteKind::Deterministic:
     return "deterministic";
+  case SiteKind::Factor:
+    return "factor";
   case SiteKind::Observed:
     return "observed";
   }
@@ -57,7 +59,7 @@ namespace {
 
 /// What a name refers to.
 struct Symbol {
-  enum class Kind { Input, Const, Let, Deterministic, Sample } K;
+  enum class Kind { Input, Const, Let, Deterministic, Factor, Sample } K;
   DType Type;
   Shape Dims; // full shape
   SMLoc Loc;
@@ -81,6 +83,8 @@ const char *kindWord(Symbol::Kind K) {
     return "local value";
   case Symbol::Kind::Deterministic:
     return "deterministic site";
+  case Symbol::Kind::Factor:
+    return "factor";
   case Symbol::Kind::Sample:
     return "sample site";
   }
@@ -386,6 +390,35 @@ void Analyzer::analyzeStmt(Stmt &S) {
       return;
     }
     define(C, Sym);
+    return;
+  }
+  case Stmt::Kind::Factor: {
+    auto &A = static_cast<AssignStmt &>(S);
+    if (!analyzeExpr(*A.Value)) {
+      poison(A);
+      return;
+    }
+    if (!isNumeric(A.Value->Ty.Type)) {
+      Diags.error(A.Value->Loc, "factor '" + A.Name +
+                                    "' must be a number (a log density "
+                                    "term); got bool");
+      poison(A);
+      return;
+    }
+    // A log-density term, in the model's float precision.
+    Shape Full = plateDims();
+    llvm::append_range(Full, A.Value->Ty.Dims);
+    if (!define(A, {Symbol::Kind::Factor, Info.Precision, Full, A.NameLoc}))
+      return;
+    Site Si;
+    Si.Name = A.Name;
+    Si.Type = Info.Precision;
+    Si.Dims = Full;
+    Si.Kind = SiteKind::Factor;
+    Si.Class = mentions(Full, Info.ObsDim) ? SiteClass::ObsAligned
+                                           : SiteClass::Global;
+    Si.Decl = &A;
+    Info.Sites.push_back(Si);
     return;
   }
   case Stmt::Kind::Let:
@@ -778,6 +811,13 @@ bool Analyzer::analyzeName(NameExpr &E) {
   const Symbol &S = It->second;
   if (S.Poisoned)
     return false;
+  if (S.K == Symbol::Kind::Factor) {
+    Diags.error(E.Loc, "'" + E.Name +
+                           "' is a factor, a term of the log density, not a "
+                           "value; compute the value with 'let' and add it "
+                           "as a factor");
+    return false;
+  }
   if (S.K == Symbol::Kind::Const) {
     E.Ty = {S.ConstValue > 2147483647 || S.ConstValue < -2147483648LL
                 ? DType::I64

@@ -189,7 +189,7 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
                   "model's output, which is sampled, not conditioned on");
       continue;
     }
-    if (Site.Kind == SiteKind::Deterministic)
+    if (Site.Kind == SiteKind::Deterministic || Site.Kind == SiteKind::Factor)
       continue; // recomputed from the latents
     auto A = Z->array(Name);
     if (!A)

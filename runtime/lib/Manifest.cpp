@@ -87,6 +87,7 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
       std::string Kind = S.at("kind").get<std::string>();
       Site.Kind = Kind == "latent"          ? SiteKind::Latent
                   : Kind == "deterministic" ? SiteKind::Deterministic
+                  : Kind == "factor"        ? SiteKind::Factor
                                             : SiteKind::Observed;
       Site.Dist = S.value("dist", "");
       Site.ObsAligned = M.obsAxis(Site.Shape) >= 0;

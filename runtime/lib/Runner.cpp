@@ -235,12 +235,17 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
   // Which sites to write.
   std::vector<int> Sites;
   int OutSite = M.outputSiteIndex();
+  // The log-likelihood's terms: the observed site and every factor.
+  auto IsTerm = [&](int S) {
+    return S == OutSite || M.Sites[S].Kind == SiteKind::Factor;
+  };
   if (Opts.ReturnSites.empty()) {
     Sites.push_back(OutSite);
-    if (Opts.Kind != EntryKind::LogLikelihood)
-      for (size_t S = 0; S < M.Sites.size(); ++S)
-        if (M.Sites[S].Kind == SiteKind::Deterministic)
-          Sites.push_back(S);
+    for (size_t S = 0; S < M.Sites.size(); ++S)
+      if (M.Sites[S].Kind == (Opts.Kind == EntryKind::LogLikelihood
+                                  ? SiteKind::Factor
+                                  : SiteKind::Deterministic))
+        Sites.push_back(S);
   } else {
     for (const std::string &Name : Opts.ReturnSites) {
       int S = M.siteIndex(Name);
@@ -252,9 +257,13 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
                      "' has no site '" + Name + "' (its sites: " +
                      llvm::join(Known, ", ") + ")");
       }
-      if (Opts.Kind == EntryKind::LogLikelihood && S != OutSite)
-        return error("--return-sites: log-likelihood returns only the "
-                     "output site '" + M.Output.Name + "'");
+      if (Opts.Kind == EntryKind::LogLikelihood && !IsTerm(S))
+        return error("--return-sites: log-likelihood returns the output "
+                     "site '" + M.Output.Name + "' and the factors only");
+      if (Opts.Kind != EntryKind::LogLikelihood &&
+          M.Sites[S].Kind == SiteKind::Factor)
+        return error("--return-sites: '" + Name + "' is a factor, which only "
+                     "log-likelihood returns");
       if (!llvm::is_contained(Sites, S))
         Sites.push_back(S);
     }

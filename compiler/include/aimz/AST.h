@@ -159,7 +159,7 @@ struct IndexExpr : Expr {
 //===----------------------------------------------------------------------===//
 
 struct Stmt {
-  enum class Kind { Const, Let, Deterministic, Sample, Plate, Scan };
+  enum class Kind { Const, Let, Deterministic, Factor, Sample, Plate, Scan };
   Kind K;
   SMLoc Loc;
   std::string Name;
@@ -179,9 +179,12 @@ struct ConstStmt : Stmt {
       : Stmt(Kind::Const, L, std::move(N), NL), Value(V), ValueLoc(VL) {}
 };
 
-/// `let x = e;` and `deterministic x = e;`
+/// `let x = e;`, `deterministic x = e;` and `factor x = e;`
 struct AssignStmt : Stmt {
-  static bool classof(const Stmt *N) { return N->K == Kind::Let || N->K == Kind::Deterministic; }
+  static bool classof(const Stmt *N) {
+    return N->K == Kind::Let || N->K == Kind::Deterministic ||
+           N->K == Kind::Factor;
+  }
   ExprPtr Value;
   AssignStmt(Kind K, SMLoc L, std::string N, SMLoc NL, ExprPtr V)
       : Stmt(K, L, std::move(N), NL), Value(std::move(V)) {}

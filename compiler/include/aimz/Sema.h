@@ -21,7 +21,9 @@ namespace aimz {
 class Diagnostics;
 struct DistSpec;
 
-enum class SiteKind { Latent, Deterministic, Observed };
+/// Factor: a term added to the log density (numpyro.factor, Stan's
+/// `target +=`), returned by log-likelihood beside the observed site.
+enum class SiteKind { Latent, Deterministic, Observed, Factor };
 enum class SiteClass { Global, ObsAligned, Observed };
 enum class Plan { Obs, Draw };
 

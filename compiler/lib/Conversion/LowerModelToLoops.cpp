@@ -860,6 +860,19 @@ void EntryBuilder::emit(Operation *Op) {
     copyOut(O.getResult(), O.getSiteId());
     return;
   }
+  if (auto F = dyn_cast<ir::FactorOp>(Op)) {
+    // Only the log-likelihood returns factors (materialized like a
+    // deterministic so that broadcast values read out with real strides).
+    if (Kind != Entry::LogLikelihood)
+      return;
+    auto T = F.getResult().getType();
+    View Out = buffer(Op, T);
+    const View &In = Views.lookup(F.getValue());
+    forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, load(In, Ivs)); });
+    Views[F.getResult()] = Out;
+    copyOut(F.getResult(), F.getSiteId());
+    return;
+  }
   if (auto D = dyn_cast<ir::DeterministicOp>(Op)) {
     // Materialize (a copy) so a broadcast value reads out with real strides.
     auto T = D.getResult().getType();

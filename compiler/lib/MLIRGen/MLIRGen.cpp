@@ -375,6 +375,14 @@ void Generator::genStmt(const Stmt &S) {
   switch (S.K) {
   case Stmt::Kind::Const:
     return;
+  case Stmt::Kind::Factor: {
+    const auto &A = static_cast<const AssignStmt &>(S);
+    const ExprType &T = A.Value->Ty;
+    Value V = castTo(gen(*A.Value), T.Type, Info.Precision, T.Dims);
+    B.create<ir::FactorOp>(B.getUnknownLoc(), V.getType(), A.Name,
+                           siteId(A.Name), plateNames(), V);
+    return;
+  }
   case Stmt::Kind::Let:
   case Stmt::Kind::Deterministic: {
     const auto &A = static_cast<const AssignStmt &>(S);

@@ -41,6 +41,7 @@ EXAMPLE_MODELS = ["linreg", "logistic", "hierarchical", "poisson", "negbin_glm",
                   "local_latent", "mlp"]
 TEST_MODELS = ["linreg64", "gather64", "tanh_net64", "rank3", "rank3_ops",
                "groups_from_posterior", "gather_computed", "no_inputs",
+               "factors",
                "scan_obs"]
 
 

@@ -184,5 +184,50 @@ class LogLikelihood(E.E2ETestCase):
                      plan_for=lambda axis: "draw")
 
 
+class Factors(E.E2ETestCase):
+    """`factor` sites: log-likelihood writes them beside the output, under
+    both plans and any partition, with the values NumPy computes; the
+    predictive commands never return them."""
+
+    def test_factors_are_log_likelihood_terms(self):
+        rng = np.random.default_rng(81)
+        n, D = 700, 6
+        x = rng.normal(size=n).astype(np.float32)
+        y = rng.normal(size=n).astype(np.float32)
+        mu = rng.normal(size=D).astype(np.float32)
+        data = {"x": self.save("fx.npy", x), "y": self.save("fy.npy", y)}
+        post = self.savez("fpost.npz", mu=mu)
+        so = E.model("factors")
+        m = mu.astype(np.float64)
+        want = {"pen": -0.5 * m * m,
+                "robust": -np.abs(x[None, :].astype(np.float64) - m[:, None]),
+                "y": stats.norm.logpdf(y[None, :], m[:, None] + x[None, :], 1)}
+        first = None
+        for axis, devices, batch in [("obs", 1, None), ("obs", 3, 97),
+                                     ("draw", 2, 4)]:
+            out = self.fresh()
+            E.run_cmd("log-likelihood", so, data, out, posterior=post,
+                      axis=axis, devices=devices, batch=batch)
+            got = E.read_arrays(out)
+            self.assertEqual(sorted(got), ["pen", "robust", "y"])
+            for k, v in want.items():
+                np.testing.assert_allclose(got[k], v, rtol=1e-6, atol=1e-6,
+                                           err_msg=k)
+            if first is None:
+                first = got
+            for k in got:
+                self.assertTrue(E.same_bytes(got[k], first[k]), k)
+        out = self.fresh()
+        E.run_cmd("log-likelihood", so, data, out, posterior=post,
+                  sites=["robust"])
+        self.assertEqual(sorted(E.read_arrays(out)), ["robust"])
+        out = self.fresh()
+        E.run_cmd("predict", so, {"x": data["x"]}, out, posterior=post)
+        self.assertEqual(sorted(E.read_arrays(out)), ["y"])
+        r = E.run_cmd("predict", so, {"x": data["x"]}, self.fresh(),
+                      posterior=post, sites=["pen"], check=False)
+        self.assert_one_error_line(r, "'pen' is a factor")
+
+
 if __name__ == "__main__":
     E.main()

@@ -163,4 +163,14 @@ def Aimz_DeterministicOp : Aimz_Op<"deterministic"> {
   }];
 }
 
+def Aimz_FactorOp : Aimz_Op<"factor"> {
+  let summary = "A term of the log density, returned by the log-likelihood";
+  let arguments = (ins StrAttr:$name, I64Attr:$site_id, StrArrayAttr:$plates,
+                       Aimz_ArrayType:$value);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $name `=` $value attr-dict `:` type($value) `->` type($result)
+  }];
+}
+
 #endif // AIMZ_OPS_TD

@@ -30,7 +30,7 @@ struct ManifestArray {
   std::vector<ManifestDim> Shape;
 };
 
-enum class SiteKind { Latent, Deterministic, Observed };
+enum class SiteKind { Latent, Deterministic, Observed, Factor };
 
 struct ManifestSite : ManifestArray {
   SiteKind Kind = SiteKind::Latent;
