@@ -83,6 +83,8 @@ const std::vector<DistSpec> &allDistributions() {
        {{"concentration1", C::Positive, std::nullopt},
         {"concentration0", C::Positive, std::nullopt},
         {"total_count", C::NonNegativeInteger, 1.0}}, true, {}},
+      // A flat prior; `support=real|positive` is handled by Sema.
+      {DistKind::ImproperUniform, "ImproperUniform", {}, false, {}, true},
   };
   return Table;
 }

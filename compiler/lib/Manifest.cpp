@@ -57,6 +57,8 @@ std::string manifestJSON(const ModelInfo &Info) {
     J["class"] = siteClassName(S.Class);
     if (S.Dist)
       J["dist"] = S.Dist->Name;
+    if (!S.Support.empty())
+      J["support"] = S.Support;
     J["dtype"] = dtypeName(S.Type);
     J["shape"] = shapeJSON(S.Dims);
     Sites.push_back(J);

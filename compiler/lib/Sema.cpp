@@ -520,6 +520,33 @@ void Analyzer::analyzeSample(SampleStmt &S) {
   }
   S.Spec = Spec;
 
+  // ImproperUniform(support=real|positive): a flat prior with no density
+  // to score and no draws; only a latent that the posterior gives.
+  std::string Support;
+  if (Spec->Improper) {
+    Support = "real";
+    for (const Arg &A : S.Args) {
+      const auto *N = llvm::dyn_cast<NameExpr>(A.Value.get());
+      if (A.Keyword != "support" || !N ||
+          (N->Name != "real" && N->Name != "positive")) {
+        Diags.error(A.Loc, "ImproperUniform takes only 'support=real' (the "
+                           "default) or 'support=positive'; give the shape "
+                           "as ImproperUniform()[k]");
+        Ok = false;
+        continue;
+      }
+      Support = N->Name;
+    }
+    if (IsOutput) {
+      Diags.error(S.DistLoc, "the output '" + S.Name +
+                                 "' cannot be ImproperUniform: a flat prior "
+                                 "has no normalized density to score nor "
+                                 "draws to predict");
+      Ok = false;
+    }
+    S.Args.clear();
+  }
+
   // Bind arguments to parameters: positional first, then keywords.
   std::vector<ExprPtr> Bound(Spec->Params.size());
   std::vector<SMLoc> BoundAt(Spec->Params.size());
@@ -709,6 +736,7 @@ void Analyzer::analyzeSample(SampleStmt &S) {
   Si.Dims = Full;
   Si.Dist = Spec;
   Si.Decl = &S;
+  Si.Support = Support;
   if (IsOutput) {
     OutputSampled = true;
     Si.Kind = SiteKind::Observed;

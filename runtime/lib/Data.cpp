@@ -251,10 +251,37 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
     }
     P.Sites[S] = std::move(*H);
   }
-  std::vector<std::string> Missing;
+  std::vector<std::string> Missing, Flat;
   for (size_t S = 0; S < M.Sites.size(); ++S)
-    if (M.Sites[S].Kind == SiteKind::Latent && !P.Sites[S])
+    if (M.Sites[S].Kind == SiteKind::Latent && !P.Sites[S]) {
       Missing.push_back(M.Sites[S].Name);
+      if (M.Sites[S].improper())
+        Flat.push_back(M.Sites[S].Name);
+    }
+  if (!Flat.empty())
+    return error("'" + Path + "' lacks " + llvm::join(Flat, ", ") +
+                 ", with a flat prior (ImproperUniform), which has no "
+                 "draws: every such latent must be in the posterior");
+  // ImproperUniform(support=positive): the posterior's values must be > 0.
+  for (size_t S = 0; S < M.Sites.size(); ++S) {
+    const ManifestSite &Site = M.Sites[S];
+    if (!P.Sites[S] || Site.Support != "positive")
+      continue;
+    const HostArray &H = *P.Sites[S];
+    uint64_t N = H.numElements();
+    uint64_t PerDraw = P.NumDraws ? N / P.NumDraws : 1;
+    for (uint64_t I = 0; I < N; ++I) {
+      double V = H.Type == io::DType::Float64
+                     ? static_cast<const double *>(H.Data)[I]
+                     : static_cast<const float *>(H.Data)[I];
+      if (!(V > 0))
+        return error("posterior '" + Site.Name + "' holds " +
+                     std::to_string(V) + " at draw " +
+                     std::to_string(I / std::max<uint64_t>(1, PerDraw)) +
+                     ", outside its support: the model declares "
+                     "ImproperUniform(support=positive)");
+    }
+  }
   if (RequireAll && !Missing.empty())
     return error("log-likelihood needs every latent in the posterior; '" +
                  Path + "' lacks " + llvm::join(Missing, ", "));

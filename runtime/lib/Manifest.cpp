@@ -90,6 +90,7 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
                   : Kind == "factor"        ? SiteKind::Factor
                                             : SiteKind::Observed;
       Site.Dist = S.value("dist", "");
+      Site.Support = S.value("support", "");
       Site.ObsAligned = M.obsAxis(Site.Shape) >= 0;
       M.Sites.push_back(std::move(Site));
     }

@@ -190,6 +190,13 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
                                    const DataSet &Data, const Posterior *Post,
                                    const RunOptions &Opts, Warnings &W) {
   const Manifest &M = Lib.manifest();
+  if (Opts.Kind == EntryKind::PriorPredictive)
+    for (const ManifestSite &S : M.Sites)
+      if (S.improper())
+        return error("prior-predictive: latent '" + S.Name +
+                     "' has a flat prior (ImproperUniform), which has no "
+                     "draws; give it a proper prior to sample the prior "
+                     "predictive");
   if (llvm::Error E = checkDimsBound(M, Data))
     return std::move(E);
   if (llvm::Error E = checkIndexInputs(M, Data))

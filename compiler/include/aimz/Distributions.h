@@ -44,6 +44,7 @@ enum class DistKind {
   ZeroInflatedPoisson,
   ZeroInflatedNegativeBinomial2,
   BetaBinomial,
+  ImproperUniform,
 };
 
 /// What values a parameter may take; checked on literal arguments.
@@ -62,6 +63,9 @@ struct DistSpec {
   bool Discrete;
   /// Parameters of which exactly one must be given (`probs` / `logits`).
   std::vector<const char *> ExactlyOneOf;
+  /// No normalized density and no sampler (a flat prior): only a latent,
+  /// always given by the posterior.
+  bool Improper = false;
 };
 
 /// A sampler / log density pair the support library defines

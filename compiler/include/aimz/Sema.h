@@ -43,6 +43,8 @@ struct Site : TypedArray {
   SiteClass Class;
   const DistSpec *Dist = nullptr; // null for deterministic sites
   const Stmt *Decl = nullptr;
+  /// ImproperUniform's support: "real" or "positive" (else empty).
+  std::string Support;
 };
 
 /// Everything later stages need to know about a checked model.

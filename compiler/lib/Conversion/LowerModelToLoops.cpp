@@ -31,6 +31,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace aimz {
@@ -530,9 +532,36 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
   auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
   View Out = buffer(Op, T);
   Views[Op->getResult(0)] = Out;
-  Type Prec = Params.empty() ? B.getF32Type()
+  Type Prec = Params.empty() ? T.getElementType()
                              : cast<ir::ArrayType>(Params[0].getType())
                                    .getElementType();
+  // A flat prior (ImproperUniform) has no sampler: its values always come
+  // from the posterior (aimz-run refuses a run without them); the draw
+  // branch, never taken, writes NaN.
+  if (const DistSpec *Spec = lookupDistribution(Dist); Spec && Spec->Improper) {
+    auto DrawNaN = [&]() {
+      Value NaN = B.create<arith::ConstantOp>(
+          Loc, B.getFloatAttr(T.getElementType(),
+                              std::numeric_limits<double>::quiet_NaN()));
+      forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, NaN); });
+    };
+    if (!ReadsPosterior)
+      return DrawNaN();
+    Value Table = loadField(Call, FPosterior, ptrType());
+    Value Data = B.create<LLVM::LoadOp>(
+        Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * SiteId)));
+    Value Given = B.create<LLVM::ICmpOp>(
+        Loc, LLVM::ICmpPredicate::ne, Data,
+        B.create<LLVM::ZeroOp>(Loc, ptrType()));
+    auto If = B.create<scf::IfOp>(Loc, Given, /*withElse=*/true);
+    OpBuilder::InsertionGuard G(B);
+    B.setInsertionPointToStart(If.thenBlock());
+    View Post = viewOfCallArray(FPosterior, SiteId, T, true, Draw, BlockStart);
+    forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, load(Post, Ivs)); });
+    B.setInsertionPointToStart(If.elseBlock());
+    DrawNaN();
+    return;
+  }
   std::string Fn = "aimz_rt_sample_" + distFunctionName(Dist, ParamNames) +
                    "_" + precisionSuffix(Prec);
   bool Discrete = T.getElementType().isInteger(32) ||

@@ -112,5 +112,50 @@ class GlobalInputs(E.E2ETestCase):
         self.assert_one_error_line(r, "dimension 'k'", "prior_scale")
 
 
+class FlatPriors(E.E2ETestCase):
+    """ImproperUniform latents (the flat-prior GLM example): read from the
+    posterior by every command; missing ones, values outside the declared
+    support and the prior predictive are refused with one line."""
+
+    def test_flat_prior_glm(self):
+        rng = np.random.default_rng(71)
+        n, k, D = 1500, 3, 6
+        X = rng.normal(size=(n, k))
+        post = dict(alpha=rng.normal(size=D), beta=rng.normal(size=(D, k)),
+                    sigma=rng.uniform(0.5, 1.5, D))
+        mu = post["alpha"][:, None] + post["beta"] @ X.T
+        y = mu[0] + rng.normal(size=n)
+        data = {"X": self.save("flX.npy", X)}
+        pp = self.savez("flpost.npz", **post)
+        so = E.model("flat_prior_glm")
+        out = self.fresh()
+        E.run_cmd("log-likelihood", so, dict(data, y=self.save("fly.npy", y)),
+                  out, posterior=pp, devices=2, batch=500)
+        np.testing.assert_allclose(
+            E.read_arrays(out)["y"],
+            stats.norm.logpdf(y[None, :], mu, post["sigma"][:, None]),
+            rtol=1e-10)
+        out = self.fresh()
+        E.run_cmd("predict", so, data, out, posterior=pp, axis="draw",
+                  devices=2, batch=2)
+        got = E.read_arrays(out)
+        np.testing.assert_allclose(got["mu"], mu, rtol=1e-12)
+        r = (got["y"] - mu) / post["sigma"][:, None]
+        self.assertLess(abs(r.mean()) * np.sqrt(r.size), 5)
+        missing = self.savez("flmiss.npz", alpha=post["alpha"],
+                             sigma=post["sigma"])
+        res = E.run_cmd("predict", so, data, self.fresh(), posterior=missing,
+                        check=False)
+        self.assert_one_error_line(res, "lacks beta", "ImproperUniform")
+        bad = dict(post, sigma=np.where(np.arange(D) == 4, -1.0, post["sigma"]))
+        res = E.run_cmd("predict", so, data, self.fresh(),
+                        posterior=self.savez("flbad.npz", **bad), check=False)
+        self.assert_one_error_line(res, "posterior 'sigma'", "draw 4",
+                                   "support=positive")
+        res = E.run_cmd("prior-predictive", so, data, self.fresh(),
+                        check=False)
+        self.assert_one_error_line(res, "flat prior", "prior predictive")
+
+
 if __name__ == "__main__":
     E.main()

@@ -36,6 +36,9 @@ struct ManifestSite : ManifestArray {
   SiteKind Kind = SiteKind::Latent;
   bool ObsAligned = false; // shape involves the observation axis
   std::string Dist;        // empty for deterministic sites
+  /// A flat prior (ImproperUniform): no draws, the posterior must give it.
+  bool improper() const { return Dist == "ImproperUniform"; }
+  std::string Support;     // ImproperUniform's: "real" or "positive"
 };
 
 struct Manifest {
