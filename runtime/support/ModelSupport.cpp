@@ -3,8 +3,8 @@
 // Compiled to LLVM bitcode when aimzc is built and linked into each model
 // before optimization, so these small functions inline into the kernels.
 // One C symbol per distribution, variant and precision keeps the generated
-// calls simple: samplers take (seed, site, draw, obs, elem, a, b, c), log
-// densities (x, a, b, c); unused parameters are ignored.
+// calls simple: samplers take (seed, site, draw, obs, elem, a, b, c, d), log
+// densities (x, a, b, c, d); unused parameters are ignored.
 //
 //===----------------------------------------------------------------------===//
 // The same file builds twice: for the host CPU, and as CUDA device code for
@@ -40,10 +40,11 @@ namespace m = aimz::math;
 #define AIMZ_SAMPLER(NAME, RET, T, SUFFIX, CALL)                              \
   AIMZ_SUPPORT AIMZ_NOINLINE RET aimz_rt_sample_##NAME##_##SUFFIX(            \
       uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs,              \
-      uint64_t elem, T a, T b, T c) {                                         \
+      uint64_t elem, T a, T b, T c, T d) {                                    \
     (void)a;                                                                  \
     (void)b;                                                                  \
     (void)c;                                                                  \
+    (void)d;                                                                  \
     RandomStream s(seed, static_cast<uint32_t>(site), draw, obs, elem);       \
     return CALL;                                                              \
   }
@@ -51,10 +52,11 @@ namespace m = aimz::math;
 // Log densities --------------------------------------------------------------
 
 #define AIMZ_LOGP(NAME, T, SUFFIX, CALL)                                      \
-  AIMZ_SUPPORT T aimz_rt_logp_##NAME##_##SUFFIX(T x, T a, T b, T c) {         \
+  AIMZ_SUPPORT T aimz_rt_logp_##NAME##_##SUFFIX(T x, T a, T b, T c, T d) {    \
     (void)a;                                                                  \
     (void)b;                                                                  \
     (void)c;                                                                  \
+    (void)d;                                                                  \
     return CALL;                                                              \
   }
 
@@ -62,6 +64,7 @@ namespace m = aimz::math;
 #define AIMZ_ARGS_1 a
 #define AIMZ_ARGS_2 a, b
 #define AIMZ_ARGS_3 a, b, c
+#define AIMZ_ARGS_4 a, b, c, d
 #define AIMZ_RET_CONTINUOUS(T) T
 #define AIMZ_RET_DISCRETE(T) int32_t
 #define AIMZ_LOGP_TARGS_CONTINUOUS(T) T

@@ -34,6 +34,7 @@ enum class DistKind {
   InverseGamma,
   Pareto,
   Weibull,
+  TruncatedNormal,
   Bernoulli,
   Binomial,
   Poisson,

@@ -569,7 +569,7 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
                   T.getElementType().isInteger(1);
   Type Ret = Discrete ? Type(B.getI32Type()) : Prec;
   SmallVector<Type> ArgTypes(5, B.getI64Type());
-  ArgTypes.append(3, Prec);
+  ArgTypes.append(4, Prec);
   func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Ret);
 
   auto DrawAll = [&]() {
@@ -579,7 +579,7 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
       SmallVector<Value> Args = {Seed, i64(SiteId), toI64(Draw), Obs, Elem};
       for (Value P : Params)
         Args.push_back(load(Views.lookup(P), Ivs));
-      while (Args.size() < 8)
+      while (Args.size() < 9)
         Args.push_back(B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
       Value X = B.create<func::CallOp>(Loc, Callee, Args).getResult(0);
       store(Out, Ivs, convert(X, T.getElementType()));
@@ -623,12 +623,12 @@ void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
                    distFunctionName(Op.getDist(), Op.getParamNames()) + "_" +
                    precisionSuffix(Prec);
   func::FuncOp Callee =
-      runtimeFunction(Fn, SmallVector<Type>(4, Prec), Prec);
+      runtimeFunction(Fn, SmallVector<Type>(5, Prec), Prec);
   forEach(Out.Sizes, [&](ValueRange Ivs) {
     SmallVector<Value> Args = {convert(load(Y, Ivs), Prec)};
     for (Value P : Op.getParams())
       Args.push_back(load(Views.lookup(P), Ivs));
-    while (Args.size() < 4)
+    while (Args.size() < 5)
       Args.push_back(B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
     store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
   });

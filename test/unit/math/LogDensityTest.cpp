@@ -30,6 +30,7 @@ template <class T, class X> T eval(const LogDensityCase& c, X x) {
   const T p0 = static_cast<T>(c.p[0]);
   const T p1 = static_cast<T>(c.p[1]);
   const T p2 = static_cast<T>(c.p[2]);
+  const T p3 = static_cast<T>(c.p[3]);
   const std::string d = c.dist;
   const T xt = static_cast<T>(x);
   if (d == "normal") return am::normal_log_prob(xt, p0, p1);
@@ -53,6 +54,7 @@ template <class T, class X> T eval(const LogDensityCase& c, X x) {
   if (d == "inverse_gamma") return am::inverse_gamma_log_prob(xt, p0, p1);
   if (d == "pareto") return am::pareto_log_prob(xt, p0, p1);
   if (d == "weibull") return am::weibull_log_prob(xt, p0, p1);
+  if (d == "truncated_normal") return am::truncated_normal_log_prob(xt, p0, p1, p2, p3);
   if (d == "gamma_poisson") return am::gamma_poisson_log_prob(x, p0, p1);
   if (d == "negative_binomial2") return am::negative_binomial2_log_prob(x, p0, p1);
   if (d == "negative_binomial_probs") return am::negative_binomial_probs_log_prob(x, p0, p1);
@@ -69,8 +71,8 @@ template <class T, class X> T eval(const LogDensityCase& c, X x) {
 
 std::string describe(const LogDensityCase& c) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s(%.17g, %.17g, %.17g) at x=%.17g [scipy %.17g]", c.dist, c.p[0], c.p[1], c.p[2],
-                c.x, c.scipy);
+  std::snprintf(buf, sizeof buf, "%s(%.17g, %.17g, %.17g, %.17g) at x=%.17g [scipy %.17g]", c.dist, c.p[0], c.p[1],
+                c.p[2], c.p[3], c.x, c.scipy);
   return buf;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <array>
 #include <limits>
 #include <map>
 #include <string>
@@ -400,6 +401,33 @@ TYPED_TEST(Sampler, Weibull) {
     const double m1 = std::tgamma(1 + 1 / k), m2 = std::tgamma(1 + 2 / k);
     check_moments(xs, 2 * m1, 4 * (m2 - m1 * m1));
     check_ks(xs, [&](double x) { return x <= 0 ? 0.0 : -std::expm1(-std::pow(x / 2, k)); });
+  }
+}
+
+TYPED_TEST(Sampler, TruncatedNormal) {
+  using T = TypeParam;
+  const double inf = std::numeric_limits<double>::infinity();
+  // Both sides of the mean, a far upper tail, a two-sided interval.
+  for (auto [loc, scale, low, high] : {std::array<double, 4>{0, 1, 0, inf}, {1.5, 2, -inf, -1},
+                                       {0, 1, 4, inf}, {0, 1, -1, 2.5}, {2, 0.5, 1.9, 2.05}}) {
+    SCOPED_TRACE("TruncatedNormal(" + std::to_string(loc) + ", " + std::to_string(scale) + ", " +
+                 std::to_string(low) + ", " + std::to_string(high) + ")");
+    const auto xs =
+        draw([&](RandomStream& s) { return am::truncated_normal_sample<T>(s, T(loc), T(scale), T(low), T(high)); });
+    // The bounds as the sampler sees them (rounded to T).
+    const double lo = static_cast<double>(T(low)), hi = static_cast<double>(T(high));
+    for (double x : xs) {
+      ASSERT_GE(x, lo);
+      ASSERT_LE(x, hi);
+    }
+    const double a = (lo - loc) / scale, b = (hi - loc) / scale;
+    const double pa = normal_cdf(a), pb = normal_cdf(b);
+    if (a > 0) {  // complements keep the far tail exact
+      const double qa = 0.5 * std::erfc(a / std::sqrt(2.0)), qb = 0.5 * std::erfc(b / std::sqrt(2.0));
+      check_ks(xs, [&](double x) { return (qa - 0.5 * std::erfc((x - loc) / scale / std::sqrt(2.0))) / (qa - qb); });
+    } else {
+      check_ks(xs, [&](double x) { return (normal_cdf((x - loc) / scale) - pa) / (pb - pa); });
+    }
   }
 }
 

@@ -292,6 +292,24 @@ def hp_weibull(x, scale, k):
     return _fin((k_ / s_).ln() + (k_ - 1) * z.ln() - (k_ * z.ln()).exp())
 
 
+def hp_truncated_normal(x, loc, scale, low, high):
+    """Normal density renormalized on [low, high], with mpmath at 60 digits
+    (hpmath has no erfc)."""
+    import mpmath as mp
+    if not (math.isfinite(loc) and 0 < scale < INF) or math.isnan(low) or math.isnan(high) or not low < high \
+            or math.isnan(x):
+        return NAN
+    if x < low or x > high or math.isinf(x):
+        return -INF
+    with mp.workdps(60):
+        m, s_ = mp.mpf(loc), mp.mpf(scale)
+        z = (mp.mpf(x) - m) / s_
+        a = (mp.mpf(low) - m) / s_ if math.isfinite(low) else -mp.inf
+        b = (mp.mpf(high) - m) / s_ if math.isfinite(high) else mp.inf
+        mass = mp.ncdf(b) - mp.ncdf(a)
+        return float(-z * z / 2 - mp.log(s_) - mp.log(2 * mp.pi) / 2 - mp.log(mass))
+
+
 # --- more discrete families
 
 
@@ -456,6 +474,11 @@ def sp_value(dist, params, x):
             return st.pareto.logpdf(x, params[1], scale=params[0])
         if dist == "weibull":
             return st.weibull_min.logpdf(x, params[1], scale=params[0])
+        if dist == "truncated_normal":
+            loc, scale, low, high = params
+            if not (scale > 0) or not low < high:
+                return NAN
+            return st.truncnorm.logpdf(x, (low - loc) / scale, (high - loc) / scale, loc, scale)
         if dist == "gamma_poisson":
             a, r = params
             return st.nbinom.logpmf(x, a, r / (1 + r))
@@ -506,6 +529,7 @@ HP = {
     "inverse_gamma": hp_inverse_gamma,
     "pareto": hp_pareto,
     "weibull": hp_weibull,
+    "truncated_normal": hp_truncated_normal,
     "gamma_poisson": hp_gamma_poisson,
     "negative_binomial2": hp_negative_binomial2,
     "negative_binomial_probs": hp_negative_binomial_probs,
@@ -694,6 +718,17 @@ for scale, k in [(1, 1), (2, 1.5), (0.5, 0.3), (10, 8)]:
 add("weibull", [0, 1], [1])
 add("weibull", [1, 0], [1])
 
+# TruncatedNormal
+for loc, scale, low, high in [(0, 1, 0, INF), (0, 1, -1, 2.5), (1.5, 0.3, -INF, 1), (0, 1, 3, INF),
+                              (0, 1, 8, 9), (0, 2, -INF, -10), (-1, 0.5, -1.2, -0.8), (2, 1, -INF, INF)]:
+    xs = [v for v in (low, high, loc, (max(low, -50) + min(high, 50)) / 2, low + 1e-3, high - 1e-3, loc + scale)
+          if math.isfinite(v)]
+    xs += [low - 1 if math.isfinite(low) else -1e30, high + 1 if math.isfinite(high) else 1e30] + SPECIAL_X
+    add("truncated_normal", [loc, scale, low, high], xs)
+add("truncated_normal", [0, 1, 2, 1], [1.5])
+add("truncated_normal", [0, -1, 0, 1], [0.5])
+add("truncated_normal", [0, 1, NAN, 1], [0.5])
+
 # Negative binomials
 COUNT_X = [-1, 2.5, 1e30] + SPECIAL_X
 for a, r in [(1, 1), (2.5, 0.5), (0.1, 0.01), (100, 2), (1e4, 1e3), (3, 1e-6)]:
@@ -872,7 +907,7 @@ def main():
         if not close(spv, expect, 1e-9):
             n_disagree += 1
             print("scipy differs: %s%s x=%r  hp=%r scipy=%r" % (dist, tuple(params), x, expect, spv))
-        p = list(params) + [0.0] * (3 - len(params))
+        p = list(params) + [0.0] * (4 - len(params))
         sens = float_sensitivity(dist, params, x, expect)
         lines.append('    {"%s", {%s}, %s, %s, %s, %.3g},' % (dist, ", ".join(cxx(v) for v in p), cxx(x), cxx(expect),
                                                             cxx(spv), sens))

@@ -20,12 +20,12 @@ struct RefModel {
   const char *Name;
   const char *Precision;
   int NumParams;
-  const char *Params[3];
+  const char *Params[4];
 };
 
 struct RefCase {
   const char *Model;
-  double Params[3];
+  double Params[4];
   double X;
   double Expected;
 };

@@ -190,6 +190,10 @@ def ref_zeroinflatednegativebinomial2_gate_logits(x, mean, conc, g):
     return _zi(x, sc.expit(g), st.nbinom.logpmf(x, conc, conc / (conc + mean)))
 
 
+def ref_truncatednormal(x, loc, scale, low, high):
+    return st.truncnorm.logpdf(x, (low - loc) / scale, (high - loc) / scale, loc, scale)
+
+
 # ------------------------------------------------- mpmath (50 digits) forms
 mp.mp.dps = 50
 MINF = -INF
@@ -426,6 +430,15 @@ def hp_zeroinflatednegativebinomial2_gate_logits(x, mean, conc, gl):
     return _hp_zi(x, -mp.log1p(mp.exp(-g)), -mp.log1p(mp.exp(g)), _hp_nb2(x, mean, conc))
 
 
+def hp_truncatednormal(x, loc, scale, low, high):
+    if x < low or x > high:
+        return MINF
+    m, sd = mp.mpf(loc), mp.mpf(scale)
+    z = (mp.mpf(x) - m) / sd
+    mass = mp.ncdf((mp.mpf(high) - m) / sd) - mp.ncdf((mp.mpf(low) - m) / sd)
+    return _f(-z * z / 2 - mp.log(sd) - mp.log(2 * mp.pi) / 2 - mp.log(mass))
+
+
 HP = {ref_normal: hp_normal, ref_halfnormal: hp_halfnormal,
       ref_lognormal: hp_lognormal, ref_exponential: hp_exponential,
       ref_gamma: hp_gamma, ref_beta: hp_beta, ref_uniform: hp_uniform,
@@ -440,6 +453,7 @@ HP = {ref_normal: hp_normal, ref_halfnormal: hp_halfnormal,
       ref_negativebinomial2: hp_negativebinomial2,
       ref_zeroinflatedpoisson_gate_logits: hp_zeroinflatedpoisson_gate_logits,
       ref_betabinomial: hp_betabinomial,
+      ref_truncatednormal: hp_truncatednormal,
       ref_gammapoisson: hp_gammapoisson,
       ref_negativebinomialprobs: hp_negativebinomialprobs,
       ref_negativebinomiallogits: hp_negativebinomiallogits,
@@ -577,6 +591,14 @@ DISTS = {
             "f64": ([(4, -0.5), (2, 3), (0.5, -6), (100, 0)],
                     [-1, 0, 1, 4, 25, 110]),
         }),
+    "truncatednormal": ("TruncatedNormal(loc, scale, low=low, high=high)",
+                        ["loc", "scale", "low", "high"], False,
+                        ref_truncatednormal, {
+        "f32": ([(0, 1, 0, 3), (1.5, 2, -1, 1), (0, 1, 2, 5)],
+                [-2, 0, 0.5, 1, 2.5, 4.9, 6]),
+        "f64": ([(0, 1, 0, 3), (1.5, 2, -1, 1), (0, 1, 2, 5), (0, 1, 6, 9)],
+                [-2, 0, 0.5, 1, 2.5, 4.9, 6, 7.5]),
+    }),
     "gammapoisson": ("GammaPoisson(conc, rate)", ["conc", "rate"], True,
                      ref_gammapoisson, {
         "f32": ([(1, 1), (2.5, 0.5), (40, 4)], [-1, 0, 1, 5, 20, 90]),
@@ -762,14 +784,14 @@ def main():
     out.append("static const RefModel kRefModels[] = {")
     for name, params, prec in model_rows:
         ps = ", ".join('"%s"' % p for p in params)
-        pad = ", nullptr" * (3 - len(params))
+        pad = ", nullptr" * (4 - len(params))
         out.append('    {"%s", "%s", %d, {%s%s}},' % (name, prec, len(params),
                                                         ps, pad))
     out.append("};")
     out.append("// {model, parameters, observation, expected log density}")
     out.append("static const RefCase kRefCases[] = {")
     for name, ps, x, v in case_rows:
-        pv = [fmt(float(p)) for p in ps] + ["0.0"] * (3 - len(ps))
+        pv = [fmt(float(p)) for p in ps] + ["0.0"] * (4 - len(ps))
         out.append('    {"%s", {%s}, %s, %s},' % (name, ", ".join(pv),
                                                   fmt(float(x)), fmt(v)))
     out.append("};")
