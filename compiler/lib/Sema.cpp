@@ -952,12 +952,15 @@ bool Analyzer::analyzeCall(CallExpr &E) {
       "sin",     "cos"};
   static const std::set<std::string> SameTypeFns = {"abs", "relu"};
   static const std::set<std::string> Reductions = {"sum", "mean", "min",
-                                                   "max"};
+                                                   "max", "logsumexp"};
+  // Over the last axis of a per-observation vector (shape-preserving).
+  static const std::set<std::string> VectorFns = {"softmax", "log_softmax"};
   // Elementwise, two arguments broadcast together (NumPy's names).
   static const std::set<std::string> PairFns = {"minimum", "maximum", "pow"};
   bool Known = FloatFns.count(E.Callee) || SameTypeFns.count(E.Callee) ||
                Reductions.count(E.Callee) || PairFns.count(E.Callee) ||
-               E.Callee == "clip" || E.Callee == "where";
+               VectorFns.count(E.Callee) || E.Callee == "clip" ||
+               E.Callee == "where";
   if (!Known) {
     if (lookupDistribution(E.Callee))
       Diags.error(E.Loc, "'" + E.Callee +
@@ -969,7 +972,8 @@ bool Analyzer::analyzeCall(CallExpr &E) {
                              "'; functions are exp, log, log1p, expm1, sqrt, "
                              "abs, tanh, sigmoid, relu, softplus, log_sigmoid, "
                              "lgamma, erf, Phi, sin, cos, minimum, maximum, "
-                             "pow, clip, where, sum, mean, min, max");
+                             "pow, clip, where, sum, mean, min, max, "
+                             "logsumexp, softmax, log_softmax");
     return false;
   }
   bool Ok = true;
@@ -1041,7 +1045,19 @@ bool Analyzer::analyzeCall(CallExpr &E) {
       return false;
     }
   }
-  if (FloatFns.count(E.Callee)) {
+  if (VectorFns.count(E.Callee)) {
+    if (A.Dims.size() > 1) {
+      Diags.error(E.Loc, "'" + E.Callee + "' of an array of shape " +
+                             shapeStr(A.Dims) +
+                             ": only a vector (per observation) is supported; "
+                             "apply it to one row at a time");
+      return false;
+    }
+    for (const Dim &D : A.Dims)
+      if (mixesObservations(E.Loc, D, ("'" + E.Callee + "'").c_str()))
+        return false;
+    E.Ty = {Info.Precision, A.Dims, false};
+  } else if (FloatFns.count(E.Callee)) {
     E.Ty = {Info.Precision, A.Dims, A.WeakLiteral};
   } else if (SameTypeFns.count(E.Callee)) {
     E.Ty = A;
@@ -1066,7 +1082,7 @@ bool Analyzer::analyzeCall(CallExpr &E) {
       Weak = Weak && B.WeakLiteral;
     }
     E.Ty = {E.Callee == "pow" ? Info.Precision : T, Out, Weak};
-  } else if (E.Callee == "mean") {
+  } else if (E.Callee == "mean" || E.Callee == "logsumexp") {
     E.Ty = {Info.Precision, {}, false};
   } else if (E.Callee == "sum") {
     E.Ty = {A.Type == DType::Bool ? DType::I32 : A.Type, {}, false};

@@ -741,24 +741,49 @@ void EntryBuilder::emitReduce(ir::ReduceOp Op) {
       Init = load(In, First);
     }
     SmallVector<Value> Ivs(BatchIvs.begin(), BatchIvs.end());
-    std::function<Value(unsigned, Value)> Nest = [&](unsigned D,
-                                                     Value Acc) -> Value {
-      if (D == IT.getRank()) {
-        Value X = load(In, Ivs);
-        return binary(Fn == "mean" ? "add" : Fn == "sum" ? "add" : Fn, Acc, X);
-      }
+    using Combine = std::function<Value(Value, Value)>;
+    std::function<Value(unsigned, Value, const Combine &)> Nest =
+        [&](unsigned D, Value Acc, const Combine &C) -> Value {
+      if (D == IT.getRank())
+        return C(Acc, load(In, Ivs));
       auto For = B.create<scf::ForOp>(Loc, idx(0), InSizes[D], idx(1),
                                       ValueRange{Acc});
       OpBuilder::InsertionGuard G(B);
       B.setInsertionPointToStart(For.getBody());
       Ivs.push_back(For.getInductionVar());
-      Value R = Nest(D + 1, For.getRegionIterArgs()[0]);
+      Value R = Nest(D + 1, For.getRegionIterArgs()[0], C);
       Ivs.pop_back();
       B.create<scf::YieldOp>(Loc, R);
       return For.getResult(0);
     };
+    if (Fn == "logsumexp") {
+      // max, then the sum of exp(x - max) in the same element order: no
+      // overflow, and -inf when every element is -inf.
+      Value M = Nest(Bt, Init, [&](Value A, Value X) {
+        return binary("max", A, X);
+      });
+      Value NegInf = B.create<arith::ConstantOp>(
+          Loc, B.getFloatAttr(Elem, -std::numeric_limits<double>::infinity()));
+      Value AllNegInf = B.create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OEQ,
+                                                M, NegInf);
+      Value Shift = B.create<arith::SelectOp>(
+          Loc, AllNegInf,
+          B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Elem, 0)), M);
+      Value S = Nest(Bt, B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Elem, 0)),
+                     [&](Value A, Value X) {
+                       return B.create<arith::AddFOp>(
+                           Loc, A,
+                           elementary("exp",
+                                      B.create<arith::SubFOp>(Loc, X, Shift)));
+                     });
+      Value R = B.create<arith::AddFOp>(Loc, Shift, elementary("log", S));
+      store(Out, BatchIvs, convert(R, T.getElementType()));
+      return;
+    }
     // scf.for built with iter_args has an implicit terminator we replace.
-    Value Acc = Nest(Bt, Init);
+    Value Acc = Nest(Bt, Init, [&](Value A, Value X) {
+      return binary(Fn == "mean" || Fn == "sum" ? "add" : Fn, A, X);
+    });
     if (Fn == "mean") {
       Value Count = product(ArrayRef<Value>(InSizes).drop_front(Bt));
       Value C = B.create<arith::SIToFPOp>(Loc, Elem, toI64(Count));

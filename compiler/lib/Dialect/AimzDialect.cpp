@@ -65,6 +65,23 @@ LogicalResult UnaryOp::verify() {
   return success();
 }
 
+LogicalResult ReduceOp::verify() {
+  static const char *Fns[] = {"sum", "mean", "min", "max", "logsumexp"};
+  if (!llvm::is_contained(Fns, getFn()))
+    return emitOpError("unknown reduction '") << getFn() << "'";
+  int64_t Bt = getBatchRank();
+  auto In = getInput().getType(), Out = getResult().getType();
+  if (Bt < 0 || Bt > static_cast<int64_t>(In.getRank()) ||
+      static_cast<int64_t>(Out.getRank()) != Bt ||
+      !llvm::equal(In.getDims().getValue().take_front(Bt),
+                   Out.getDims().getValue()))
+    return emitOpError("the result must have the input's first batch_rank "
+                       "dims");
+  if (getFn() == "logsumexp" && !isa<FloatType>(In.getElementType()))
+    return emitOpError("logsumexp needs a floating input");
+  return success();
+}
+
 LogicalResult SelectOp::verify() {
   auto C = getCond().getType(), L = getLhs().getType(), R = getRhs().getType();
   auto Res = getResult().getType();

@@ -304,8 +304,24 @@ Value Generator::genCall(const CallExpr &E) {
                                 B.getStringAttr(Fn), A, Bv);
     }
   }
-  if (Fn == "sum" || Fn == "mean" || Fn == "min" || Fn == "max") {
-    DType In = Fn == "mean" ? Info.Precision
+  if (Fn == "softmax" || Fn == "log_softmax") {
+    // x - logsumexp(x), broadcast back over the vector; softmax is its exp.
+    Value X = castTo(A, TA.Type, Info.Precision, TA.Dims);
+    auto Row = arrayType(inPlates({}), Info.Precision);
+    Value L = B.create<ir::ReduceOp>(B.getUnknownLoc(), Row,
+                                     B.getStringAttr("logsumexp"), X,
+                                     B.getI64IntegerAttr(Plates.size()));
+    Value LS = B.create<ir::BinaryOp>(B.getUnknownLoc(), Result,
+                                      B.getStringAttr("sub"), X,
+                                      alignLocal(L, {}, TA.Dims));
+    if (Fn == "log_softmax")
+      return LS;
+    return B.create<ir::UnaryOp>(B.getUnknownLoc(), Result,
+                                 B.getStringAttr("exp"), LS);
+  }
+  if (Fn == "sum" || Fn == "mean" || Fn == "min" || Fn == "max" ||
+      Fn == "logsumexp") {
+    DType In = Fn == "mean" || Fn == "logsumexp" ? Info.Precision
                : TA.Type == DType::Bool ? DType::I32
                                         : TA.Type;
     A = castTo(A, TA.Type, In, TA.Dims);

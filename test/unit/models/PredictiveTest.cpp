@@ -458,6 +458,29 @@ TEST(Predictive, ElementwiseOpsAndReductions) {
     EXPECT_TRUE(ulpClose(Site("d_pow2", I), std::pow(ax, 0.75), 4)) << "pow";
     EXPECT_EQ(Site("d_clip", I), std::min(std::max(x, -1.0), 2.0));
     EXPECT_EQ(Site("d_where", I), x > 0.25 ? x : -2 * x);
+    // logsumexp without overflow (v * 300 reaches exp(1000)), softmax and
+    // log_softmax over the row.
+    double M300 = -INFINITY, Mv = -INFINITY;
+    for (int64_t J = 0; J < K; ++J) {
+      M300 = std::max(M300, 300 * V.at<double>({I, J}));
+      Mv = std::max(Mv, V.at<double>({I, J}));
+    }
+    double S300 = 0, Sv = 0;
+    for (int64_t J = 0; J < K; ++J) {
+      S300 += std::exp(300 * V.at<double>({I, J}) - M300);
+      Sv += std::exp(V.at<double>({I, J}) - Mv);
+    }
+    EXPECT_TRUE(ulpClose(Site("d_lse", I), M300 + std::log(S300), 8)) << "logsumexp";
+    double RowSum = 0;
+    for (int64_t J = 0; J < K; ++J) {
+      double Want = V.at<double>({I, J}) - (Mv + std::log(Sv));
+      double GotLog = R.Sites.at("d_log_softmax").at<double>({0, I, J});
+      EXPECT_NEAR(GotLog, Want, 1e-14 * (1 + std::fabs(Want))) << "log_softmax";
+      double GotP = R.Sites.at("d_softmax").at<double>({0, I, J});
+      EXPECT_NEAR(GotP, std::exp(Want), 1e-14) << "softmax";
+      RowSum += GotP;
+    }
+    EXPECT_NEAR(RowSum, 1.0, 1e-13) << "softmax sums to 1";
     EXPECT_EQ(R.Sites.at("d_where_int").at<int64_t>({0, I}),
               I % 3 == 0 ? Iv.at<int64_t>({I}) : 7);
   }

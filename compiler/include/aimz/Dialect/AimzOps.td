@@ -101,12 +101,14 @@ def Aimz_MatMulOp : Aimz_Op<"matmul", [Pure]> {
 }
 
 def Aimz_ReduceOp : Aimz_Op<"reduce", [Pure]> {
-  let summary = "sum, mean, min or max over every dim after `batch_rank`";
+  let summary = "sum, mean, min, max or logsumexp over every dim after "
+                "`batch_rank`";
   let arguments = (ins StrAttr:$fn, Aimz_ArrayType:$input, I64Attr:$batch_rank);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = [{
     $fn $input `batch` $batch_rank attr-dict `:` type($input) `->` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 def Aimz_GatherOp : Aimz_Op<"gather", [Pure]> {
