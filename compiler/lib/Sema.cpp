@@ -139,6 +139,9 @@ private:
   // Statements.
   void analyzeBody(const std::vector<StmtPtr> &Body);
   void analyzeStmt(Stmt &S);
+  /// Records a deterministic or factor site: computed, not sampled.
+  void addValueSite(const AssignStmt &A, DType T, const Shape &Full,
+                    SiteKind K);
   void analyzeSample(SampleStmt &S);
   void analyzeBlock(BlockStmt &B);
   bool define(const Stmt &S, Symbol Sym);
@@ -410,15 +413,7 @@ void Analyzer::analyzeStmt(Stmt &S) {
     llvm::append_range(Full, A.Value->Ty.Dims);
     if (!define(A, {Symbol::Kind::Factor, Info.Precision, Full, A.NameLoc}))
       return;
-    Site Si;
-    Si.Name = A.Name;
-    Si.Type = Info.Precision;
-    Si.Dims = Full;
-    Si.Kind = SiteKind::Factor;
-    Si.Class = mentions(Full, Info.ObsDim) ? SiteClass::ObsAligned
-                                           : SiteClass::Global;
-    Si.Decl = &A;
-    Info.Sites.push_back(Si);
+    addValueSite(A, Info.Precision, Full, SiteKind::Factor);
     return;
   }
   case Stmt::Kind::Let:
@@ -435,17 +430,8 @@ void Analyzer::analyzeStmt(Stmt &S) {
     if (!define(A, {IsDet ? Symbol::Kind::Deterministic : Symbol::Kind::Let,
                     T, Full, A.NameLoc}))
       return;
-    if (IsDet) {
-      Site Si;
-      Si.Name = A.Name;
-      Si.Type = T;
-      Si.Dims = Full;
-      Si.Kind = SiteKind::Deterministic;
-      Si.Class = mentions(Full, Info.ObsDim) ? SiteClass::ObsAligned
-                                             : SiteClass::Global;
-      Si.Decl = &A;
-      Info.Sites.push_back(Si);
-    }
+    if (IsDet)
+      addValueSite(A, T, Full, SiteKind::Deterministic);
     return;
   }
   case Stmt::Kind::Sample:
@@ -494,6 +480,19 @@ std::optional<double> Analyzer::literalValue(const Expr &E) const {
       return static_cast<double>(It->second.ConstValue);
   }
   return std::nullopt;
+}
+
+void Analyzer::addValueSite(const AssignStmt &A, DType T, const Shape &Full,
+                            SiteKind K) {
+  Site Si;
+  Si.Name = A.Name;
+  Si.Type = T;
+  Si.Dims = Full;
+  Si.Kind = K;
+  Si.Class = mentions(Full, Info.ObsDim) ? SiteClass::ObsAligned
+                                         : SiteClass::Global;
+  Si.Decl = &A;
+  Info.Sites.push_back(Si);
 }
 
 void Analyzer::analyzeSample(SampleStmt &S) {
