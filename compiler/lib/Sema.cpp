@@ -825,6 +825,18 @@ bool Analyzer::analyzeName(NameExpr &E) {
                              E.Name + "(...)'");
       return false;
     }
+    if (E.Name == M.Output.Name) {
+      // Autoregressive terms (y[t - 1]) read the output inside the model,
+      // which neither plan can shard: the lags must come as data.
+      Diags.error(E.Loc, "the output '" + E.Name +
+                             "' is used inside the model; autoregressive "
+                             "terms such as " + E.Name +
+                             "[t - 1] need the lagged values passed as an "
+                             "input (e.g. " + E.Name + "_lag: " +
+                             dtypeName(Info.Output.Type) + "[" + Info.ObsDim +
+                             "])");
+      return false;
+    }
     Diags.error(E.Loc, "unknown name '" + E.Name + "'");
     auto Later = LaterDefinitions.find(E.Name);
     if (Later != LaterDefinitions.end())
