@@ -271,9 +271,7 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
     uint64_t N = H.numElements();
     uint64_t PerDraw = P.NumDraws ? N / P.NumDraws : 1;
     for (uint64_t I = 0; I < N; ++I) {
-      double V = H.Type == io::DType::Float64
-                     ? static_cast<const double *>(H.Data)[I]
-                     : static_cast<const float *>(H.Data)[I];
+      double V = readAsDouble(H.Data, H.Type, I);
       if (!(V > 0))
         return error("posterior '" + Site.Name + "' holds " +
                      std::to_string(V) + " at draw " +
@@ -338,17 +336,10 @@ llvm::Error checkIndexInputs(const Manifest &M, const DataSet &Data) {
     }
     uint64_t N = H.numElements();
     uint64_t PerRow = H.Shape.empty() || H.Shape[0] == 0 ? 1 : N / H.Shape[0];
+    if (H.Type != io::DType::Int32 && H.Type != io::DType::Int64)
+      continue; // not an integer input: Sema refuses it as an index
     for (uint64_t I = 0; I < N; ++I) {
-      int64_t V;
-      if (H.Type == io::DType::Int64) {
-        std::memcpy(&V, static_cast<const uint8_t *>(H.Data) + 8 * I, 8);
-      } else if (H.Type == io::DType::Int32) {
-        int32_t W;
-        std::memcpy(&W, static_cast<const uint8_t *>(H.Data) + 4 * I, 4);
-        V = W;
-      } else {
-        break; // not an integer input: Sema refuses it as an index
-      }
+      int64_t V = readAsInt(H.Data, H.Type, I);
       if (V >= 0 && V < Extent)
         continue;
       std::string Hint =

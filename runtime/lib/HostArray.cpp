@@ -112,6 +112,8 @@ bool lossless(DType From, DType To) {
   return valueBits(From) <= valueBits(To);
 }
 
+} // namespace
+
 double readAsDouble(const void *P, DType T, uint64_t I) {
   switch (T) {
   case DType::Bool:
@@ -162,8 +164,6 @@ int64_t readAsInt(const void *P, DType T, uint64_t I) {
   }
   return static_cast<int64_t>(readAsDouble(P, T, I));
 }
-
-} // namespace
 
 namespace {
 std::string fmtG(double D) {

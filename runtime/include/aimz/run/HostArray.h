@@ -34,6 +34,11 @@ enum class Conversion {
   FloatPrecision // also f64 <-> f32 and checked i64 -> i32 (posteriors)
 };
 
+/// Element I of a C-order array of dtype T, converted (Float16 included).
+double readAsDouble(const void *P, io::DType T, uint64_t I);
+/// The same as an integer (int64 exactly; others through double).
+int64_t readAsInt(const void *P, io::DType T, uint64_t I);
+
 /// NaN and infinite values among the first N elements of a float array.
 struct NonFinite {
   uint64_t Count = 0;
