@@ -15,6 +15,7 @@ and the invariants the runtime promises (same seed -> same bytes).
 """
 
 import argparse
+import contextlib
 import os
 import shutil
 import subprocess
@@ -88,6 +89,19 @@ class Result:
 
     def errors(self):
         return [l for l in self.stderr.splitlines() if "error:" in l]
+
+
+@contextlib.contextmanager
+def environment(env):
+    """Runs the block with `env` added to os.environ (inherited by the
+    aimz-run processes it starts), restoring it afterwards."""
+    old = dict(os.environ)
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
 
 
 def aimz_run(*args, check=True, cwd=None, timeout=300):

@@ -84,18 +84,13 @@ class GlobalInputs(E.E2ETestCase):
     @unittest.skipUnless(FAKE, "the stand-in CUDA driver is not built")
     def test_stand_in_gpu_gives_the_cpu_bytes(self):
         outs = {}
-        old = dict(os.environ)
-        os.environ.update({"AIMZ_CUDA_DRIVER": FAKE,
-                           "AIMZ_FAKE_CUDA_MODEL": self.so})
-        try:
+        with E.environment({"AIMZ_CUDA_DRIVER": FAKE,
+                            "AIMZ_FAKE_CUDA_MODEL": self.so}):
             for device in ("gpu", "cpu"):
                 out = self.fresh()
                 E.run_cmd("predict", self.so, self.data, out,
                           posterior=self.pp, extra=["--device", device])
                 outs[device] = E.read_arrays(out)
-        finally:
-            os.environ.clear()
-            os.environ.update(old)
         for name, cpu in outs["cpu"].items():
             self.assertTrue(E.same_bytes(outs["gpu"][name], cpu), name)
 

@@ -33,13 +33,8 @@ class GpuDevices(E.E2ETestCase):
         cls.so = E.model("linreg")
 
     def run_with(self, env, *args):
-        old = dict(os.environ)
-        os.environ.update(env)
-        try:
+        with E.environment(env):
             return E.aimz_run(*args, check=False)
-        finally:
-            os.environ.clear()
-            os.environ.update(old)
 
     def test_no_driver(self):
         env = {"AIMZ_CUDA_DRIVER": "/nonexistent/libcuda.so.1"}
