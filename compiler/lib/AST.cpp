@@ -124,6 +124,18 @@ void dumpExpr(const Expr &E, llvm::raw_ostream &OS) {
     OS << ")";
     return;
   }
+  case Expr::Kind::Array: {
+    OS << "(array";
+    for (const ExprPtr &X : static_cast<const ArrayExpr &>(E).Elements) {
+      OS << " ";
+      dumpExpr(*X, OS);
+    }
+    OS << ")";
+    return;
+  }
+  case Expr::Kind::Axis:
+    OS << (static_cast<const AxisExpr &>(E).NewAxis ? "None" : ":");
+    return;
   case Expr::Kind::Index: {
     auto &I = static_cast<const IndexExpr &>(E);
     OS << "(index ";

@@ -88,10 +88,43 @@ const std::vector<DistSpec> &allDistributions() {
        {{"concentration1", C::Positive, std::nullopt},
         {"concentration0", C::Positive, std::nullopt},
         {"total_count", C::NonNegativeInteger, 1.0}}, true, {}},
+      {DistKind::Categorical, "Categorical",
+       {{"probs", C::UnitInterval, std::nullopt, 1},
+        {"logits", C::Real, std::nullopt, 1}}, true, {"probs", "logits"}},
+      {DistKind::OrderedLogistic, "OrderedLogistic",
+       {{"predictor", C::Real, std::nullopt},
+        {"cutpoints", C::Real, std::nullopt, 1}}, true, {}},
+      {DistKind::Multinomial, "Multinomial",
+       {{"total_count", C::NonNegativeInteger, 1.0},
+        {"probs", C::UnitInterval, std::nullopt, 1},
+        {"logits", C::Real, std::nullopt, 1}}, true, {"probs", "logits"},
+       false, 1},
+      {DistKind::Dirichlet, "Dirichlet",
+       {{"concentration", C::Positive, std::nullopt, 1}}, false, {}, false, 1},
+      {DistKind::MultivariateNormal, "MultivariateNormal",
+       {{"loc", C::Real, 0.0, 1},
+        {"scale_tril", C::Real, std::nullopt, 2},
+        {"covariance_matrix", C::Real, std::nullopt, 2}}, false,
+       {"scale_tril", "covariance_matrix"}, false, 1},
+      {DistKind::LKJCholesky, "LKJCholesky",
+       {{"dimension", C::NonNegativeInteger, std::nullopt, 0, true},
+        {"concentration", C::Positive, 1.0}}, false, {}, false, 2},
       // A flat prior; `support=real|positive` is handled by Sema.
       {DistKind::ImproperUniform, "ImproperUniform", {}, false, {}, true},
+      // Distributions as arguments (Sema's own rules).
+      {DistKind::MixtureSameFamily, "MixtureSameFamily",
+       {{"mixing_distribution", C::Real, std::nullopt},
+        {"component_distribution", C::Real, std::nullopt}}, false, {}},
+      {DistKind::TransformedDistribution, "TransformedDistribution",
+       {{"base_distribution", C::Real, std::nullopt},
+        {"transforms", C::Real, std::nullopt}}, false, {}},
   };
   return Table;
+}
+
+bool DistSpec::hasEvent() const {
+  return ValueEventRank > 0 ||
+         llvm::any_of(Params, [](const DistParam &P) { return P.EventRank; });
 }
 
 llvm::ArrayRef<RuntimeDistribution> runtimeDistributions() {
@@ -101,6 +134,9 @@ llvm::ArrayRef<RuntimeDistribution> runtimeDistributions() {
 #define AIMZ_DISTRIBUTION(SYM, KIND, ARITY, SAMPLE, LOG_PROB)                 \
   {#SYM, KIND, ARITY},
 #include "aimz/math/Distributions.def"
+#define AIMZ_EVENT_DISTRIBUTION(SYM, KIND, ARITY, RANK, SAMPLE, LOG_PROB)     \
+  {#SYM, KIND, ARITY, true, RANK},
+#include "aimz/math/EventDistributions.def"
 #undef CONTINUOUS
 #undef DISCRETE
   };
@@ -114,6 +150,41 @@ std::string runtimeSymbol(const DistSpec &Spec,
     if (llvm::is_contained(Spec.ExactlyOneOf, P))
       Symbol += "_" + P.str();
   return Symbol;
+}
+
+std::string compositeName(DistKind Kind, llvm::StringRef Base) {
+  return (Kind == DistKind::MixtureSameFamily ? "MixtureSameFamily("
+                                              : "OrderedTransform(") +
+         Base.str() + ")";
+}
+
+std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
+                                       llvm::ArrayRef<llvm::StringRef> Params) {
+  // Composites: "<Composite>(<Base>)", the base's parameters after the
+  // mixing logits (MixtureSameFamily) or alone (OrderedTransform).
+  for (auto [Prefix, Skip] : {std::pair<llvm::StringRef, size_t>{
+                                  "MixtureSameFamily(", 1},
+                              {"OrderedTransform(", 0}}) {
+    if (!Dist.consume_front(Prefix))
+      continue;
+    const DistSpec *Base = lookupDistribution(Dist.drop_back());
+    if (!Base || !Dist.ends_with(")") || Params.size() < Skip)
+      return std::nullopt;
+    RuntimeCall C;
+    C.Symbol = (Skip ? "mixture_" : "ordered_") +
+               runtimeSymbol(*Base, Params.drop_front(Skip));
+    C.Event = true;
+    C.ValueEventRank = Skip ? 0 : 1;
+    return C;
+  }
+  const DistSpec *Spec = lookupDistribution(Dist);
+  if (!Spec)
+    return std::nullopt;
+  RuntimeCall C;
+  C.Symbol = runtimeSymbol(*Spec, Params);
+  C.Event = Spec->hasEvent();
+  C.ValueEventRank = Spec->ValueEventRank;
+  return C;
 }
 
 const DistSpec *lookupDistribution(llvm::StringRef Name) {

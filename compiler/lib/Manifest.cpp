@@ -59,6 +59,8 @@ std::string manifestJSON(const ModelInfo &Info) {
       J["dist"] = S.Dist->Name;
     if (!S.Support.empty())
       J["support"] = S.Support;
+    if (S.EventRank)
+      J["event_rank"] = S.EventRank;
     J["dtype"] = dtypeName(S.Type);
     J["shape"] = shapeJSON(S.Dims);
     Sites.push_back(J);

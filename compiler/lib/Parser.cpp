@@ -236,6 +236,8 @@ x3::rule<class AddClass, ExprPtr> const additive = "expression";
 x3::rule<class ArgClass, Arg> const arg = "argument";
 x3::rule<class ArgListClass, std::vector<Arg>> const argList = "arguments";
 x3::rule<class CallClass, ExprPtr> const call = "call";
+x3::rule<class ArrayClass, ExprPtr> const array = "array literal";
+x3::rule<class IndexItemClass, ExprPtr> const indexItem = "index";
 
 const auto setVal = [](auto &C) { x3::_val(C) = x3::_attr(C); };
 
@@ -286,8 +288,30 @@ const auto call_def = (ident >> '(' >> argList > ')')[([](auto &C) {
   x3::_val(C) = Node;
 })];
 
+const auto array_def = (x3::lit('[') > (expr % ',') > ']')[(
+    [](auto &C) {
+      auto Node = std::make_shared<ArrayExpr>(locOf(x3::_where(C).begin()),
+                                              std::move(x3::_attr(C)));
+      unsigned D = 0;
+      for (const ExprPtr &E : Node->Elements)
+        D = std::max(D, E->Depth);
+      Node->Depth = D + 1;
+      x3::_val(C) = Node;
+    })];
+
+const auto indexItem_def =
+    x3::raw[x3::lit(':')][([](auto &C) {
+      x3::_val(C) =
+          std::make_shared<AxisExpr>(locOf(x3::_attr(C).begin()), false);
+    })] |
+    x3::raw[kw("None")][([](auto &C) {
+      x3::_val(C) =
+          std::make_shared<AxisExpr>(locOf(x3::_attr(C).begin()), true);
+    })] |
+    expr[setVal];
+
 const auto primary_def =
-    number[setVal] |
+    number[setVal] | array[setVal] |
     x3::raw[kw("true")][([](auto &C) {
       x3::_val(C) =
           std::make_shared<BoolExpr>(locOf(x3::_attr(C).begin()), true);
@@ -304,7 +328,7 @@ const auto primary_def =
 
 const auto postfix_def =
     primary[setVal] >>
-    *(('[' > (expr % ',') > ']')[([](auto &C) {
+    *(('[' > (indexItem % ',') > ']')[([](auto &C) {
       ExprPtr Base = x3::_val(C);
       auto Node = std::make_shared<IndexExpr>(Base->Loc, Base,
                                               std::move(x3::_attr(C)));
@@ -357,7 +381,8 @@ const auto expr_def =
 
 BOOST_SPIRIT_DEFINE(ident, number, integer, dim, dimList, type, param, expr, negSign,
                     primary, postfix, powStep, power, unary, multiplicative,
-                    additive, keywordName, arg, argList, call)
+                    additive, keywordName, arg, argList, call, array,
+                    indexItem)
 
 //===----------------------------------------------------------------------===//
 // Statements
@@ -487,6 +512,9 @@ std::string describeExpected(const std::string &Which) {
     return "'{'";
   if (Which == "statement")
     return "a statement or '}'";
+  // An unnamed composite (a list of expressions) reports its C++ type.
+  if (Which.find("spirit") != std::string::npos)
+    return "an expression";
   if (!Which.empty() && Which.front() == '"' && Which.back() == '"')
     return "'" + Which.substr(1, Which.size() - 2) + "'";
   const char *Article =

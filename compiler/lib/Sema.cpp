@@ -143,6 +143,22 @@ private:
   void addValueSite(const AssignStmt &A, DType T, const Shape &Full,
                     SiteKind K);
   void analyzeSample(SampleStmt &S);
+  /// A distribution call's arguments checked against its parameters.
+  struct BoundCall {
+    std::string Dist; // the lowered `dist` attribute
+    std::vector<SampleStmt::LoweredParam> Params; // Target: event rank only
+    std::optional<Shape> Batch;
+    std::optional<Dim> EventSize;
+    unsigned ValueEventRank = 0;
+    bool Discrete = false;
+    bool Ok = true;
+  };
+  std::optional<BoundCall> bindCall(const DistSpec &Spec,
+                                    const std::vector<Arg> &Args, SMLoc Loc);
+  std::optional<BoundCall> bindMixture(SampleStmt &S);
+  std::optional<BoundCall> bindOrdered(SampleStmt &S, bool IsOutput);
+  const CallExpr *distributionArg(const SampleStmt &S, size_t Index,
+                                  const char *What);
   void analyzeBlock(BlockStmt &B);
   bool define(const Stmt &S, Symbol Sym);
   void poisonBody(const std::vector<StmtPtr> &Body) {
@@ -166,6 +182,7 @@ private:
   bool analyzeBinary(BinaryExpr &E);
   bool analyzeCall(CallExpr &E);
   bool analyzeIndex(IndexExpr &E);
+  bool analyzeArray(ArrayExpr &E);
   Shape viewInPlates(const Shape &Full) const;
   DType arithmeticType(const ExprType &A, const ExprType &B) const;
   std::optional<double> literalValue(const Expr &E) const;
@@ -495,6 +512,408 @@ void Analyzer::addValueSite(const AssignStmt &A, DType T, const Shape &Full,
   Info.Sites.push_back(Si);
 }
 
+std::optional<Analyzer::BoundCall>
+Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
+                   SMLoc DistLoc) {
+  const DistSpec *Specp = &Spec;
+  BoundCall R;
+  R.Dist = Spec.Name;
+  R.Discrete = Spec.Discrete;
+  R.ValueEventRank = Spec.ValueEventRank;
+  bool &Ok = R.Ok;
+  // Bind arguments to parameters: positional first, then keywords.
+  std::vector<ExprPtr> Bound(Spec.Params.size());
+  std::vector<SMLoc> BoundAt(Spec.Params.size());
+  size_t Positional = 0;
+  for (const Arg &A : Args) {
+    size_t Index = Spec.Params.size();
+    if (A.Keyword.empty()) {
+      if (Positional >= Spec.Params.size() ||
+          (Spec.ExactlyOneOf.size() > 1 &&
+           Spec.Params[Positional].Name ==
+               llvm::StringRef(Spec.ExactlyOneOf.back()))) {
+        Diags.error(A.Loc, llvm::Twine(Spec.Name) + " takes at most " +
+                               llvm::Twine(Positional) +
+                               " positional argument" +
+                               (Positional == 1 ? "" : "s"));
+        Ok = false;
+        continue;
+      }
+      Index = Positional++;
+    } else {
+      for (size_t I = 0; I < Spec.Params.size(); ++I)
+        if (A.Keyword == Spec.Params[I].Name)
+          Index = I;
+      if (Index == Spec.Params.size()) {
+        std::vector<std::string> Names;
+        for (const DistParam &P : Spec.Params)
+          Names.push_back(P.Name);
+        Diags.error(A.Loc, llvm::Twine(Spec.Name) + " has no parameter '" +
+                               A.Keyword + "'; its parameters are " +
+                               llvm::join(Names, ", "));
+        Ok = false;
+        continue;
+      }
+    }
+    if (Bound[Index]) {
+      Diags.error(A.Loc, llvm::Twine("parameter '") +
+                             Spec.Params[Index].Name + "' of " + Spec.Name +
+                             " is given twice");
+      Ok = false;
+      continue;
+    }
+    Bound[Index] = A.Value;
+    BoundAt[Index] = A.Loc;
+  }
+  if (!Spec.ExactlyOneOf.empty()) {
+    std::vector<std::string> Given;
+    for (size_t I = 0; I < Spec.Params.size(); ++I)
+      if (Bound[I] && llvm::is_contained(Spec.ExactlyOneOf,
+                                         llvm::StringRef(Spec.Params[I].Name)))
+        Given.push_back(Spec.Params[I].Name);
+    if (Given.size() != 1) {
+      Diags.error(DistLoc,
+                  llvm::Twine(Spec.Name) + " needs exactly one of '" +
+                      Spec.ExactlyOneOf.front() + "=' or '" +
+                      Spec.ExactlyOneOf.back() + "='" +
+                      (Given.empty() ? "" : "; both were given"));
+      Ok = false;
+    }
+  }
+
+  // Type every argument and check it against its constraint; split its
+  // shape into batch and event axes.
+  std::optional<Shape> &Batch = R.Batch;
+  Batch = Shape{};
+  std::optional<Dim> &K = R.EventSize;
+  const char *KFrom = nullptr;
+  Shape KShape;
+  for (size_t I = 0; I < Spec.Params.size(); ++I) {
+    const DistParam &P = Spec.Params[I];
+    bool InGroup = llvm::is_contained(Spec.ExactlyOneOf,
+                                      llvm::StringRef(P.Name));
+    if (!Bound[I]) {
+      if (!P.Default && !InGroup) {
+        Diags.error(DistLoc, llvm::Twine(Spec.Name) +
+                                 " is missing its parameter '" + P.Name +
+                                 "'");
+        Ok = false;
+      } else if (P.Default) {
+        Bound[I] = std::make_shared<NumberExpr>(
+            DistLoc, *P.Default, P.Domain == Constraint::NonNegativeInteger);
+        Bound[I]->Ty = {P.Domain == Constraint::NonNegativeInteger
+                            ? DType::I32
+                            : Info.Precision,
+                        {}, true};
+        if (!P.SizeOnly)
+          R.Params.push_back({P.Name, Bound[I], Shape(P.EventRank, Dim()),
+                              SampleStmt::LoweredParam::Transform::None});
+      }
+      continue;
+    }
+    Expr &E = *Bound[I];
+    if (!analyzeExpr(E)) {
+      Ok = false;
+      continue;
+    }
+    if (!isNumeric(E.Ty.Type)) {
+      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
+                             Spec.Name + " must be numeric; got bool");
+      Ok = false;
+      continue;
+    }
+    if (P.Domain == Constraint::NonNegativeInteger && isFloat(E.Ty.Type)) {
+      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
+                             Spec.Name + " must be an integer; got " +
+                             dtypeName(E.Ty.Type));
+      Ok = false;
+      continue;
+    }
+    auto V = literalValue(E);
+    if (V && !satisfies(P.Domain, *V)) {
+      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
+                             Spec.Name + " must be " +
+                             constraintDescription(P.Domain) + "; got " +
+                             formatNumber(*V));
+      Ok = false;
+    }
+    if (P.SizeOnly) {
+      // LKJCholesky's dimension: the event is [dimension, dimension].
+      if (!V || *V < 2 || !E.Ty.Dims.empty()) {
+        Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
+                               Spec.Name + " must be an integer literal or "
+                               "const of at least 2 (it fixes the event "
+                               "shape)");
+        Ok = false;
+      } else {
+        K = Dim::known(static_cast<int64_t>(*V));
+      }
+      continue;
+    }
+    if (P.EventRank == 2 && E.Ty.Dims.size() < 2) {
+      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
+                             Spec.Name + " must be a matrix (shape [..., K, "
+                             "K]); got shape " + shapeStr(E.Ty.Dims));
+      Ok = false;
+      continue;
+    }
+    // Batch axes lead, the parameter's event axes trail (NumPyro's rule).
+    size_t EventAxes = std::min<size_t>(P.EventRank, E.Ty.Dims.size());
+    Shape PBatch(E.Ty.Dims.begin(), E.Ty.Dims.end() - EventAxes);
+    Shape PEvent(E.Ty.Dims.end() - EventAxes, E.Ty.Dims.end());
+    for (const Dim &D : PEvent) {
+      if (D.isOne() && P.EventRank)
+        continue; // broadcasts along the event
+      if (D == Dim::symbol(Info.ObsDim)) {
+        Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
+                               Spec.Name + " has the observation axis '" +
+                               Info.ObsDim + "' as its event axis; the "
+                               "observation axis must be a batch axis (put "
+                               "the categories or components last)");
+        Ok = false;
+        break;
+      }
+      if (K && *K != D) {
+        Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
+                               Spec.Name + " has event shape " +
+                               shapeStr(PEvent) + ", which does not match " +
+                               (KFrom ? "'" + std::string(KFrom) + "' with " +
+                                            "event shape " + shapeStr(KShape)
+                                      : std::string("its event size ") +
+                                            shapeStr({*K})));
+        Ok = false;
+        break;
+      }
+      K = D;
+      KFrom = P.Name;
+      KShape = PEvent;
+    }
+    if (Batch) {
+      auto B = broadcastShapes(*Batch, PBatch);
+      if (!B) {
+        Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
+                               Spec.Name +
+                               (P.EventRank ? " has batch shape "
+                                            : " has shape ") +
+                               shapeStr(PBatch) +
+                               ", which does not broadcast with the other "
+                               "parameters' shape " +
+                               shapeStr(*Batch));
+        Ok = false;
+      }
+      Batch = B;
+    }
+    bool Chol = llvm::StringRef(P.Name) == "covariance_matrix";
+    R.Params.push_back(
+        {Chol ? "scale_tril" : P.Name, Bound[I], Shape(P.EventRank, Dim()),
+         Chol ? SampleStmt::LoweredParam::Transform::Cholesky
+              : SampleStmt::LoweredParam::Transform::None});
+  }
+  if (Spec.hasEvent() && !K && Ok) {
+    std::string Vec;
+    for (const DistParam &P : Spec.Params)
+      if (P.EventRank)
+        Vec += std::string(Vec.empty() ? "" : " or ") + "'" + P.Name + "'";
+    Diags.error(DistLoc, llvm::Twine(Spec.Name) + " takes its event size "
+                             "from " + Vec + ": give it as a vector (an "
+                             "input or latent of shape [..., K], or an "
+                             "array literal such as [1.0, 1.0, 1.0])");
+    Ok = false;
+  }
+  if (Specp->Kind == DistKind::Uniform && Bound[0] && Bound[1]) {
+    auto Lo = literalValue(*Bound[0]), Hi = literalValue(*Bound[1]);
+    if (Lo && Hi && !(*Lo < *Hi)) {
+      Diags.error(DistLoc, "Uniform needs low < high; got low = " +
+                               formatNumber(*Lo) + ", high = " +
+                               formatNumber(*Hi));
+      Ok = false;
+    }
+  }
+  return R;
+}
+
+/// Argument `Index` of a composite (positional or by the parameter's
+/// name), which must be a distribution call.
+const CallExpr *Analyzer::distributionArg(const SampleStmt &S, size_t Index,
+                                          const char *What) {
+  const DistSpec &Spec = *S.Spec;
+  const Expr *Found = nullptr;
+  size_t Positional = 0;
+  for (const Arg &A : S.Args) {
+    size_t I = A.Keyword.empty() ? Positional++ : Spec.Params.size();
+    for (size_t J = 0; J < Spec.Params.size() && !A.Keyword.empty(); ++J)
+      if (A.Keyword == Spec.Params[J].Name)
+        I = J;
+    if (I >= Spec.Params.size()) {
+      Diags.error(A.Loc, llvm::Twine(Spec.Name) + " takes " +
+                             Spec.Params[0].Name + " and " +
+                             Spec.Params[1].Name + " only");
+      return nullptr;
+    }
+    if (I == Index)
+      Found = A.Value.get();
+  }
+  if (!Found) {
+    Diags.error(S.DistLoc, llvm::Twine(Spec.Name) + " is missing its " +
+                               Spec.Params[Index].Name);
+    return nullptr;
+  }
+  const Expr *E = Found;
+  if (auto *Ix = llvm::dyn_cast<IndexExpr>(E))
+    E = Ix->Base.get();
+  const auto *C = llvm::dyn_cast<CallExpr>(E);
+  if (!C || (!lookupDistribution(C->Callee) &&
+             llvm::StringRef(What) != "a transform")) {
+    Diags.error(Found->Loc, llvm::Twine(Spec.Name) + "'s " +
+                                Spec.Params[Index].Name + " must be " + What);
+    return nullptr;
+  }
+  return C;
+}
+
+/// MixtureSameFamily(Categorical(probs=|logits=), Component(...)): the
+/// component's last batch axis is the component axis; the mixing weights
+/// arrive as logits (log of probs).
+std::optional<Analyzer::BoundCall> Analyzer::bindMixture(SampleStmt &S) {
+  const CallExpr *Mix = distributionArg(S, 0, "a Categorical(probs=...) or "
+                                              "Categorical(logits=...)");
+  const CallExpr *Comp = distributionArg(S, 1, "a distribution call");
+  if (!Mix || !Comp)
+    return std::nullopt;
+  if (Mix->Callee != "Categorical") {
+    Diags.error(Mix->Loc, "MixtureSameFamily's mixing distribution must be "
+                          "Categorical; got " + Mix->Callee);
+    return std::nullopt;
+  }
+  const DistSpec *Base = lookupDistribution(Comp->Callee);
+  if (Base->hasEvent() || Base->isComposite() || Base->Improper) {
+    Diags.error(Comp->Loc, "MixtureSameFamily's components must be a "
+                           "distribution of numbers (Normal, Poisson, ...); "
+                           "got " + Comp->Callee);
+    return std::nullopt;
+  }
+  auto M = bindCall(*lookupDistribution("Categorical"), Mix->Args, Mix->Loc);
+  auto C = bindCall(*Base, Comp->Args, Comp->Loc);
+  if (!M || !C || !M->Ok || !C->Ok || !M->Batch || !C->Batch)
+    return std::nullopt;
+  if (C->Batch->empty() || !M->EventSize ||
+      (C->Batch->back() != *M->EventSize && !C->Batch->back().isOne())) {
+    Diags.error(Comp->Loc,
+                "MixtureSameFamily's component parameters need the component "
+                "axis last, of the mixing weights' size " +
+                    (M->EventSize ? shapeStr({*M->EventSize}) : "[K]") +
+                    "; they have batch shape " + shapeStr(*C->Batch));
+    return std::nullopt;
+  }
+  BoundCall R;
+  R.Dist = compositeName(DistKind::MixtureSameFamily, Base->Name);
+  R.Discrete = Base->Discrete;
+  R.EventSize = M->EventSize;
+  Shape CompBatch(C->Batch->begin(), C->Batch->end() - 1);
+  R.Batch = broadcastShapes(*M->Batch, CompBatch);
+  if (!R.Batch) {
+    Diags.error(S.DistLoc, "MixtureSameFamily's mixing batch shape " +
+                               shapeStr(*M->Batch) +
+                               " does not broadcast with the components' " +
+                               shapeStr(CompBatch));
+    return std::nullopt;
+  }
+  SampleStmt::LoweredParam W = M->Params.front();
+  if (W.Name == "probs")
+    W.Fn = SampleStmt::LoweredParam::Transform::Log;
+  W.Name = "logits";
+  R.Params.push_back(W);
+  for (SampleStmt::LoweredParam P : C->Params) {
+    P.Target = Shape(1, Dim()); // along the component axis
+    R.Params.push_back(P);
+  }
+  return R;
+}
+
+/// TransformedDistribution(Base(...)[K], OrderedTransform()): an ordered
+/// vector; only a latent (it has no log density here).
+std::optional<Analyzer::BoundCall> Analyzer::bindOrdered(SampleStmt &S,
+                                                         bool IsOutput) {
+  const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
+  const CallExpr *T = distributionArg(S, 1, "a transform");
+  if (!BaseCall || !T)
+    return std::nullopt;
+  if (T->Callee != "OrderedTransform" || !T->Args.empty()) {
+    Diags.error(T->Loc, "TransformedDistribution supports the transform "
+                        "OrderedTransform() only (ordered vectors such as "
+                        "cutpoints)");
+    return std::nullopt;
+  }
+  if (IsOutput) {
+    Diags.error(S.DistLoc, "the output '" + S.Name + "' cannot be a "
+                           "TransformedDistribution: it has no log density "
+                           "here; use it for latents such as cutpoints");
+    return std::nullopt;
+  }
+  const DistSpec *Base = lookupDistribution(BaseCall->Callee);
+  if (Base->hasEvent() || Base->isComposite() || Base->Improper ||
+      Base->Discrete) {
+    Diags.error(BaseCall->Loc, "OrderedTransform needs a continuous "
+                               "distribution of numbers as its base; got " +
+                                   BaseCall->Callee);
+    return std::nullopt;
+  }
+  auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
+  if (!C || !C->Ok || !C->Batch)
+    return std::nullopt;
+  Shape Vec = *C->Batch;
+  // `Base(...)[K]`: NumPyro's .expand([K]).
+  for (const Arg &A : S.Args)
+    if (auto *Ix = llvm::dyn_cast<IndexExpr>(A.Value.get());
+        Ix && Ix->Base.get() == BaseCall) {
+      std::vector<DimSyntax> Ds;
+      for (const ExprPtr &I : Ix->Indices) {
+        if (auto *N = llvm::dyn_cast<NameExpr>(I.get()))
+          Ds.push_back({N->Name, 0, N->Loc});
+        else if (auto *L = llvm::dyn_cast<NumberExpr>(I.get());
+                 L && L->IsInteger && L->Value >= 1)
+          Ds.push_back({"", static_cast<int64_t>(L->Value), L->Loc});
+        else {
+          Diags.error(I->Loc, "the base distribution's shape must be dimension "
+                              "names or positive integers");
+          return std::nullopt;
+        }
+      }
+      AllowPosteriorDims = true;
+      auto E = resolveDims(Ds, true);
+      AllowPosteriorDims = false;
+      if (!E)
+        return std::nullopt;
+      if (!broadcastsTo(Vec, *E)) {
+        Diags.error(Ix->Loc, "the base's parameters of shape " +
+                                 shapeStr(Vec) + " do not broadcast to " +
+                                 shapeStr(*E));
+        return std::nullopt;
+      }
+      Vec = *E;
+    }
+  if (Vec.empty()) {
+    Diags.error(BaseCall->Loc, "an ordered vector needs its length: give the "
+                               "base a shape, as in Normal(0, 1)[K]");
+    return std::nullopt;
+  }
+  if (Vec.back() == Dim::symbol(Info.ObsDim)) {
+    Diags.error(BaseCall->Loc, "an ordered vector cannot run along the "
+                               "observation axis");
+    return std::nullopt;
+  }
+  BoundCall R;
+  R.Dist = compositeName(DistKind::TransformedDistribution, Base->Name);
+  R.EventSize = Vec.back();
+  R.ValueEventRank = 1;
+  R.Batch = Shape(Vec.begin(), Vec.end() - 1);
+  for (SampleStmt::LoweredParam P : C->Params) {
+    P.Target = Shape(1, Dim());
+    R.Params.push_back(P);
+  }
+  return R;
+}
+
 void Analyzer::analyzeSample(SampleStmt &S) {
   const DistSpec *Spec = lookupDistribution(S.Dist);
   bool IsOutput = S.Name == M.Output.Name;
@@ -546,137 +965,20 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     S.Args.clear();
   }
 
-  // Bind arguments to parameters: positional first, then keywords.
-  std::vector<ExprPtr> Bound(Spec->Params.size());
-  std::vector<SMLoc> BoundAt(Spec->Params.size());
-  size_t Positional = 0;
-  for (const Arg &A : S.Args) {
-    size_t Index = Spec->Params.size();
-    if (A.Keyword.empty()) {
-      if (Positional >= Spec->Params.size() ||
-          (Spec->ExactlyOneOf.size() > 1 &&
-           Spec->Params[Positional].Name ==
-               llvm::StringRef(Spec->ExactlyOneOf.back()))) {
-        Diags.error(A.Loc, llvm::Twine(Spec->Name) + " takes at most " +
-                               llvm::Twine(Positional) +
-                               " positional argument" +
-                               (Positional == 1 ? "" : "s"));
-        Ok = false;
-        continue;
-      }
-      Index = Positional++;
-    } else {
-      for (size_t I = 0; I < Spec->Params.size(); ++I)
-        if (A.Keyword == Spec->Params[I].Name)
-          Index = I;
-      if (Index == Spec->Params.size()) {
-        std::vector<std::string> Names;
-        for (const DistParam &P : Spec->Params)
-          Names.push_back(P.Name);
-        Diags.error(A.Loc, llvm::Twine(Spec->Name) + " has no parameter '" +
-                               A.Keyword + "'; its parameters are " +
-                               llvm::join(Names, ", "));
-        Ok = false;
-        continue;
-      }
-    }
-    if (Bound[Index]) {
-      Diags.error(A.Loc, llvm::Twine("parameter '") +
-                             Spec->Params[Index].Name + "' of " + Spec->Name +
-                             " is given twice");
-      Ok = false;
-      continue;
-    }
-    Bound[Index] = A.Value;
-    BoundAt[Index] = A.Loc;
+  // The call's parameters, its batch shape and (with an event axis) the
+  // event size K; composites by their own rules.
+  std::optional<BoundCall> Call;
+  if (Spec->isComposite())
+    Call = Spec->Kind == DistKind::MixtureSameFamily ? bindMixture(S)
+                                                     : bindOrdered(S, IsOutput);
+  else
+    Call = bindCall(*Spec, S.Args, S.DistLoc);
+  if (!Call) {
+    poison(S);
+    return;
   }
-  if (!Spec->ExactlyOneOf.empty()) {
-    std::vector<std::string> Given;
-    for (size_t I = 0; I < Spec->Params.size(); ++I)
-      if (Bound[I] && llvm::is_contained(Spec->ExactlyOneOf,
-                                         llvm::StringRef(Spec->Params[I].Name)))
-        Given.push_back(Spec->Params[I].Name);
-    if (Given.size() != 1) {
-      Diags.error(S.DistLoc,
-                  llvm::Twine(Spec->Name) + " needs exactly one of '" +
-                      Spec->ExactlyOneOf.front() + "=' or '" +
-                      Spec->ExactlyOneOf.back() + "='" +
-                      (Given.empty() ? "" : "; both were given"));
-      Ok = false;
-    }
-  }
-
-  // Type every argument and check it against its constraint.
-  std::optional<Shape> Batch = Shape{};
-  for (size_t I = 0; I < Spec->Params.size(); ++I) {
-    const DistParam &P = Spec->Params[I];
-    bool InGroup = llvm::is_contained(Spec->ExactlyOneOf,
-                                      llvm::StringRef(P.Name));
-    if (!Bound[I]) {
-      if (!P.Default && !InGroup) {
-        Diags.error(S.DistLoc, llvm::Twine(Spec->Name) +
-                                   " is missing its parameter '" + P.Name +
-                                   "'");
-        Ok = false;
-      } else if (P.Default) {
-        Bound[I] = std::make_shared<NumberExpr>(
-            S.DistLoc, *P.Default,
-            P.Domain == Constraint::NonNegativeInteger);
-        Bound[I]->Ty = {P.Domain == Constraint::NonNegativeInteger
-                            ? DType::I32
-                            : Info.Precision,
-                        {}, true};
-      }
-      continue;
-    }
-    Expr &E = *Bound[I];
-    if (!analyzeExpr(E)) {
-      Ok = false;
-      continue;
-    }
-    if (!isNumeric(E.Ty.Type)) {
-      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
-                             Spec->Name + " must be numeric; got bool");
-      Ok = false;
-      continue;
-    }
-    if (P.Domain == Constraint::NonNegativeInteger && isFloat(E.Ty.Type)) {
-      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
-                             Spec->Name + " must be an integer; got " +
-                             dtypeName(E.Ty.Type));
-      Ok = false;
-      continue;
-    }
-    if (auto V = literalValue(E); V && !satisfies(P.Domain, *V)) {
-      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
-                             Spec->Name + " must be " +
-                             constraintDescription(P.Domain) + "; got " +
-                             formatNumber(*V));
-      Ok = false;
-    }
-    if (Batch) {
-      auto B = broadcastShapes(*Batch, E.Ty.Dims);
-      if (!B) {
-        Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
-                               Spec->Name + " has shape " +
-                               shapeStr(E.Ty.Dims) +
-                               ", which does not broadcast with the other "
-                               "parameters' shape " +
-                               shapeStr(*Batch));
-        Ok = false;
-      }
-      Batch = B;
-    }
-  }
-  if (Spec->Kind == DistKind::Uniform && Bound[0] && Bound[1]) {
-    auto Lo = literalValue(*Bound[0]), Hi = literalValue(*Bound[1]);
-    if (Lo && Hi && !(*Lo < *Hi)) {
-      Diags.error(S.DistLoc, "Uniform needs low < high; got low = " +
-                                 formatNumber(*Lo) + ", high = " +
-                                 formatNumber(*Hi));
-      Ok = false;
-    }
-  }
+  Ok = Ok && Call->Ok;
+  std::optional<Shape> Batch = Call->Batch;
 
   Shape Own = Batch ? *Batch : Shape{};
   if (S.ExplicitShape) {
@@ -694,12 +996,26 @@ void Analyzer::analyzeSample(SampleStmt &S) {
       Own = *E;
     }
   }
-  S.ParamValues = Bound;
+  // Every argument broadcasts to the batch shape followed by its event.
+  S.LoweredDist = Call->Dist;
+  S.Lowered = std::move(Call->Params);
+  for (SampleStmt::LoweredParam &P : S.Lowered) {
+    Shape Target = Own;
+    if (Call->EventSize)
+      Target.insert(Target.end(), P.Target.size(), *Call->EventSize);
+    P.Target = Target;
+  }
+  Shape ValueEvent;
+  if (Call->EventSize)
+    ValueEvent.assign(Call->ValueEventRank, *Call->EventSize);
   S.OwnShape = Own;
+  llvm::append_range(S.OwnShape, ValueEvent);
+  Own = S.OwnShape;
 
   Shape Full = plateDims();
   llvm::append_range(Full, Own);
-  DType T = Spec->Discrete ? DType::I32 : Info.Precision;
+  bool Discrete = Call->Discrete;
+  DType T = Discrete ? DType::I32 : Info.Precision;
 
   if (IsOutput && Ok) {
     const TypedArray &Out = Info.Output;
@@ -710,7 +1026,7 @@ void Analyzer::analyzeSample(SampleStmt &S) {
       Diags.note(M.Output.Loc, "output declared here");
       Ok = false;
     }
-    bool TypeOk = Spec->Discrete
+    bool TypeOk = Discrete
                       ? (isInteger(Out.Type) ||
                          (Out.Type == DType::Bool &&
                           Spec->Kind == DistKind::Bernoulli))
@@ -718,10 +1034,23 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     if (!TypeOk) {
       Diags.error(S.DistLoc,
                   llvm::Twine(Spec->Name) + " produces " +
-                      (Spec->Discrete ? "integers" : "real numbers") +
+                      (Discrete ? "integers" : "real numbers") +
                       " but output '" + S.Name + "' is declared " +
                       dtypeName(Out.Type) + "; declare it " +
-                      (Spec->Discrete ? "i32" : dtypeName(Info.Precision)));
+                      (Discrete ? "i32" : dtypeName(Info.Precision)));
+      Ok = false;
+    }
+    if (TypeOk && Call->ValueEventRank && Call->EventSize &&
+        Out.Type != T) {
+      Diags.error(S.DistLoc, llvm::Twine(Spec->Name) + " values are " +
+                                 dtypeName(T) + " vectors; declare output '" +
+                                 S.Name + "' " + dtypeName(T));
+      Ok = false;
+    }
+    if (Spec->Kind == DistKind::LKJCholesky) {
+      Diags.error(S.DistLoc, "the output '" + S.Name + "' cannot be "
+                             "LKJCholesky: it is only a prior here (a "
+                             "sampler without a log density)");
       Ok = false;
     }
     T = Out.Type;
@@ -736,6 +1065,7 @@ void Analyzer::analyzeSample(SampleStmt &S) {
   Si.Dist = Spec;
   Si.Decl = &S;
   Si.Support = Support;
+  Si.EventRank = Call->EventSize ? Call->ValueEventRank : 0;
   if (IsOutput) {
     OutputSampled = true;
     Si.Kind = SiteKind::Observed;
@@ -812,8 +1142,47 @@ bool Analyzer::analyzeExpr(Expr &E) {
     return analyzeCall(static_cast<CallExpr &>(E));
   case Expr::Kind::Index:
     return analyzeIndex(static_cast<IndexExpr &>(E));
+  case Expr::Kind::Array:
+    return analyzeArray(static_cast<ArrayExpr &>(E));
+  case Expr::Kind::Axis:
+    Diags.error(E.Loc, llvm::Twine("'") +
+                           (static_cast<AxisExpr &>(E).NewAxis ? "None"
+                                                               : ":") +
+                           "' is only an index, as in x[:, None]");
+    return false;
   }
   return false;
+}
+
+/// `[a, b, ...]`: elements of one shape (after broadcasting) stacked along
+/// a new leading axis; numbers promote as in arithmetic.
+bool Analyzer::analyzeArray(ArrayExpr &E) {
+  bool Ok = true;
+  for (const ExprPtr &X : E.Elements)
+    Ok &= analyzeExpr(*X);
+  if (!Ok)
+    return false;
+  ExprType T = E.Elements.front()->Ty;
+  for (const ExprPtr &X : E.Elements) {
+    const ExprType &XT = X->Ty;
+    if ((XT.Type == DType::Bool) != (T.Type == DType::Bool)) {
+      Diags.error(X->Loc, "array literal mixes bool and numbers");
+      return false;
+    }
+    auto S = broadcastShapes(T.Dims, XT.Dims);
+    if (!S) {
+      Diags.error(X->Loc, "array literal elements have shapes " +
+                              shapeStr(T.Dims) + " and " + shapeStr(XT.Dims) +
+                              ", which do not broadcast");
+      return false;
+    }
+    DType Ty = T.Type == DType::Bool ? DType::Bool : arithmeticType(T, XT);
+    T = {Ty, *S, T.WeakLiteral && XT.WeakLiteral};
+  }
+  Shape Out{Dim::known(static_cast<int64_t>(E.Elements.size()))};
+  llvm::append_range(Out, T.Dims);
+  E.Ty = {T.Type, Out, T.WeakLiteral};
+  return true;
 }
 
 bool Analyzer::analyzeName(NameExpr &E) {
@@ -1105,11 +1474,40 @@ bool Analyzer::analyzeCall(CallExpr &E) {
 
 bool Analyzer::analyzeIndex(IndexExpr &E) {
   bool Ok = analyzeExpr(*E.Base);
-  for (const ExprPtr &I : E.Indices)
+  size_t Axes = 0, Kept = 0;
+  for (const ExprPtr &I : E.Indices) {
+    if (auto *A = llvm::dyn_cast<AxisExpr>(I.get())) {
+      ++Axes;
+      Kept += !A->NewAxis;
+      continue;
+    }
     Ok &= analyzeExpr(*I);
+  }
   if (!Ok)
     return false;
   const Shape &Base = E.Base->Ty.Dims;
+  // `x[:, None]`: a view with axes of extent 1 inserted.
+  if (Axes) {
+    if (Axes != E.Indices.size()) {
+      Diags.error(E.Loc, "indices mix ':' or None with integer indices, "
+                         "which is not supported; index first (let a = "
+                         "x[g];) and insert axes after (a[:, None])");
+      return false;
+    }
+    if (Kept > Base.size()) {
+      Diags.error(E.Loc, "too many ':' for a value of shape " +
+                             shapeStr(Base));
+      return false;
+    }
+    Shape Out;
+    size_t Next = 0;
+    for (const ExprPtr &I : E.Indices)
+      Out.push_back(llvm::cast<AxisExpr>(*I).NewAxis ? Dim::known(1)
+                                                     : Base[Next++]);
+    Out.insert(Out.end(), Base.begin() + Next, Base.end());
+    E.Ty = {E.Base->Ty.Type, Out, E.Base->Ty.WeakLiteral};
+    return true;
+  }
   if (E.Indices.size() > Base.size()) {
     Diags.error(E.Loc, "too many indices: the value has shape " +
                            shapeStr(Base) + " (rank " +

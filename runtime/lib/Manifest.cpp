@@ -91,6 +91,9 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
                                             : SiteKind::Observed;
       Site.Dist = S.value("dist", "");
       Site.Support = S.value("support", "");
+      Site.EventRank = S.value("event_rank", 0u);
+      if (Site.EventRank > Site.Shape.size())
+        return bad("site '" + Site.Name + "' has more event axes than axes");
       Site.ObsAligned = M.obsAxis(Site.Shape) >= 0;
       M.Sites.push_back(std::move(Site));
     }

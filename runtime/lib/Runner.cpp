@@ -285,11 +285,15 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     O.Site = S;
     O.Name = Si.Name;
     O.Type = Opts.Kind == EntryKind::LogLikelihood ? M.Precision : Si.Type;
-    auto E = resolveShape(Si.Shape, Data.Bindings);
+    // A vector-valued output's log-likelihood: one number per vector.
+    std::vector<ManifestDim> Shape = Si.Shape;
+    if (Opts.Kind == EntryKind::LogLikelihood && S == OutSite)
+      Shape.resize(Shape.size() - Si.EventRank);
+    auto E = resolveShape(Shape, Data.Bindings);
     if (!E)
       return E.takeError();
     O.Extents = *E;
-    O.ObsAxis = M.obsAxis(Si.Shape);
+    O.ObsAxis = M.obsAxis(Shape);
     uint64_t Elem = io::dtypeSize(O.Type);
     for (uint64_t X : O.Extents)
       Elem *= X;

@@ -80,6 +80,115 @@ namespace m = aimz::math;
             (m::LOG_PROB<AIMZ_LOGP_TARGS_##KIND(double)>(x, AIMZ_ARGS_##ARITY)))
 #include "aimz/math/Distributions.def"
 
+// Event distributions ---------------------------------------------------------
+//
+// Parameters and values are strided views (EventDistributions.def has the
+// calling convention): five parameter slots, of which a distribution reads
+// its first ARITY.
+
+#define AIMZ_EV_PARAM(T, N) const T *N, int64_t N##0, int64_t N##1
+#define AIMZ_EV_PARAMS(T)                                                     \
+  AIMZ_EV_PARAM(T, pa), AIMZ_EV_PARAM(T, pb), AIMZ_EV_PARAM(T, pc),           \
+      AIMZ_EV_PARAM(T, pd), AIMZ_EV_PARAM(T, pe)
+#define AIMZ_EV_UNUSED                                                        \
+  (void)pa, (void)pa0, (void)pa1, (void)pb, (void)pb0, (void)pb1, (void)pc,   \
+      (void)pc0, (void)pc1, (void)pd, (void)pd0, (void)pd1, (void)pe,         \
+      (void)pe0, (void)pe1
+#define AIMZ_EV_VIEW(T, N) m::EventView<const T>{N, N##0, N##1}
+#define AIMZ_EV_ARGS_1(T) AIMZ_EV_VIEW(T, pa)
+#define AIMZ_EV_ARGS_2(T) AIMZ_EV_VIEW(T, pa), AIMZ_EV_VIEW(T, pb)
+// The value a log density scores: a number (VALUE_RANK 0) or a view.
+#define AIMZ_EV_X_0(T) x[0]
+#define AIMZ_EV_X_1(T) m::EventView<T>{x, x0, x1}
+#define AIMZ_EV_X_2(T) m::EventView<T>{x, x0, x1}
+#define AIMZ_EV_TARGS_0(T) T, T
+#define AIMZ_EV_TARGS_1(T) T
+#define AIMZ_EV_TARGS_2(T) T
+
+#define AIMZ_EV_SAMPLER(NAME, T, SUFFIX, BODY)                                \
+  AIMZ_SUPPORT AIMZ_NOINLINE void aimz_rt_vsample_##NAME##_##SUFFIX(          \
+      uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs,              \
+      uint64_t elem, int64_t K, void *out, int64_t o0, int64_t o1,            \
+      AIMZ_EV_PARAMS(T)) {                                                    \
+    AIMZ_EV_UNUSED;                                                           \
+    RandomStream s(seed, static_cast<uint32_t>(site), draw, obs, elem);       \
+    BODY;                                                                     \
+  }
+#define AIMZ_EV_LOGP(NAME, T, SUFFIX, BODY)                                   \
+  AIMZ_SUPPORT T aimz_rt_vlogp_##NAME##_##SUFFIX(                             \
+      T *x, int64_t x0, int64_t x1, int64_t K, AIMZ_EV_PARAMS(T)) {           \
+    AIMZ_EV_UNUSED;                                                           \
+    (void)x0, (void)x1;                                                       \
+    return BODY;                                                              \
+  }
+#define AIMZ_EV_OUT(KIND, T)                                                  \
+  m::EventView<AIMZ_RET_##KIND(T)>{static_cast<AIMZ_RET_##KIND(T) *>(out), o0, \
+                                   o1}
+
+#define AIMZ_EVENT_BOTH(SYM, KIND, ARITY, RANK, SAMPLE, LOG_PROB, T, SUFFIX)  \
+  AIMZ_EV_SAMPLER(SYM, T, SUFFIX,                                             \
+                  m::SAMPLE<T>(s, K, AIMZ_EV_OUT(KIND, T),                    \
+                               AIMZ_EV_ARGS_##ARITY(T)))                      \
+  AIMZ_EV_LOGP(SYM, T, SUFFIX,                                                \
+               (m::LOG_PROB<AIMZ_EV_TARGS_##RANK(T)>(                         \
+                   AIMZ_EV_X_##RANK(T), K, AIMZ_EV_ARGS_##ARITY(T))))
+#define AIMZ_EVENT_DISTRIBUTION(SYM, KIND, ARITY, RANK, SAMPLE, LOG_PROB)     \
+  AIMZ_EVENT_BOTH(SYM, KIND, ARITY, RANK, SAMPLE, LOG_PROB, float, f32)       \
+  AIMZ_EVENT_BOTH(SYM, KIND, ARITY, RANK, SAMPLE, LOG_PROB, double, f64)
+#include "aimz/math/EventDistributions.def"
+
+// Composites over every scalar distribution: MixtureSameFamily (slot a the
+// mixing logits, slots b.. the component parameters along the component
+// axis) and an ordered vector (TransformedDistribution with
+// OrderedTransform; continuous bases, slots a.. along the vector).
+#define AIMZ_MIX_ARGS_1 pb[k * pb1]
+#define AIMZ_MIX_ARGS_2 pb[k * pb1], pc[k * pc1]
+#define AIMZ_MIX_ARGS_3 pb[k * pb1], pc[k * pc1], pd[k * pd1]
+#define AIMZ_MIX_ARGS_4 pb[k * pb1], pc[k * pc1], pd[k * pd1], pe[k * pe1]
+#define AIMZ_ORD_ARGS_1 pa[k * pa1]
+#define AIMZ_ORD_ARGS_2 pa[k * pa1], pb[k * pb1]
+#define AIMZ_ORD_ARGS_3 pa[k * pa1], pb[k * pb1], pc[k * pc1]
+#define AIMZ_ORD_ARGS_4 pa[k * pa1], pb[k * pb1], pc[k * pc1], pd[k * pd1]
+
+#define AIMZ_MIXTURE(SYM, KIND, ARITY, SAMPLE, LOG_PROB, T, SUFFIX)           \
+  AIMZ_EV_SAMPLER(mixture_##SYM, T, SUFFIX,                                   \
+                  m::mixture_sample<T>(s, K, AIMZ_EV_OUT(KIND, T),            \
+                                       AIMZ_EV_VIEW(T, pa),                   \
+                                       [&](RandomStream &s2, int64_t k) {     \
+                                         return m::SAMPLE<T>(                 \
+                                             s2, AIMZ_MIX_ARGS_##ARITY);      \
+                                       }))                                    \
+  AIMZ_EV_LOGP(mixture_##SYM, T, SUFFIX,                                      \
+               m::mixture_log_prob<T>(K, AIMZ_EV_VIEW(T, pa), [&](int64_t k) { \
+                 return m::LOG_PROB<AIMZ_LOGP_TARGS_##KIND(T)>(                \
+                     x[0], AIMZ_MIX_ARGS_##ARITY);                            \
+               }))
+#define AIMZ_ORDERED_DISCRETE(SYM, ARITY, SAMPLE, T, SUFFIX)
+#define AIMZ_ORDERED_CONTINUOUS(SYM, ARITY, SAMPLE, T, SUFFIX)                \
+  AIMZ_EV_SAMPLER(ordered_##SYM, T, SUFFIX,                                   \
+                  m::ordered_sample<T>(s, K, m::EventView<T>{static_cast<T *>(out), o0, o1}, \
+                                       [&](RandomStream &s2, int64_t k) {     \
+                                         return m::SAMPLE<T>(                 \
+                                             s2, AIMZ_ORD_ARGS_##ARITY);      \
+                                       }))
+#define AIMZ_DISTRIBUTION(SYM, KIND, ARITY, SAMPLE, LOG_PROB)                 \
+  AIMZ_MIXTURE(SYM, KIND, ARITY, SAMPLE, LOG_PROB, float, f32)                \
+  AIMZ_MIXTURE(SYM, KIND, ARITY, SAMPLE, LOG_PROB, double, f64)               \
+  AIMZ_ORDERED_##KIND(SYM, ARITY, SAMPLE, float, f32)                         \
+  AIMZ_ORDERED_##KIND(SYM, ARITY, SAMPLE, double, f64)
+#include "aimz/math/Distributions.def"
+
+// covariance_matrix= arrives as its Cholesky factor.
+#define AIMZ_CHOLESKY(T, SUFFIX)                                              \
+  AIMZ_SUPPORT AIMZ_NOINLINE void aimz_rt_cholesky_##SUFFIX(                  \
+      int64_t K, const T *a, int64_t a0, int64_t a1, T *l, int64_t l0,        \
+      int64_t l1) {                                                           \
+    m::cholesky<T>(K, m::EventView<const T>{a, a0, a1},                       \
+                   m::EventView<T>{l, l0, l1});                               \
+  }
+AIMZ_CHOLESKY(float, f32)
+AIMZ_CHOLESKY(double, f64)
+
 // Elementary functions ------------------------------------------------------
 //
 // The generated loops call these (not libm) so that they vectorize and give

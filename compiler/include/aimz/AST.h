@@ -65,7 +65,7 @@ struct ExprType {
 };
 
 struct Expr {
-  enum class Kind { Number, Bool, Name, Unary, Binary, Call, Index };
+  enum class Kind { Number, Bool, Name, Unary, Binary, Call, Index, Array, Axis };
   Kind K;
   SMLoc Loc;
   ExprType Ty;        // filled in by Sema
@@ -154,6 +154,26 @@ struct IndexExpr : Expr {
   }
 };
 
+/// `[a, b, c]`: the elements stacked along a new leading axis.
+struct ArrayExpr : Expr {
+  static bool classof(const Expr *N) { return N->K == Kind::Array; }
+  std::vector<ExprPtr> Elements;
+  ArrayExpr(SMLoc L, std::vector<ExprPtr> E)
+      : Expr(Kind::Array, L), Elements(std::move(E)) {}
+  ~ArrayExpr() override {
+    for (ExprPtr &E : Elements)
+      releaseChild(E);
+  }
+};
+
+/// An index that is not a value: `:` (keep the axis) or `None` (insert an
+/// axis of extent 1), as in NumPy's `tau[:, None]`.
+struct AxisExpr : Expr {
+  static bool classof(const Expr *N) { return N->K == Kind::Axis; }
+  bool NewAxis;
+  AxisExpr(SMLoc L, bool New) : Expr(Kind::Axis, L), NewAxis(New) {}
+};
+
 //===----------------------------------------------------------------------===//
 // Statements
 //===----------------------------------------------------------------------===//
@@ -197,11 +217,21 @@ struct SampleStmt : Stmt {
   SMLoc DistLoc;
   std::vector<Arg> Args;
   std::optional<std::vector<DimSyntax>> ExplicitShape;
-  // Filled in by Sema: the distribution, one value per parameter in the
-  // table's order (null where neither given nor defaulted) and the shape of
-  // one draw inside the enclosing plates.
+  // Filled in by Sema: the distribution, what the back end passes and the
+  // shape of one draw inside the enclosing plates.
   const struct DistSpec *Spec = nullptr;
-  std::vector<ExprPtr> ParamValues;
+  /// One argument of the lowered call, in the runtime's order.
+  struct LoweredParam {
+    enum class Transform { None, Log, Cholesky };
+    std::string Name;
+    ExprPtr Value;
+    Shape Target; // broadcast to this local shape (batch ++ its event)
+    Transform Fn = Transform::None;
+  };
+  /// The `dist` attribute: the table's name, or a composite's
+  /// ("MixtureSameFamily(Normal)").
+  std::string LoweredDist;
+  std::vector<LoweredParam> Lowered;
   Shape OwnShape;
   SampleStmt(SMLoc L, std::string N, SMLoc NL, std::string D, SMLoc DL,
              std::vector<Arg> A, std::optional<std::vector<DimSyntax>> S)

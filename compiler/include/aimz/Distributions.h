@@ -45,7 +45,16 @@ enum class DistKind {
   ZeroInflatedPoisson,
   ZeroInflatedNegativeBinomial2,
   BetaBinomial,
+  Categorical,
+  OrderedLogistic,
+  Multinomial,
+  Dirichlet,
+  MultivariateNormal,
+  LKJCholesky,
   ImproperUniform,
+  // Distributions of distributions, checked and lowered by their own rules.
+  MixtureSameFamily,
+  TransformedDistribution,
 };
 
 /// What values a parameter may take; checked on literal arguments.
@@ -55,6 +64,11 @@ struct DistParam {
   const char *Name;
   Constraint Domain;
   std::optional<double> Default; // NumPyro's default, when it has one
+  /// Trailing axes that form one event of the parameter: 1 for a vector
+  /// (Categorical's probs), 2 for a matrix (scale_tril).
+  unsigned EventRank = 0;
+  /// A compile-time size, not passed at run time (LKJCholesky's dimension).
+  bool SizeOnly = false;
 };
 
 struct DistSpec {
@@ -67,6 +81,17 @@ struct DistSpec {
   /// No normalized density and no sampler (a flat prior): only a latent,
   /// always given by the posterior.
   bool Improper = false;
+  /// Trailing axes of one value: 0 (a number, also for Categorical), 1 (a
+  /// vector: Dirichlet, MultivariateNormal, Multinomial), 2 (LKJCholesky).
+  unsigned ValueEventRank = 0;
+
+  /// Has a parameter or value with an event axis: called through the
+  /// strided convention of EventDistributions.def.
+  bool hasEvent() const;
+  bool isComposite() const {
+    return Kind == DistKind::MixtureSameFamily ||
+           Kind == DistKind::TransformedDistribution;
+  }
 };
 
 /// A sampler / log density pair the support library defines
@@ -75,10 +100,27 @@ struct RuntimeDistribution {
   const char *Symbol;
   bool Discrete;
   unsigned Arity;
+  bool Event = false;         // a row of EventDistributions.def
+  unsigned ValueEventRank = 0;
 };
 
-/// Every row of Distributions.def.
+/// Every row of Distributions.def, then of EventDistributions.def.
 llvm::ArrayRef<RuntimeDistribution> runtimeDistributions();
+
+/// How the back end calls the distribution of an aimz.sample or
+/// aimz.observe op, from its `dist` attribute ("Normal",
+/// "MixtureSameFamily(Normal)", "OrderedTransform(Normal)") and the names
+/// of the parameters it passes.
+struct RuntimeCall {
+  std::string Symbol;          // aimz_rt_[v]sample_<Symbol>_<f32|f64>
+  bool Event = false;          // the strided convention ([v]sample, [v]logp)
+  unsigned ValueEventRank = 0; // trailing axes of the value
+};
+std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
+                                       llvm::ArrayRef<llvm::StringRef> Params);
+
+/// The `dist` attribute of a composite over `Base`.
+std::string compositeName(DistKind Kind, llvm::StringRef Base);
 
 /// The runtime symbol for a distribution called with the given parameters
 /// (table order): the name in lower case, plus "_<param>" for the member

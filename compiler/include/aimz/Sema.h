@@ -45,6 +45,9 @@ struct Site : TypedArray {
   const Stmt *Decl = nullptr;
   /// ImproperUniform's support: "real" or "positive" (else empty).
   std::string Support;
+  /// Trailing axes of Dims that form one value (a vector: 1); the
+  /// log-likelihood of an observed site has one number per value.
+  unsigned EventRank = 0;
 };
 
 /// Everything later stages need to know about a checked model.

@@ -167,6 +167,22 @@ private:
   func::FuncOp runtimeFunction(StringRef Name, TypeRange Args,
                                TypeRange Results);
   Value siteAddressElement(ir::ArrayType T, ValueRange Ivs, Value &ObsOut);
+
+  // Event distributions (EventDistributions.def's strided convention).
+  Block *EntryBlock = nullptr;
+  Value stackSlot(Type T);
+  void eventArgs(const View &V, ValueRange BatchIvs, unsigned EventRank,
+                 SmallVectorImpl<Value> &Args);
+  Value eventSize(const RuntimeCall &C, const View &Value0,
+                  ArrayRef<View> Params, unsigned BatchRank);
+  void emitEventSample(Operation *Op, const RuntimeCall &C, const View &Out,
+                       ValueRange Params, int64_t SiteId, Type Prec);
+  void emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
+                           const View &Y, const View &Out, Type Prec);
+  void emitCholesky(ir::CholeskyOp Op);
+  /// The log-likelihood's type for the output: one number per value.
+  ir::ArrayType logDensityType(ir::ObserveOp Op);
+  DenseMap<Operation *, Value> CopyOffsets; // an observed vector's copy
 };
 
 bool EntryBuilder::isObsOp(Operation *Op, StringRef ObsDim) {
@@ -237,21 +253,31 @@ void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
     if (!needsBuffer(Op))
       return;
     auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
-    Type Elem = T.getElementType();
-    // Log-likelihood replaces the output's values by densities.
-    if (Kind == Entry::LogLikelihood && isa<ir::ObserveOp>(Op))
-      Elem = cast<FloatType>(
-          cast<ir::ArrayType>(Op->getOperand(0).getType()).getElementType());
-    Value Bytes = B.create<arith::MulIOp>(Loc, product(sizesOf(T, true)),
-                                          idx(byteWidth(Elem)));
-    Value Rounded = B.create<arith::MulIOp>(
-        Loc,
-        B.create<arith::DivUIOp>(
-            Loc, B.create<arith::AddIOp>(Loc, Bytes, idx(BufferAlign - 1)),
-            idx(BufferAlign)),
-        idx(BufferAlign));
-    Offsets[Op] = Offset;
-    Offset = B.create<arith::AddIOp>(Loc, Offset, Rounded);
+    auto Take = [&](ir::ArrayType T) {
+      Value Bytes =
+          B.create<arith::MulIOp>(Loc, product(sizesOf(T, true)),
+                                  idx(byteWidth(T.getElementType())));
+      Value Rounded = B.create<arith::MulIOp>(
+          Loc,
+          B.create<arith::DivUIOp>(
+              Loc, B.create<arith::AddIOp>(Loc, Bytes, idx(BufferAlign - 1)),
+              idx(BufferAlign)),
+          idx(BufferAlign));
+      Value At = Offset;
+      Offset = B.create<arith::AddIOp>(Loc, Offset, Rounded);
+      return At;
+    };
+    auto Obs = dyn_cast<ir::ObserveOp>(Op);
+    // Log-likelihood replaces the output's values by densities (and a
+    // vector-valued output's log density overwrites a copy of each value).
+    if (Kind == Entry::LogLikelihood && Obs) {
+      Offsets[Op] = Take(logDensityType(Obs));
+      if (logDensityType(Obs).getRank() != T.getRank())
+        CopyOffsets[Op] = Take(ir::ArrayType::get(
+            Ctx, T.getDims(), logDensityType(Obs).getElementType()));
+      return;
+    }
+    Offsets[Op] = Take(T);
   };
   for (Operation *Op : Global)
     Reserve(Op);
@@ -490,15 +516,15 @@ Value EntryBuilder::binary(StringRef Fn, Value X, Value Y) {
   return B.create<arith::CmpIOp>(Loc, P, X, Y);
 }
 
-/// The runtime function suffix of a distribution with the given parameters
-/// (`normal`, `bernoulli_logits`, ...), from the front end's table.
-static std::string distFunctionName(StringRef Dist, ArrayAttr ParamNames) {
-  const aimz::DistSpec *Spec = aimz::lookupDistribution(Dist);
-  assert(Spec && "the verifier accepted an unknown distribution");
+/// How the runtime is called for a site's distribution (the verifier
+/// accepted the name, so it resolves).
+static RuntimeCall distCall(StringRef Dist, ArrayAttr ParamNames) {
   SmallVector<StringRef> Given;
   for (Attribute A : ParamNames)
     Given.push_back(cast<StringAttr>(A).getValue());
-  return aimz::runtimeSymbol(*Spec, Given);
+  std::optional<RuntimeCall> C = runtimeCall(Dist, Given);
+  assert(C && "the verifier accepted an unknown distribution");
+  return *C;
 }
 
 static std::string precisionSuffix(Type T) {
@@ -513,7 +539,8 @@ Value EntryBuilder::siteAddressElement(ir::ArrayType T, ValueRange Ivs,
   int Axis = obsAxis(T);
   ObsOut = i64(0);
   Value Elem = idx(0);
-  for (unsigned I = 0; I < T.getRank(); ++I) {
+  // Only the leading dims Ivs covers (an event distribution's batch dims).
+  for (unsigned I = 0; I < Ivs.size(); ++I) {
     if (static_cast<int>(I) == Axis) {
       ObsOut = toI64(B.create<arith::AddIOp>(Loc, BlockStart, Ivs[I]));
       continue;
@@ -562,29 +589,34 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
     DrawNaN();
     return;
   }
-  std::string Fn = "aimz_rt_sample_" + distFunctionName(Dist, ParamNames) +
-                   "_" + precisionSuffix(Prec);
-  bool Discrete = T.getElementType().isInteger(32) ||
-                  T.getElementType().isInteger(64) ||
-                  T.getElementType().isInteger(1);
-  Type Ret = Discrete ? Type(B.getI32Type()) : Prec;
-  SmallVector<Type> ArgTypes(5, B.getI64Type());
-  ArgTypes.append(4, Prec);
-  func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Ret);
-
-  auto DrawAll = [&]() {
-    forEach(Out.Sizes, [&](ValueRange Ivs) {
-      Value Obs;
-      Value Elem = siteAddressElement(T, Ivs, Obs);
-      SmallVector<Value> Args = {Seed, i64(SiteId), toI64(Draw), Obs, Elem};
-      for (Value P : Params)
-        Args.push_back(load(Views.lookup(P), Ivs));
-      while (Args.size() < 9)
-        Args.push_back(B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
-      Value X = B.create<func::CallOp>(Loc, Callee, Args).getResult(0);
-      store(Out, Ivs, convert(X, T.getElementType()));
-    });
+  RuntimeCall C = distCall(Dist, ParamNames);
+  std::function<void()> DrawAll = [&]() {
+    emitEventSample(Op, C, Out, Params, SiteId, Prec);
   };
+  if (!C.Event) {
+    std::string Fn = "aimz_rt_sample_" + C.Symbol + "_" + precisionSuffix(Prec);
+    bool Discrete = T.getElementType().isInteger(32) ||
+                    T.getElementType().isInteger(64) ||
+                    T.getElementType().isInteger(1);
+    Type Ret = Discrete ? Type(B.getI32Type()) : Prec;
+    SmallVector<Type> ArgTypes(5, B.getI64Type());
+    ArgTypes.append(4, Prec);
+    func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Ret);
+    DrawAll = [&, Callee]() mutable {
+      forEach(Out.Sizes, [&](ValueRange Ivs) {
+        Value Obs;
+        Value Elem = siteAddressElement(T, Ivs, Obs);
+        SmallVector<Value> Args = {Seed, i64(SiteId), toI64(Draw), Obs, Elem};
+        for (Value P : Params)
+          Args.push_back(load(Views.lookup(P), Ivs));
+        while (Args.size() < 9)
+          Args.push_back(
+              B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
+        Value X = B.create<func::CallOp>(Loc, Callee, Args).getResult(0);
+        store(Out, Ivs, convert(X, T.getElementType()));
+      });
+    };
+  }
   if (!ReadsPosterior) {
     DrawAll();
     return;
@@ -610,6 +642,173 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
   }
 }
 
+/// One element of stack memory, allocated once in the entry block (an
+/// alloca inside the loops would grow the stack every iteration).
+Value EntryBuilder::stackSlot(Type T) {
+  OpBuilder::InsertionGuard G(B);
+  B.setInsertionPointToStart(EntryBlock);
+  return B.create<LLVM::AllocaOp>(Loc, ptrType(), storageType(T), i64(1));
+}
+
+/// (pointer, stride of the second-to-last event axis, stride of the last)
+/// of `V` at the batch position `BatchIvs`; a constant goes through a stack
+/// slot repeated by zero strides.
+void EntryBuilder::eventArgs(const View &V, ValueRange BatchIvs,
+                             unsigned EventRank,
+                             SmallVectorImpl<Value> &Args) {
+  if (V.Scalar) {
+    Value Slot = stackSlot(V.Elem);
+    B.create<LLVM::StoreOp>(Loc, V.Scalar, Slot);
+    Args.append({Slot, i64(0), i64(0)});
+    return;
+  }
+  Value Off = idx(0);
+  for (auto [Iv, S] : llvm::zip(BatchIvs, V.Strides))
+    Off = B.create<arith::AddIOp>(Loc, Off, B.create<arith::MulIOp>(Loc, Iv, S));
+  size_t R = V.Strides.size();
+  Args.push_back(gep(V.Ptr, storageType(V.Elem), toI64(Off)));
+  Args.push_back(EventRank >= 2 ? toI64(V.Strides[R - 2]) : i64(0));
+  Args.push_back(EventRank >= 1 ? toI64(V.Strides[R - 1]) : i64(0));
+}
+
+/// K: the value's last extent for a vector or matrix, else the last extent
+/// of the first parameter with an event axis (categories, cutpoints,
+/// components).
+Value EntryBuilder::eventSize(const RuntimeCall &C, const View &Value0,
+                              ArrayRef<View> Params, unsigned BatchRank) {
+  if (C.ValueEventRank)
+    return toI64(Value0.Sizes.back());
+  for (const View &P : Params)
+    if (P.Sizes.size() > BatchRank)
+      return toI64(P.Sizes.back());
+  return i64(1);
+}
+
+ir::ArrayType EntryBuilder::logDensityType(ir::ObserveOp Op) {
+  auto T = Op.getResult().getType();
+  Type Prec = cast<ir::ArrayType>(Op.getParams()[0].getType()).getElementType();
+  unsigned Event = distCall(Op.getDist(), Op.getParamNames()).ValueEventRank;
+  return ir::ArrayType::get(
+      Ctx, B.getArrayAttr(T.getDims().getValue().drop_back(Event)), Prec);
+}
+
+/// Five parameter slots; the ones a distribution does not take are null.
+static constexpr unsigned EventParamSlots = 5;
+
+void EntryBuilder::emitEventSample(Operation *Op, const RuntimeCall &C,
+                                   const View &Out, ValueRange Params,
+                                   int64_t SiteId, Type Prec) {
+  auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
+  unsigned Rb = T.getRank() - C.ValueEventRank;
+  Type Elem = T.getElementType();
+  Type Native = isa<FloatType>(Elem) ? Prec : Type(B.getI32Type());
+  SmallVector<View> PViews;
+  for (Value P : Params)
+    PViews.push_back(Views.lookup(P));
+  std::string Fn = "aimz_rt_vsample_" + C.Symbol + "_" + precisionSuffix(Prec);
+  SmallVector<Type> ArgTypes(6, B.getI64Type());
+  for (unsigned I = 0; I < 1 + EventParamSlots; ++I)
+    ArgTypes.append({ptrType(), B.getI64Type(), B.getI64Type()});
+  func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, {});
+  // A number per batch element goes through a slot when the site's type
+  // is not the runtime's (an i64 output); vectors are checked by Sema.
+  Value Slot = C.ValueEventRank == 0 && Native != Elem ? stackSlot(Native)
+                                                       : Value();
+  forEach(ArrayRef<Value>(Out.Sizes).take_front(Rb), [&](ValueRange Ivs) {
+    Value Obs;
+    Value ElemAddr = siteAddressElement(T, Ivs, Obs);
+    SmallVector<Value> Args = {Seed, i64(SiteId), toI64(Draw), Obs, ElemAddr,
+                               eventSize(C, Out, PViews, Rb)};
+    if (Slot)
+      Args.append({Slot, i64(0), i64(0)});
+    else
+      eventArgs(Out, Ivs, C.ValueEventRank, Args);
+    for (auto [P, V] : llvm::zip(Params, PViews))
+      eventArgs(V, Ivs, cast<ir::ArrayType>(P.getType()).getRank() - Rb, Args);
+    Value Null = B.create<LLVM::ZeroOp>(Loc, ptrType());
+    while (Args.size() < ArgTypes.size())
+      Args.append({Null, i64(0), i64(0)});
+    B.create<func::CallOp>(Loc, Callee, Args);
+    if (Slot)
+      store(Out, Ivs,
+            convert(B.create<LLVM::LoadOp>(Loc, Native, Slot), Elem));
+  });
+}
+
+void EntryBuilder::emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
+                                       const View &Y, const View &Out,
+                                       Type Prec) {
+  auto T = Op.getResult().getType();
+  unsigned Rb = T.getRank() - C.ValueEventRank;
+  SmallVector<View> PViews;
+  for (Value P : Op.getParams())
+    PViews.push_back(Views.lookup(P));
+  std::string Fn = "aimz_rt_vlogp_" + C.Symbol + "_" + precisionSuffix(Prec);
+  SmallVector<Type> ArgTypes = {ptrType(), B.getI64Type(), B.getI64Type(),
+                                B.getI64Type()};
+  for (unsigned I = 0; I < EventParamSlots; ++I)
+    ArgTypes.append({ptrType(), B.getI64Type(), B.getI64Type()});
+  func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Prec);
+  // The value in the parameters' precision, in memory the function may
+  // overwrite: a slot for a number, else this block's copy of the values.
+  View Copy;
+  Value Slot;
+  if (C.ValueEventRank == 0) {
+    Slot = stackSlot(Prec);
+  } else {
+    Copy.Elem = Prec;
+    Copy.Sizes = Y.Sizes;
+    Copy.Ptr = gep(Scratch, B.getI8Type(), toI64(CopyOffsets.lookup(Op)));
+    SmallVector<Value> Alloc = sizesOf(T, true);
+    Copy.Strides.resize(Alloc.size());
+    Value S = idx(1);
+    for (int I = Alloc.size() - 1; I >= 0; --I) {
+      Copy.Strides[I] = S;
+      S = B.create<arith::MulIOp>(Loc, S, Alloc[I]);
+    }
+  }
+  forEach(Out.Sizes, [&](ValueRange Ivs) {
+    SmallVector<Value> Args;
+    if (Slot) {
+      B.create<LLVM::StoreOp>(Loc, convert(load(Y, Ivs), Prec), Slot);
+      Args.append({Slot, i64(0), i64(0)});
+    } else {
+      forEach(ArrayRef<Value>(Y.Sizes).drop_front(Rb), [&](ValueRange Ev) {
+        SmallVector<Value> All(Ivs.begin(), Ivs.end());
+        All.append(Ev.begin(), Ev.end());
+        store(Copy, All, convert(load(Y, All), Prec));
+      });
+      eventArgs(Copy, Ivs, C.ValueEventRank, Args);
+    }
+    Args.push_back(eventSize(C, Y, PViews, Rb));
+    for (auto [P, V] : llvm::zip(Op.getParams(), PViews))
+      eventArgs(V, Ivs, cast<ir::ArrayType>(P.getType()).getRank() - Rb, Args);
+    Value Null = B.create<LLVM::ZeroOp>(Loc, ptrType());
+    while (Args.size() < ArgTypes.size())
+      Args.append({Null, i64(0), i64(0)});
+    store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
+  });
+}
+
+void EntryBuilder::emitCholesky(ir::CholeskyOp Op) {
+  auto T = Op.getResult().getType();
+  View Out = buffer(Op, T);
+  Views[Op.getResult()] = Out;
+  const View &In = Views.lookup(Op.getInput());
+  unsigned Bt = Op.getBatchRank();
+  std::string Fn = "aimz_rt_cholesky_" + precisionSuffix(T.getElementType());
+  SmallVector<Type> ArgTypes = {B.getI64Type()};
+  for (int I = 0; I < 2; ++I)
+    ArgTypes.append({ptrType(), B.getI64Type(), B.getI64Type()});
+  func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, {});
+  forEach(ArrayRef<Value>(Out.Sizes).take_front(Bt), [&](ValueRange Ivs) {
+    SmallVector<Value> Args = {toI64(Out.Sizes.back())};
+    eventArgs(In, Ivs, 2, Args);
+    eventArgs(Out, Ivs, 2, Args);
+    B.create<func::CallOp>(Loc, Callee, Args);
+  });
+}
+
 void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
   auto T = Op.getResult().getType();
   Type Prec = cast<ir::ArrayType>(Op.getParams()[0].getType()).getElementType();
@@ -617,21 +816,25 @@ void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
   View Y = viewOfCallArray(FObserved, 0, T, false, Value(),
                            B.create<arith::SubIOp>(Loc, BlockStart,
                                                    InputOrigin));
-  auto LLType = ir::ArrayType::get(Ctx, T.getDims(), Prec);
+  ir::ArrayType LLType = logDensityType(Op);
   View Out = buffer(Op, LLType);
-  std::string Fn = "aimz_rt_logp_" +
-                   distFunctionName(Op.getDist(), Op.getParamNames()) + "_" +
-                   precisionSuffix(Prec);
-  func::FuncOp Callee =
-      runtimeFunction(Fn, SmallVector<Type>(5, Prec), Prec);
-  forEach(Out.Sizes, [&](ValueRange Ivs) {
-    SmallVector<Value> Args = {convert(load(Y, Ivs), Prec)};
-    for (Value P : Op.getParams())
-      Args.push_back(load(Views.lookup(P), Ivs));
-    while (Args.size() < 5)
-      Args.push_back(B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
-    store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
-  });
+  RuntimeCall C = distCall(Op.getDist(), Op.getParamNames());
+  if (C.Event) {
+    emitEventLogDensity(Op, C, Y, Out, Prec);
+  } else {
+    std::string Fn = "aimz_rt_logp_" + C.Symbol + "_" + precisionSuffix(Prec);
+    func::FuncOp Callee =
+        runtimeFunction(Fn, SmallVector<Type>(5, Prec), Prec);
+    forEach(Out.Sizes, [&](ValueRange Ivs) {
+      SmallVector<Value> Args = {convert(load(Y, Ivs), Prec)};
+      for (Value P : Op.getParams())
+        Args.push_back(load(Views.lookup(P), Ivs));
+      while (Args.size() < 5)
+        Args.push_back(
+            B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
+      store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
+    });
+  }
   Views[Op.getResult()] = Y;
   // Write the densities to the output site's result slot.
   Value Table = loadField(Call, FResults, ptrType());
@@ -899,6 +1102,25 @@ void EntryBuilder::emit(Operation *Op) {
     return emitReduce(R);
   if (auto G = dyn_cast<ir::GatherOp>(Op))
     return emitGather(G);
+  if (auto Ch = dyn_cast<ir::CholeskyOp>(Op))
+    return emitCholesky(Ch);
+  if (auto St = dyn_cast<ir::StackOp>(Op)) {
+    auto T = St.getResult().getType();
+    View Out = buffer(Op, T);
+    int64_t Axis = St.getAxis();
+    for (auto [I, E] : llvm::enumerate(St.getElements())) {
+      const View &In = Views.lookup(E);
+      SmallVector<Value> Sizes(Out.Sizes);
+      Sizes.erase(Sizes.begin() + Axis);
+      forEach(Sizes, [&](ValueRange Ivs) {
+        SmallVector<Value> At(Ivs.begin(), Ivs.end());
+        At.insert(At.begin() + Axis, idx(I));
+        store(Out, At, load(In, Ivs));
+      });
+    }
+    Views[St.getResult()] = Out;
+    return;
+  }
   if (auto S = dyn_cast<ir::SampleOp>(Op)) {
     emitSample(S, S.getDist(), S.getParamNames(), S.getParams(),
                S.getSiteId(), /*Draws=*/true,
@@ -947,6 +1169,7 @@ func::FuncOp EntryBuilder::build(StringRef Name) {
   auto F = B.create<func::FuncOp>(
       Loc, Name, B.getFunctionType({ptrType()}, {B.getI32Type()}));
   Block *Entry = F.addEntryBlock();
+  EntryBlock = Entry;
   B.setInsertionPointToStart(Entry);
   Call = F.getArgument(0);
 

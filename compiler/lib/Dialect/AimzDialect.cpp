@@ -1,5 +1,6 @@
 //===- AimzDialect.cpp - The aimz dialect ---------------------------------===//
 #include "aimz/Dialect/AimzDialect.h"
+#include "aimz/Distributions.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -63,6 +64,63 @@ LogicalResult UnaryOp::verify() {
   if (getInput().getType().getDims() != getResult().getType().getDims())
     return emitOpError("operand and result shapes differ");
   return success();
+}
+
+LogicalResult StackOp::verify() {
+  auto Out = getResult().getType();
+  int64_t Axis = getAxis();
+  if (getElements().empty() || Axis < 0 ||
+      Axis >= static_cast<int64_t>(Out.getRank()))
+    return emitOpError("needs elements and an axis of the result");
+  auto N = dyn_cast<IntegerAttr>(Out.getDims()[Axis]);
+  if (!N || N.getInt() != static_cast<int64_t>(getElements().size()))
+    return emitOpError("the stacked dim must equal the number of elements");
+  SmallVector<Attribute> Elem(Out.getDims().getValue());
+  Elem.erase(Elem.begin() + Axis);
+  for (Value V : getElements()) {
+    auto T = cast<ArrayType>(V.getType());
+    if (T.getElementType() != Out.getElementType() ||
+        T.getDims().getValue() != ArrayRef<Attribute>(Elem))
+      return emitOpError("every element must have the result's type without "
+                         "the stacked dim");
+  }
+  return success();
+}
+
+LogicalResult CholeskyOp::verify() {
+  auto In = getInput().getType();
+  int64_t Bt = getBatchRank();
+  if (Bt < 0 || static_cast<int64_t>(In.getRank()) != Bt + 2)
+    return emitOpError("the input must have batch_rank + 2 dims");
+  if (In.getDims()[Bt] != In.getDims()[Bt + 1])
+    return emitOpError("the matrices must be square");
+  if (getResult().getType() != In || !isa<FloatType>(In.getElementType()))
+    return emitOpError("the result must have the input's floating type");
+  return success();
+}
+
+/// The distribution and the parameters given must name runtime functions.
+static LogicalResult verifyDistribution(Operation *Op, StringRef Dist,
+                                        ArrayAttr ParamNames,
+                                        ValueRange Params) {
+  if (ParamNames.size() != Params.size())
+    return Op->emitOpError("needs one name per parameter");
+  SmallVector<StringRef> Names;
+  for (Attribute A : ParamNames)
+    Names.push_back(cast<StringAttr>(A).getValue());
+  if (Dist == "ImproperUniform")
+    return success();
+  if (!aimz::runtimeCall(Dist, Names))
+    return Op->emitOpError("unknown distribution '") << Dist << "'";
+  return success();
+}
+
+LogicalResult SampleOp::verify() {
+  return verifyDistribution(*this, getDist(), getParamNames(), getParams());
+}
+
+LogicalResult ObserveOp::verify() {
+  return verifyDistribution(*this, getDist(), getParamNames(), getParams());
 }
 
 LogicalResult ReduceOp::verify() {

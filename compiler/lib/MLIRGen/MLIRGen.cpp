@@ -199,6 +199,21 @@ Value Generator::gen(const Expr &E) {
     return genCall(static_cast<const CallExpr &>(E));
   case Expr::Kind::Index:
     return genIndex(static_cast<const IndexExpr &>(E));
+  case Expr::Kind::Array: {
+    // Elements cast to the array's type and broadcast to one shape.
+    const auto &A = static_cast<const ArrayExpr &>(E);
+    Shape Elem(E.Ty.Dims.begin() + 1, E.Ty.Dims.end());
+    SmallVector<Value> Parts;
+    for (const ExprPtr &X : A.Elements) {
+      Value V = castTo(gen(*X), X->Ty.Type, E.Ty.Type, X->Ty.Dims);
+      Parts.push_back(alignLocal(V, X->Ty.Dims, Elem));
+    }
+    return B.create<ir::StackOp>(B.getUnknownLoc(),
+                                 arrayType(inPlates(E.Ty.Dims), E.Ty.Type),
+                                 Parts, B.getI64IntegerAttr(Plates.size()));
+  }
+  case Expr::Kind::Axis:
+    break; // only inside an index
   }
   return {};
 }
@@ -333,6 +348,23 @@ Value Generator::genCall(const CallExpr &E) {
 }
 
 Value Generator::genIndex(const IndexExpr &E) {
+  // `x[:, None]`: a view with axes of extent 1 inserted.
+  if (!E.Indices.empty() && isa<AxisExpr>(*E.Indices.front())) {
+    Value Base = gen(*E.Base);
+    SmallVector<int64_t> Map;
+    for (size_t I = 0; I < Plates.size(); ++I)
+      Map.push_back(I);
+    size_t At = Plates.size();
+    for (const ExprPtr &I : E.Indices) {
+      if (!cast<AxisExpr>(*I).NewAxis)
+        Map.push_back(At);
+      ++At;
+    }
+    size_t Rest = E.Base->Ty.Dims.size() - (Map.size() - Plates.size());
+    for (size_t I = 0; I < Rest; ++I)
+      Map.push_back(At++);
+    return broadcast(Base, Map, inPlates(E.Ty.Dims));
+  }
   Value Base = gen(*E.Base);
   const Shape &BaseLocal = E.Base->Ty.Dims;
   size_t Rest = BaseLocal.size() - E.Indices.size();
@@ -358,29 +390,34 @@ ArrayAttr Generator::plateNames() {
 }
 
 void Generator::genSample(const SampleStmt &S) {
-  const DistSpec &Spec = *S.Spec;
   SmallVector<Value> Params;
   SmallVector<StringRef> ParamNames;
-  for (size_t I = 0; I < Spec.Params.size(); ++I) {
-    const ExprPtr &P = S.ParamValues[I];
-    if (!P)
-      continue;
-    Value V = gen(*P);
-    V = castTo(V, P->Ty.Type, Info.Precision, P->Ty.Dims);
-    Params.push_back(alignLocal(V, P->Ty.Dims, S.OwnShape));
-    ParamNames.push_back(Spec.Params[I].Name);
+  for (const SampleStmt::LoweredParam &P : S.Lowered) {
+    const ExprType &Ty = P.Value->Ty;
+    Value V = castTo(gen(*P.Value), Ty.Type, Info.Precision, Ty.Dims);
+    auto Local = arrayType(inPlates(Ty.Dims), Info.Precision);
+    using T = SampleStmt::LoweredParam::Transform;
+    if (P.Fn == T::Log) // Categorical probs as mixing logits
+      V = B.create<ir::UnaryOp>(B.getUnknownLoc(), Local,
+                                B.getStringAttr("log"), V);
+    else if (P.Fn == T::Cholesky) // covariance_matrix as scale_tril
+      V = B.create<ir::CholeskyOp>(B.getUnknownLoc(), Local, V,
+                                   B.getI64IntegerAttr(Plates.size() +
+                                                       Ty.Dims.size() - 2));
+    Params.push_back(alignLocal(V, Ty.Dims, P.Target));
+    ParamNames.push_back(P.Name);
   }
   const Site *Si = Info.findSite(S.Name);
   Shape Full = inPlates(S.OwnShape);
   Value R;
   if (Si->Kind == SiteKind::Observed)
     R = B.create<ir::ObserveOp>(B.getUnknownLoc(), arrayType(Full, Si->Type),
-                            S.Name, siteId(S.Name), Spec.Name,
+                            S.Name, siteId(S.Name), S.LoweredDist,
                             B.getStrArrayAttr(ParamNames), plateNames(),
                             Params);
   else
     R = B.create<ir::SampleOp>(B.getUnknownLoc(), arrayType(Full, Si->Type),
-                           S.Name, siteId(S.Name), Spec.Name,
+                           S.Name, siteId(S.Name), S.LoweredDist,
                            B.getStrArrayAttr(ParamNames),
                            siteClassName(Si->Class), plateNames(), Params);
   Values[S.Name] = R;

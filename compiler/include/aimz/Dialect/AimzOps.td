@@ -100,6 +100,30 @@ def Aimz_MatMulOp : Aimz_Op<"matmul", [Pure]> {
   }];
 }
 
+def Aimz_StackOp : Aimz_Op<"stack", [Pure]> {
+  let summary = "Equally shaped operands stacked along a new dim `axis`";
+  let arguments = (ins Variadic<Aimz_ArrayType>:$elements, I64Attr:$axis);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $elements `axis` $axis attr-dict `:` type($elements) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Aimz_CholeskyOp : Aimz_Op<"cholesky", [Pure]> {
+  let summary = "Lower Cholesky factor of the two dims after `batch_rank`";
+  let description = [{
+    The lower triangle of each symmetric positive-definite matrix is read;
+    a matrix that is not positive definite gives NaN everywhere.
+  }];
+  let arguments = (ins Aimz_ArrayType:$input, I64Attr:$batch_rank);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $input `batch` $batch_rank attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Aimz_ReduceOp : Aimz_Op<"reduce", [Pure]> {
   let summary = "sum, mean, min, max or logsumexp over every dim after "
                 "`batch_rank`";
@@ -141,6 +165,7 @@ def Aimz_SampleOp : Aimz_Op<"sample"> {
   let assemblyFormat = [{
     $name `=` $dist `(` $params `)` attr-dict `:` functional-type($params, $result)
   }];
+  let hasVerifier = 1;
 }
 
 def Aimz_ObserveOp : Aimz_Op<"observe"> {
@@ -153,6 +178,7 @@ def Aimz_ObserveOp : Aimz_Op<"observe"> {
   let assemblyFormat = [{
     $name `=` $dist `(` $params `)` attr-dict `:` functional-type($params, $result)
   }];
+  let hasVerifier = 1;
 }
 
 def Aimz_DeterministicOp : Aimz_Op<"deterministic"> {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "aimz/math/Config.h"
+#include "aimz/math/EventDistributions.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Philox.h"
 #include "aimz/math/Samplers.h"

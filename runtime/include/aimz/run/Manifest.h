@@ -39,6 +39,9 @@ struct ManifestSite : ManifestArray {
   /// A flat prior (ImproperUniform): no draws, the posterior must give it.
   bool improper() const { return Dist == "ImproperUniform"; }
   std::string Support;     // ImproperUniform's: "real" or "positive"
+  /// Trailing axes of Shape that form one value (a vector or matrix):
+  /// the log-likelihood has one number per value, without them.
+  unsigned EventRank = 0;
 };
 
 struct Manifest {
