@@ -15,6 +15,8 @@ case "$sanitize" in
   *) echo "tools/test.sh: AIMZ_SANITIZE must be address or thread" >&2; exit 2 ;;
 esac
 "$root/tools/bootstrap.sh"
+# NumPyro, JAX and aimz from PyPI: the references of test/e2e/numpyro.
+"$root/tools/setup_venv.sh"
 # ccache keys on relative paths under the checkout, so a fresh clone (CI)
 # reuses the objects of an earlier build on this machine.
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1

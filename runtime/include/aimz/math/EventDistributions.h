@@ -74,8 +74,10 @@ template <class T> AIMZ_MATH_FN std::int64_t category_of(T x, std::int64_t K) {
 
 /// log(sigmoid(a) - sigmoid(b)) for a >= b, without cancellation:
 /// sigmoid(a) - sigmoid(b) = sigmoid(a) sigmoid(-b) (1 - exp(b - a)).
-template <class T> AIMZ_MATH_FN T log_sigmoid_diff(T a, T b) {
-  return log_sigmoid(a) + log_sigmoid(-b) + std::log(-std::expm1(b - a));
+/// `b_minus_a` is passed separately: for cutpoints it is their difference,
+/// exact when they are close, where (c1 - eta) - (c0 - eta) is not.
+template <class T> AIMZ_MATH_FN T log_sigmoid_diff(T a, T b, T b_minus_a) {
+  return log_sigmoid(a) + log_sigmoid(-b) + std::log(-std::expm1(b_minus_a));
 }
 
 }  // namespace detail
@@ -161,7 +163,7 @@ AIMZ_MATH_FN T ordered_logistic_log_prob(X x, std::int64_t K, EventView<const T>
   if (K == 0) return T(0);
   if (k == 0) return log_sigmoid(cutpoints[0] - eta);
   if (k == K) return log_sigmoid(eta - cutpoints[K - 1]);
-  return detail::log_sigmoid_diff(cutpoints[k] - eta, cutpoints[k - 1] - eta);
+  return detail::log_sigmoid_diff(cutpoints[k] - eta, cutpoints[k - 1] - eta, cutpoints[k - 1] - cutpoints[k]);
 }
 
 // ---------------------------------------------------------------- Multinomial

@@ -1,0 +1,270 @@
+"""The examples against the same models written in NumPyro.
+
+For each example in dsl-examples/ the NumPyro model below is its
+transliteration. With a posterior drawn from NumPyro's prior:
+- `aimz-run log-likelihood` equals `numpyro.infer.util.log_likelihood`
+  (1e-4 relative to max(1, |log p|): f32 models, see check());
+- `aimz-run predict` draws the output from the same distribution as
+  NumPyro's `Predictive` on that posterior: paired per (draw,
+  observation), the mean difference of y (and of y^2, and of each
+  category's indicator) is within 5 standard errors of zero;
+- `aimz-run prior-predictive` draws every latent from NumPyro's prior:
+  a two-sample Kolmogorov-Smirnov test per element, p > 1e-4.
+
+Run by the reference environment's python (.venv, tools/setup_venv.sh);
+exits 77 (skip) when NumPyro is not installed there.
+"""
+
+import os
+import sys
+import zlib
+
+import numpy as np
+
+try:
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    import numpyro
+    import numpyro.distributions as dist
+    from numpyro.infer import Predictive
+    from numpyro.infer.util import log_likelihood
+    from scipy import stats
+except ImportError as e:  # pragma: no cover - depends on the machine
+    print("skipped: NumPyro is not installed (%s); run tools/setup_venv.sh" % e)
+    sys.exit(77)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "run"))
+import aimz_e2e as E  # noqa: E402
+
+N, D, PRIOR = 1500, 60, 4000
+K = 3
+
+
+# --------------------------------------------------- the NumPyro models
+
+def linreg(X, y=None):
+    alpha = numpyro.sample("alpha", dist.Normal(0, 1))
+    beta = numpyro.sample("beta", dist.Normal(0, 1).expand([X.shape[1]]))
+    sigma = numpyro.sample("sigma", dist.HalfNormal(1))
+    with numpyro.plate("obs", X.shape[0]):
+        numpyro.sample("y", dist.Normal(alpha + X @ beta, sigma), obs=y)
+
+
+def logistic(X, y=None):
+    intercept = numpyro.sample("intercept", dist.Normal(0, 2.5))
+    coef = numpyro.sample("coef", dist.Normal(0, 1).expand([X.shape[1]]))
+    with numpyro.plate("obs", X.shape[0]):
+        numpyro.sample("y", dist.Bernoulli(logits=intercept + X @ coef), obs=y)
+
+
+def poisson(X, exposure, y=None):
+    beta0 = numpyro.sample("beta0", dist.Normal(0, 1))
+    beta = numpyro.sample("beta", dist.Normal(0, 0.5).expand([X.shape[1]]))
+    with numpyro.plate("obs", X.shape[0]):
+        numpyro.sample("y", dist.Poisson(exposure * jnp.exp(beta0 + X @ beta)),
+                       obs=y)
+
+
+def negbin_glm(X, exposure, y=None):
+    alpha = numpyro.sample("alpha", dist.Normal(0, 2))
+    beta = numpyro.sample("beta", dist.Normal(0, 1).expand([X.shape[1]]))
+    phi = numpyro.sample("phi", dist.HalfNormal(5))
+    with numpyro.plate("obs", X.shape[0]):
+        mu = jnp.exp(alpha + X @ beta + jnp.log(exposure))
+        numpyro.sample("y", dist.NegativeBinomial2(mu, phi), obs=y)
+
+
+def zero_inflated_poisson(X, y=None):
+    gate_logit = numpyro.sample("gate_logit", dist.Normal(-1, 1))
+    alpha = numpyro.sample("alpha", dist.Normal(0, 1))
+    beta = numpyro.sample("beta", dist.Normal(0, 0.5).expand([X.shape[1]]))
+    with numpyro.plate("obs", X.shape[0]):
+        rate = jnp.exp(alpha + X @ beta)
+        numpyro.sample("y", dist.ZeroInflatedDistribution(
+            dist.Poisson(rate), gate_logits=gate_logit), obs=y)
+
+
+def horseshoe_logistic(X, tau0, prior_scale, y=None):
+    k = X.shape[1]
+    tau = numpyro.sample("tau", dist.HalfCauchy(tau0))
+    lam = numpyro.sample("lam", dist.HalfCauchy(1).expand([k]))
+    z = numpyro.sample("z", dist.Normal(0, 1).expand([k]))
+    intercept = numpyro.sample("intercept", dist.Normal(0, 2.5))
+    beta = z * lam * tau * prior_scale
+    with numpyro.plate("obs", X.shape[0]):
+        numpyro.sample("y", dist.Bernoulli(logits=intercept + X @ beta), obs=y)
+
+
+def hierarchical(x, g, y=None):
+    mu_a = numpyro.sample("mu_a", dist.Normal(0, 5))
+    sigma_a = numpyro.sample("sigma_a", dist.HalfNormal(2))
+    with numpyro.plate("groups", 8):
+        a = numpyro.sample("a", dist.Normal(mu_a, sigma_a))
+    b = numpyro.sample("b", dist.Normal(0, 1))
+    sigma = numpyro.sample("sigma", dist.HalfCauchy(1))
+    with numpyro.plate("obs", x.shape[0]):
+        numpyro.sample("y", dist.Normal(a[g] + b * x, sigma), obs=y)
+
+
+def multinomial_logit(X, y=None, C=4):
+    alpha = numpyro.sample("alpha", dist.Normal(0, 2).expand([C]))
+    beta = numpyro.sample("beta", dist.Normal(0, 1).expand([X.shape[1], C]))
+    with numpyro.plate("obs", X.shape[0]):
+        numpyro.sample("y", dist.Categorical(logits=alpha + X @ beta), obs=y)
+
+
+def ordinal_regression(X, y=None):
+    beta = numpyro.sample("beta", dist.Normal(0, 1).expand([X.shape[1]]))
+    cutpoints = numpyro.sample("cutpoints", dist.TransformedDistribution(
+        dist.Normal(0, 5).expand([3]), dist.transforms.OrderedTransform()))
+    with numpyro.plate("obs", X.shape[0]):
+        numpyro.sample("y", dist.OrderedLogistic(X @ beta, cutpoints), obs=y)
+
+
+def gaussian_mixture(x, y=None):
+    w = numpyro.sample("w", dist.Dirichlet(jnp.array([1.0, 1.0])))
+    mu = numpyro.sample("mu", dist.Normal(0, 5).expand([2]))
+    sigma = numpyro.sample("sigma", dist.HalfNormal(2).expand([2]))
+    with numpyro.plate("obs", x.shape[0]):
+        numpyro.sample("y", dist.MixtureSameFamily(
+            dist.Categorical(probs=w), dist.Normal(mu, sigma)), obs=y)
+
+
+def varying_slopes(x, g, y=None, J=5):
+    mu = numpyro.sample("mu", dist.Normal(0, 2).expand([2]))
+    tau = numpyro.sample("tau", dist.HalfNormal(1).expand([2]))
+    L_omega = numpyro.sample("L_omega", dist.LKJCholesky(2, 2.0))
+    with numpyro.plate("groups", J):
+        ab = numpyro.sample("ab", dist.MultivariateNormal(
+            mu, scale_tril=tau[:, None] * L_omega))
+    sigma = numpyro.sample("sigma", dist.HalfNormal(1))
+    with numpyro.plate("obs", x.shape[0]):
+        numpyro.sample("y", dist.Normal(ab[g, 0] + ab[g, 1] * x, sigma), obs=y)
+
+
+# ------------------------------------------------------------ the data
+
+def data_for(name, rng):
+    X = rng.normal(0, 0.6, (N, K)).astype(np.float32)
+    x = rng.normal(0, 1, N).astype(np.float32)
+    if name in ("poisson", "negbin_glm"):
+        return dict(X=X, exposure=rng.uniform(0.5, 2, N).astype(np.float32))
+    if name == "horseshoe_logistic":
+        return dict(X=X, tau0=np.float32(0.5),
+                    prior_scale=rng.uniform(0.5, 2, K).astype(np.float32))
+    if name == "hierarchical":
+        return dict(x=x, g=rng.integers(0, 8, N).astype(np.int32))
+    if name == "varying_slopes":
+        return dict(x=x, g=rng.integers(0, 5, N).astype(np.int32))
+    if name == "gaussian_mixture":
+        return dict(x=x)
+    return dict(X=X)
+
+
+MODELS = {
+    "linreg": (linreg, "f", {}),
+    "logistic": (logistic, "c", {}),
+    "poisson": (poisson, "i", {}),
+    "negbin_glm": (negbin_glm, "i", {}),
+    "zero_inflated_poisson": (zero_inflated_poisson, "i", {}),
+    "horseshoe_logistic": (horseshoe_logistic, "c", {}),
+    "hierarchical": (hierarchical, "f", {}),
+    "multinomial_logit": (multinomial_logit, "c", {"C": 4}),
+    "ordinal_regression": (ordinal_regression, "c", {}),
+    "gaussian_mixture": (gaussian_mixture, "f", {}),
+    "varying_slopes": (varying_slopes, "f", {"J": 5}),
+}
+
+
+def as_jax(d):
+    return {k: jnp.asarray(np.asarray(v).astype(np.float64)
+                           if np.asarray(v).dtype.kind == "f" else v)
+            for k, v in d.items()}
+
+
+class Examples(E.E2ETestCase):
+    def numpyro_prior(self, name, rng, num):
+        fn, _, _ = MODELS[name]
+        data = data_for(name, np.random.default_rng(1))
+        s = Predictive(fn, num_samples=num)(
+            jax.random.PRNGKey(int(rng.integers(1 << 30))), **as_jax(data))
+        return data, {k: np.asarray(v) for k, v in s.items()}
+
+    def check(self, name):
+        fn, kind, dims = MODELS[name]
+        rng = np.random.default_rng(zlib.crc32(name.encode()))
+        data, prior = self.numpyro_prior(name, rng, D)
+        post = {k: v.astype(np.float32) for k, v in prior.items() if k != "y"}
+        y = prior["y"][0]
+        y = y.astype(np.int32) if kind != "f" else y.astype(np.float32)
+        so = E.model(name)
+        paths = {k: self.save("%s_%s.npy" % (name, k), np.asarray(v))
+                 for k, v in data.items()}
+        pp = self.savez("%s_post.npz" % name, **post)
+
+        # Log-likelihood: NumPyro's on the same (f32-rounded) posterior.
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so,
+                  dict(paths, y=self.save("%s_y.npy" % name, y)), out,
+                  posterior=pp)
+        got = E.read_arrays(out)["y"]
+        ref = np.asarray(log_likelihood(fn, as_jax(post), **as_jax(data),
+                                        y=jnp.asarray(y))["y"])
+        self.assertEqual(got.shape, ref.shape)
+        # 1e-4, not test_log_densities' 1e-5: the f32 linear predictor's
+        # rounding (~1e-7 of its terms) is amplified by |z| / scale, and
+        # prior draws include scales of 0.02.
+        err = np.abs(got - ref) / np.maximum(1, np.abs(ref))
+        self.assertLess(err.max(), 1e-4, "%s: log-likelihood" % name)
+
+        # Predictive: the same distribution as NumPyro's on that posterior.
+        out = self.fresh(".npz")
+        E.run_cmd("predict", so, paths, out, posterior=pp, seed=5)
+        ours = E.read_arrays(out)["y"].astype(np.float64)
+        theirs = np.asarray(Predictive(fn, posterior_samples=as_jax(post))(
+            jax.random.PRNGKey(7), **as_jax(data))["y"]).astype(np.float64)
+        self.assertEqual(ours.shape, theirs.shape)
+        stats_ = [("y", ours, theirs), ("y^2", ours ** 2, theirs ** 2)]
+        if kind == "c":
+            for c in np.unique(theirs):
+                stats_.append(("y==%d" % c, (ours == c) * 1.0,
+                               (theirs == c) * 1.0))
+        for what, a, b in stats_:
+            d = (a - b).ravel()
+            z = d.mean() / (d.std() / np.sqrt(d.size) + 1e-300)
+            self.assertLess(abs(z), 5, "%s predictive %s: z = %.2f" %
+                            (name, what, z))
+
+        # Prior predictive: every latent from NumPyro's prior.
+        _, theirs = self.numpyro_prior(name, rng, PRIOR)
+        out = self.fresh(".npz")
+        sites = sorted(k for k in theirs if k != "y")
+        E.run_cmd("prior-predictive", so, paths, out, num_samples=PRIOR,
+                  sites=sites + ["y"], seed=3,
+                  extra=sum((["--dim", "%s=%d" % kv] for kv in dims.items()), []))
+        ours = E.read_arrays(out)
+        for s in sites:
+            a = ours[s].reshape(PRIOR, -1)
+            b = theirs[s].reshape(PRIOR, -1)
+            self.assertEqual(a.shape, b.shape, s)
+            for j in range(min(a.shape[1], 8)):
+                if np.all(b[:, j] == b[0, j]):  # a constant (LKJ's L[0, 0])
+                    np.testing.assert_allclose(a[:, j], b[0, j], rtol=1e-6)
+                    continue
+                p = stats.ks_2samp(a[:, j], b[:, j]).pvalue
+                self.assertGreater(p, 1e-4, "%s prior %s[%d]: KS p = %.2g" %
+                                   (name, s, j, p))
+
+
+def add_tests():
+    for name in MODELS:
+        setattr(Examples, "test_" + name, lambda self, n=name: self.check(n))
+
+
+add_tests()
+
+if __name__ == "__main__":
+    E.main()

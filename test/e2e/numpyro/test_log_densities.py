@@ -1,0 +1,367 @@
+"""Every distribution's log density against NumPyro's own `log_prob`.
+
+For each distribution (and each probs/logits, gate/gate_logits,
+scale_tril/covariance_matrix variant) a one-site model takes the
+parameters as per-observation inputs, and `aimz-run log-likelihood`
+scores values inside and outside the support. The reference is NumPyro's
+`log_prob` in float64 on the same (rounded) parameters: our f64 models must
+agree to 1e-10 and our f32 models to 1e-5, relative to max(1, |log p|).
+
+Run by the reference environment's python (.venv, tools/setup_venv.sh);
+exits 77 (skip) when NumPyro is not installed there.
+"""
+
+import os
+import sys
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from scipy import special, stats
+
+try:
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    import numpyro.distributions as dist
+except ImportError as e:  # pragma: no cover - depends on the machine
+    print("skipped: NumPyro is not installed (%s); run tools/setup_venv.sh" % e)
+    sys.exit(77)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "run"))
+import aimz_e2e as E  # noqa: E402
+
+N = 400  # observations (parameter sets) per distribution
+K = 4    # event size for vector parameters
+
+
+def pos(rng, shape, lo=0.2, hi=5.0):
+    return np.exp(rng.uniform(np.log(lo), np.log(hi), shape))
+
+
+def real(rng, shape, s=2.0):
+    return rng.normal(0, s, shape)
+
+
+def unit(rng, shape):
+    return rng.uniform(0.02, 0.98, shape)
+
+
+def simplex(rng, shape):
+    return rng.dirichlet(np.ones(shape[-1]), shape[:-1])
+
+
+def counts(rng, shape, hi=12):
+    return rng.integers(1, hi, shape).astype(np.int32)
+
+
+def spd(rng, shape):
+    A = rng.normal(0, 1, shape)
+    return A @ np.swapaxes(A, -1, -2) + 0.5 * np.eye(shape[-1])
+
+
+def tril(rng, shape):
+    L = np.tril(rng.normal(0, 0.7, shape))
+    i = np.arange(shape[-1])
+    L[..., i, i] = pos(rng, shape[:-1], 0.3, 2.0)
+    return L
+
+
+def mix_values(v, rng, bad):
+    """Values with a few outside the support (NaN-free)."""
+    v = v.copy()
+    idx = rng.choice(len(v), size=len(v) // 20, replace=False)
+    v[idx] = bad
+    return v
+
+
+# name: (aimz call, {param: (trailing shape, generator)}, numpyro(params),
+#        value(rng, params, numpyro_dist) -> values, value dtype, value event)
+def continuous(call, params, make, outside=None):
+    def value(rng, p, d):
+        v = np.asarray(d.sample(jax.random.PRNGKey(rng.integers(1 << 30))))
+        return v if outside is None else mix_values(v, rng, outside)
+    return (call, params, make, value, "f", ())
+
+
+def discrete(call, params, make, outside=-1):
+    def value(rng, p, d):
+        v = np.asarray(d.sample(jax.random.PRNGKey(rng.integers(1 << 30))))
+        return mix_values(v.astype(np.int32), rng, outside)
+    return (call, params, make, value, "i", ())
+
+
+S = ()
+V = (K,)
+CASES = {
+    "normal": continuous("Normal(a, b)", dict(a=(S, real), b=(S, pos)),
+                         lambda p: dist.Normal(p["a"], p["b"])),
+    "halfnormal": continuous("HalfNormal(a)", dict(a=(S, pos)),
+                             lambda p: dist.HalfNormal(p["a"]), -1.0),
+    "lognormal": continuous("LogNormal(a, b)", dict(a=(S, real), b=(S, pos)),
+                            lambda p: dist.LogNormal(p["a"], p["b"]), -1.0),
+    "exponential": continuous("Exponential(a)", dict(a=(S, pos)),
+                              lambda p: dist.Exponential(p["a"]), -1.0),
+    "gamma": continuous("Gamma(a, b)", dict(a=(S, pos), b=(S, pos)),
+                        lambda p: dist.Gamma(p["a"], p["b"]), -1.0),
+    "beta": continuous("Beta(a, b)", dict(a=(S, pos), b=(S, pos)),
+                       lambda p: dist.Beta(p["a"], p["b"])),
+    "cauchy": continuous("Cauchy(a, b)", dict(a=(S, real), b=(S, pos)),
+                         lambda p: dist.Cauchy(p["a"], p["b"])),
+    "halfcauchy": continuous("HalfCauchy(a)", dict(a=(S, pos)),
+                             lambda p: dist.HalfCauchy(p["a"]), -1.0),
+    "studentt": continuous("StudentT(a, b, c)",
+                           dict(a=(S, pos), b=(S, real), c=(S, pos)),
+                           lambda p: dist.StudentT(p["a"], p["b"], p["c"])),
+    "laplace": continuous("Laplace(a, b)", dict(a=(S, real), b=(S, pos)),
+                          lambda p: dist.Laplace(p["a"], p["b"])),
+    "logistic": continuous("Logistic(a, b)", dict(a=(S, real), b=(S, pos)),
+                           lambda p: dist.Logistic(p["a"], p["b"])),
+    "gumbel": continuous("Gumbel(a, b)", dict(a=(S, real), b=(S, pos)),
+                         lambda p: dist.Gumbel(p["a"], p["b"])),
+    "inversegamma": continuous("InverseGamma(a, b)", dict(a=(S, pos), b=(S, pos)),
+                               lambda p: dist.InverseGamma(p["a"], p["b"]), -1.0),
+    "pareto": continuous("Pareto(a, b)", dict(a=(S, pos), b=(S, pos)),
+                         lambda p: dist.Pareto(p["a"], p["b"])),
+    "weibull": continuous("Weibull(a, b)", dict(a=(S, pos), b=(S, pos)),
+                          lambda p: dist.Weibull(p["a"], p["b"]), -1.0),
+    # low = a + b c: NumPyro's own log_prob fails (-inf) when the interval
+    # lies tens of scales into a tail, which ours handles (test/unit/math).
+    "truncatednormal": continuous(
+        "TruncatedNormal(a, b, low=a + b * c, high=a + b * c + 3)",
+        dict(a=(S, real), b=(S, pos), c=(S, lambda r, s: r.uniform(-2, 1, s))),
+        lambda p: dist.TruncatedNormal(p["a"], p["b"], low=p["a"] + p["b"] * p["c"],
+                                       high=p["a"] + p["b"] * p["c"] + 3)),
+    "bernoulli_probs": discrete("Bernoulli(probs=a)", dict(a=(S, unit)),
+                                lambda p: dist.Bernoulli(probs=p["a"]), 2),
+    "bernoulli_logits": discrete("Bernoulli(logits=a)", dict(a=(S, real)),
+                                 lambda p: dist.Bernoulli(logits=p["a"]), 2),
+    "binomial_probs": discrete(
+        "Binomial(n, probs=a)", dict(n=(S, counts), a=(S, unit)),
+        lambda p: dist.Binomial(p["n"], probs=p["a"])),
+    "binomial_logits": discrete(
+        "Binomial(n, logits=a)", dict(n=(S, counts), a=(S, real)),
+        lambda p: dist.Binomial(p["n"], logits=p["a"])),
+    "poisson": discrete("Poisson(a)", dict(a=(S, pos)),
+                        lambda p: dist.Poisson(p["a"])),
+    "gammapoisson": discrete("GammaPoisson(a, b)", dict(a=(S, pos), b=(S, pos)),
+                             lambda p: dist.GammaPoisson(p["a"], p["b"])),
+    "negativebinomial2": discrete(
+        "NegativeBinomial2(a, b)", dict(a=(S, pos), b=(S, pos)),
+        lambda p: dist.NegativeBinomial2(p["a"], p["b"])),
+    "negativebinomialprobs": discrete(
+        "NegativeBinomialProbs(a, b)", dict(a=(S, pos), b=(S, unit)),
+        lambda p: dist.NegativeBinomialProbs(p["a"], p["b"])),
+    "negativebinomiallogits": discrete(
+        "NegativeBinomialLogits(a, b)", dict(a=(S, pos), b=(S, real)),
+        lambda p: dist.NegativeBinomialLogits(p["a"], p["b"])),
+    "zeroinflatedpoisson": discrete(
+        "ZeroInflatedPoisson(a, b)", dict(a=(S, unit), b=(S, pos)),
+        lambda p: dist.ZeroInflatedPoisson(p["a"], p["b"])),
+    "zeroinflatedpoisson_logits": discrete(
+        "ZeroInflatedPoisson(rate=b, gate_logits=a)", dict(a=(S, real), b=(S, pos)),
+        lambda p: dist.ZeroInflatedDistribution(dist.Poisson(p["b"]),
+                                                gate_logits=p["a"])),
+    "zinb2": discrete(
+        "ZeroInflatedNegativeBinomial2(a, b, gate=c)",
+        dict(a=(S, pos), b=(S, pos), c=(S, unit)),
+        lambda p: dist.ZeroInflatedNegativeBinomial2(p["a"], p["b"], gate=p["c"])),
+    "zinb2_logits": discrete(
+        "ZeroInflatedNegativeBinomial2(a, b, gate_logits=c)",
+        dict(a=(S, pos), b=(S, pos), c=(S, real)),
+        lambda p: dist.ZeroInflatedNegativeBinomial2(p["a"], p["b"],
+                                                     gate_logits=p["c"])),
+    "betabinomial": discrete(
+        "BetaBinomial(a, b, n)", dict(a=(S, pos), b=(S, pos), n=(S, counts)),
+        lambda p: dist.BetaBinomial(p["a"], p["b"], p["n"])),
+    "categorical_probs": discrete("Categorical(probs=a)", dict(a=(V, simplex)),
+                                  lambda p: dist.Categorical(probs=p["a"]), K),
+    "categorical_logits": discrete("Categorical(logits=a)", dict(a=(V, real)),
+                                   lambda p: dist.Categorical(logits=p["a"]), K),
+    "orderedlogistic": discrete(
+        "OrderedLogistic(a, c)",
+        dict(a=(S, real), c=(V, lambda r, s: np.sort(real(r, s), axis=-1))),
+        lambda p: dist.OrderedLogistic(p["a"], p["c"]), K + 1),
+    "mixture_normal": continuous(
+        "MixtureSameFamily(Categorical(probs=w), Normal(a, b))",
+        dict(w=(V, simplex), a=(V, real), b=(V, pos)),
+        lambda p: dist.MixtureSameFamily(dist.Categorical(probs=p["w"]),
+                                         dist.Normal(p["a"], p["b"]))),
+    "mixture_studentt_logits": continuous(
+        "MixtureSameFamily(Categorical(logits=w), StudentT(c, a, b))",
+        dict(w=(V, real), a=(V, real), b=(V, pos), c=(V, pos)),
+        lambda p: dist.MixtureSameFamily(dist.Categorical(logits=p["w"]),
+                                         dist.StudentT(p["c"], p["a"], p["b"]))),
+    "mixture_poisson": discrete(
+        "MixtureSameFamily(Categorical(probs=w), Poisson(a))",
+        dict(w=(V, simplex), a=(V, pos)),
+        lambda p: dist.MixtureSameFamily(dist.Categorical(probs=p["w"]),
+                                         dist.Poisson(p["a"]))),
+}
+
+
+def vector_case(call, params, make, kind, outside):
+    def value(rng, p, d):
+        v = np.asarray(d.sample(jax.random.PRNGKey(rng.integers(1 << 30))))
+        v = v.astype(np.int32 if kind == "i" else np.float64)
+        idx = rng.choice(len(v), size=len(v) // 20, replace=False)
+        v[idx, 0] = outside
+        return v
+    return (call, params, make, value, kind, V)
+
+
+CASES.update({
+    "multinomial_probs": vector_case(
+        "Multinomial(n, probs=a)", dict(n=(S, counts), a=(V, simplex)),
+        lambda p: dist.Multinomial(p["n"], probs=p["a"]), "i", -1),
+    "multinomial_logits": vector_case(
+        "Multinomial(n, logits=a)", dict(n=(S, counts), a=(V, real)),
+        lambda p: dist.Multinomial(p["n"], logits=p["a"]), "i", -1),
+    "dirichlet": vector_case("Dirichlet(a)", dict(a=(V, pos)),
+                             lambda p: dist.Dirichlet(p["a"]), "f", -0.5),
+    "mvn_scale_tril": vector_case(
+        "MultivariateNormal(a, scale_tril=L)", dict(a=(V, real), L=((K, K), tril)),
+        lambda p: dist.MultivariateNormal(p["a"], scale_tril=p["L"]), "f", 0.5),
+    "mvn_covariance": vector_case(
+        "MultivariateNormal(a, covariance_matrix=S)",
+        dict(a=(V, real), S=((K, K), spd)),
+        lambda p: dist.MultivariateNormal(p["a"], covariance_matrix=p["S"]),
+        "f", 0.5),
+})
+
+
+def gen_is_count(param):
+    return param[1] is counts
+
+
+# NumPyro's float64 log_prob of the gamma-Poisson family and of Multinomial
+# is itself only good to ~1e-6 (GammaPoisson(4.9, 0.22) at 11 differs from
+# scipy.stats.nbinom by 3.9e-7, Multinomial(9, p) from
+# scipy.stats.multinomial by 6e-7): against NumPyro these get that
+# tolerance, and against scipy (below) 1e-10. BetaBinomial likewise.
+NUMPYRO_F64_ERROR = {n: 5e-6 for n in (
+    "gammapoisson", "negativebinomial2", "negativebinomialprobs",
+    "negativebinomiallogits", "zinb2", "zinb2_logits", "multinomial_probs",
+    "multinomial_logits", "betabinomial")}
+
+
+def _nb(y, n, q):
+    return stats.nbinom.logpmf(y, n, q)
+
+
+def _zi(y, gate, lp):
+    with np.errstate(divide="ignore"):
+        return np.where(y == 0, np.logaddexp(np.log(gate), np.log1p(-gate) + lp),
+                        np.log1p(-gate) + lp)
+
+
+def _multinomial(y, n, probs):
+    return np.array([stats.multinomial.logpmf(y[i], n[i], probs[i])
+                     for i in range(len(y))])
+
+
+SCIPY = {
+    "betabinomial": lambda y, p: stats.betabinom.logpmf(y, p["n"], p["a"], p["b"]),
+    "gammapoisson": lambda y, p: _nb(y, p["a"], p["b"] / (1 + p["b"])),
+    "negativebinomial2": lambda y, p: _nb(y, p["b"], p["b"] / (p["b"] + p["a"])),
+    "negativebinomialprobs": lambda y, p: _nb(y, p["a"], 1 - p["b"]),
+    "negativebinomiallogits": lambda y, p: _nb(y, p["a"], special.expit(-p["b"])),
+    "zinb2": lambda y, p: _zi(y, p["c"], _nb(y, p["b"], p["b"] / (p["b"] + p["a"]))),
+    "zinb2_logits": lambda y, p: _zi(y, special.expit(p["c"]),
+                                     _nb(y, p["b"], p["b"] / (p["b"] + p["a"]))),
+    "multinomial_probs": lambda y, p: _multinomial(y, p["n"], p["a"]),
+    "multinomial_logits": lambda y, p: _multinomial(y, p["n"],
+                                                    special.softmax(p["a"], -1)),
+}
+
+
+def model_source(name, case, prec):
+    call, params, _, _, kind, event = case
+    ins = []
+    for p, (shape, gen) in params.items():
+        t = "i32" if gen is counts else prec
+        ins.append("%s: %s[%s]" % (p, t, ", ".join(["n"] + [str(s) for s in shape])))
+    out = "%s[%s]" % ("i32" if kind == "i" else prec,
+                      ", ".join(["n"] + [str(s) for s in event]))
+    return ("model %s(%s) -> (y: %s) {\n  dummy ~ Normal(0, 1);\n"
+            "  plate obs(n) {\n    y ~ %s;\n  }\n}\n"
+            % (name, ", ".join(ins), out, call))
+
+
+class LogDensities(E.E2ETestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        jobs = [(n, p) for n in CASES for p in ("f64", "f32")]
+
+        def build(job):
+            name, prec = job
+            src = cls.path("%s_%s.aimz" % job)
+            with open(src, "w") as f:
+                f.write(model_source("d_" + name, CASES[name], prec))
+            r = E.aimzc(src, "-o", cls.path("%s_%s.so" % job))
+            return job, r
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+            cls.built = {job: r for job, r in ex.map(build, jobs)}
+
+    def check(self, name, prec):
+        r = self.built[(name, prec)]
+        self.assertEqual(r.rc, 0, r)
+        call, params, make, value, kind, event = CASES[name]
+        rng = np.random.default_rng(zlib.crc32(name.encode()))
+        ftype = np.float64 if prec == "f64" else np.float32
+        p = {}
+        for k, (shape, gen) in params.items():
+            v = gen(rng, (N,) + shape)
+            p[k] = v if gen is counts else v.astype(ftype)
+        ref_params = {k: jnp.asarray(v.astype(np.int64) if gen_is_count(params[k]) else
+                                     v.astype(np.float64))
+                      for k, v in p.items()}
+        d = make(ref_params)
+        y = value(rng, p, d)
+        if kind == "f":
+            y = y.astype(ftype)
+        ref = np.asarray(d.log_prob(jnp.asarray(y.astype(
+            np.float64 if kind == "f" else np.int64))))
+        data = {k: self.save("%s_%s_%s.npy" % (name, prec, k), v)
+                for k, v in p.items()}
+        data["y"] = self.save("%s_%s_y.npy" % (name, prec), y)
+        post = self.savez("%s_%s_post.npz" % (name, prec),
+                          dummy=np.zeros(1, ftype))
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", self.path("%s_%s.so" % (name, prec)),
+                  data, out, posterior=post)
+        got = E.read_arrays(out)["y"][0]
+        self.assertEqual(got.shape, ref.shape)
+        tol = 1e-10 if prec == "f64" else 1e-5
+        tol = max(tol, NUMPYRO_F64_ERROR.get(name, 0))
+        finite = np.isfinite(ref)
+        np.testing.assert_array_equal(np.isfinite(got), finite,
+                                      "%s %s: support differs" % (name, prec))
+        np.testing.assert_array_equal(got[~finite], ref[~finite])
+        err = np.abs(got[finite] - ref[finite]) / np.maximum(1, np.abs(ref[finite]))
+        self.assertLess(err.max(), tol, "%s %s: worst at %s" % (
+            name, prec, np.argmax(err)))
+        if prec == "f64" and name in SCIPY:
+            with np.errstate(all="ignore"):
+                sref = SCIPY[name](y, {k: v.astype(np.float64) if k != "n" else v
+                                       for k, v in p.items()})
+            ok = np.isfinite(sref)
+            err = np.abs(got[ok] - sref[ok]) / np.maximum(1, np.abs(sref[ok]))
+            self.assertLess(err.max(), 1e-10, "%s: against scipy" % name)
+
+
+def add_tests():
+    for name in CASES:
+        for prec in ("f64", "f32"):
+            def t(self, name=name, prec=prec):
+                self.check(name, prec)
+            setattr(LogDensities, "test_%s_%s" % (name, prec), t)
+
+
+add_tests()
+
+if __name__ == "__main__":
+    E.main()
