@@ -118,6 +118,10 @@ const std::vector<DistSpec> &allDistributions() {
       {DistKind::TransformedDistribution, "TransformedDistribution",
        {{"base_distribution", C::Real, std::nullopt},
         {"transforms", C::Real, std::nullopt}}, false, {}},
+      {DistKind::TruncatedDistribution, "TruncatedDistribution",
+       {{"base_dist", C::Real, std::nullopt},
+        {"low", C::Real, -HUGE_VAL},
+        {"high", C::Real, HUGE_VAL}}, false, {}},
   };
   return Table;
 }
@@ -153,9 +157,22 @@ std::string runtimeSymbol(const DistSpec &Spec,
 }
 
 std::string compositeName(DistKind Kind, llvm::StringRef Base) {
-  return (Kind == DistKind::MixtureSameFamily ? "MixtureSameFamily("
-                                              : "OrderedTransform(") +
-         Base.str() + ")";
+  const char *Prefix = Kind == DistKind::MixtureSameFamily ? "MixtureSameFamily("
+                       : Kind == DistKind::TruncatedDistribution
+                           ? "Truncated("
+                           : "OrderedTransform(";
+  return Prefix + Base.str() + ")";
+}
+
+llvm::ArrayRef<const char *> truncatableBases() {
+  static const char *Bases[] = {"Normal", "Cauchy", "StudentT", "Laplace",
+                                "Logistic"};
+  return Bases;
+}
+
+std::string truncatedSymbol(llvm::StringRef Base) {
+  // The normal's is TruncatedNormal's.
+  return Base == "Normal" ? "truncatednormal" : "truncated_" + Base.lower();
 }
 
 std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
@@ -175,6 +192,14 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
                runtimeSymbol(*Base, Params.drop_front(Skip));
     C.Event = true;
     C.ValueEventRank = Skip ? 0 : 1;
+    return C;
+  }
+  if (Dist.consume_front("Truncated(")) {
+    if (!Dist.consume_back(")") ||
+        !llvm::is_contained(truncatableBases(), Dist))
+      return std::nullopt;
+    RuntimeCall C;
+    C.Symbol = truncatedSymbol(Dist);
     return C;
   }
   const DistSpec *Spec = lookupDistribution(Dist);

@@ -157,6 +157,7 @@ private:
                                     const std::vector<Arg> &Args, SMLoc Loc);
   std::optional<BoundCall> bindMixture(SampleStmt &S);
   std::optional<BoundCall> bindOrdered(SampleStmt &S, bool IsOutput);
+  std::optional<BoundCall> bindTruncated(SampleStmt &S);
   const CallExpr *distributionArg(const SampleStmt &S, size_t Index,
                                   const char *What);
   void analyzeBlock(BlockStmt &B);
@@ -745,9 +746,14 @@ const CallExpr *Analyzer::distributionArg(const SampleStmt &S, size_t Index,
       if (A.Keyword == Spec.Params[J].Name)
         I = J;
     if (I >= Spec.Params.size()) {
+      std::vector<std::string> Names;
+      for (const DistParam &P : Spec.Params)
+        Names.push_back(P.Name);
+      std::string Last = Names.back();
+      Names.pop_back();
       Diags.error(A.Loc, llvm::Twine(Spec.Name) + " takes " +
-                             Spec.Params[0].Name + " and " +
-                             Spec.Params[1].Name + " only");
+                             llvm::join(Names, ", ") + " and " + Last +
+                             " only");
       return nullptr;
     }
     if (I == Index)
@@ -914,6 +920,90 @@ std::optional<Analyzer::BoundCall> Analyzer::bindOrdered(SampleStmt &S,
   return R;
 }
 
+/// TruncatedDistribution(Base(...), low=, high=): the base's density
+/// renormalized on [low, high] (either bound may be left out), for the
+/// real-valued symmetric bases NumPyro truncates.
+std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
+  const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
+  if (!BaseCall)
+    return std::nullopt;
+  if (!llvm::is_contained(truncatableBases(), BaseCall->Callee)) {
+    std::vector<std::string> Names(truncatableBases().begin(),
+                                   truncatableBases().end());
+    Diags.error(BaseCall->Loc, "TruncatedDistribution truncates " +
+                                   llvm::join(Names, ", ") + "; got " +
+                                   BaseCall->Callee);
+    return std::nullopt;
+  }
+  const DistSpec *Base = lookupDistribution(BaseCall->Callee);
+  auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
+  if (!C || !C->Ok || !C->Batch)
+    return std::nullopt;
+  // low and high: by keyword, or positional after the base.
+  ExprPtr Bounds[2];
+  const char *Names[2] = {"low", "high"};
+  size_t Positional = 0;
+  bool Ok = true;
+  for (const Arg &A : S.Args) {
+    int I = -1;
+    if (A.Keyword.empty())
+      I = static_cast<int>(Positional++) - 1;
+    else if (A.Keyword == "low" || A.Keyword == "high")
+      I = A.Keyword == "low" ? 0 : 1;
+    else if (A.Keyword == "base_dist")
+      continue;
+    if (I < 0 || I > 1) {
+      if (!(A.Keyword.empty() && I == -1)) {
+        Diags.error(A.Loc, "TruncatedDistribution takes base_dist, low and "
+                           "high only");
+        Ok = false;
+      }
+      continue;
+    }
+    if (Bounds[I]) {
+      Diags.error(A.Loc, llvm::Twine("'") + Names[I] + "' is given twice");
+      Ok = false;
+      continue;
+    }
+    Bounds[I] = A.Value;
+  }
+  BoundCall R;
+  R.Dist = compositeName(DistKind::TruncatedDistribution, Base->Name);
+  R.Params = C->Params;
+  R.Batch = C->Batch;
+  for (int I = 0; I < 2; ++I) {
+    if (!Bounds[I]) {
+      Bounds[I] = std::make_shared<NumberExpr>(
+          S.DistLoc, I == 0 ? -HUGE_VAL : HUGE_VAL, false);
+      Bounds[I]->Ty = {Info.Precision, {}, true};
+    } else if (!analyzeExpr(*Bounds[I])) {
+      Ok = false;
+      continue;
+    } else if (!isNumeric(Bounds[I]->Ty.Type)) {
+      Diags.error(Bounds[I]->Loc, llvm::Twine("'") + Names[I] +
+                                      "' must be a number; got bool");
+      Ok = false;
+      continue;
+    }
+    auto B = broadcastShapes(*R.Batch, Bounds[I]->Ty.Dims);
+    if (!B) {
+      Diags.error(Bounds[I]->Loc, llvm::Twine("'") + Names[I] +
+                                      "' has shape " +
+                                      shapeStr(Bounds[I]->Ty.Dims) +
+                                      ", which does not broadcast with the "
+                                      "base's " + shapeStr(*R.Batch));
+      Ok = false;
+      continue;
+    }
+    R.Batch = B;
+    R.Params.push_back({Names[I], Bounds[I], Shape(),
+                        SampleStmt::LoweredParam::Transform::None});
+  }
+  if (!Ok)
+    return std::nullopt;
+  return R;
+}
+
 void Analyzer::analyzeSample(SampleStmt &S) {
   const DistSpec *Spec = lookupDistribution(S.Dist);
   bool IsOutput = S.Name == M.Output.Name;
@@ -968,9 +1058,12 @@ void Analyzer::analyzeSample(SampleStmt &S) {
   // The call's parameters, its batch shape and (with an event axis) the
   // event size K; composites by their own rules.
   std::optional<BoundCall> Call;
-  if (Spec->isComposite())
-    Call = Spec->Kind == DistKind::MixtureSameFamily ? bindMixture(S)
-                                                     : bindOrdered(S, IsOutput);
+  if (Spec->Kind == DistKind::MixtureSameFamily)
+    Call = bindMixture(S);
+  else if (Spec->Kind == DistKind::TransformedDistribution)
+    Call = bindOrdered(S, IsOutput);
+  else if (Spec->Kind == DistKind::TruncatedDistribution)
+    Call = bindTruncated(S);
   else
     Call = bindCall(*Spec, S.Args, S.DistLoc);
   if (!Call) {
@@ -1337,9 +1430,10 @@ bool Analyzer::analyzeCall(CallExpr &E) {
   static const std::set<std::string> VectorFns = {"softmax", "log_softmax"};
   // Elementwise, two arguments broadcast together (NumPy's names).
   static const std::set<std::string> PairFns = {"minimum", "maximum", "pow"};
+  bool AxisFn = Reductions.count(E.Callee) || VectorFns.count(E.Callee) ||
+                E.Callee == "cumsum";
   bool Known = FloatFns.count(E.Callee) || SameTypeFns.count(E.Callee) ||
-               Reductions.count(E.Callee) || PairFns.count(E.Callee) ||
-               VectorFns.count(E.Callee) || E.Callee == "clip" ||
+               AxisFn || PairFns.count(E.Callee) || E.Callee == "clip" ||
                E.Callee == "where";
   if (!Known) {
     if (lookupDistribution(E.Callee))
@@ -1353,14 +1447,40 @@ bool Analyzer::analyzeCall(CallExpr &E) {
                              "abs, tanh, sigmoid, relu, softplus, log_sigmoid, "
                              "lgamma, erf, Phi, sin, cos, minimum, maximum, "
                              "pow, clip, where, sum, mean, min, max, "
-                             "logsumexp, softmax, log_softmax");
+                             "logsumexp, softmax, log_softmax, cumsum");
     return false;
   }
   bool Ok = true;
+  // axis=: an integer literal (negative counts from the end), taken out of
+  // the arguments; checked against the value's rank below.
+  std::optional<int64_t> Axis;
+  SMLoc AxisLoc;
+  for (auto It = E.Args.begin(); It != E.Args.end();) {
+    if (It->Keyword != "axis" || !AxisFn) {
+      ++It;
+      continue;
+    }
+    auto V = literalValue(*It->Value);
+    auto *N = llvm::dyn_cast<NumberExpr>(It->Value.get());
+    auto *U = llvm::dyn_cast<UnaryExpr>(It->Value.get());
+    bool IsInt = (N && N->IsInteger) ||
+                 (U && llvm::isa<NumberExpr>(*U->Operand) &&
+                  llvm::cast<NumberExpr>(*U->Operand).IsInteger) ||
+                 (V && llvm::isa<NameExpr>(*It->Value));
+    if (!V || !IsInt || Axis) {
+      Diags.error(It->Loc, Axis ? "'axis' is given twice"
+                                : "'axis' must be an integer literal or const");
+      Ok = false;
+    } else {
+      Axis = static_cast<int64_t>(*V);
+      AxisLoc = It->Loc;
+    }
+    It = E.Args.erase(It);
+  }
   for (const Arg &A : E.Args) {
     if (!A.Keyword.empty()) {
-      Diags.error(A.Loc, "function '" + E.Callee +
-                             "' takes no keyword arguments");
+      Diags.error(A.Loc, "function '" + E.Callee + "' takes no keyword "
+                             "arguments" + (AxisFn ? " but axis=" : ""));
       Ok = false;
     }
     Ok &= analyzeExpr(*A.Value);
@@ -1413,7 +1533,29 @@ bool Analyzer::analyzeCall(CallExpr &E) {
     return true;
   }
   const ExprType &A = E.Args[0].Value->Ty;
-  if (E.Args.size() == 1 && Reductions.count(E.Callee))
+  // The axis a reduction, softmax or cumsum runs along (local dims).
+  if (AxisFn && (Axis || VectorFns.count(E.Callee) || E.Callee == "cumsum")) {
+    int64_t Rank = static_cast<int64_t>(A.Dims.size());
+    if (!Axis && E.Callee == "cumsum" && Rank > 1) {
+      Diags.error(E.Loc, "cumsum of an array of shape " + shapeStr(A.Dims) +
+                             " needs axis= (NumPy would flatten it)");
+      return false;
+    }
+    int64_t Ax = Axis ? *Axis : -1;
+    if (Ax < 0)
+      Ax += Rank;
+    if (Ax < 0 || Ax >= Rank) {
+      Diags.error(Axis ? AxisLoc : E.Loc,
+                  "axis " + llvm::Twine(Axis ? *Axis : -1) +
+                      " is out of range for a value of shape " +
+                      shapeStr(A.Dims));
+      return false;
+    }
+    if (mixesObservations(E.Loc, A.Dims[Ax], ("'" + E.Callee + "'").c_str()))
+      return false;
+    E.Axis = Ax;
+  }
+  if (E.Args.size() == 1 && Reductions.count(E.Callee) && !E.Axis)
     for (const Dim &D : A.Dims)
       if (mixesObservations(E.Loc, D,
                             ("'" + E.Callee + "'").c_str()))
@@ -1426,17 +1568,16 @@ bool Analyzer::analyzeCall(CallExpr &E) {
     }
   }
   if (VectorFns.count(E.Callee)) {
-    if (A.Dims.size() > 1) {
-      Diags.error(E.Loc, "'" + E.Callee + "' of an array of shape " +
-                             shapeStr(A.Dims) +
-                             ": only a vector (per observation) is supported; "
-                             "apply it to one row at a time");
-      return false;
-    }
-    for (const Dim &D : A.Dims)
-      if (mixesObservations(E.Loc, D, ("'" + E.Callee + "'").c_str()))
-        return false;
     E.Ty = {Info.Precision, A.Dims, false};
+  } else if (E.Callee == "cumsum") {
+    E.Ty = {A.Type == DType::Bool ? DType::I32 : A.Type, A.Dims, false};
+  } else if (E.Axis) {
+    Shape Kept = A.Dims;
+    Kept.erase(Kept.begin() + *E.Axis);
+    DType T = E.Callee == "mean" || E.Callee == "logsumexp" ? Info.Precision
+              : E.Callee == "sum" && A.Type == DType::Bool  ? DType::I32
+                                                             : A.Type;
+    E.Ty = {T, Kept, false};
   } else if (FloatFns.count(E.Callee)) {
     E.Ty = {Info.Precision, A.Dims, A.WeakLiteral};
   } else if (SameTypeFns.count(E.Callee)) {

@@ -4,7 +4,7 @@
 // before optimization, so these small functions inline into the kernels.
 // One C symbol per distribution, variant and precision keeps the generated
 // calls simple: samplers take (seed, site, draw, obs, elem, a, b, c, d), log
-// densities (x, a, b, c, d); unused parameters are ignored.
+// densities (x, a, b, c, d, e); unused parameters are ignored.
 //
 //===----------------------------------------------------------------------===//
 // The same file builds twice: for the host CPU, and as CUDA device code for
@@ -40,11 +40,8 @@ namespace m = aimz::math;
 #define AIMZ_SAMPLER(NAME, RET, T, SUFFIX, CALL)                              \
   AIMZ_SUPPORT AIMZ_NOINLINE RET aimz_rt_sample_##NAME##_##SUFFIX(            \
       uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs,              \
-      uint64_t elem, T a, T b, T c, T d) {                                    \
-    (void)a;                                                                  \
-    (void)b;                                                                  \
-    (void)c;                                                                  \
-    (void)d;                                                                  \
+      uint64_t elem, T a, T b, T c, T d, T e) {                               \
+    (void)a, (void)b, (void)c, (void)d, (void)e;                              \
     RandomStream s(seed, static_cast<uint32_t>(site), draw, obs, elem);       \
     return CALL;                                                              \
   }
@@ -52,11 +49,9 @@ namespace m = aimz::math;
 // Log densities --------------------------------------------------------------
 
 #define AIMZ_LOGP(NAME, T, SUFFIX, CALL)                                      \
-  AIMZ_SUPPORT T aimz_rt_logp_##NAME##_##SUFFIX(T x, T a, T b, T c, T d) {    \
-    (void)a;                                                                  \
-    (void)b;                                                                  \
-    (void)c;                                                                  \
-    (void)d;                                                                  \
+  AIMZ_SUPPORT T aimz_rt_logp_##NAME##_##SUFFIX(T x, T a, T b, T c, T d,      \
+                                                 T e) {                       \
+    (void)a, (void)b, (void)c, (void)d, (void)e;                              \
     return CALL;                                                              \
   }
 
@@ -65,6 +60,7 @@ namespace m = aimz::math;
 #define AIMZ_ARGS_2 a, b
 #define AIMZ_ARGS_3 a, b, c
 #define AIMZ_ARGS_4 a, b, c, d
+#define AIMZ_ARGS_5 a, b, c, d, e
 #define AIMZ_RET_CONTINUOUS(T) T
 #define AIMZ_RET_DISCRETE(T) int32_t
 #define AIMZ_LOGP_TARGS_CONTINUOUS(T) T
@@ -83,17 +79,17 @@ namespace m = aimz::math;
 // Event distributions ---------------------------------------------------------
 //
 // Parameters and values are strided views (EventDistributions.def has the
-// calling convention): five parameter slots, of which a distribution reads
+// calling convention): six parameter slots, of which a distribution reads
 // its first ARITY.
 
 #define AIMZ_EV_PARAM(T, N) const T *N, int64_t N##0, int64_t N##1
 #define AIMZ_EV_PARAMS(T)                                                     \
   AIMZ_EV_PARAM(T, pa), AIMZ_EV_PARAM(T, pb), AIMZ_EV_PARAM(T, pc),           \
-      AIMZ_EV_PARAM(T, pd), AIMZ_EV_PARAM(T, pe)
+      AIMZ_EV_PARAM(T, pd), AIMZ_EV_PARAM(T, pe), AIMZ_EV_PARAM(T, pf)
 #define AIMZ_EV_UNUSED                                                        \
   (void)pa, (void)pa0, (void)pa1, (void)pb, (void)pb0, (void)pb1, (void)pc,   \
       (void)pc0, (void)pc1, (void)pd, (void)pd0, (void)pd1, (void)pe,         \
-      (void)pe0, (void)pe1
+      (void)pe0, (void)pe1, (void)pf, (void)pf0, (void)pf1
 #define AIMZ_EV_VIEW(T, N) m::EventView<const T>{N, N##0, N##1}
 #define AIMZ_EV_ARGS_1(T) AIMZ_EV_VIEW(T, pa)
 #define AIMZ_EV_ARGS_2(T) AIMZ_EV_VIEW(T, pa), AIMZ_EV_VIEW(T, pb)
@@ -145,10 +141,14 @@ namespace m = aimz::math;
 #define AIMZ_MIX_ARGS_2 pb[k * pb1], pc[k * pc1]
 #define AIMZ_MIX_ARGS_3 pb[k * pb1], pc[k * pc1], pd[k * pd1]
 #define AIMZ_MIX_ARGS_4 pb[k * pb1], pc[k * pc1], pd[k * pd1], pe[k * pe1]
+#define AIMZ_MIX_ARGS_5                                                       \
+  pb[k * pb1], pc[k * pc1], pd[k * pd1], pe[k * pe1], pf[k * pf1]
 #define AIMZ_ORD_ARGS_1 pa[k * pa1]
 #define AIMZ_ORD_ARGS_2 pa[k * pa1], pb[k * pb1]
 #define AIMZ_ORD_ARGS_3 pa[k * pa1], pb[k * pb1], pc[k * pc1]
 #define AIMZ_ORD_ARGS_4 pa[k * pa1], pb[k * pb1], pc[k * pc1], pd[k * pd1]
+#define AIMZ_ORD_ARGS_5                                                       \
+  pa[k * pa1], pb[k * pb1], pc[k * pc1], pd[k * pd1], pe[k * pe1]
 
 #define AIMZ_MIXTURE(SYM, KIND, ARITY, SAMPLE, LOG_PROB, T, SUFFIX)           \
   AIMZ_EV_SAMPLER(mixture_##SYM, T, SUFFIX,                                   \

@@ -133,6 +133,9 @@ struct CallExpr : Expr {
   static bool classof(const Expr *N) { return N->K == Kind::Call; }
   std::string Callee;
   std::vector<Arg> Args;
+  /// Sema: the `axis=` of a reduction, softmax or cumsum, made
+  /// non-negative and taken out of Args.
+  std::optional<int64_t> Axis;
   CallExpr(SMLoc L, std::string C, std::vector<Arg> A)
       : Expr(Kind::Call, L), Callee(std::move(C)), Args(std::move(A)) {}
   ~CallExpr() override {

@@ -55,6 +55,7 @@ enum class DistKind {
   // Distributions of distributions, checked and lowered by their own rules.
   MixtureSameFamily,
   TransformedDistribution,
+  TruncatedDistribution,
 };
 
 /// What values a parameter may take; checked on literal arguments.
@@ -90,7 +91,8 @@ struct DistSpec {
   bool hasEvent() const;
   bool isComposite() const {
     return Kind == DistKind::MixtureSameFamily ||
-           Kind == DistKind::TransformedDistribution;
+           Kind == DistKind::TransformedDistribution ||
+           Kind == DistKind::TruncatedDistribution;
   }
 };
 
@@ -121,6 +123,12 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
 
 /// The `dist` attribute of a composite over `Base`.
 std::string compositeName(DistKind Kind, llvm::StringRef Base);
+
+/// The bases TruncatedDistribution accepts (NumPyro's: real support,
+/// symmetric location-scale families) and the runtime symbol of each
+/// truncation.
+llvm::ArrayRef<const char *> truncatableBases();
+std::string truncatedSymbol(llvm::StringRef Base);
 
 /// The runtime symbol for a distribution called with the given parameters
 /// (table order): the name in lower case, plus "_<param>" for the member

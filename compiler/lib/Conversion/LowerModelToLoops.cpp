@@ -64,6 +64,9 @@ enum CallField {
 };
 
 constexpr int64_t DefaultObsBlock = 256;
+/// Parameters of every scalar sampler and log density (Distributions.def);
+/// unused ones are passed as 0.
+constexpr unsigned ScalarParamSlots = 5;
 constexpr int64_t BufferAlign = 64;
 
 static std::string precisionSuffix(Type T);
@@ -162,6 +165,7 @@ private:
   void emitLogDensity(ir::ObserveOp Op);
   void emitMatMul(ir::MatMulOp Op);
   void emitReduce(ir::ReduceOp Op);
+  void emitCumSum(ir::CumSumOp Op);
   void emitGather(ir::GatherOp Op);
   void copyOut(Value V, int64_t SiteId);
   func::FuncOp runtimeFunction(StringRef Name, TypeRange Args,
@@ -600,16 +604,18 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
                     T.getElementType().isInteger(1);
     Type Ret = Discrete ? Type(B.getI32Type()) : Prec;
     SmallVector<Type> ArgTypes(5, B.getI64Type());
-    ArgTypes.append(4, Prec);
+    ArgTypes.append(ScalarParamSlots, Prec);
     func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Ret);
-    DrawAll = [&, Callee]() mutable {
+    // Called after this block: capture what it needs by value.
+    size_t NumArgs = ArgTypes.size();
+    DrawAll = [&, Callee, NumArgs]() mutable {
       forEach(Out.Sizes, [&](ValueRange Ivs) {
         Value Obs;
         Value Elem = siteAddressElement(T, Ivs, Obs);
         SmallVector<Value> Args = {Seed, i64(SiteId), toI64(Draw), Obs, Elem};
         for (Value P : Params)
           Args.push_back(load(Views.lookup(P), Ivs));
-        while (Args.size() < 9)
+        while (Args.size() < NumArgs)
           Args.push_back(
               B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
         Value X = B.create<func::CallOp>(Loc, Callee, Args).getResult(0);
@@ -692,8 +698,8 @@ ir::ArrayType EntryBuilder::logDensityType(ir::ObserveOp Op) {
       Ctx, B.getArrayAttr(T.getDims().getValue().drop_back(Event)), Prec);
 }
 
-/// Five parameter slots; the ones a distribution does not take are null.
-static constexpr unsigned EventParamSlots = 5;
+/// Six parameter slots; the ones a distribution does not take are null.
+static constexpr unsigned EventParamSlots = 6;
 
 void EntryBuilder::emitEventSample(Operation *Op, const RuntimeCall &C,
                                    const View &Out, ValueRange Params,
@@ -824,12 +830,12 @@ void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
   } else {
     std::string Fn = "aimz_rt_logp_" + C.Symbol + "_" + precisionSuffix(Prec);
     func::FuncOp Callee =
-        runtimeFunction(Fn, SmallVector<Type>(5, Prec), Prec);
+        runtimeFunction(Fn, SmallVector<Type>(1 + ScalarParamSlots, Prec), Prec);
     forEach(Out.Sizes, [&](ValueRange Ivs) {
       SmallVector<Value> Args = {convert(load(Y, Ivs), Prec)};
       for (Value P : Op.getParams())
         Args.push_back(load(Views.lookup(P), Ivs));
-      while (Args.size() < 5)
+      while (Args.size() < 1 + ScalarParamSlots)
         Args.push_back(
             B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
       store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
@@ -933,36 +939,49 @@ void EntryBuilder::emitReduce(ir::ReduceOp Op) {
   bool F = isa<FloatType>(Elem);
   StringRef Fn = Op.getFn();
   SmallVector<Value> InSizes = sizesOf(IT, false);
-  forEach(ArrayRef<Value>(InSizes).take_front(Bt), [&](ValueRange BatchIvs) {
+  // The dims reduced (one `axis`, or all after the batch dims) and kept
+  // (the result's, in order).
+  SmallVector<unsigned> Reduced, Kept;
+  for (unsigned D = 0; D < IT.getRank(); ++D) {
+    bool R = Op.getAxis() ? D == *Op.getAxis() : D >= Bt;
+    (R ? Reduced : Kept).push_back(D);
+  }
+  SmallVector<Value> KeptSizes;
+  for (unsigned D : Kept)
+    KeptSizes.push_back(InSizes[D]);
+  forEach(KeptSizes, [&](ValueRange OutIvs) {
+    SmallVector<Value> Ivs(IT.getRank());
+    for (auto [D, Iv] : llvm::zip(Kept, OutIvs))
+      Ivs[D] = Iv;
     Value Init;
     if (Fn == "sum" || Fn == "mean")
       Init = F ? Value(B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Elem, 0)))
                : Value(B.create<arith::ConstantOp>(Loc, B.getIntegerAttr(Elem, 0)));
     else {
-      SmallVector<Value> First(BatchIvs.begin(), BatchIvs.end());
-      First.append(IT.getRank() - Bt, idx(0));
+      SmallVector<Value> First(Ivs);
+      for (unsigned D : Reduced)
+        First[D] = idx(0);
       Init = load(In, First);
     }
-    SmallVector<Value> Ivs(BatchIvs.begin(), BatchIvs.end());
     using Combine = std::function<Value(Value, Value)>;
+    // scf.for built with iter_args has an implicit terminator we replace.
     std::function<Value(unsigned, Value, const Combine &)> Nest =
-        [&](unsigned D, Value Acc, const Combine &C) -> Value {
-      if (D == IT.getRank())
+        [&](unsigned R, Value Acc, const Combine &C) -> Value {
+      if (R == Reduced.size())
         return C(Acc, load(In, Ivs));
-      auto For = B.create<scf::ForOp>(Loc, idx(0), InSizes[D], idx(1),
-                                      ValueRange{Acc});
+      auto For = B.create<scf::ForOp>(Loc, idx(0), InSizes[Reduced[R]],
+                                      idx(1), ValueRange{Acc});
       OpBuilder::InsertionGuard G(B);
       B.setInsertionPointToStart(For.getBody());
-      Ivs.push_back(For.getInductionVar());
-      Value R = Nest(D + 1, For.getRegionIterArgs()[0], C);
-      Ivs.pop_back();
-      B.create<scf::YieldOp>(Loc, R);
+      Ivs[Reduced[R]] = For.getInductionVar();
+      Value Res = Nest(R + 1, For.getRegionIterArgs()[0], C);
+      B.create<scf::YieldOp>(Loc, Res);
       return For.getResult(0);
     };
     if (Fn == "logsumexp") {
       // max, then the sum of exp(x - max) in the same element order: no
       // overflow, and -inf when every element is -inf.
-      Value M = Nest(Bt, Init, [&](Value A, Value X) {
+      Value M = Nest(0, Init, [&](Value A, Value X) {
         return binary("max", A, X);
       });
       Value NegInf = B.create<arith::ConstantOp>(
@@ -972,7 +991,7 @@ void EntryBuilder::emitReduce(ir::ReduceOp Op) {
       Value Shift = B.create<arith::SelectOp>(
           Loc, AllNegInf,
           B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Elem, 0)), M);
-      Value S = Nest(Bt, B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Elem, 0)),
+      Value S = Nest(0, B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Elem, 0)),
                      [&](Value A, Value X) {
                        return B.create<arith::AddFOp>(
                            Loc, A,
@@ -980,19 +999,49 @@ void EntryBuilder::emitReduce(ir::ReduceOp Op) {
                                       B.create<arith::SubFOp>(Loc, X, Shift)));
                      });
       Value R = B.create<arith::AddFOp>(Loc, Shift, elementary("log", S));
-      store(Out, BatchIvs, convert(R, T.getElementType()));
+      store(Out, OutIvs, convert(R, T.getElementType()));
       return;
     }
-    // scf.for built with iter_args has an implicit terminator we replace.
-    Value Acc = Nest(Bt, Init, [&](Value A, Value X) {
+    Value Acc = Nest(0, Init, [&](Value A, Value X) {
       return binary(Fn == "mean" || Fn == "sum" ? "add" : Fn, A, X);
     });
     if (Fn == "mean") {
-      Value Count = product(ArrayRef<Value>(InSizes).drop_front(Bt));
-      Value C = B.create<arith::SIToFPOp>(Loc, Elem, toI64(Count));
+      SmallVector<Value> Counted;
+      for (unsigned D : Reduced)
+        Counted.push_back(InSizes[D]);
+      Value C = B.create<arith::SIToFPOp>(Loc, Elem, toI64(product(Counted)));
       Acc = B.create<arith::DivFOp>(Loc, Acc, C);
     }
-    store(Out, BatchIvs, convert(Acc, T.getElementType()));
+    store(Out, OutIvs, convert(Acc, T.getElementType()));
+  });
+}
+
+/// Running sums along `axis`, in index order.
+void EntryBuilder::emitCumSum(ir::CumSumOp Op) {
+  auto T = Op.getResult().getType();
+  View Out = buffer(Op, T);
+  Views[Op.getResult()] = Out;
+  const View &In = Views.lookup(Op.getInput());
+  unsigned Axis = Op.getAxis();
+  SmallVector<Value> Sizes(Out.Sizes);
+  Value Len = Sizes[Axis];
+  Sizes.erase(Sizes.begin() + Axis);
+  Type Elem = T.getElementType();
+  forEach(Sizes, [&](ValueRange Ivs) {
+    SmallVector<Value> At(Ivs.begin(), Ivs.end());
+    At.insert(At.begin() + Axis, Value());
+    Value Zero = isa<FloatType>(Elem)
+                     ? Value(B.create<arith::ConstantOp>(
+                           Loc, B.getFloatAttr(Elem, 0)))
+                     : Value(B.create<arith::ConstantOp>(
+                           Loc, B.getIntegerAttr(Elem, 0)));
+    auto For = B.create<scf::ForOp>(Loc, idx(0), Len, idx(1), ValueRange{Zero});
+    OpBuilder::InsertionGuard G(B);
+    B.setInsertionPointToStart(For.getBody());
+    At[Axis] = For.getInductionVar();
+    Value S = binary("add", For.getRegionIterArgs()[0], load(In, At));
+    store(Out, At, S);
+    B.create<scf::YieldOp>(Loc, S);
   });
 }
 
@@ -1100,6 +1149,8 @@ void EntryBuilder::emit(Operation *Op) {
     return emitMatMul(M);
   if (auto R = dyn_cast<ir::ReduceOp>(Op))
     return emitReduce(R);
+  if (auto C = dyn_cast<ir::CumSumOp>(Op))
+    return emitCumSum(C);
   if (auto G = dyn_cast<ir::GatherOp>(Op))
     return emitGather(G);
   if (auto Ch = dyn_cast<ir::CholeskyOp>(Op))

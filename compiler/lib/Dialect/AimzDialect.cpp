@@ -129,14 +129,34 @@ LogicalResult ReduceOp::verify() {
     return emitOpError("unknown reduction '") << getFn() << "'";
   int64_t Bt = getBatchRank();
   auto In = getInput().getType(), Out = getResult().getType();
-  if (Bt < 0 || Bt > static_cast<int64_t>(In.getRank()) ||
-      static_cast<int64_t>(Out.getRank()) != Bt ||
-      !llvm::equal(In.getDims().getValue().take_front(Bt),
-                   Out.getDims().getValue()))
+  if (Bt < 0 || Bt > static_cast<int64_t>(In.getRank()))
+    return emitOpError("batch_rank exceeds the input's rank");
+  if (auto Axis = getAxis()) {
+    int64_t A = *Axis;
+    SmallVector<Attribute> Kept(In.getDims().getValue());
+    if (A < Bt || A >= static_cast<int64_t>(In.getRank()))
+      return emitOpError("axis must be a dim after the batch dims");
+    Kept.erase(Kept.begin() + A);
+    if (Out.getDims().getValue() != ArrayRef<Attribute>(Kept))
+      return emitOpError("the result must have the input's dims without "
+                         "axis");
+  } else if (static_cast<int64_t>(Out.getRank()) != Bt ||
+             !llvm::equal(In.getDims().getValue().take_front(Bt),
+                          Out.getDims().getValue())) {
     return emitOpError("the result must have the input's first batch_rank "
                        "dims");
+  }
   if (getFn() == "logsumexp" && !isa<FloatType>(In.getElementType()))
     return emitOpError("logsumexp needs a floating input");
+  return success();
+}
+
+LogicalResult CumSumOp::verify() {
+  auto In = getInput().getType();
+  if (getAxis() < 0 || getAxis() >= static_cast<int64_t>(In.getRank()))
+    return emitOpError("axis must be a dim of the input");
+  if (getResult().getType() != In)
+    return emitOpError("the result must have the input's type");
   return success();
 }
 

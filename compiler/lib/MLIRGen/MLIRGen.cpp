@@ -319,20 +319,34 @@ Value Generator::genCall(const CallExpr &E) {
                                 B.getStringAttr(Fn), A, Bv);
     }
   }
+  // The axis of a reduction with axis=, a softmax or a cumsum, in the
+  // value's full (plates ++ local) dims.
+  IntegerAttr Axis = E.Axis ? B.getI64IntegerAttr(Plates.size() + *E.Axis)
+                            : IntegerAttr();
   if (Fn == "softmax" || Fn == "log_softmax") {
-    // x - logsumexp(x), broadcast back over the vector; softmax is its exp.
+    // x - logsumexp(x) along the axis, broadcast back; softmax is its exp.
     Value X = castTo(A, TA.Type, Info.Precision, TA.Dims);
-    auto Row = arrayType(inPlates({}), Info.Precision);
+    Shape Kept = TA.Dims;
+    Kept.erase(Kept.begin() + *E.Axis);
+    auto Row = arrayType(inPlates(Kept), Info.Precision);
     Value L = B.create<ir::ReduceOp>(B.getUnknownLoc(), Row,
                                      B.getStringAttr("logsumexp"), X,
-                                     B.getI64IntegerAttr(Plates.size()));
+                                     B.getI64IntegerAttr(Plates.size()), Axis);
+    SmallVector<int64_t> Map;
+    for (size_t I = 0; I < Plates.size() + TA.Dims.size(); ++I)
+      if (I != static_cast<size_t>(Axis.getInt()))
+        Map.push_back(I);
     Value LS = B.create<ir::BinaryOp>(B.getUnknownLoc(), Result,
                                       B.getStringAttr("sub"), X,
-                                      alignLocal(L, {}, TA.Dims));
+                                      broadcast(L, Map, inPlates(TA.Dims)));
     if (Fn == "log_softmax")
       return LS;
     return B.create<ir::UnaryOp>(B.getUnknownLoc(), Result,
                                  B.getStringAttr("exp"), LS);
+  }
+  if (Fn == "cumsum") {
+    A = castTo(A, TA.Type, E.Ty.Type, TA.Dims);
+    return B.create<ir::CumSumOp>(B.getUnknownLoc(), Result, A, Axis);
   }
   if (Fn == "sum" || Fn == "mean" || Fn == "min" || Fn == "max" ||
       Fn == "logsumexp") {
@@ -341,7 +355,7 @@ Value Generator::genCall(const CallExpr &E) {
                                         : TA.Type;
     A = castTo(A, TA.Type, In, TA.Dims);
     return B.create<ir::ReduceOp>(B.getUnknownLoc(), Result, B.getStringAttr(Fn),
-                              A, B.getI64IntegerAttr(Plates.size()));
+                                  A, B.getI64IntegerAttr(Plates.size()), Axis);
   }
   A = castTo(A, TA.Type, E.Ty.Type, TA.Dims);
   return B.create<ir::UnaryOp>(B.getUnknownLoc(), Result, B.getStringAttr(Fn), A);

@@ -145,6 +145,20 @@ def varying_slopes(x, g, y=None, J=5):
         numpyro.sample("y", dist.Normal(ab[g, 0] + ab[g, 1] * x, sigma), obs=y)
 
 
+def robust_regression(X, y=None):
+    alpha = numpyro.sample("alpha", dist.Normal(0, 5))
+    beta = numpyro.sample("beta", dist.Normal(0, 1).expand([X.shape[1]]))
+    # TruncatedDistribution(StudentT(3, 0, 2.5), low=0), as the model says,
+    # samples only with tensorflow_probability; folding the symmetric t at
+    # its centre is the same distribution (density and draws).
+    sigma = numpyro.sample("sigma", dist.FoldedDistribution(
+        dist.StudentT(3, 0, 2.5)))
+    nu = numpyro.sample("nu", dist.TruncatedDistribution(dist.Normal(10, 10),
+                                                         low=2))
+    with numpyro.plate("obs", X.shape[0]):
+        numpyro.sample("y", dist.StudentT(nu, alpha + X @ beta, sigma), obs=y)
+
+
 # ------------------------------------------------------------ the data
 
 def data_for(name, rng):
@@ -176,6 +190,7 @@ MODELS = {
     "ordinal_regression": (ordinal_regression, "c", {}),
     "gaussian_mixture": (gaussian_mixture, "f", {}),
     "varying_slopes": (varying_slopes, "f", {"J": 5}),
+    "robust_regression": (robust_regression, "f", {}),
 }
 
 

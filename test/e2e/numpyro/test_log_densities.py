@@ -86,6 +86,10 @@ def continuous(call, params, make, outside=None):
     return (call, params, make, value, "f", ())
 
 
+def given_values(call, params, make, values):
+    return (call, params, make, lambda rng, p, d: values(rng, p), "f", ())
+
+
 def discrete(call, params, make, outside=-1):
     def value(rng, p, d):
         v = np.asarray(d.sample(jax.random.PRNGKey(rng.integers(1 << 30))))
@@ -134,6 +138,48 @@ CASES = {
         dict(a=(S, real), b=(S, pos), c=(S, lambda r, s: r.uniform(-2, 1, s))),
         lambda p: dist.TruncatedNormal(p["a"], p["b"], low=p["a"] + p["b"] * p["c"],
                                        high=p["a"] + p["b"] * p["c"] + 3)),
+    # TruncatedDistribution over every base NumPyro truncates: two-sided,
+    # lower only (Stan's real<lower=0>), and an interval in the upper tail.
+    "truncated_cauchy": continuous(
+        "TruncatedDistribution(Cauchy(a, b), low=a + b * c, high=a + b * c + 2 * b)",
+        dict(a=(S, real), b=(S, pos), c=(S, lambda r, s: r.uniform(-3, 3, s))),
+        lambda p: dist.TruncatedDistribution(
+            dist.Cauchy(p["a"], p["b"]), low=p["a"] + p["b"] * p["c"],
+            high=p["a"] + p["b"] * p["c"] + 2 * p["b"])),
+    # (NumPyro samples a truncated StudentT only with tensorflow_probability:
+    # values come from scipy, and its log_prob is the reference.)
+    "truncated_studentt_half": given_values(
+        "TruncatedDistribution(StudentT(d, 0, b), low=0)",
+        dict(d=(S, pos), b=(S, pos)),
+        lambda p: dist.TruncatedDistribution(dist.StudentT(p["d"], 0, p["b"]),
+                                             low=0.0),
+        lambda rng, p: mix_values(np.abs(stats.t.rvs(p["d"], 0, p["b"],
+                                                     random_state=rng)),
+                                  rng, -1.0)),
+    "truncated_studentt": given_values(
+        "TruncatedDistribution(StudentT(d, a, b), low=a + b * c, high=a + b * c + b)",
+        dict(d=(S, pos), a=(S, real), b=(S, pos),
+             c=(S, lambda r, s: r.uniform(-4, 4, s))),
+        lambda p: dist.TruncatedDistribution(
+            dist.StudentT(p["d"], p["a"], p["b"]), low=p["a"] + p["b"] * p["c"],
+            high=p["a"] + p["b"] * p["c"] + p["b"]),
+        lambda rng, p: p["a"] + p["b"] * (p["c"] + rng.uniform(0, 1, N))),
+    "truncated_laplace": continuous(
+        "TruncatedDistribution(Laplace(a, b), high=a + b * c)",
+        dict(a=(S, real), b=(S, pos), c=(S, lambda r, s: r.uniform(-3, 3, s))),
+        lambda p: dist.TruncatedDistribution(
+            dist.Laplace(p["a"], p["b"]), high=p["a"] + p["b"] * p["c"])),
+    "truncated_logistic": continuous(
+        "TruncatedDistribution(Logistic(a, b), a + b * c, a + b * c + b)",
+        dict(a=(S, real), b=(S, pos), c=(S, lambda r, s: r.uniform(-4, 4, s))),
+        lambda p: dist.TruncatedDistribution(
+            dist.Logistic(p["a"], p["b"]), low=p["a"] + p["b"] * p["c"],
+            high=p["a"] + p["b"] * p["c"] + p["b"])),
+    "truncated_normal_base": continuous(
+        "TruncatedDistribution(Normal(a, b), low=a + b * c)",
+        dict(a=(S, real), b=(S, pos), c=(S, lambda r, s: r.uniform(-3, 2, s))),
+        lambda p: dist.TruncatedDistribution(
+            dist.Normal(p["a"], p["b"]), low=p["a"] + p["b"] * p["c"])),
     "bernoulli_probs": discrete("Bernoulli(probs=a)", dict(a=(S, unit)),
                                 lambda p: dist.Bernoulli(probs=p["a"]), 2),
     "bernoulli_logits": discrete("Bernoulli(logits=a)", dict(a=(S, real)),

@@ -1,13 +1,14 @@
 """README features that need a run of their own: the progress bar switches,
 a model with a 'scan' block compiled to a library and run, a library built
-for another CPU (--target-cpu=x86-64-v3) loaded and run, and the rounding
-of an f64 posterior for an f32 model."""
+for another CPU (--target-cpu=x86-64-v3) loaded and run, the rounding
+of an f64 posterior for an f32 model, and reductions, softmax and cumsum
+along an axis (axis=) and array literals against NumPy/scipy."""
 
 import os
 import sys
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aimz_e2e as E  # noqa: E402
@@ -135,6 +136,33 @@ class Features(E.E2ETestCase):
         _, b = self.run_predict(post=p32)
         for k, v in E.read_arrays(a).items():
             self.assertTrue(E.same_bytes(v, E.read_arrays(b)[k]), k)
+
+    def test_axis_reductions_cumsum_and_array_literals(self):
+        rng = np.random.default_rng(12)
+        X = rng.normal(size=(41, 3, 2)).astype(np.float32)
+        W = rng.normal(size=(5, 3, 4)).astype(np.float32)
+        out = self.fresh(".npz")
+        sites = ["cs", "c0", "s1", "m0", "mx", "ls", "sm", "lsm", "lit", "r",
+                 "q"]
+        E.run_cmd("predict", E.model("axis_ops"),
+                  {"X": self.save("ax_X.npy", X)}, out,
+                  posterior=self.savez("ax_post.npz", W=W), batch=16,
+                  devices=2, sites=sites)
+        got = E.read_arrays(out)
+        W64 = W.astype(np.float64)
+        lit = np.stack([np.broadcast_to([1.0, 2.0], (5, 2)),
+                        np.stack([W64.sum((1, 2)), -W64[:, 0, 0]], 1)], 1)
+        ref = dict(cs=np.cumsum(W64, 2), c0=np.cumsum(W64, 1), s1=W64.sum(2),
+                   m0=W64.mean(1), mx=W64.max(2),
+                   ls=special.logsumexp(W64, axis=1),
+                   sm=special.softmax(W64, axis=1),
+                   lsm=special.log_softmax(W64, axis=2), lit=lit,
+                   r=np.broadcast_to(X.sum(2), (5, 41, 3)),
+                   q=np.broadcast_to(np.cumsum(X, 1), (5, 41, 3, 2)))
+        for k, v in ref.items():
+            self.assertEqual(got[k].shape, v.shape, k)
+            np.testing.assert_allclose(got[k], v, rtol=2e-6, atol=2e-6,
+                                       err_msg=k)
 
 
 if __name__ == "__main__":

@@ -187,6 +187,21 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
       EXPECT_EQ(Row->ValueEventRank, D.ValueEventRank) << Symbol;
     }
   }
+  // TruncatedDistribution(Base, low, high): the base's parameters, then the
+  // bounds.
+  for (const char *Base : aimz::truncatableBases()) {
+    const aimz::DistSpec *D = aimz::lookupDistribution(Base);
+    ASSERT_NE(D, nullptr) << Base;
+    std::string Symbol = aimz::truncatedSymbol(Base);
+    const aimz::RuntimeDistribution *Row = nullptr;
+    for (const aimz::RuntimeDistribution &R : aimz::runtimeDistributions())
+      if (Symbol == R.Symbol)
+        Row = &R;
+    ASSERT_NE(Row, nullptr) << "no row '" << Symbol << "'";
+    EXPECT_FALSE(Row->Discrete) << Symbol;
+    EXPECT_EQ(Row->Arity, D->Params.size() + 2) << Symbol;
+    Used.insert(Symbol);
+  }
   // And no row is left without a distribution.
   EXPECT_EQ(aimz::runtimeDistributions().size(), Used.size());
 }

@@ -126,11 +126,23 @@ def Aimz_CholeskyOp : Aimz_Op<"cholesky", [Pure]> {
 
 def Aimz_ReduceOp : Aimz_Op<"reduce", [Pure]> {
   let summary = "sum, mean, min, max or logsumexp over every dim after "
-                "`batch_rank`";
-  let arguments = (ins StrAttr:$fn, Aimz_ArrayType:$input, I64Attr:$batch_rank);
+                "`batch_rank`, or over the one dim `axis`";
+  let arguments = (ins StrAttr:$fn, Aimz_ArrayType:$input, I64Attr:$batch_rank,
+                       OptionalAttr<I64Attr>:$axis);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = [{
-    $fn $input `batch` $batch_rank attr-dict `:` type($input) `->` type($result)
+    $fn $input `batch` $batch_rank (`axis` $axis^)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Aimz_CumSumOp : Aimz_Op<"cumsum", [Pure]> {
+  let summary = "Running sums along dim `axis` (same shape)";
+  let arguments = (ins Aimz_ArrayType:$input, I64Attr:$axis);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $input `axis` $axis attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -8,3 +8,4 @@
 #include "aimz/math/Philox.h"
 #include "aimz/math/Samplers.h"
 #include "aimz/math/Special.h"
+#include "aimz/math/Truncated.h"
