@@ -185,7 +185,11 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
     if (!Dist.consume_front(Prefix))
       continue;
     const DistSpec *Base = lookupDistribution(Dist.drop_back());
-    if (!Base || !Dist.ends_with(")") || Params.size() < Skip)
+    // Composites are over distributions of numbers only (an ordered
+    // vector over continuous ones).
+    if (!Base || !Dist.ends_with(")") || Params.size() < Skip ||
+        Base->hasEvent() || Base->isComposite() || Base->Improper ||
+        (!Skip && Base->Discrete))
       return std::nullopt;
     RuntimeCall C;
     C.Symbol = (Skip ? "mixture_" : "ordered_") +
