@@ -111,13 +111,15 @@ const char *article(llvm::StringRef Word) {
 
 class Analyzer {
 public:
-  Analyzer(Model &M, Diagnostics &D) : M(M), Diags(D) {}
+  Analyzer(Model &M, Diagnostics &D, std::optional<DType> Requested)
+      : M(M), Diags(D), Requested(Requested) {}
 
   std::optional<ModelInfo> run();
 
 private:
   Model &M;
   Diagnostics &Diags;
+  std::optional<DType> Requested; // --precision
   ModelInfo Info;
   std::map<std::string, Symbol> Names;
   std::map<std::string, SMLoc> LaterDefinitions; // for "defined later" notes
@@ -315,6 +317,12 @@ bool Analyzer::checkSignature() {
   Info.Output = {Out.Name, Out.Type.Type, *OutShape};
 
   bool AnyF64 = Out.Type.Type == DType::F64;
+  if (AnyF64 && Requested == DType::F32) {
+    Diags.error(Out.Type.Loc, "output '" + Out.Name + "' is f64 but the model "
+                              "was asked to compute in f32 "
+                              "(--precision=f32); declare it f32");
+    Ok = false;
+  }
   for (const Param &P : M.Inputs) {
     if (P.Name == Out.Name) {
       Diags.error(P.Loc, "input '" + P.Name + "' has the output's name");
@@ -348,10 +356,20 @@ bool Analyzer::checkSignature() {
       Ok = false;
       continue;
     }
+    if (P.Type.Type == DType::F64 && Requested == DType::F32) {
+      Diags.error(P.Type.Loc, "input '" + P.Name + "' is f64 but the model "
+                                  "was asked to compute in f32 "
+                                  "(--precision=f32); declare it f32");
+      Ok = false;
+    }
     AnyF64 |= P.Type.Type == DType::F64;
     Info.Inputs.push_back({P.Name, P.Type.Type, *S});
   }
-  Info.Precision = AnyF64 ? DType::F64 : DType::F32;
+  // f64 when asked (aimzc --precision=f64: integer-only models) or when
+  // an input is f64.
+  Info.Precision = Requested ? *Requested
+                   : AnyF64  ? DType::F64
+                             : DType::F32;
   return Ok;
 }
 
@@ -1738,8 +1756,9 @@ std::optional<ModelInfo> Analyzer::run() {
 
 } // namespace
 
-std::optional<ModelInfo> analyzeModel(Model &M, Diagnostics &Diags) {
-  return Analyzer(M, Diags).run();
+std::optional<ModelInfo> analyzeModel(Model &M, Diagnostics &Diags,
+                                      std::optional<DType> Precision) {
+  return Analyzer(M, Diags, Precision).run();
 }
 
 } // namespace aimz

@@ -87,8 +87,11 @@ struct ModelInfo {
 DType promoteArithmetic(const ExprType &A, const ExprType &B, DType Precision);
 
 /// Checks `M`, annotating its expressions; reports problems to `Diags`.
-/// Returns std::nullopt when there was an error.
-std::optional<ModelInfo> analyzeModel(Model &M, Diagnostics &Diags);
+/// Returns std::nullopt when there was an error. `Precision` forces the
+/// model's floating precision (default: f64 when an input is f64, else
+/// f32); f32 with an f64 input is an error.
+std::optional<ModelInfo> analyzeModel(Model &M, Diagnostics &Diags,
+                                      std::optional<DType> Precision = {});
 
 } // namespace aimz
 

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "aimz/Distributions.h"
 #include "aimz/Conversion/Passes.h"
+#include "aimz/abi.h"
 #include "aimz/Dialect/AimzDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -62,6 +63,35 @@ enum CallField {
   FResultDrawOrigin,
   FResultObsOrigin,
 };
+
+// The generated code addresses aimz_call by these indices: they must be
+// the fields' offsets in abi.h, 8 bytes each.
+#define AIMZ_FIELD_AT(FIELD, INDEX)                                           \
+  static_assert(offsetof(aimz_call, FIELD) == 8 * (INDEX) &&                  \
+                    sizeof(aimz_call::FIELD) == 8,                            \
+                "aimz_call." #FIELD " moved: update CallField")
+AIMZ_FIELD_AT(abi_version, FAbi);
+AIMZ_FIELD_AT(draw_begin, FDrawBegin);
+AIMZ_FIELD_AT(draw_end, FDrawEnd);
+AIMZ_FIELD_AT(obs_begin, FObsBegin);
+AIMZ_FIELD_AT(obs_end, FObsEnd);
+AIMZ_FIELD_AT(input_obs_origin, FInputOrigin);
+AIMZ_FIELD_AT(seed, FSeed);
+AIMZ_FIELD_AT(dims, FDims);
+AIMZ_FIELD_AT(inputs, FInputs);
+AIMZ_FIELD_AT(observed, FObserved);
+AIMZ_FIELD_AT(posterior, FPosterior);
+AIMZ_FIELD_AT(results, FResults);
+AIMZ_FIELD_AT(scratch, FScratch);
+AIMZ_FIELD_AT(scratch_bytes, FScratchBytes);
+AIMZ_FIELD_AT(obs_block, FObsBlock);
+AIMZ_FIELD_AT(scratch_needed, FScratchNeeded);
+AIMZ_FIELD_AT(result_draw_origin, FResultDrawOrigin);
+AIMZ_FIELD_AT(result_obs_origin, FResultObsOrigin);
+static_assert(sizeof(aimz_call) == 8 * (FResultObsOrigin + 1),
+              "aimz_call grew: add its field to CallField");
+static_assert(sizeof(aimz_view) == 16, "aimz_view is {data, strides}");
+#undef AIMZ_FIELD_AT
 
 constexpr int64_t DefaultObsBlock = 256;
 /// Parameters of every scalar sampler and log density (Distributions.def);
@@ -295,7 +325,7 @@ void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
   Value TooSmall =
       B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::sgt, Total, Have);
   Value Code = B.create<arith::SelectOp>(
-      Loc, TooSmall, B.create<arith::ConstantIntOp>(Loc, 1, 32),
+      Loc, TooSmall, B.create<arith::ConstantIntOp>(Loc, AIMZ_SCRATCH_TOO_SMALL, 32),
       B.create<arith::ConstantIntOp>(Loc, 0, 32));
   B.create<LLVM::StoreOp>(Loc, Code, Status);
 }
@@ -1072,7 +1102,7 @@ void EntryBuilder::emitGather(ir::GatherOp Op) {
       {
         OpBuilder::InsertionGuard G(B);
         B.setInsertionPointToStart(If.thenBlock());
-        B.create<LLVM::StoreOp>(Loc, B.create<arith::ConstantIntOp>(Loc, 2, 32),
+        B.create<LLVM::StoreOp>(Loc, B.create<arith::ConstantIntOp>(Loc, AIMZ_INDEX_OUT_OF_RANGE, 32),
                                 Status);
       }
       I = B.create<arith::SelectOp>(Loc, Bad, idx(0), I);
@@ -1227,10 +1257,10 @@ func::FuncOp EntryBuilder::build(StringRef Name) {
   // Refuse a caller built against another ABI.
   Value Abi = loadField(Call, FAbi, B.getI64Type());
   Value AbiOk =
-      B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::eq, Abi, i64(1));
+      B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::eq, Abi, i64(AIMZ_ABI_VERSION));
   auto AbiIf = B.create<scf::IfOp>(Loc, B.getI32Type(), AbiOk, true);
   B.setInsertionPointToStart(AbiIf.elseBlock());
-  B.create<scf::YieldOp>(Loc, ValueRange{B.create<arith::ConstantIntOp>(Loc, 3, 32)});
+  B.create<scf::YieldOp>(Loc, ValueRange{B.create<arith::ConstantIntOp>(Loc, AIMZ_BAD_ABI_VERSION, 32)});
   B.setInsertionPointToStart(AbiIf.thenBlock());
 
   Status = B.create<LLVM::AllocaOp>(Loc, ptrType(), B.getI32Type(), i64(1));

@@ -84,6 +84,16 @@ cl::opt<std::string> GPUArch("gpu-arch",
                             cl::desc("GPU architecture for --emit=ptx "
                                      "(sm_80 or sm_90; default sm_80)"),
                             cl::init("sm_80"), cl::cat(Category));
+enum class PrecisionKind { Auto, F32, F64 };
+cl::opt<PrecisionKind> Precision(
+    "precision",
+    cl::desc("Floating precision of latents and arithmetic (default auto: "
+             "f64 when an input is f64, else f32; f64 for models whose "
+             "inputs and outputs are all integers)"),
+    cl::values(clEnumValN(PrecisionKind::Auto, "auto", "from the inputs"),
+               clEnumValN(PrecisionKind::F32, "f32", "single precision"),
+               clEnumValN(PrecisionKind::F64, "f64", "double precision")),
+    cl::init(PrecisionKind::Auto), cl::cat(Category));
 cl::opt<bool> NoPTX("no-ptx",
                     cl::desc("Do not embed PTX in the shared library"),
                     cl::cat(Category));
@@ -287,7 +297,10 @@ int main(int argc, char **argv) {
     dumpAST(*M, llvm::outs());
     return 0;
   }
-  std::optional<ModelInfo> Info = analyzeModel(*M, Diags);
+  std::optional<DType> Forced;
+  if (Precision != PrecisionKind::Auto)
+    Forced = Precision == PrecisionKind::F64 ? DType::F64 : DType::F32;
+  std::optional<ModelInfo> Info = analyzeModel(*M, Diags, Forced);
   if (!Info) {
     if (Diags.errorCount() > Diagnostics::MaxPrintedErrors)
       llvm::errs() << Diags.errorCount() << " errors in all; the first "

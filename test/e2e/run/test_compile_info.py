@@ -47,6 +47,19 @@ EXPECTED = {
                                           "beta": "global",
                                           "rate": "obs_aligned",
                                           "y": "observed"}),
+    "multinomial_logit": ("obs", [], {"alpha": "global", "beta": "global",
+                                      "y": "observed"}),
+    "ordinal_regression": ("obs", [], {"beta": "global",
+                                       "cutpoints": "global",
+                                       "y": "observed"}),
+    "gaussian_mixture": ("obs", [], {"w": "global", "mu": "global",
+                                     "sigma": "global", "y": "observed"}),
+    "varying_slopes": ("obs", [], {"mu": "global", "tau": "global",
+                                   "L_omega": "global", "ab": "global",
+                                   "sigma": "global", "y": "observed"}),
+    "robust_regression": ("obs", [], {"alpha": "global", "beta": "global",
+                                      "sigma": "global", "nu": "global",
+                                      "y": "observed"}),
 }
 
 
