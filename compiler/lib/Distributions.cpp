@@ -156,6 +156,14 @@ std::string runtimeSymbol(const DistSpec &Spec,
   return Symbol;
 }
 
+bool hasRowSampler(llvm::StringRef Symbol) {
+  static const llvm::StringRef Rows[] = {
+#define AIMZ_VECTOR_SAMPLER(SYM, ARITY, SAMPLE) #SYM,
+#include "aimz/math/Distributions.def"
+  };
+  return llvm::is_contained(Rows, Symbol);
+}
+
 std::string compositeName(DistKind Kind, llvm::StringRef Base) {
   const char *Prefix = Kind == DistKind::MixtureSameFamily ? "MixtureSameFamily("
                        : Kind == DistKind::TruncatedDistribution

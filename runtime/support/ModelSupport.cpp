@@ -34,9 +34,9 @@ namespace m = aimz::math;
 
 // Samplers -----------------------------------------------------------------
 
-// Samplers stay out of line: each is a Philox block plus a transform with
-// scalar libm calls, so inlining them would only multiply code size (and
-// compile time) without letting the loops vectorize.
+// Samplers stay out of line: most are rejection loops that would only
+// multiply code size if inlined. The straight-line ones also have row
+// functions (below) whose loops vectorize.
 #define AIMZ_SAMPLER(NAME, RET, T, SUFFIX, CALL)                              \
   AIMZ_SUPPORT AIMZ_NOINLINE RET aimz_rt_sample_##NAME##_##SUFFIX(            \
       uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs,              \
@@ -74,6 +74,33 @@ namespace m = aimz::math;
             (m::LOG_PROB<AIMZ_LOGP_TARGS_##KIND(float)>(x, AIMZ_ARGS_##ARITY))) \
   AIMZ_LOGP(SYM, double, f64,                                                 \
             (m::LOG_PROB<AIMZ_LOGP_TARGS_##KIND(double)>(x, AIMZ_ARGS_##ARITY)))
+#include "aimz/math/Distributions.def"
+
+// Row samplers ----------------------------------------------------------------
+//
+// out[i * os] for i < n: element i draws from stream (seed, site, draw,
+// obs0 + i * obs_step, elem0 + i * elem_step) with parameters a[i * as],
+// b[i * bs] (stride 0 repeats one value). The same values as n calls of
+// the scalar sampler; the loop vectorizes when the model is optimized for
+// its CPU (the support bitcode itself is compiled without vectorizing).
+
+#define AIMZ_ROW_ARGS_1 a[i * as]
+#define AIMZ_ROW_ARGS_2 a[i * as], b[i * bs]
+#define AIMZ_ROW_SAMPLER(NAME, ARITY, SAMPLE, T, SUFFIX)                      \
+  AIMZ_SUPPORT void aimz_rt_sample_row_##NAME##_##SUFFIX(                     \
+      uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs0,             \
+      uint64_t obs_step, uint64_t elem0, uint64_t elem_step, int64_t n,       \
+      T *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs) {   \
+    (void)b, (void)bs;                                                        \
+    for (int64_t i = 0; i < n; ++i) {                                         \
+      RandomStream s(seed, static_cast<uint32_t>(site), draw,                 \
+                     obs0 + i * obs_step, elem0 + i * elem_step);             \
+      out[i * os] = m::SAMPLE<T>(s, AIMZ_ROW_ARGS_##ARITY);                   \
+    }                                                                         \
+  }
+#define AIMZ_VECTOR_SAMPLER(NAME, ARITY, SAMPLE)                              \
+  AIMZ_ROW_SAMPLER(NAME, ARITY, SAMPLE, float, f32)                           \
+  AIMZ_ROW_SAMPLER(NAME, ARITY, SAMPLE, double, f64)
 #include "aimz/math/Distributions.def"
 
 // Event distributions ---------------------------------------------------------
@@ -232,25 +259,33 @@ AIMZ_SUPPORT double aimz_rt_phi_f64(double X) {
 
 namespace {
 
+/// C[r] = sum_k A[r, k] * B[k] for Rows rows, each an in-order sum over k
+/// (the same bits for a row in a vector lane or in the remainder): blocks of
+/// 16 rows whose lanes the model's optimizer vectorizes.
 template <class T>
-AIMZ_DEVICE T dot(int64_t K, const T *A, int64_t SAk, const T *B, int64_t SBk) {
-  // Eight partial sums in a fixed order: vectorizes, and is the same for
-  // every row whatever the batch.
-  T Acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t K8 = K - K % 8;
-  if (SAk == 1 && SBk == 1) {
-    for (int64_t k = 0; k < K8; k += 8)
-      for (int L = 0; L < 8; ++L)
-        Acc[L] += A[k + L] * B[k + L];
-  } else {
-    for (int64_t k = 0; k < K8; k += 8)
-      for (int L = 0; L < 8; ++L)
-        Acc[L] += A[(k + L) * SAk] * B[(k + L) * SBk];
+AIMZ_DEVICE void rowsTimesVector(int64_t Rows, int64_t K, const T *A,
+                                 int64_t SAr, int64_t SAk, const T *B,
+                                 int64_t SBk, T *C, int64_t SCr) {
+  constexpr int64_t W = 16;
+  int64_t Full = Rows - Rows % W;
+  for (int64_t r0 = 0; r0 < Full; r0 += W) {
+    T Acc[W];
+    for (int64_t l = 0; l < W; ++l)
+      Acc[l] = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      const T Bk = B[k * SBk];
+      for (int64_t l = 0; l < W; ++l)
+        Acc[l] += A[(r0 + l) * SAr + k * SAk] * Bk;
+    }
+    for (int64_t l = 0; l < W; ++l)
+      C[(r0 + l) * SCr] = Acc[l];
   }
-  for (int64_t k = K8; k < K; ++k)
-    Acc[k - K8] += A[k * SAk] * B[k * SBk];
-  return ((Acc[0] + Acc[1]) + (Acc[2] + Acc[3])) +
-         ((Acc[4] + Acc[5]) + (Acc[6] + Acc[7]));
+  for (int64_t r = Full; r < Rows; ++r) {
+    T Acc = 0;
+    for (int64_t k = 0; k < K; ++k)
+      Acc += A[r * SAr + k * SAk] * B[k * SBk];
+    C[r * SCr] = Acc;
+  }
 }
 
 /// Each element's sum over k in order, one element at a time: integers,
@@ -296,12 +331,15 @@ AIMZ_DEVICE void matmul(int64_t Batch, int64_t M, int64_t N, int64_t K,
 #endif
     return;
   }
-  // One column (or a dot): a fixed-order loop per output element.
+  // One column (X @ beta): each element's sum over k in order, rows in
+  // vector lanes (the batch's rows when the right side is shared).
+  if (M == 1 && SBb == 0) {
+    rowsTimesVector<T>(Batch, K, A, SAb, SAk, B, SBk, C, SCb);
+    return;
+  }
   for (int64_t b = 0; b < Batch; ++b)
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t n = 0; n < N; ++n)
-        C[b * SCb + i * SCm + n * SCn] =
-            dot<T>(K, A + b * SAb + i * SAm, SAk, B + b * SBb + n * SBn, SBk);
+    rowsTimesVector<T>(M, K, A + b * SAb, SAm, SAk, B + b * SBb, SBk,
+                       C + b * SCb, SCm);
 }
 
 } // namespace

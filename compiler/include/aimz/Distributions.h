@@ -121,6 +121,11 @@ struct RuntimeCall {
 std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
                                        llvm::ArrayRef<llvm::StringRef> Params);
 
+/// The runtime symbol has a row function, aimz_rt_sample_row_<symbol>, that
+/// draws a row of elements in a vectorizable loop (Distributions.def's
+/// AIMZ_VECTOR_SAMPLER rows).
+bool hasRowSampler(llvm::StringRef Symbol);
+
 /// The `dist` attribute of a composite over `Base`.
 std::string compositeName(DistKind Kind, llvm::StringRef Base);
 

@@ -214,6 +214,8 @@ private:
   void emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
                            const View &Y, const View &Out, Type Prec);
   void emitCholesky(ir::CholeskyOp Op);
+  void emitRowSample(ir::ArrayType T, const View &Out, StringRef Symbol,
+                     ValueRange Params, int64_t SiteId, Type Prec);
   /// The log-likelihood's type for the output: one number per value.
   ir::ArrayType logDensityType(ir::ObserveOp Op);
   DenseMap<Operation *, Value> CopyOffsets; // an observed vector's copy
@@ -638,6 +640,12 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
     func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Ret);
     // Called after this block: capture what it needs by value.
     size_t NumArgs = ArgTypes.size();
+    // A straight-line sampler draws each innermost row with one call of its
+    // row function, whose loop vectorizes (same values as per element).
+    if (hasRowSampler(C.Symbol) && T.getRank() > 0 &&
+        T.getElementType() == Prec && Params.size() <= 2) {
+      DrawAll = [&]() { emitRowSample(T, Out, C.Symbol, Params, SiteId, Prec); };
+    } else
     DrawAll = [&, Callee, NumArgs]() mutable {
       forEach(Out.Sizes, [&](ValueRange Ivs) {
         Value Obs;
@@ -823,6 +831,48 @@ void EntryBuilder::emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
     while (Args.size() < ArgTypes.size())
       Args.append({Null, i64(0), i64(0)});
     store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
+  });
+}
+
+/// One call of aimz_rt_sample_row_<symbol> per innermost row of the site:
+/// the row's first (observation, element) address and how each advances
+/// along the row (the innermost dim is the observation axis, or the fastest
+/// of the element index).
+void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
+                                 StringRef Symbol, ValueRange Params,
+                                 int64_t SiteId, Type Prec) {
+  std::string Fn = ("aimz_rt_sample_row_" + Symbol + "_").str() +
+                   precisionSuffix(Prec);
+  SmallVector<Type> ArgTypes(8, B.getI64Type());
+  for (int I = 0; I < 3; ++I)
+    ArgTypes.append({ptrType(), B.getI64Type()});
+  func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, {});
+  unsigned Last = T.getRank() - 1;
+  bool ObsRow = obsAxis(T) == static_cast<int>(Last);
+  forEach(ArrayRef<Value>(Out.Sizes).drop_back(), [&](ValueRange Ivs) {
+    SmallVector<Value> First(Ivs.begin(), Ivs.end());
+    First.push_back(idx(0));
+    Value Obs;
+    Value Elem = siteAddressElement(T, First, Obs);
+    SmallVector<Value> Args = {Seed,
+                               i64(SiteId),
+                               toI64(Draw),
+                               Obs,
+                               i64(ObsRow ? 1 : 0),
+                               Elem,
+                               i64(ObsRow ? 0 : 1),
+                               toI64(Out.Sizes.back())};
+    auto RowArgs = [&](const View &V) {
+      SmallVector<Value> Three;
+      eventArgs(V, Ivs, 1, Three); // (pointer, unused, last stride)
+      Args.append({Three[0], Three[2]});
+    };
+    RowArgs(Out);
+    for (Value P : Params)
+      RowArgs(Views.lookup(P));
+    while (Args.size() < ArgTypes.size())
+      Args.append({B.create<LLVM::ZeroOp>(Loc, ptrType()), i64(0)});
+    B.create<func::CallOp>(Loc, Callee, Args);
   });
 }
 

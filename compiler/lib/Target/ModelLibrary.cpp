@@ -3,7 +3,7 @@
 // Translates the lowered module to LLVM IR, links the support library's
 // bitcode (samplers, densities, matrix products) so it inlines, internalizes
 // everything but the C entry points and data symbols of abi.h, optimizes at
-// O3 for the target CPU with glibc's vector maths library declared, and
+// O3 for the target CPU (libmvec deliberately not declared: see below), and
 // emits an object that clang links into a shared library.
 //
 //===----------------------------------------------------------------------===//

@@ -18,6 +18,11 @@
 #define AIMZ_MATH_FN inline
 #endif
 
+/// The random-number path every sampler shares (Philox, the uniforms,
+/// Box-Muller): always inlined, so that a sampler inlined into a loop over
+/// elements leaves straight-line code the loop vectorizer can widen.
+#define AIMZ_HOT_FN AIMZ_MATH_FN __attribute__((always_inline))
+
 namespace aimz {
 namespace math {
 

@@ -1,4 +1,4 @@
-// Branch-free exp, log, log1p and tanh for generated kernels.
+// Branch-free exp, log, log1p, tanh and cos(2 pi u) for generated kernels.
 //
 // Written as straight-line arithmetic with selects so that LLVM vectorizes
 // loops that call them, and so that a value is bit-for-bit the same whether
@@ -222,6 +222,27 @@ AIMZ_MATH_FN double tanh(double X) {
   double Y = A < 0.625 ? Small : Big;
   Y = X < 0.0 ? -Y : Y;
   return X != X ? X : Y;
+}
+
+// cos(2 pi u) for u in [0, 1] -----------------------------------------------
+//
+// The angle of Box-Muller's normal draws: the uniform is already the
+// fraction of a turn, so no range reduction is needed.
+
+AIMZ_MATH_FN float cos2pi(float U) {
+  // cos(2 pi u) = sin(2 pi t), t = |u - 1/2| - 1/4 in [-1/4, 1/4] (exact for
+  // u in [0, 1]), by its Taylor series in t: branch-free, so loops vectorize.
+  float Tt = std::fabs(U - 0.5f) - 0.25f;
+  float Z = Tt * Tt;
+  return Tt * (6.283185307179586f + Z * (-41.341702240399755f + Z * (81.60524927607504f + Z * (-76.70585975306136f + Z * (42.058693944897634f + Z * (-15.094642576822984f + Z * (3.8199525848482803f)))))));
+}
+
+AIMZ_MATH_FN double cos2pi(double U) {
+  // cos(2 pi u) = sin(2 pi t), t = |u - 1/2| - 1/4 in [-1/4, 1/4] (exact for
+  // u in [0, 1]), by its Taylor series in t: branch-free, so loops vectorize.
+  double Tt = std::fabs(U - 0.5) - 0.25;
+  double Z = Tt * Tt;
+  return Tt * (6.283185307179586 + Z * (-41.341702240399755 + Z * (81.60524927607504 + Z * (-76.70585975306136 + Z * (42.058693944897634 + Z * (-15.094642576822984 + Z * (3.8199525848482803 + Z * (-0.7181223017785001 + Z * (0.10422916220813978 + Z * (-0.012031585942120619 + Z * (0.0011309237482517954)))))))))));
 }
 
 } // namespace elementary

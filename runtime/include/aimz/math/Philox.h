@@ -25,13 +25,13 @@ constexpr std::uint32_t kPhiloxM1 = 0xCD9E8D57u;
 constexpr std::uint32_t kPhiloxW0 = 0x9E3779B9u;
 constexpr std::uint32_t kPhiloxW1 = 0xBB67AE85u;
 
-AIMZ_MATH_FN std::uint32_t mulhilo32(std::uint32_t a, std::uint32_t b, std::uint32_t* hi) {
+AIMZ_HOT_FN std::uint32_t mulhilo32(std::uint32_t a, std::uint32_t b, std::uint32_t* hi) {
   const std::uint64_t p = static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b);
   *hi = static_cast<std::uint32_t>(p >> 32);
   return static_cast<std::uint32_t>(p);
 }
 
-AIMZ_MATH_FN void philox_round(std::uint32_t c[4], const std::uint32_t k[2]) {
+AIMZ_HOT_FN void philox_round(std::uint32_t c[4], const std::uint32_t k[2]) {
   std::uint32_t hi0, hi1;
   const std::uint32_t lo0 = mulhilo32(kPhiloxM0, c[0], &hi0);
   const std::uint32_t lo1 = mulhilo32(kPhiloxM1, c[2], &hi1);
@@ -48,7 +48,7 @@ AIMZ_MATH_FN void philox_round(std::uint32_t c[4], const std::uint32_t k[2]) {
 /// Philox4x32 with R rounds (Random123 semantics: the key is bumped between
 /// rounds).  R = 10 is the standard, crush-resistant variant.
 template <int R>
-AIMZ_MATH_FN U32x4 philox4x32(U32x4 ctr, U32x2 key) {
+AIMZ_HOT_FN U32x4 philox4x32(U32x4 ctr, U32x2 key) {
   static_assert(R >= 1 && R <= 16, "Philox4x32 supports 1..16 rounds");
   std::uint32_t c[4] = {ctr.v[0], ctr.v[1], ctr.v[2], ctr.v[3]};
   std::uint32_t k[2] = {key.v[0], key.v[1]};
@@ -62,7 +62,7 @@ AIMZ_MATH_FN U32x4 philox4x32(U32x4 ctr, U32x2 key) {
   return out;
 }
 
-AIMZ_MATH_FN U32x4 philox4x32_10(U32x4 ctr, U32x2 key) { return philox4x32<10>(ctr, key); }
+AIMZ_HOT_FN U32x4 philox4x32_10(U32x4 ctr, U32x2 key) { return philox4x32<10>(ctr, key); }
 
 /// A stream of uint32 words addressed by absolute coordinates.
 ///
@@ -98,7 +98,7 @@ class RandomStream {
   static constexpr std::uint64_t kMaxElem = (std::uint64_t{1} << kElemBits) - 1;
   static constexpr std::uint32_t kMaxBlocks = std::uint32_t{1} << kBlockBits;
 
-  AIMZ_MATH_FN RandomStream(std::uint64_t seed, std::uint32_t site_id, std::uint64_t draw, std::uint64_t obs,
+  AIMZ_HOT_FN RandomStream(std::uint64_t seed, std::uint32_t site_id, std::uint64_t draw, std::uint64_t obs,
                             std::uint64_t elem)
       : key_(make_key(seed)),
         base_(make_counter(site_id, draw, obs, elem, 0)),
@@ -109,14 +109,14 @@ class RandomStream {
   }
 
   /// Philox key for a seed.
-  AIMZ_MATH_FN static U32x2 make_key(std::uint64_t seed) {
+  AIMZ_HOT_FN static U32x2 make_key(std::uint64_t seed) {
     U32x2 k = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}};
     return k;
   }
 
   /// The Philox counter of block `block` of the stream (site, draw, obs, elem).
   /// Out-of-range coordinates are masked to their field width.
-  AIMZ_MATH_FN static U32x4 make_counter(std::uint32_t site, std::uint64_t draw, std::uint64_t obs, std::uint64_t elem,
+  AIMZ_HOT_FN static U32x4 make_counter(std::uint32_t site, std::uint64_t draw, std::uint64_t obs, std::uint64_t elem,
                                          std::uint32_t block) {
     const std::uint64_t b = block & (kMaxBlocks - 1);
     const std::uint64_t e = elem & kMaxElem;
@@ -132,13 +132,13 @@ class RandomStream {
   }
 
   /// Next 32 random bits.
-  AIMZ_MATH_FN std::uint32_t next_u32() {
+  AIMZ_HOT_FN std::uint32_t next_u32() {
     if (pos_ == 4) refill();
     return buf_.v[pos_++];
   }
 
   /// Next 64 random bits (two words, the first one in the high half).
-  AIMZ_MATH_FN std::uint64_t next_u64() {
+  AIMZ_HOT_FN std::uint64_t next_u64() {
     const std::uint64_t hi = next_u32();
     const std::uint64_t lo = next_u32();
     return (hi << 32) | lo;
@@ -146,13 +146,13 @@ class RandomStream {
 
   /// False when the coordinates were out of range or more than
   /// kMaxBlocks Philox blocks have been requested.
-  AIMZ_MATH_FN bool ok() const { return ok_; }
+  AIMZ_HOT_FN bool ok() const { return ok_; }
 
   /// Number of Philox blocks generated so far.
   AIMZ_MATH_FN std::uint32_t blocks_used() const { return block_; }
 
  private:
-  AIMZ_MATH_FN void refill() {
+  AIMZ_HOT_FN void refill() {
     if (block_ >= kMaxBlocks) {
       ok_ = false;
     }
@@ -175,7 +175,7 @@ class RandomStream {
 /// uint32 -> float uniformly on the open interval (0, 1): the top 23 bits k
 /// give (2k + 1) / 2^24, so the result lies in [2^-24, 1 - 2^-24] and is
 /// computed exactly.
-AIMZ_MATH_FN float u32_to_float_open(std::uint32_t x) {
+AIMZ_HOT_FN float u32_to_float_open(std::uint32_t x) {
   const std::uint32_t k = x >> 9;
   return static_cast<float>(2u * k + 1u) * 5.9604644775390625e-08f;  // 2^-24
 }
@@ -183,7 +183,7 @@ AIMZ_MATH_FN float u32_to_float_open(std::uint32_t x) {
 /// Two uint32 words -> double uniformly on the open interval (0, 1): 52
 /// random bits k (hi word first) give (2k + 1) / 2^53, in
 /// [2^-53, 1 - 2^-53], computed exactly.
-AIMZ_MATH_FN double u32x2_to_double_open(std::uint32_t hi, std::uint32_t lo) {
+AIMZ_HOT_FN double u32x2_to_double_open(std::uint32_t hi, std::uint32_t lo) {
   const std::uint64_t k = ((static_cast<std::uint64_t>(hi) << 32) | lo) >> 12;
   return static_cast<double>(2u * k + 1u) * 1.1102230246251565404236316680908203125e-16;  // 2^-53
 }
@@ -192,9 +192,9 @@ AIMZ_MATH_FN double u32x2_to_double_open(std::uint32_t hi, std::uint32_t lo) {
 /// double consumes two.
 template <class T> AIMZ_MATH_FN T uniform01(RandomStream& s);
 
-template <> AIMZ_MATH_FN float uniform01<float>(RandomStream& s) { return u32_to_float_open(s.next_u32()); }
+template <> AIMZ_HOT_FN float uniform01<float>(RandomStream& s) { return u32_to_float_open(s.next_u32()); }
 
-template <> AIMZ_MATH_FN double uniform01<double>(RandomStream& s) {
+template <> AIMZ_HOT_FN double uniform01<double>(RandomStream& s) {
   const std::uint32_t hi = s.next_u32();
   const std::uint32_t lo = s.next_u32();
   return u32x2_to_double_open(hi, lo);

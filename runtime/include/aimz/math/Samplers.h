@@ -15,6 +15,7 @@
 // float and double parameters with equal values give identical draws.
 #pragma once
 
+#include "aimz/math/Elementary.h"
 #include "aimz/math/Philox.h"
 #include "aimz/math/Special.h"
 
@@ -43,13 +44,16 @@ template <class T> AIMZ_MATH_FN T mt_gamma(RandomStream& s, T a);
 
 }  // namespace detail
 
-/// Standard normal by Box-Muller (two uniforms; the cosine branch only).
-template <class T> AIMZ_MATH_FN T standard_normal(RandomStream& s) {
+/// Standard normal by Box-Muller (two uniforms; the cosine branch only),
+/// with the branch-free log and cos(2 pi u) of Elementary.h: once a sampler
+/// is inlined into a loop over elements, the Philox block and this
+/// transform vectorize, and every lane gives the scalar code's bits.
+template <class T> AIMZ_HOT_FN T standard_normal(RandomStream& s) {
   static_assert(detail::IsReal<T>::value, "T must be float or double");
   const T u1 = uniform01<T>(s);
   const T u2 = uniform01<T>(s);
-  const T r = std::sqrt(T(-2) * std::log(u1));
-  return r * std::cos(T(2.0 * detail::kPi) * u2);
+  const T r = std::sqrt(T(-2) * elementary::log(u1));
+  return r * elementary::cos2pi(u2);
 }
 
 namespace detail {
@@ -82,7 +86,7 @@ template <class T> AIMZ_MATH_FN T log_std_gamma(RandomStream& s, T a) {
   return std::log(g) + std::log(u) / a;
 }
 
-template <class T> AIMZ_MATH_FN T finish(const RandomStream& s, T x) { return s.ok() ? x : nan<T>(); }
+template <class T> AIMZ_HOT_FN T finish(const RandomStream& s, T x) { return s.ok() ? x : nan<T>(); }
 
 AIMZ_MATH_FN std::int32_t finish_count(const RandomStream& s, double k) {
   return s.ok() && k >= 0.0 && k <= kMaxBinomialCount ? static_cast<std::int32_t>(k) : kInvalidCount;
@@ -93,7 +97,7 @@ AIMZ_MATH_FN std::int32_t finish_count(const RandomStream& s, double k) {
 // ---------------------------------------------------------------- continuous
 
 /// Normal(loc, scale).
-template <class T> AIMZ_MATH_FN T normal_sample(RandomStream& s, T loc, T scale) {
+template <class T> AIMZ_HOT_FN T normal_sample(RandomStream& s, T loc, T scale) {
   if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
   return detail::finish(s, loc + scale * standard_normal<T>(s));
 }
@@ -107,13 +111,13 @@ template <class T> AIMZ_MATH_FN T half_normal_sample(RandomStream& s, T scale) {
 /// LogNormal(loc, scale) = exp(Normal(loc, scale)).
 template <class T> AIMZ_MATH_FN T log_normal_sample(RandomStream& s, T loc, T scale) {
   if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
-  return detail::finish(s, std::exp(loc + scale * standard_normal<T>(s)));
+  return detail::finish(s, elementary::exp(loc + scale * standard_normal<T>(s)));
 }
 
 /// Exponential(rate) by inversion: -log(U) / rate.
 template <class T> AIMZ_MATH_FN T exponential_sample(RandomStream& s, T rate) {
   if (!detail::pos_finite(rate)) return detail::nan<T>();
-  return detail::finish(s, -std::log(uniform01<T>(s)) / rate);
+  return detail::finish(s, -elementary::log(uniform01<T>(s)) / rate);
 }
 
 /// Gamma(concentration, rate): Marsaglia-Tsang, with the U^(1/a) boost for
