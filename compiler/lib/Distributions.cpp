@@ -158,7 +158,7 @@ std::string runtimeSymbol(const DistSpec &Spec,
 
 bool hasRowSampler(llvm::StringRef Symbol) {
   static const llvm::StringRef Rows[] = {
-#define AIMZ_VECTOR_SAMPLER(SYM, ARITY, SAMPLE) #SYM,
+#define AIMZ_VECTOR_SAMPLER(SYM, KIND, ARITY, SAMPLE) #SYM,
 #include "aimz/math/Distributions.def"
   };
   return llvm::is_contained(Rows, Symbol);

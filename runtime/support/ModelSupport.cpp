@@ -86,11 +86,11 @@ namespace m = aimz::math;
 
 #define AIMZ_ROW_ARGS_1 a[i * as]
 #define AIMZ_ROW_ARGS_2 a[i * as], b[i * bs]
-#define AIMZ_ROW_SAMPLER(NAME, ARITY, SAMPLE, T, SUFFIX)                      \
+#define AIMZ_ROW_SAMPLER(NAME, RET, ARITY, SAMPLE, T, SUFFIX)                 \
   AIMZ_SUPPORT void aimz_rt_sample_row_##NAME##_##SUFFIX(                     \
       uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs0,             \
       uint64_t obs_step, uint64_t elem0, uint64_t elem_step, int64_t n,       \
-      T *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs) {   \
+      RET *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs) { \
     (void)b, (void)bs;                                                        \
     for (int64_t i = 0; i < n; ++i) {                                         \
       RandomStream s(seed, static_cast<uint32_t>(site), draw,                 \
@@ -98,9 +98,9 @@ namespace m = aimz::math;
       out[i * os] = m::SAMPLE<T>(s, AIMZ_ROW_ARGS_##ARITY);                   \
     }                                                                         \
   }
-#define AIMZ_VECTOR_SAMPLER(NAME, ARITY, SAMPLE)                              \
-  AIMZ_ROW_SAMPLER(NAME, ARITY, SAMPLE, float, f32)                           \
-  AIMZ_ROW_SAMPLER(NAME, ARITY, SAMPLE, double, f64)
+#define AIMZ_VECTOR_SAMPLER(NAME, KIND, ARITY, SAMPLE)                        \
+  AIMZ_ROW_SAMPLER(NAME, AIMZ_RET_##KIND(float), ARITY, SAMPLE, float, f32)   \
+  AIMZ_ROW_SAMPLER(NAME, AIMZ_RET_##KIND(double), ARITY, SAMPLE, double, f64)
 #include "aimz/math/Distributions.def"
 
 // Event distributions ---------------------------------------------------------

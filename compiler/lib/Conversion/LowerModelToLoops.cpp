@@ -637,16 +637,16 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
     Type Ret = Discrete ? Type(B.getI32Type()) : Prec;
     SmallVector<Type> ArgTypes(5, B.getI64Type());
     ArgTypes.append(ScalarParamSlots, Prec);
-    func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Ret);
     // Called after this block: capture what it needs by value.
     size_t NumArgs = ArgTypes.size();
     // A straight-line sampler draws each innermost row with one call of its
     // row function, whose loop vectorizes (same values as per element).
     if (hasRowSampler(C.Symbol) && T.getRank() > 0 &&
-        T.getElementType() == Prec && Params.size() <= 2) {
+        T.getElementType() == Ret && Params.size() <= 2) {
       DrawAll = [&]() { emitRowSample(T, Out, C.Symbol, Params, SiteId, Prec); };
-    } else
-    DrawAll = [&, Callee, NumArgs]() mutable {
+    } else {
+      func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Ret);
+      DrawAll = [&, Callee, NumArgs]() mutable {
       forEach(Out.Sizes, [&](ValueRange Ivs) {
         Value Obs;
         Value Elem = siteAddressElement(T, Ivs, Obs);
@@ -659,7 +659,8 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
         Value X = B.create<func::CallOp>(Loc, Callee, Args).getResult(0);
         store(Out, Ivs, convert(X, T.getElementType()));
       });
-    };
+      };
+    }
   }
   if (!ReadsPosterior) {
     DrawAll();
@@ -847,7 +848,7 @@ void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
   for (int I = 0; I < 3; ++I)
     ArgTypes.append({ptrType(), B.getI64Type()});
   func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, {});
-  unsigned Last = T.getRank() - 1;
+  unsigned Last = T.getRank() - 1; // the row; int32 or Prec elements
   bool ObsRow = obsAxis(T) == static_cast<int>(Last);
   forEach(ArrayRef<Value>(Out.Sizes).drop_back(), [&](ValueRange Ivs) {
     SmallVector<Value> First(Ivs.begin(), Ivs.end());

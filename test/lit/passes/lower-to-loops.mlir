@@ -1,7 +1,8 @@
 // aimz-lower-to-loops turns the model into the three C entry points of
 // abi.h, each `i32 (ptr)`, with loops over draws and observation blocks and
 // calls into the support library: samplers (i64 x 5 addresses, then the
-// parameters) for latents and for the output when predicting, the output's
+// parameters; a whole row at a time for the vectorizable ones, such as
+// Normal) for latents and for the output when predicting, the output's
 // log density for the log-likelihood, and matrix products. The model op is
 // gone; the manifest stays on the module.
 // RUN: aimz-opt --aimz-lower-to-loops %s | FileCheck %s
@@ -9,7 +10,7 @@
 
 // CHECK: module attributes {aimz.manifest = "{\22model\22:\22counts\22}"}
 // CHECK-NOT: aimz.model
-// CHECK-DAG: func.func private @aimz_rt_sample_normal_f32(i64, i64, i64, i64, i64, f32, f32, f32, f32, f32) -> f32
+// CHECK-DAG: func.func private @aimz_rt_sample_row_normal_f32(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-DAG: func.func private @aimz_rt_sample_poisson_f32(i64, i64, i64, i64, i64, f32, f32, f32, f32, f32) -> i32
 // CHECK-DAG: func.func private @aimz_rt_logp_poisson_f32(f32, f32, f32, f32, f32, f32) -> f32
 // CHECK-DAG: func.func private @aimz_rt_matmul_f32(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64)
@@ -18,7 +19,7 @@
 // the product, and the output drawn (never scored).
 // CHECK-LABEL: func.func @aimz_predict(%{{.*}}: !llvm.ptr) -> i32
 // CHECK: scf.for
-// CHECK: call @aimz_rt_sample_normal_f32(
+// CHECK: call @aimz_rt_sample_row_normal_f32(
 // CHECK: scf.for
 // CHECK: call @aimz_rt_matmul_f32(
 // CHECK: call @aimz_rt_sample_poisson_f32(

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "aimz/math/Config.h"
+#include "aimz/math/Elementary.h"
 
 namespace aimz {
 namespace math {
@@ -230,9 +231,10 @@ template <class T> AIMZ_MATH_FN T log_sigmoid(T x) { return -softplus(-x); }
 
 /// 1 / (1 + exp(-x)), accurate in both tails.
 template <class T> AIMZ_MATH_FN T sigmoid(T x) {
-  if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-  const T e = std::exp(x);
-  return e / (T(1) + e);
+  // Branch-free (Elementary.h's exp): Bernoulli(logits=) rows vectorize.
+  const T e = elementary::exp(-std::fabs(x));
+  const T r = T(1) / (T(1) + e);
+  return x >= T(0) ? r : e * r;
 }
 
 /// log(1 - exp(-x)) for x > 0 (Maechler 2012).  -inf at 0, NaN for x < 0.
