@@ -15,28 +15,19 @@ Run by the reference environment's python (.venv, tools/setup_venv.sh);
 exits 77 (skip) when NumPyro is not installed there.
 """
 
-import os
-import sys
 import zlib
 
 import numpy as np
 
-try:
-    os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    import jax
-    jax.config.update("jax_enable_x64", True)
-    import jax.numpy as jnp
-    import numpyro
-    import numpyro.distributions as dist
-    from numpyro.infer import Predictive
-    from numpyro.infer.util import log_likelihood
-    from scipy import stats
-except ImportError as e:  # pragma: no cover - depends on the machine
-    print("skipped: NumPyro is not installed (%s); run tools/setup_venv.sh" % e)
-    sys.exit(77)
+import reference  # noqa: F401  (NumPyro or skip; float64 JAX)
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpyro  # noqa: E402
+import numpyro.distributions as dist  # noqa: E402
+from numpyro.infer import Predictive  # noqa: E402
+from numpyro.infer.util import log_likelihood  # noqa: E402
+from scipy import stats  # noqa: E402
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "run"))
 import aimz_e2e as E  # noqa: E402
 
 N, D, PRIOR = 1500, 60, 4000

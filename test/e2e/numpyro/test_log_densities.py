@@ -12,25 +12,16 @@ exits 77 (skip) when NumPyro is not installed there.
 """
 
 import os
-import sys
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from scipy import special, stats
+import reference  # noqa: F401  (NumPyro or skip; float64 JAX)
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpyro.distributions as dist  # noqa: E402
+from scipy import special, stats  # noqa: E402
 
-try:
-    os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    import jax
-    jax.config.update("jax_enable_x64", True)
-    import jax.numpy as jnp
-    import numpyro.distributions as dist
-except ImportError as e:  # pragma: no cover - depends on the machine
-    print("skipped: NumPyro is not installed (%s); run tools/setup_venv.sh" % e)
-    sys.exit(77)
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "run"))
 import aimz_e2e as E  # noqa: E402
 
 N = 400  # observations (parameter sets) per distribution
