@@ -534,7 +534,6 @@ void Analyzer::addValueSite(const AssignStmt &A, DType T, const Shape &Full,
 std::optional<Analyzer::BoundCall>
 Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
                    SMLoc DistLoc) {
-  const DistSpec *Specp = &Spec;
   BoundCall R;
   R.Dist = Spec.Name;
   R.Discrete = Spec.Discrete;
@@ -739,7 +738,7 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
                              "array literal such as [1.0, 1.0, 1.0])");
     Ok = false;
   }
-  if (Specp->Kind == DistKind::Uniform && Bound[0] && Bound[1]) {
+  if (Spec.Kind == DistKind::Uniform && Bound[0] && Bound[1]) {
     auto Lo = literalValue(*Bound[0]), Hi = literalValue(*Bound[1]);
     if (Lo && Hi && !(*Lo < *Hi)) {
       Diags.error(DistLoc, "Uniform needs low < high; got low = " +
