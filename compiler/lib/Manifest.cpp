@@ -1,5 +1,6 @@
 //===- Manifest.cpp - The model's self-description ------------------------===//
 #include "aimz/Manifest.h"
+#include "aimz/ManifestSchema.h"
 #include "aimz/Distributions.h"
 #include "aimz/Sema.h"
 
@@ -27,50 +28,50 @@ Json shapeJSON(const Shape &S) {
 }
 
 Json arrayJSON(const TypedArray &A) {
-  return Json{{"name", A.Name},
-              {"dtype", dtypeName(A.Type)},
-              {"shape", shapeJSON(A.Dims)}};
+  return Json{{manifest::Name, A.Name},
+              {manifest::DType, dtypeName(A.Type)},
+              {manifest::Shape, shapeJSON(A.Dims)}};
 }
 
 } // namespace
 
 std::string manifestJSON(const ModelInfo &Info) {
   Json M;
-  M["model"] = Info.Name;
-  M["obs_dim"] = Info.ObsDim;
-  M["plan"] = planName(Info.ChosenPlan);
-  M["plan_reason"] = Info.PlanReason;
-  M["precision"] = dtypeName(Info.Precision);
-  M["dims"] = Info.Symbols;
+  M[manifest::Model] = Info.Name;
+  M[manifest::ObsDim] = Info.ObsDim;
+  M[manifest::Plan] = planName(Info.ChosenPlan);
+  M[manifest::PlanReason] = Info.PlanReason;
+  M[manifest::Precision] = dtypeName(Info.Precision);
+  M[manifest::Dims] = Info.Symbols;
   if (!Info.PosteriorDims.empty())
-    M["posterior_dims"] = Info.PosteriorDims;
+    M[manifest::PosteriorDims] = Info.PosteriorDims;
   Json Inputs = Json::array();
   for (const TypedArray &I : Info.Inputs)
     Inputs.push_back(arrayJSON(I));
-  M["inputs"] = Inputs;
-  M["output"] = arrayJSON(Info.Output);
+  M[manifest::Inputs] = Inputs;
+  M[manifest::Output] = arrayJSON(Info.Output);
   Json Sites = Json::array();
   for (const Site &S : Info.Sites) {
     Json J;
-    J["name"] = S.Name;
-    J["kind"] = siteKindName(S.Kind);
-    J["class"] = siteClassName(S.Class);
+    J[manifest::Name] = S.Name;
+    J[manifest::Kind] = siteKindName(S.Kind);
+    J[manifest::Class] = siteClassName(S.Class);
     if (S.Dist)
-      J["dist"] = S.Dist->Name;
+      J[manifest::Dist] = S.Dist->Name;
     if (!S.Support.empty())
-      J["support"] = S.Support;
+      J[manifest::Support] = S.Support;
     if (S.EventRank)
-      J["event_rank"] = S.EventRank;
-    J["dtype"] = dtypeName(S.Type);
-    J["shape"] = shapeJSON(S.Dims);
+      J[manifest::EventRank] = S.EventRank;
+    J[manifest::DType] = dtypeName(S.Type);
+    J[manifest::Shape] = shapeJSON(S.Dims);
     Sites.push_back(J);
   }
-  M["sites"] = Sites;
+  M[manifest::Sites] = Sites;
   if (!Info.IndexInputs.empty()) {
     Json Uses = Json::array();
     for (const ModelInfo::IndexUse &U : Info.IndexInputs)
-      Uses.push_back({{"input", U.Input}, {"dim", shapeJSON({U.Extent})[0]}});
-    M["index_inputs"] = Uses;
+      Uses.push_back({{manifest::IndexInput, U.Input}, {manifest::IndexDim, shapeJSON({U.Extent})[0]}});
+    M[manifest::IndexInputs] = Uses;
   }
   return M.dump();
 }

@@ -1,5 +1,6 @@
 //===- Manifest.cpp - A compiled model's self-description -----------------===//
 #include "aimz/run/Manifest.h"
+#include "aimz/ManifestSchema.h"
 
 #include <nlohmann/json.hpp>
 
@@ -25,16 +26,16 @@ static llvm::Expected<io::DType> dtypeOf(const std::string &Name) {
 }
 
 static llvm::Error readArray(const nlohmann::json &J, ManifestArray &A) {
-  if (!J.is_object() || !J.contains("name") || !J.contains("dtype") ||
-      !J.contains("shape"))
+  if (!J.is_object() || !J.contains(manifest::Name) || !J.contains(manifest::DType) ||
+      !J.contains(manifest::Shape))
     return bad("an array lacks name, dtype or shape");
-  A.Name = J["name"].get<std::string>();
-  A.TypeName = J["dtype"].get<std::string>();
+  A.Name = J[manifest::Name].get<std::string>();
+  A.TypeName = J[manifest::DType].get<std::string>();
   auto T = dtypeOf(A.TypeName);
   if (!T)
     return T.takeError();
   A.Type = *T;
-  for (const auto &D : J["shape"]) {
+  for (const auto &D : J[manifest::Shape]) {
     if (D.is_string())
       A.Shape.push_back(D.get<std::string>());
     else if (D.is_number_integer())
@@ -52,46 +53,46 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
     return bad("not a JSON object");
   Manifest M;
   try {
-    M.Model = J.at("model").get<std::string>();
-    M.ObsDim = J.at("obs_dim").get<std::string>();
-    M.Plan = J.at("plan").get<std::string>();
-    M.PlanReason = J.at("plan_reason").get<std::vector<std::string>>();
-    M.Dims = J.at("dims").get<std::vector<std::string>>();
-    M.PosteriorDims = J.value("posterior_dims", std::vector<std::string>());
-    for (const auto &U : J.value("index_inputs", nlohmann::json::array())) {
+    M.Model = J.at(manifest::Model).get<std::string>();
+    M.ObsDim = J.at(manifest::ObsDim).get<std::string>();
+    M.Plan = J.at(manifest::Plan).get<std::string>();
+    M.PlanReason = J.at(manifest::PlanReason).get<std::vector<std::string>>();
+    M.Dims = J.at(manifest::Dims).get<std::vector<std::string>>();
+    M.PosteriorDims = J.value(manifest::PosteriorDims, std::vector<std::string>());
+    for (const auto &U : J.value(manifest::IndexInputs, nlohmann::json::array())) {
       Manifest::IndexUse Use;
-      Use.Input = U.at("input").get<std::string>();
-      const auto &D = U.at("dim");
+      Use.Input = U.at(manifest::IndexInput).get<std::string>();
+      const auto &D = U.at(manifest::IndexDim);
       if (D.is_string())
         Use.Extent = D.get<std::string>();
       else
         Use.Extent = D.get<int64_t>();
       M.IndexInputs.push_back(std::move(Use));
     }
-    auto P = dtypeOf(J.at("precision").get<std::string>());
+    auto P = dtypeOf(J.at(manifest::Precision).get<std::string>());
     if (!P)
       return P.takeError();
     M.Precision = *P;
-    for (const auto &I : J.at("inputs")) {
+    for (const auto &I : J.at(manifest::Inputs)) {
       ManifestArray A;
       if (auto E = readArray(I, A))
         return std::move(E);
       M.Inputs.push_back(std::move(A));
     }
-    if (auto E = readArray(J.at("output"), M.Output))
+    if (auto E = readArray(J.at(manifest::Output), M.Output))
       return std::move(E);
-    for (const auto &S : J.at("sites")) {
+    for (const auto &S : J.at(manifest::Sites)) {
       ManifestSite Site;
       if (auto E = readArray(S, Site))
         return std::move(E);
-      std::string Kind = S.at("kind").get<std::string>();
+      std::string Kind = S.at(manifest::Kind).get<std::string>();
       Site.Kind = Kind == "latent"          ? SiteKind::Latent
                   : Kind == "deterministic" ? SiteKind::Deterministic
                   : Kind == "factor"        ? SiteKind::Factor
                                             : SiteKind::Observed;
-      Site.Dist = S.value("dist", "");
-      Site.Support = S.value("support", "");
-      Site.EventRank = S.value("event_rank", 0u);
+      Site.Dist = S.value(manifest::Dist, "");
+      Site.Support = S.value(manifest::Support, "");
+      Site.EventRank = S.value(manifest::EventRank, 0u);
       if (Site.EventRank > Site.Shape.size())
         return bad("site '" + Site.Name + "' has more event axes than axes");
       Site.ObsAligned = M.obsAxis(Site.Shape) >= 0;

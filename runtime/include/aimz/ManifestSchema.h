@@ -1,0 +1,46 @@
+//===- ManifestSchema.h - The keys of a model's manifest ---------*- C++ -*-===//
+//
+// The manifest is JSON that aimzc embeds in every model (compiler/lib/
+// Manifest.cpp writes it) and aimz-run reads (runtime/lib/Manifest.cpp).
+// Both spell its keys from this one list, so they cannot drift apart.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AIMZ_MANIFESTSCHEMA_H
+#define AIMZ_MANIFESTSCHEMA_H
+
+namespace aimz {
+namespace manifest {
+
+// The model.
+inline constexpr const char Model[] = "model";
+inline constexpr const char ObsDim[] = "obs_dim";
+inline constexpr const char Plan[] = "plan";
+inline constexpr const char PlanReason[] = "plan_reason";
+inline constexpr const char Precision[] = "precision";
+inline constexpr const char Dims[] = "dims";
+inline constexpr const char PosteriorDims[] = "posterior_dims"; // optional
+inline constexpr const char Inputs[] = "inputs";
+inline constexpr const char Output[] = "output";
+inline constexpr const char Sites[] = "sites";
+inline constexpr const char IndexInputs[] = "index_inputs"; // optional
+
+// An array (an input, the output, a site).
+inline constexpr const char Name[] = "name";
+inline constexpr const char DType[] = "dtype";
+inline constexpr const char Shape[] = "shape";
+
+// A site, beside its array keys.
+inline constexpr const char Kind[] = "kind";
+inline constexpr const char Class[] = "class";
+inline constexpr const char Dist[] = "dist";          // sampled sites only
+inline constexpr const char Support[] = "support";    // ImproperUniform's
+inline constexpr const char EventRank[] = "event_rank"; // vector values
+
+// An index input ({"input": name, "dim": extent}).
+inline constexpr const char IndexInput[] = "input";
+inline constexpr const char IndexDim[] = "dim";
+
+} // namespace manifest
+} // namespace aimz
+
+#endif // AIMZ_MANIFESTSCHEMA_H
