@@ -541,7 +541,6 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
   bool &Ok = R.Ok;
   // Bind arguments to parameters: positional first, then keywords.
   std::vector<ExprPtr> Bound(Spec.Params.size());
-  std::vector<SMLoc> BoundAt(Spec.Params.size());
   size_t Positional = 0;
   for (const Arg &A : Args) {
     size_t Index = Spec.Params.size();
@@ -581,7 +580,6 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
       continue;
     }
     Bound[Index] = A.Value;
-    BoundAt[Index] = A.Loc;
   }
   if (!Spec.ExactlyOneOf.empty()) {
     std::vector<std::string> Given;

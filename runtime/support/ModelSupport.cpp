@@ -3,7 +3,7 @@
 // Compiled to LLVM bitcode when aimzc is built and linked into each model
 // before optimization, so these small functions inline into the kernels.
 // One C symbol per distribution, variant and precision keeps the generated
-// calls simple: samplers take (seed, site, draw, obs, elem, a, b, c, d), log
+// calls simple: samplers take (seed, site, draw, obs, elem, a, b, c, d, e), log
 // densities (x, a, b, c, d, e); unused parameters are ignored.
 //
 //===----------------------------------------------------------------------===//

@@ -176,6 +176,7 @@ private:
 
   void planScratch(ArrayRef<Operation *> Global, ArrayRef<Operation *> Obs);
   View buffer(Operation *Op, ir::ArrayType T);
+  View bufferAt(Value Offset, ir::ArrayType T);
   View viewOfCallArray(int64_t Field, int64_t Slot, ir::ArrayType T,
                        bool DrawDim, Value DrawIndex, Value ObsOffset);
 
@@ -207,6 +208,9 @@ private:
   Value stackSlot(Type T);
   void eventArgs(const View &V, ValueRange BatchIvs, unsigned EventRank,
                  SmallVectorImpl<Value> &Args);
+  void appendEventParams(ValueRange Params, ArrayRef<View> PViews,
+                         ValueRange BatchIvs, unsigned BatchRank,
+                         size_t NumArgs, SmallVectorImpl<Value> &Args);
   Value eventSize(const RuntimeCall &C, const View &Value0,
                   ArrayRef<View> Params, unsigned BatchRank);
   void emitEventSample(Operation *Op, const RuntimeCall &C, const View &Out,
@@ -307,10 +311,11 @@ void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
     // Log-likelihood replaces the output's values by densities (and a
     // vector-valued output's log density overwrites a copy of each value).
     if (Kind == Entry::LogLikelihood && Obs) {
-      Offsets[Op] = Take(logDensityType(Obs));
-      if (logDensityType(Obs).getRank() != T.getRank())
-        CopyOffsets[Op] = Take(ir::ArrayType::get(
-            Ctx, T.getDims(), logDensityType(Obs).getElementType()));
+      ir::ArrayType LL = logDensityType(Obs);
+      Offsets[Op] = Take(LL);
+      if (LL.getRank() != T.getRank())
+        CopyOffsets[Op] =
+            Take(ir::ArrayType::get(Ctx, T.getDims(), LL.getElementType()));
       return;
     }
     Offsets[Op] = Take(T);
@@ -333,10 +338,15 @@ void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
 }
 
 View EntryBuilder::buffer(Operation *Op, ir::ArrayType T) {
+  return bufferAt(Offsets.lookup(Op), T);
+}
+
+/// A contiguous array of type T at byte `Offset` of scratch.
+View EntryBuilder::bufferAt(Value Offset, ir::ArrayType T) {
   View V;
   V.Elem = T.getElementType();
   V.Sizes = sizesOf(T, false);
-  V.Ptr = gep(Scratch, B.getI8Type(), toI64(Offsets.lookup(Op)));
+  V.Ptr = gep(Scratch, B.getI8Type(), toI64(Offset));
   // Contiguous, laid out for the full block so offsets stay fixed.
   SmallVector<Value> Alloc = sizesOf(T, true);
   V.Strides.resize(Alloc.size());
@@ -716,6 +726,20 @@ void EntryBuilder::eventArgs(const View &V, ValueRange BatchIvs,
   Args.push_back(EventRank >= 1 ? toI64(V.Strides[R - 1]) : i64(0));
 }
 
+/// Every parameter's (pointer, s0, s1) at the batch position, then null
+/// slots up to the callee's `NumArgs` arguments.
+void EntryBuilder::appendEventParams(ValueRange Params, ArrayRef<View> PViews,
+                                     ValueRange BatchIvs, unsigned BatchRank,
+                                     size_t NumArgs,
+                                     SmallVectorImpl<Value> &Args) {
+  for (auto [P, V] : llvm::zip(Params, PViews))
+    eventArgs(V, BatchIvs,
+              cast<ir::ArrayType>(P.getType()).getRank() - BatchRank, Args);
+  Value Null = B.create<LLVM::ZeroOp>(Loc, ptrType());
+  while (Args.size() < NumArgs)
+    Args.append({Null, i64(0), i64(0)});
+}
+
 /// K: the value's last extent for a vector or matrix, else the last extent
 /// of the first parameter with an event axis (categories, cutpoints,
 /// components).
@@ -768,11 +792,7 @@ void EntryBuilder::emitEventSample(Operation *Op, const RuntimeCall &C,
       Args.append({Slot, i64(0), i64(0)});
     else
       eventArgs(Out, Ivs, C.ValueEventRank, Args);
-    for (auto [P, V] : llvm::zip(Params, PViews))
-      eventArgs(V, Ivs, cast<ir::ArrayType>(P.getType()).getRank() - Rb, Args);
-    Value Null = B.create<LLVM::ZeroOp>(Loc, ptrType());
-    while (Args.size() < ArgTypes.size())
-      Args.append({Null, i64(0), i64(0)});
+    appendEventParams(Params, PViews, Ivs, Rb, ArgTypes.size(), Args);
     B.create<func::CallOp>(Loc, Callee, Args);
     if (Slot)
       store(Out, Ivs,
@@ -801,16 +821,8 @@ void EntryBuilder::emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
   if (C.ValueEventRank == 0) {
     Slot = stackSlot(Prec);
   } else {
-    Copy.Elem = Prec;
-    Copy.Sizes = Y.Sizes;
-    Copy.Ptr = gep(Scratch, B.getI8Type(), toI64(CopyOffsets.lookup(Op)));
-    SmallVector<Value> Alloc = sizesOf(T, true);
-    Copy.Strides.resize(Alloc.size());
-    Value S = idx(1);
-    for (int I = Alloc.size() - 1; I >= 0; --I) {
-      Copy.Strides[I] = S;
-      S = B.create<arith::MulIOp>(Loc, S, Alloc[I]);
-    }
+    Copy = bufferAt(CopyOffsets.lookup(Op),
+                    ir::ArrayType::get(Ctx, T.getDims(), Prec));
   }
   forEach(Out.Sizes, [&](ValueRange Ivs) {
     SmallVector<Value> Args;
@@ -826,11 +838,7 @@ void EntryBuilder::emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
       eventArgs(Copy, Ivs, C.ValueEventRank, Args);
     }
     Args.push_back(eventSize(C, Y, PViews, Rb));
-    for (auto [P, V] : llvm::zip(Op.getParams(), PViews))
-      eventArgs(V, Ivs, cast<ir::ArrayType>(P.getType()).getRank() - Rb, Args);
-    Value Null = B.create<LLVM::ZeroOp>(Loc, ptrType());
-    while (Args.size() < ArgTypes.size())
-      Args.append({Null, i64(0), i64(0)});
+    appendEventParams(Op.getParams(), PViews, Ivs, Rb, ArgTypes.size(), Args);
     store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
   });
 }
