@@ -7,10 +7,13 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace aimz::ir;
 
 #include "aimz/Dialect/AimzDialect.cpp.inc"
+#include "aimz/Dialect/AimzEnums.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "aimz/Dialect/AimzTypes.cpp.inc"
@@ -55,12 +58,6 @@ LogicalResult BroadcastOp::verify() {
 }
 
 LogicalResult UnaryOp::verify() {
-  static const char *Fns[] = {
-      "neg",      "exp",         "log",    "log1p", "expm1", "sqrt",
-      "abs",      "tanh",        "sigmoid", "relu", "softplus",
-      "log_sigmoid", "lgamma",   "erf",    "Phi",   "sin",   "cos"};
-  if (!llvm::is_contained(Fns, getFn()))
-    return emitOpError("unknown function '") << getFn() << "'";
   if (getInput().getType().getDims() != getResult().getType().getDims())
     return emitOpError("operand and result shapes differ");
   return success();
@@ -124,9 +121,6 @@ LogicalResult ObserveOp::verify() {
 }
 
 LogicalResult ReduceOp::verify() {
-  static const char *Fns[] = {"sum", "mean", "min", "max", "logsumexp"};
-  if (!llvm::is_contained(Fns, getFn()))
-    return emitOpError("unknown reduction '") << getFn() << "'";
   int64_t Bt = getBatchRank();
   auto In = getInput().getType(), Out = getResult().getType();
   if (Bt < 0 || Bt > static_cast<int64_t>(In.getRank()))
@@ -146,14 +140,15 @@ LogicalResult ReduceOp::verify() {
     return emitOpError("the result must have the input's first batch_rank "
                        "dims");
   }
-  if (getFn() == "logsumexp" && !isa<FloatType>(In.getElementType()))
+  if (getFn() == ReduceFn::LogSumExp && !isa<FloatType>(In.getElementType()))
     return emitOpError("logsumexp needs a floating input");
   return success();
 }
 
 LogicalResult CumSumOp::verify() {
   auto In = getInput().getType();
-  if (getAxis() < 0 || getAxis() >= static_cast<int64_t>(In.getRank()))
+  int64_t Axis = getAxis();
+  if (Axis < 0 || Axis >= static_cast<int64_t>(In.getRank()))
     return emitOpError("axis must be a dim of the input");
   if (getResult().getType() != In)
     return emitOpError("the result must have the input's type");
@@ -176,14 +171,124 @@ LogicalResult SelectOp::verify() {
 }
 
 LogicalResult BinaryOp::verify() {
-  static const char *Fns[] = {"add", "sub", "mul", "div", "pow", "min", "max",
-                              "lt",  "le",  "gt",  "ge",  "eq",  "ne"};
-  if (!llvm::is_contained(Fns, getFn()))
-    return emitOpError("unknown operator '") << getFn() << "'";
   auto L = getLhs().getType(), R = getRhs().getType();
   if (L.getDims() != R.getDims() || L.getDims() != getResult().getType().getDims())
     return emitOpError("operands and result must have the same shape");
   if (L.getElementType() != R.getElementType())
     return emitOpError("operands must have the same element type");
+  return success();
+}
+
+LogicalResult ModelOp::verify() {
+  if (getPlan() != "obs" && getPlan() != "draw")
+    return emitOpError("plan must be \"obs\" or \"draw\"; got \"")
+           << getPlan() << "\"";
+  auto Syms = getSymbols().getAsValueRange<StringAttr>();
+  if (!llvm::is_contained(Syms, getObsDim()))
+    return emitOpError("obs_dim '") << getObsDim()
+                                    << "' must be one of the symbols";
+  return success();
+}
+
+LogicalResult InputOp::verify() {
+  auto Model = (*this)->getParentOfType<ModelOp>();
+  if (!Model)
+    return emitOpError("must be inside an aimz.model");
+  if (getIndex() > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
+    return emitOpError("index out of range");
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  auto T = getResult().getType();
+  if (T.getRank() != 0)
+    return emitOpError("the result must be a scalar (rank 0); broadcast it");
+  if (getValue().getType() != T.getElementType())
+    return emitOpError("the value's type ")
+           << getValue().getType() << " is not the result's element type "
+           << T.getElementType();
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  if (getInput().getType().getDims() != getResult().getType().getDims())
+    return emitOpError("operand and result shapes differ");
+  return success();
+}
+
+/// NumPy's matmul after `batch_rank` equal leading dims: each side is a
+/// vector or a matrix; the left's last dim contracts with the right's first.
+LogicalResult MatMulOp::verify() {
+  auto L = getLhs().getType(), R = getRhs().getType(),
+       Out = getResult().getType();
+  int64_t Bt = getBatchRank();
+  int64_t LR = static_cast<int64_t>(L.getRank()) - Bt,
+          RR = static_cast<int64_t>(R.getRank()) - Bt;
+  if (Bt < 0 || LR < 1 || LR > 2 || RR < 1 || RR > 2)
+    return emitOpError("each operand must be a vector or a matrix after "
+                       "batch_rank dims");
+  ArrayRef<Attribute> LD = L.getDims().getValue(), RD = R.getDims().getValue();
+  if (LD.take_front(Bt) != RD.take_front(Bt))
+    return emitOpError("the operands' batch dims differ");
+  if (LD.back() != RD[Bt])
+    return emitOpError("the contracted dims differ: ")
+           << LD.back() << " and " << RD[Bt];
+  SmallVector<Attribute> Want(LD.take_front(Bt));
+  if (LR == 2)
+    Want.push_back(LD[Bt]);
+  if (RR == 2)
+    Want.push_back(RD[Bt + 1]);
+  if (Out.getDims().getValue() != ArrayRef<Attribute>(Want))
+    return emitOpError("the result's dims must be the batch dims, the left's "
+                       "rows and the right's columns");
+  if (L.getElementType() != R.getElementType() ||
+      L.getElementType() != Out.getElementType())
+    return emitOpError("operands and result must have the same element type");
+  return success();
+}
+
+/// base[batch..., i0, i1, ..., rest...]: every index has the result's
+/// leading (batch ++ index) dims and an integer type.
+LogicalResult GatherOp::verify() {
+  auto Base = getBase().getType(), Out = getResult().getType();
+  int64_t Bt = getBatchRank();
+  int64_t N = static_cast<int64_t>(getIndices().size());
+  int64_t Rest = static_cast<int64_t>(Base.getRank()) - Bt - N;
+  if (N == 0 || Bt < 0 || Rest < 0)
+    return emitOpError("needs one to rank - batch_rank indices");
+  int64_t IdxRank = static_cast<int64_t>(Out.getRank()) - Bt - Rest;
+  if (IdxRank < 0)
+    return emitOpError("the result's rank is too small");
+  ArrayRef<Attribute> OD = Out.getDims().getValue();
+  for (Value I : getIndices()) {
+    auto T = cast<ArrayType>(I.getType());
+    if (!isa<IntegerType>(T.getElementType()) ||
+        T.getElementType().isInteger(1))
+      return emitOpError("indices must be integers");
+    if (T.getDims().getValue() != OD.take_front(Bt + IdxRank))
+      return emitOpError("every index must have the result's leading "
+                         "(batch and index) dims");
+  }
+  ArrayRef<Attribute> BD = Base.getDims().getValue();
+  if (BD.take_front(Bt) != OD.take_front(Bt) ||
+      BD.take_back(Rest) != OD.take_back(Rest))
+    return emitOpError("the result must keep the base's batch and trailing "
+                       "dims");
+  if (Base.getElementType() != Out.getElementType())
+    return emitOpError("the result must have the base's element type");
+  return success();
+}
+
+LogicalResult DeterministicOp::verify() {
+  if (getValue().getType() != getResult().getType())
+    return emitOpError("the result must have the value's type");
+  return success();
+}
+
+LogicalResult FactorOp::verify() {
+  if (getValue().getType() != getResult().getType())
+    return emitOpError("the result must have the value's type");
+  if (!isa<FloatType>(getValue().getType().getElementType()))
+    return emitOpError("a log-density term must be floating point");
   return success();
 }

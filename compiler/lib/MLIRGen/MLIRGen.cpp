@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aimz/MLIRGen.h"
+#include "aimz/Builtins.h"
 #include "aimz/Dialect/AimzDialect.h"
 #include "aimz/Distributions.h"
 #include "aimz/Manifest.h"
@@ -16,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include <map>
 
@@ -26,8 +28,9 @@ namespace {
 
 class Generator {
 public:
-  Generator(MLIRContext &Ctx, const Model &M, const ModelInfo &Info)
-      : B(&Ctx), M(M), Info(Info) {}
+  Generator(MLIRContext &Ctx, const Model &M, const ModelInfo &Info,
+            const llvm::SourceMgr *SM)
+      : B(&Ctx), M(M), Info(Info), SM(SM), CurLoc(B.getUnknownLoc()) {}
 
   OwningOpRef<ModuleOp> run();
 
@@ -40,10 +43,23 @@ private:
   Shape Plates;                          // dims of the open plates
   std::vector<std::string> PlateNames;
 
-  Location loc(SMLoc L) {
-    (void)L;
-    return B.getUnknownLoc();
+  const llvm::SourceMgr *SM;
+  /// The location of the expression or statement being generated: every op
+  /// carries the model's file:line:col, so diagnostics point at the model.
+  Location CurLoc;
+  Location loc(SMLoc L);
+  ir::ReduceFnAttr reduceFn(ir::ReduceFn F) {
+    return ir::ReduceFnAttr::get(B.getContext(), F);
   }
+  /// Sets CurLoc for one expression or statement.
+  struct LocScope {
+    Generator &G;
+    Location Saved;
+    LocScope(Generator &G, SMLoc L) : G(G), Saved(G.CurLoc) {
+      G.CurLoc = G.loc(L);
+    }
+    ~LocScope() { G.CurLoc = Saved; }
+  };
   Type elementType(DType T);
   Attribute dimAttr(const Dim &D);
   ir::ArrayType arrayType(const Shape &S, DType T);
@@ -64,6 +80,18 @@ private:
   int64_t siteId(const std::string &Name) const;
   ArrayAttr plateNames();
 };
+
+Location Generator::loc(SMLoc L) {
+  if (!SM || !L.isValid())
+    return CurLoc;
+  unsigned Buf = SM->FindBufferContainingLoc(L);
+  if (!Buf)
+    return CurLoc;
+  auto [Line, Col] = SM->getLineAndColumn(L, Buf);
+  return FileLineColLoc::get(
+      B.getContext(), SM->getMemoryBuffer(Buf)->getBufferIdentifier(), Line,
+      Col);
+}
 
 Type Generator::elementType(DType T) {
   switch (T) {
@@ -112,7 +140,7 @@ Value Generator::broadcast(Value V, ArrayRef<int64_t> Map, const Shape &To) {
     Dims.push_back(dimAttr(D));
   auto R = ir::ArrayType::get(B.getContext(), B.getArrayAttr(Dims),
                           T.getElementType());
-  return B.create<ir::BroadcastOp>(B.getUnknownLoc(), R, V,
+  return B.create<ir::BroadcastOp>(CurLoc, R, V,
                                B.getDenseI64ArrayAttr(Map));
 }
 
@@ -139,7 +167,7 @@ Value Generator::castTo(Value V, DType From, DType To, const Shape &Local) {
       X = static_cast<double>(cast<IntegerAttr>(C.getValue()).getInt());
     return constant(X, To);
   }
-  return B.create<ir::CastOp>(B.getUnknownLoc(), arrayType(inPlates(Local), To),
+  return B.create<ir::CastOp>(CurLoc, arrayType(inPlates(Local), To),
                           V);
 }
 
@@ -151,7 +179,7 @@ Value Generator::constant(double V, DType T) {
     A = B.getBoolAttr(V != 0);
   else
     A = B.getIntegerAttr(elementType(T), static_cast<int64_t>(V));
-  Value C = B.create<ir::ConstantOp>(B.getUnknownLoc(), arrayType({}, T), A);
+  Value C = B.create<ir::ConstantOp>(CurLoc, arrayType({}, T), A);
   return broadcast(C, {}, inPlates({}));
 }
 
@@ -174,6 +202,7 @@ Value Generator::view(const std::string &Name) {
 }
 
 Value Generator::gen(const Expr &E) {
+  LocScope Scope(*this, E.Loc);
   switch (E.K) {
   case Expr::Kind::Number:
     return constant(static_cast<const NumberExpr &>(E).Value, E.Ty.Type);
@@ -189,9 +218,9 @@ Value Generator::gen(const Expr &E) {
   case Expr::Kind::Unary: {
     const auto &U = static_cast<const UnaryExpr &>(E);
     Value V = gen(*U.Operand);
-    return B.create<ir::UnaryOp>(B.getUnknownLoc(),
+    return B.create<ir::UnaryOp>(CurLoc,
                              arrayType(inPlates(E.Ty.Dims), E.Ty.Type),
-                             B.getStringAttr("neg"), V);
+                             ir::UnaryFn::Neg, V);
   }
   case Expr::Kind::Binary:
     return genBinary(static_cast<const BinaryExpr &>(E));
@@ -208,7 +237,7 @@ Value Generator::gen(const Expr &E) {
       Value V = castTo(gen(*X), X->Ty.Type, E.Ty.Type, X->Ty.Dims);
       Parts.push_back(alignLocal(V, X->Ty.Dims, Elem));
     }
-    return B.create<ir::StackOp>(B.getUnknownLoc(),
+    return B.create<ir::StackOp>(CurLoc,
                                  arrayType(inPlates(E.Ty.Dims), E.Ty.Type),
                                  Parts, B.getI64IntegerAttr(Plates.size()));
   }
@@ -218,34 +247,34 @@ Value Generator::gen(const Expr &E) {
   return {};
 }
 
-const char *binaryFn(BinaryOp Op) {
+ir::BinaryFn binaryFn(BinaryOp Op) {
   switch (Op) {
   case BinaryOp::Add:
-    return "add";
+    return ir::BinaryFn::Add;
   case BinaryOp::Sub:
-    return "sub";
+    return ir::BinaryFn::Sub;
   case BinaryOp::Mul:
-    return "mul";
+    return ir::BinaryFn::Mul;
   case BinaryOp::Div:
-    return "div";
+    return ir::BinaryFn::Div;
   case BinaryOp::Pow:
-    return "pow";
+    return ir::BinaryFn::Pow;
   case BinaryOp::Lt:
-    return "lt";
+    return ir::BinaryFn::Lt;
   case BinaryOp::Le:
-    return "le";
+    return ir::BinaryFn::Le;
   case BinaryOp::Gt:
-    return "gt";
+    return ir::BinaryFn::Gt;
   case BinaryOp::Ge:
-    return "ge";
+    return ir::BinaryFn::Ge;
   case BinaryOp::Eq:
-    return "eq";
+    return ir::BinaryFn::Eq;
   case BinaryOp::Ne:
-    return "ne";
+    return ir::BinaryFn::Ne;
   case BinaryOp::MatMul:
-    return "matmul";
+    break; // aimz.matmul
   }
-  return "";
+  llvm_unreachable("not an elementwise operator");
 }
 
 Value Generator::genBinary(const BinaryExpr &E) {
@@ -254,7 +283,7 @@ Value Generator::genBinary(const BinaryExpr &E) {
   if (E.Op == BinaryOp::MatMul) {
     L = castTo(L, TA.Type, E.Ty.Type, TA.Dims);
     R = castTo(R, TB.Type, E.Ty.Type, TB.Dims);
-    return B.create<ir::MatMulOp>(B.getUnknownLoc(),
+    return B.create<ir::MatMulOp>(CurLoc,
                               arrayType(inPlates(E.Ty.Dims), E.Ty.Type), L, R,
                               B.getI64IntegerAttr(Plates.size()));
   }
@@ -267,17 +296,17 @@ Value Generator::genBinary(const BinaryExpr &E) {
     Operand = E.Ty.Type;
   L = alignLocal(castTo(L, TA.Type, Operand, TA.Dims), TA.Dims, E.Ty.Dims);
   R = alignLocal(castTo(R, TB.Type, Operand, TB.Dims), TB.Dims, E.Ty.Dims);
-  return B.create<ir::BinaryOp>(B.getUnknownLoc(),
+  return B.create<ir::BinaryOp>(CurLoc,
                             arrayType(inPlates(E.Ty.Dims), E.Ty.Type),
-                            B.getStringAttr(binaryFn(E.Op)), L, R);
+                            binaryFn(E.Op), L, R);
 }
 
 Value Generator::genCall(const CallExpr &E) {
   const ExprType &TA = E.Args[0].Value->Ty;
   Value A = gen(*E.Args[0].Value);
-  StringRef Fn = E.Callee;
+  const Builtin &Fn = *lookupBuiltin(E.Callee); // Sema checked the name
   auto Result = arrayType(inPlates(E.Ty.Dims), E.Ty.Type);
-  if (Fn == "where") {
+  if (Fn.Family == BuiltinFamily::Where) {
     auto Operand = [&](size_t I, DType To) {
       const ExprType &T = E.Args[I].Value->Ty;
       Value V = I == 0 ? A : gen(*E.Args[I].Value);
@@ -285,80 +314,73 @@ Value Generator::genCall(const CallExpr &E) {
     };
     Value C = Operand(0, DType::Bool);
     Value X = Operand(1, E.Ty.Type), Y = Operand(2, E.Ty.Type);
-    return B.create<ir::SelectOp>(B.getUnknownLoc(), Result, C, X, Y);
+    return B.create<ir::SelectOp>(CurLoc, Result, C, X, Y);
   }
   // Elementwise over several broadcast arguments, folded left to right:
-  // minimum/maximum/pow are binary ops, clip(x, lo, hi) = min(max(x, lo), hi).
-  if (E.Args.size() >= 2 &&
-      (Fn == "minimum" || Fn == "maximum" || Fn == "pow" || Fn == "clip" ||
-       Fn == "min" || Fn == "max")) {
+  // minimum/maximum/pow (and min/max with two arguments) are binary ops,
+  // clip(x, lo, hi) = min(max(x, lo), hi).
+  if (E.Args.size() >= 2) {
     auto Operand = [&](size_t I) {
       const ExprType &T = E.Args[I].Value->Ty;
       Value V = I == 0 ? A : gen(*E.Args[I].Value);
       return alignLocal(castTo(V, T.Type, E.Ty.Type, T.Dims), T.Dims,
                         E.Ty.Dims);
     };
-    auto Bin = [&](StringRef Op, Value X, Value Y) -> Value {
-      return B.create<ir::BinaryOp>(B.getUnknownLoc(), Result,
-                                    B.getStringAttr(Op), X, Y);
+    auto Bin = [&](ir::BinaryFn Op, Value X, Value Y) -> Value {
+      return B.create<ir::BinaryOp>(CurLoc, Result, Op, X, Y);
     };
     Value X = Operand(0);
-    if (Fn == "clip")
-      return Bin("min", Bin("max", X, Operand(1)), Operand(2));
-    StringRef Op = Fn == "minimum" ? "min" : Fn == "maximum" ? "max" : Fn;
-    return Bin(Op, X, Operand(1));
-  }
-  if (Fn == "min" || Fn == "max") {
-    if (E.Args.size() == 2) {
-      const ExprType &TB = E.Args[1].Value->Ty;
-      Value Bv = gen(*E.Args[1].Value);
-      A = alignLocal(castTo(A, TA.Type, E.Ty.Type, TA.Dims), TA.Dims, E.Ty.Dims);
-      Bv = alignLocal(castTo(Bv, TB.Type, E.Ty.Type, TB.Dims), TB.Dims,
-                      E.Ty.Dims);
-      return B.create<ir::BinaryOp>(B.getUnknownLoc(), Result,
-                                B.getStringAttr(Fn), A, Bv);
-    }
+    if (Fn.Family == BuiltinFamily::Clip)
+      return Bin(ir::BinaryFn::Min, Bin(ir::BinaryFn::Max, X, Operand(1)),
+                 Operand(2));
+    return Bin(*ir::symbolizeBinaryFn(Fn.IrName), X, Operand(1));
   }
   // The axis of a reduction with axis=, a softmax or a cumsum, in the
   // value's full (plates ++ local) dims.
   IntegerAttr Axis = E.Axis ? B.getI64IntegerAttr(Plates.size() + *E.Axis)
                             : IntegerAttr();
-  if (Fn == "softmax" || Fn == "log_softmax") {
+  switch (Fn.Family) {
+  case BuiltinFamily::Softmax: {
     // x - logsumexp(x) along the axis, broadcast back; softmax is its exp.
     Value X = castTo(A, TA.Type, Info.Precision, TA.Dims);
     Shape Kept = TA.Dims;
     Kept.erase(Kept.begin() + *E.Axis);
     auto Row = arrayType(inPlates(Kept), Info.Precision);
-    Value L = B.create<ir::ReduceOp>(B.getUnknownLoc(), Row,
-                                     B.getStringAttr("logsumexp"), X,
+    Value L = B.create<ir::ReduceOp>(CurLoc, Row,
+                                     reduceFn(ir::ReduceFn::LogSumExp), X,
                                      B.getI64IntegerAttr(Plates.size()), Axis);
     SmallVector<int64_t> Map;
     for (size_t I = 0; I < Plates.size() + TA.Dims.size(); ++I)
       if (I != static_cast<size_t>(Axis.getInt()))
         Map.push_back(I);
-    Value LS = B.create<ir::BinaryOp>(B.getUnknownLoc(), Result,
-                                      B.getStringAttr("sub"), X,
+    Value LS = B.create<ir::BinaryOp>(CurLoc, Result, ir::BinaryFn::Sub, X,
                                       broadcast(L, Map, inPlates(TA.Dims)));
-    if (Fn == "log_softmax")
-      return LS;
-    return B.create<ir::UnaryOp>(B.getUnknownLoc(), Result,
-                                 B.getStringAttr("exp"), LS);
+    if (auto Exp = ir::symbolizeUnaryFn(Fn.IrName)) // softmax
+      return B.create<ir::UnaryOp>(CurLoc, Result, *Exp, LS);
+    return LS;
   }
-  if (Fn == "cumsum") {
+  case BuiltinFamily::CumSum:
     A = castTo(A, TA.Type, E.Ty.Type, TA.Dims);
-    return B.create<ir::CumSumOp>(B.getUnknownLoc(), Result, A, Axis);
-  }
-  if (Fn == "sum" || Fn == "mean" || Fn == "min" || Fn == "max" ||
-      Fn == "logsumexp") {
-    DType In = Fn == "mean" || Fn == "logsumexp" ? Info.Precision
-               : TA.Type == DType::Bool ? DType::I32
-                                        : TA.Type;
+    return B.create<ir::CumSumOp>(CurLoc, Result, A, Axis);
+  case BuiltinFamily::Reduction: {
+    DType In = Fn.Result == BuiltinResult::Float ? Info.Precision
+               : TA.Type == DType::Bool          ? DType::I32
+                                                 : TA.Type;
     A = castTo(A, TA.Type, In, TA.Dims);
-    return B.create<ir::ReduceOp>(B.getUnknownLoc(), Result, B.getStringAttr(Fn),
-                                  A, B.getI64IntegerAttr(Plates.size()), Axis);
+    return B.create<ir::ReduceOp>(CurLoc, Result,
+                                  reduceFn(*ir::symbolizeReduceFn(Fn.IrName)), A,
+                                  B.getI64IntegerAttr(Plates.size()), Axis);
   }
-  A = castTo(A, TA.Type, E.Ty.Type, TA.Dims);
-  return B.create<ir::UnaryOp>(B.getUnknownLoc(), Result, B.getStringAttr(Fn), A);
+  case BuiltinFamily::Elementwise:
+    A = castTo(A, TA.Type, E.Ty.Type, TA.Dims);
+    return B.create<ir::UnaryOp>(CurLoc, Result,
+                                 *ir::symbolizeUnaryFn(Fn.IrName), A);
+  case BuiltinFamily::Pair:
+  case BuiltinFamily::Clip:
+  case BuiltinFamily::Where:
+    break; // handled above
+  }
+  llvm_unreachable("every builtin family is generated above");
 }
 
 Value Generator::genIndex(const IndexExpr &E) {
@@ -386,7 +408,7 @@ Value Generator::genIndex(const IndexExpr &E) {
   SmallVector<Value> Indices;
   for (const ExprPtr &I : E.Indices)
     Indices.push_back(alignLocal(gen(*I), I->Ty.Dims, IndexShape));
-  return B.create<ir::GatherOp>(B.getUnknownLoc(),
+  return B.create<ir::GatherOp>(CurLoc,
                             arrayType(inPlates(E.Ty.Dims), E.Ty.Type), Base,
                             Indices, B.getI64IntegerAttr(Plates.size()));
 }
@@ -412,10 +434,10 @@ void Generator::genSample(const SampleStmt &S) {
     auto Local = arrayType(inPlates(Ty.Dims), Info.Precision);
     using T = SampleStmt::LoweredParam::Transform;
     if (P.Fn == T::Log) // Categorical probs as mixing logits
-      V = B.create<ir::UnaryOp>(B.getUnknownLoc(), Local,
-                                B.getStringAttr("log"), V);
+      V = B.create<ir::UnaryOp>(CurLoc, Local,
+                                ir::UnaryFn::Log, V);
     else if (P.Fn == T::Cholesky) // covariance_matrix as scale_tril
-      V = B.create<ir::CholeskyOp>(B.getUnknownLoc(), Local, V,
+      V = B.create<ir::CholeskyOp>(CurLoc, Local, V,
                                    B.getI64IntegerAttr(Plates.size() +
                                                        Ty.Dims.size() - 2));
     Params.push_back(alignLocal(V, Ty.Dims, P.Target));
@@ -425,12 +447,12 @@ void Generator::genSample(const SampleStmt &S) {
   Shape Full = inPlates(S.OwnShape);
   Value R;
   if (Si->Kind == SiteKind::Observed)
-    R = B.create<ir::ObserveOp>(B.getUnknownLoc(), arrayType(Full, Si->Type),
+    R = B.create<ir::ObserveOp>(CurLoc, arrayType(Full, Si->Type),
                             S.Name, siteId(S.Name), S.LoweredDist,
                             B.getStrArrayAttr(ParamNames), plateNames(),
                             Params);
   else
-    R = B.create<ir::SampleOp>(B.getUnknownLoc(), arrayType(Full, Si->Type),
+    R = B.create<ir::SampleOp>(CurLoc, arrayType(Full, Si->Type),
                            S.Name, siteId(S.Name), S.LoweredDist,
                            B.getStrArrayAttr(ParamNames),
                            siteClassName(Si->Class), plateNames(), Params);
@@ -439,6 +461,7 @@ void Generator::genSample(const SampleStmt &S) {
 }
 
 void Generator::genStmt(const Stmt &S) {
+  LocScope Scope(*this, S.Loc);
   switch (S.K) {
   case Stmt::Kind::Const:
     return;
@@ -446,7 +469,7 @@ void Generator::genStmt(const Stmt &S) {
     const auto &A = static_cast<const AssignStmt &>(S);
     const ExprType &T = A.Value->Ty;
     Value V = castTo(gen(*A.Value), T.Type, Info.Precision, T.Dims);
-    B.create<ir::FactorOp>(B.getUnknownLoc(), V.getType(), A.Name,
+    B.create<ir::FactorOp>(CurLoc, V.getType(), A.Name,
                            siteId(A.Name), plateNames(), V);
     return;
   }
@@ -456,7 +479,7 @@ void Generator::genStmt(const Stmt &S) {
     Value V = gen(*A.Value);
     Shape Full = inPlates(A.Value->Ty.Dims);
     if (S.K == Stmt::Kind::Deterministic)
-      V = B.create<ir::DeterministicOp>(B.getUnknownLoc(), V.getType(), A.Name,
+      V = B.create<ir::DeterministicOp>(CurLoc, V.getType(), A.Name,
                                     siteId(A.Name), plateNames(), V);
     Values[A.Name] = V;
     FullShapes[A.Name] = Full;
@@ -480,11 +503,12 @@ void Generator::genStmt(const Stmt &S) {
 }
 
 OwningOpRef<ModuleOp> Generator::run() {
-  OwningOpRef<ModuleOp> Module = ModuleOp::create(B.getUnknownLoc());
+  CurLoc = loc(M.NameLoc);
+  OwningOpRef<ModuleOp> Module = ModuleOp::create(CurLoc);
   B.setInsertionPointToEnd(Module->getBody());
   SmallVector<StringRef> Symbols(Info.Symbols.begin(), Info.Symbols.end());
   auto Model = B.create<ir::ModelOp>(
-      B.getUnknownLoc(), Info.Name, Info.ObsDim, planName(Info.ChosenPlan),
+      CurLoc, Info.Name, Info.ObsDim, planName(Info.ChosenPlan),
       B.getStrArrayAttr(Symbols), manifestJSON(Info));
   Block *Body = new Block();
   Model.getBody().push_back(Body);
@@ -492,7 +516,7 @@ OwningOpRef<ModuleOp> Generator::run() {
   for (size_t I = 0; I < Info.Inputs.size(); ++I) {
     const TypedArray &In = Info.Inputs[I];
     Values[In.Name] = B.create<ir::InputOp>(
-        B.getUnknownLoc(), arrayType(In.Dims, In.Type), In.Name, I);
+        I < M.Inputs.size() ? loc(M.Inputs[I].Loc) : CurLoc, arrayType(In.Dims, In.Type), In.Name, I);
     FullShapes[In.Name] = In.Dims;
   }
   for (const StmtPtr &S : M.Body)
@@ -507,9 +531,10 @@ OwningOpRef<ModuleOp> Generator::run() {
 } // namespace
 
 OwningOpRef<ModuleOp> generateMLIR(MLIRContext &Ctx, const Model &M,
-                                   const ModelInfo &Info) {
+                                   const ModelInfo &Info,
+                                   const llvm::SourceMgr *SM) {
   Ctx.getOrLoadDialect<ir::AimzDialect>();
-  return Generator(Ctx, M, Info).run();
+  return Generator(Ctx, M, Info, SM).run();
 }
 
 } // namespace aimz

@@ -15,6 +15,8 @@
 #include "aimz/Target/ModelLibrary.h"
 #include "aimz/Version.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -111,9 +113,12 @@ int fail(llvm::Error E) {
 /// Lowers the model through MLIR and LLVM as far as `Emit` asks; writes the
 /// result to `Out`, or links `OutputFile` for a library.
 int compileModel(const Model &M, const ModelInfo &Info, EmitKind Emit,
-                 llvm::raw_fd_ostream &Out) {
+                 llvm::SourceMgr &SM, llvm::raw_fd_ostream &Out) {
   mlir::MLIRContext Ctx;
-  auto Module = generateMLIR(Ctx, M, Info);
+  // Ops carry the model's file:line:col; an MLIR diagnostic then prints as
+  // our own do, with the source line and a caret.
+  mlir::SourceMgrDiagnosticHandler Handler(SM, &Ctx);
+  auto Module = generateMLIR(Ctx, M, Info, &SM);
   if (!Module)
     return 1;
   if (Emit == EmitKind::MLIR) {
@@ -121,6 +126,8 @@ int compileModel(const Model &M, const ModelInfo &Info, EmitKind Emit,
     return 0;
   }
   mlir::PassManager PM(&Ctx);
+  if (mlir::failed(mlir::applyPassManagerCLOptions(PM)))
+    return 1;
   PM.addPass(createLowerModelToLoopsPass());
   if (Emit != EmitKind::Lowered)
     buildLoopsToLLVMPipeline(PM);
@@ -265,6 +272,11 @@ llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readSource() {
 } // namespace
 
 int main(int argc, char **argv) {
+  // MLIR's own options (--mlir-print-debuginfo, --mlir-print-ir-after-all,
+  // ...) for looking inside the pipeline; hidden from --help.
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
     OS << "aimzc " << AIMZ_VERSION_STRING << "\n";
@@ -315,7 +327,7 @@ int main(int argc, char **argv) {
     if (OutputFile.empty())
       return fail("--emit=so needs an output file: -o model.so");
     llvm::raw_fd_ostream Null(-1, false);
-    return compileModel(*M, *Info, What, Null);
+    return compileModel(*M, *Info, What, SM, Null);
   }
 
   std::error_code EC;
@@ -331,6 +343,6 @@ int main(int argc, char **argv) {
     Out << manifestJSON(*Info) << "\n";
     return 0;
   default:
-    return compileModel(*M, *Info, What, Out);
+    return compileModel(*M, *Info, What, SM, Out);
   }
 }

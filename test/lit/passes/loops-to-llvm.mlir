@@ -35,8 +35,8 @@ module {
     %beta = aimz.sample "beta" = "Normal"(%zk, %ok) {param_names = ["loc", "scale"], plates = [], site_class = "global", site_id = 0 : i64} : (!aimz.array<["k"], f32>, !aimz.array<["k"], f32>) -> !aimz.array<["k"], f32>
     %bb = aimz.broadcast %beta [1] : <["k"], f32> -> <["n", "k"], f32>
     %mu = aimz.matmul %x, %bb batch 1 : <["n", "k"], f32>, <["n", "k"], f32> -> <["n"], f32>
-    %e = aimz.unary "tanh" %mu : <["n"], f32> -> <["n"], f32>
-    %l = aimz.unary "log1p" %e : <["n"], f32> -> <["n"], f32>
+    %e = aimz.unary tanh %mu : <["n"], f32> -> <["n"], f32>
+    %l = aimz.unary log1p %e : <["n"], f32> -> <["n"], f32>
     %d = aimz.deterministic "l" = %l {plates = ["obs"], site_id = 1 : i64} : <["n"], f32> -> <["n"], f32>
     %sn = aimz.broadcast %one [] : <[], f32> -> <["n"], f32>
     %y = aimz.observe "y" = "Normal"(%mu, %sn) {param_names = ["loc", "scale"], plates = ["obs"], site_id = 2 : i64} : (!aimz.array<["n"], f32>, !aimz.array<["n"], f32>) -> !aimz.array<["n"], f32>

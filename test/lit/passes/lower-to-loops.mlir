@@ -61,7 +61,7 @@ module {
     %beta = aimz.sample "beta" = "Normal"(%zk, %ok) {param_names = ["loc", "scale"], plates = [], site_class = "global", site_id = 0 : i64} : (!aimz.array<["k"], f32>, !aimz.array<["k"], f32>) -> !aimz.array<["k"], f32>
     %bb = aimz.broadcast %beta [1] : <["k"], f32> -> <["n", "k"], f32>
     %eta = aimz.matmul %x, %bb batch 1 : <["n", "k"], f32>, <["n", "k"], f32> -> <["n"], f32>
-    %rate = aimz.unary "exp" %eta : <["n"], f32> -> <["n"], f32>
+    %rate = aimz.unary exp %eta : <["n"], f32> -> <["n"], f32>
     %d = aimz.deterministic "rate" = %rate {plates = ["obs"], site_id = 1 : i64} : <["n"], f32> -> <["n"], f32>
     %y = aimz.observe "y" = "Poisson"(%rate) {param_names = ["rate"], plates = ["obs"], site_id = 2 : i64} : (!aimz.array<["n"], f32>) -> !aimz.array<["n"], i32>
   }

@@ -19,10 +19,10 @@
 // CHECK: %[[MU:.*]] = aimz.matmul %[[X]], %[[BB]] batch 1 : <["n", "k"], f32>, <["n", "k"], f32> -> <["n"], f32>
 // CHECK: %[[AN:.*]] = aimz.broadcast %[[A]] [1] : <[4], f32> -> <["n", 4], f32>
 // CHECK: %[[AG:.*]] = aimz.gather %[[AN]][%[[G]]] batch 1 : <["n", 4], f32>, !aimz.array<["n"], i32> -> <["n"], f32>
-// CHECK: %[[S:.*]] = aimz.binary "add" %[[MU]], %[[AG]] : <["n"], f32>, <["n"], f32> -> <["n"], f32>
-// CHECK: %[[E:.*]] = aimz.unary "exp" %[[S]] : <["n"], f32> -> <["n"], f32>
+// CHECK: %[[S:.*]] = aimz.binary add %[[MU]], %[[AG]] : <["n"], f32>, <["n"], f32> -> <["n"], f32>
+// CHECK: %[[E:.*]] = aimz.unary exp %[[S]] : <["n"], f32> -> <["n"], f32>
 // CHECK: aimz.cast %[[G]] : <["n"], i32> -> <["n"], f32>
-// CHECK: aimz.reduce "sum" %[[X]] batch 1 : <["n", "k"], f32> -> <["n"], f32>
+// CHECK: aimz.reduce sum %[[X]] batch 1 : <["n", "k"], f32> -> <["n"], f32>
 // CHECK: aimz.deterministic "eta" = %[[E]] {plates = ["obs"], site_id = 2 : i64} : <["n"], f32> -> <["n"], f32>
 // CHECK: %[[SN:.*]] = aimz.broadcast %[[ONE]] [] : <[], f32> -> <["n"], f32>
 // CHECK: aimz.observe "y" = "Normal"(%[[S]], %[[SN]]) {param_names = ["loc", "scale"], plates = ["obs"], site_id = 3 : i64} : (!aimz.array<["n"], f32>, !aimz.array<["n"], f32>) -> !aimz.array<["n"], f32>
@@ -51,10 +51,10 @@ module {
     %mu = aimz.matmul %x, %bb batch 1 : <["n", "k"], f32>, <["n", "k"], f32> -> <["n"], f32>
     %an = aimz.broadcast %a [1] : <[4], f32> -> <["n", 4], f32>
     %ag = aimz.gather %an[%g] batch 1 : <["n", 4], f32>, !aimz.array<["n"], i32> -> <["n"], f32>
-    %s = aimz.binary "add" %mu, %ag : <["n"], f32>, <["n"], f32> -> <["n"], f32>
-    %e = aimz.unary "exp" %s : <["n"], f32> -> <["n"], f32>
+    %s = aimz.binary add %mu, %ag : <["n"], f32>, <["n"], f32> -> <["n"], f32>
+    %e = aimz.unary exp %s : <["n"], f32> -> <["n"], f32>
     %gf = aimz.cast %g : <["n"], i32> -> <["n"], f32>
-    %sum = aimz.reduce "sum" %x batch 1 : <["n", "k"], f32> -> <["n"], f32>
+    %sum = aimz.reduce sum %x batch 1 : <["n", "k"], f32> -> <["n"], f32>
     %d = aimz.deterministic "eta" = %e {plates = ["obs"], site_id = 2 : i64} : <["n"], f32> -> <["n"], f32>
     %sn = aimz.broadcast %one [] : <[], f32> -> <["n"], f32>
     %y = aimz.observe "y" = "Normal"(%s, %sn) {param_names = ["loc", "scale"], plates = ["obs"], site_id = 3 : i64} : (!aimz.array<["n"], f32>, !aimz.array<["n"], f32>) -> !aimz.array<["n"], f32>

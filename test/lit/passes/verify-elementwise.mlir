@@ -1,13 +1,24 @@
-// The verifiers of aimz.unary, aimz.binary and aimz.select: known function names, equal
+// The verifiers of aimz.unary, aimz.binary and aimz.select: known function
+// names (an enum attribute from AimzEnums.td: the parser lists them), equal
 // shapes (operands are broadcast explicitly before), equal element types.
 // RUN: not aimz-opt --split-input-file %s 2>&1 | FileCheck %s
 // RUN: aimz-opt --split-input-file --verify-diagnostics %s
 
 aimz.model @unknown_unary attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
   %0 = aimz.input "x"[0] : <["n"], f32>
-  // CHECK: error: 'aimz.unary' op unknown function 'cosh'
-  // expected-error @+1 {{unknown function 'cosh'}}
-  %1 = aimz.unary "cosh" %0 : <["n"], f32> -> <["n"], f32>
+  // CHECK: error: custom op 'aimz.unary' expected string or keyword containing one of the following enum values for attribute 'fn' [neg, exp,{{.*}}, cos]
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'fn'}}
+  %1 = aimz.unary cosh %0 : <["n"], f32> -> <["n"], f32>
+}
+
+// -----
+
+// The generic form bypasses the parser; the attribute's constraint holds.
+aimz.model @unknown_unary_generic attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
+  %0 = aimz.input "x"[0] : <["n"], f32>
+  // CHECK: error: 'aimz.unary' op attribute 'fn' failed to satisfy constraint: elementwise function
+  // expected-error @+1 {{attribute 'fn' failed to satisfy constraint: elementwise function}}
+  %1 = "aimz.unary"(%0) {fn = 99 : i32} : (!aimz.array<["n"], f32>) -> !aimz.array<["n"], f32>
 }
 
 // -----
@@ -16,16 +27,16 @@ aimz.model @unary_shape attributes {manifest = "{}", obs_dim = "n", plan = "obs"
   %0 = aimz.input "x"[0] : <["n"], f32>
   // CHECK: error: 'aimz.unary' op operand and result shapes differ
   // expected-error @+1 {{operand and result shapes differ}}
-  %1 = aimz.unary "exp" %0 : <["n"], f32> -> <["k"], f32>
+  %1 = aimz.unary exp %0 : <["n"], f32> -> <["k"], f32>
 }
 
 // -----
 
 aimz.model @unknown_binary attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
   %0 = aimz.input "x"[0] : <["n"], f32>
-  // CHECK: error: 'aimz.binary' op unknown operator 'mod'
-  // expected-error @+1 {{unknown operator 'mod'}}
-  %1 = aimz.binary "mod" %0, %0 : <["n"], f32>, <["n"], f32> -> <["n"], f32>
+  // CHECK: error: custom op 'aimz.binary' expected string or keyword containing one of the following enum values for attribute 'fn' [add, sub,{{.*}}, ne]
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'fn'}}
+  %1 = aimz.binary mod %0, %0 : <["n"], f32>, <["n"], f32> -> <["n"], f32>
 }
 
 // -----
@@ -35,7 +46,7 @@ aimz.model @binary_implicit_broadcast attributes {manifest = "{}", obs_dim = "n"
   %1 = aimz.constant 1.000000e+00 : f32 -> <[], f32>
   // CHECK: error: 'aimz.binary' op operands and result must have the same shape
   // expected-error @+1 {{operands and result must have the same shape}}
-  %2 = aimz.binary "add" %0, %1 : <["n"], f32>, <[], f32> -> <["n"], f32>
+  %2 = aimz.binary add %0, %1 : <["n"], f32>, <[], f32> -> <["n"], f32>
 }
 
 // -----
@@ -44,7 +55,7 @@ aimz.model @binary_result_shape attributes {manifest = "{}", obs_dim = "n", plan
   %0 = aimz.input "x"[0] : <["n"], f32>
   // CHECK: error: 'aimz.binary' op operands and result must have the same shape
   // expected-error @+1 {{operands and result must have the same shape}}
-  %1 = aimz.binary "mul" %0, %0 : <["n"], f32>, <["n"], f32> -> <["n", "k"], f32>
+  %1 = aimz.binary mul %0, %0 : <["n"], f32>, <["n"], f32> -> <["n", "k"], f32>
 }
 
 // -----
@@ -54,7 +65,7 @@ aimz.model @binary_element_types attributes {manifest = "{}", obs_dim = "n", pla
   %1 = aimz.input "i"[1] : <["n"], i32>
   // CHECK: error: 'aimz.binary' op operands must have the same element type
   // expected-error @+1 {{operands must have the same element type}}
-  %2 = aimz.binary "add" %0, %1 : <["n"], f32>, <["n"], i32> -> <["n"], f32>
+  %2 = aimz.binary add %0, %1 : <["n"], f32>, <["n"], i32> -> <["n"], f32>
 }
 
 // -----

@@ -8,7 +8,7 @@
 // OK: aimz.stack %{{.*}}, %{{.*}} axis 0 : !aimz.array<[], f32>, !aimz.array<[], f32> -> <[2], f32>
 // OK: aimz.cholesky %{{.*}} batch 0 : <[2, 2], f32> -> <[2, 2], f32>
 // OK: aimz.cumsum %{{.*}} axis 1 : <[2, 2], f32> -> <[2, 2], f32>
-// OK: aimz.reduce "sum" %{{.*}} batch 0 axis 0 : <[2, 2], f32> -> <[2], f32>
+// OK: aimz.reduce sum %{{.*}} batch 0 axis 0 : <[2, 2], f32> -> <[2], f32>
 // OK: aimz.sample "m" = "MixtureSameFamily(Normal)"
 aimz.model @good attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
   %0 = aimz.constant 1.0 : f32 -> <[], f32>
@@ -16,7 +16,7 @@ aimz.model @good attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbo
   %2 = aimz.stack %1, %1 axis 0 : !aimz.array<[2], f32>, !aimz.array<[2], f32> -> <[2, 2], f32>
   %3 = aimz.cholesky %2 batch 0 : <[2, 2], f32> -> <[2, 2], f32>
   %4 = aimz.cumsum %3 axis 1 : <[2, 2], f32> -> <[2, 2], f32>
-  %5 = aimz.reduce "sum" %4 batch 0 axis 0 : <[2, 2], f32> -> <[2], f32>
+  %5 = aimz.reduce sum %4 batch 0 axis 0 : <[2, 2], f32> -> <[2], f32>
   %6 = aimz.sample "m" = "MixtureSameFamily(Normal)"(%1, %1, %1) {param_names = ["logits", "loc", "scale"], plates = [], site_class = "global", site_id = 0 : i64} : (!aimz.array<[2], f32>, !aimz.array<[2], f32>, !aimz.array<[2], f32>) -> !aimz.array<[], f32>
 }
 
@@ -49,7 +49,7 @@ aimz.model @cumsum_axis attributes {manifest = "{}", obs_dim = "n", plan = "obs"
 aimz.model @reduce_axis attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
   %0 = aimz.input "a"[0] : <[2, 3], f32>
   // expected-error @+1 {{the result must have the input's dims without axis}}
-  %1 = aimz.reduce "sum" %0 batch 0 axis 1 : <[2, 3], f32> -> <[3], f32>
+  %1 = aimz.reduce sum %0 batch 0 axis 1 : <[2, 3], f32> -> <[3], f32>
 }
 
 // -----

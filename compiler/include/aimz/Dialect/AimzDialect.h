@@ -10,6 +10,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "aimz/Dialect/AimzDialect.h.inc"
+#include "aimz/Dialect/AimzEnums.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "aimz/Dialect/AimzTypes.h.inc"

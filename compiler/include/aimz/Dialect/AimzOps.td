@@ -3,6 +3,7 @@
 #define AIMZ_OPS_TD
 
 include "aimz/Dialect/AimzDialect.td"
+include "aimz/Dialect/AimzEnums.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -18,6 +19,7 @@ def Aimz_ModelOp : Aimz_Op<"model", [IsolatedFromAbove, SingleBlock,
                        StrAttr:$manifest);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
 }
 
 def Aimz_InputOp : Aimz_Op<"input", [Pure]> {
@@ -25,6 +27,7 @@ def Aimz_InputOp : Aimz_Op<"input", [Pure]> {
   let arguments = (ins StrAttr:$name, I64Attr:$index);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = "$name `[` $index `]` attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 def Aimz_ConstantOp : Aimz_Op<"constant", [Pure]> {
@@ -32,6 +35,7 @@ def Aimz_ConstantOp : Aimz_Op<"constant", [Pure]> {
   let arguments = (ins TypedAttrInterface:$value);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = "attr-dict $value `->` type($result)";
+  let hasVerifier = 1;
 }
 
 def Aimz_BroadcastOp : Aimz_Op<"broadcast", [Pure]> {
@@ -53,22 +57,22 @@ def Aimz_CastOp : Aimz_Op<"cast", [Pure]> {
   let arguments = (ins Aimz_ArrayType:$input);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 def Aimz_UnaryOp : Aimz_Op<"unary", [Pure]> {
-  let summary = "Elementwise function: neg exp log log1p expm1 sqrt abs "
-                "tanh sigmoid relu softplus log_sigmoid lgamma erf Phi sin "
-                "cos";
-  let arguments = (ins StrAttr:$fn, Aimz_ArrayType:$input);
+  let summary = "Elementwise function (Aimz_UnaryFn)";
+  let arguments = (ins Aimz_UnaryFn:$fn, Aimz_ArrayType:$input);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = "$fn $input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
 }
 
 def Aimz_BinaryOp : Aimz_Op<"binary", [Pure]> {
-  let summary = "Elementwise operator on equally shaped operands: add sub "
-                "mul div pow min max lt le gt ge eq ne";
-  let arguments = (ins StrAttr:$fn, Aimz_ArrayType:$lhs, Aimz_ArrayType:$rhs);
+  let summary = "Elementwise operator (Aimz_BinaryFn) on equally shaped "
+                "operands";
+  let arguments = (ins Aimz_BinaryFn:$fn, Aimz_ArrayType:$lhs,
+                       Aimz_ArrayType:$rhs);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = [{
     $fn $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
@@ -98,6 +102,7 @@ def Aimz_MatMulOp : Aimz_Op<"matmul", [Pure]> {
     $lhs `,` $rhs `batch` $batch_rank attr-dict `:` type($lhs) `,` type($rhs)
     `->` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 def Aimz_StackOp : Aimz_Op<"stack", [Pure]> {
@@ -127,7 +132,8 @@ def Aimz_CholeskyOp : Aimz_Op<"cholesky", [Pure]> {
 def Aimz_ReduceOp : Aimz_Op<"reduce", [Pure]> {
   let summary = "sum, mean, min, max or logsumexp over every dim after "
                 "`batch_rank`, or over the one dim `axis`";
-  let arguments = (ins StrAttr:$fn, Aimz_ArrayType:$input, I64Attr:$batch_rank,
+  let arguments = (ins Aimz_ReduceFn:$fn, Aimz_ArrayType:$input,
+                       I64Attr:$batch_rank,
                        OptionalAttr<I64Attr>:$axis);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = [{
@@ -160,6 +166,7 @@ def Aimz_GatherOp : Aimz_Op<"gather", [Pure]> {
     $base `[` $indices `]` `batch` $batch_rank attr-dict `:` type($base) `,`
     type($indices) `->` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 def Aimz_SampleOp : Aimz_Op<"sample"> {
@@ -201,6 +208,7 @@ def Aimz_DeterministicOp : Aimz_Op<"deterministic"> {
   let assemblyFormat = [{
     $name `=` $value attr-dict `:` type($value) `->` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 def Aimz_FactorOp : Aimz_Op<"factor"> {
@@ -211,6 +219,7 @@ def Aimz_FactorOp : Aimz_Op<"factor"> {
   let assemblyFormat = [{
     $name `=` $value attr-dict `:` type($value) `->` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 #endif // AIMZ_OPS_TD

@@ -1,0 +1,60 @@
+//===- Builtins.h - The functions a model may call --------------*- C++ -*-===//
+//
+// The table of Builtins.def: what each function name means to the checker
+// and to code generation.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AIMZ_BUILTINS_H
+#define AIMZ_BUILTINS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace aimz {
+
+enum class BuiltinFamily {
+  Elementwise, // f(x), elementwise
+  Pair,        // f(a, b), broadcast together
+  Clip,        // clip(x, lo, hi)
+  Where,       // where(cond, a, b)
+  Reduction,   // over all axes or axis=; with two arguments, a Pair
+  Softmax,     // along one axis (default the last), shape-preserving
+  CumSum,      // running sums along one axis
+};
+
+enum class BuiltinResult {
+  Float,      // the model's floating precision
+  Same,       // the argument's type
+  Arithmetic, // the arguments' arithmetic promotion
+  Sum,        // the argument's type; bool counts as i32
+};
+
+struct Builtin {
+  llvm::StringRef Name;
+  BuiltinFamily Family;
+  unsigned MinArgs, MaxArgs;
+  BuiltinResult Result;
+  /// The aimz op's function keyword ("none" when the family needs none).
+  llvm::StringRef IrName;
+
+  /// Whether `axis=` is accepted.
+  bool takesAxis() const {
+    return Family == BuiltinFamily::Reduction ||
+           Family == BuiltinFamily::Softmax || Family == BuiltinFamily::CumSum;
+  }
+};
+
+/// The builtin called `Name`, or null.
+const Builtin *lookupBuiltin(llvm::StringRef Name);
+
+/// Every builtin, in Builtins.def's order.
+llvm::ArrayRef<Builtin> allBuiltins();
+
+/// "exp, log, ..., cumsum": for the unknown-function message.
+std::string builtinNameList();
+
+} // namespace aimz
+
+#endif // AIMZ_BUILTINS_H

@@ -1,0 +1,178 @@
+//===- LowerElementwise.cpp - Elementwise ops ----------------------------===//
+//
+// cast, unary, binary and select: scalar code inside one loop over the
+// result, so LLVM vectorizes it; exp/log/log1p/tanh come from the
+// support library (branch-free: the same bits in every lane).
+//
+//===----------------------------------------------------------------------===//
+#include "EntryBuilder.h"
+
+namespace aimz {
+namespace lowering {
+
+Value EntryBuilder::convert(Value X, Type To) {
+  Type From = X.getType();
+  if (From == To)
+    return X;
+  bool FF = isa<FloatType>(From), FT = isa<FloatType>(To);
+  if (FF && FT)
+    return From.getIntOrFloatBitWidth() < To.getIntOrFloatBitWidth()
+               ? Value(B.create<arith::ExtFOp>(Loc, To, X))
+               : Value(B.create<arith::TruncFOp>(Loc, To, X));
+  if (!FF && FT)
+    return From.isInteger(1) ? Value(B.create<arith::UIToFPOp>(Loc, To, X))
+                             : Value(B.create<arith::SIToFPOp>(Loc, To, X));
+  if (FF && !FT)
+    return B.create<arith::FPToSIOp>(Loc, To, X);
+  unsigned WF = From.getIntOrFloatBitWidth(), WT = To.getIntOrFloatBitWidth();
+  if (WF < WT)
+    return From.isInteger(1) ? Value(B.create<arith::ExtUIOp>(Loc, To, X))
+                             : Value(B.create<arith::ExtSIOp>(Loc, To, X));
+  return B.create<arith::TruncIOp>(Loc, To, X);
+}
+
+/// exp, log, log1p, tanh from the support library: branch-free, so loops
+/// vectorize and every lane and remainder gives the same bits.
+Value EntryBuilder::elementary(StringRef Fn, Value X) {
+  Type T = X.getType();
+  std::string Name = ("aimz_rt_" + Fn + "_").str() + precisionSuffix(T);
+  func::FuncOp Callee = runtimeFunction(Name, {T}, {T});
+  return B.create<func::CallOp>(Loc, Callee, ValueRange{X}).getResult(0);
+}
+
+Value EntryBuilder::unary(ir::UnaryFn Fn, Value X) {
+  using ir::UnaryFn;
+  Type T = X.getType();
+  bool F = isa<FloatType>(T);
+  auto FConst = [&](double V) {
+    return B.create<arith::ConstantOp>(Loc, B.getFloatAttr(T, V));
+  };
+  auto IConst = [&](int64_t V) {
+    return B.create<arith::ConstantOp>(Loc, B.getIntegerAttr(T, V));
+  };
+  switch (Fn) {
+  case UnaryFn::Neg:
+    return F ? Value(B.create<arith::NegFOp>(Loc, X))
+             : Value(B.create<arith::SubIOp>(Loc, IConst(0), X));
+  case UnaryFn::Abs:
+    return F ? Value(B.create<math::AbsFOp>(Loc, X))
+             : Value(B.create<math::AbsIOp>(Loc, X));
+  case UnaryFn::Relu:
+    return F ? Value(B.create<arith::MaximumFOp>(Loc, X, FConst(0)))
+             : Value(B.create<arith::MaxSIOp>(Loc, X, IConst(0)));
+  case UnaryFn::Exp:
+  case UnaryFn::Log:
+  case UnaryFn::Log1p:
+  case UnaryFn::Tanh:
+    return elementary(ir::stringifyUnaryFn(Fn), X);
+  case UnaryFn::Sqrt:
+    return B.create<math::SqrtOp>(Loc, X);
+  case UnaryFn::Sigmoid: {
+    Value E = elementary("exp", B.create<arith::NegFOp>(Loc, X));
+    return B.create<arith::DivFOp>(Loc, FConst(1),
+                                   B.create<arith::AddFOp>(Loc, FConst(1), E));
+  }
+  case UnaryFn::LogSigmoid: { // min(x, 0) - log1p(exp(-|x|))
+    Value A = B.create<math::AbsFOp>(Loc, X);
+    Value L = elementary("log1p",
+                         elementary("exp", B.create<arith::NegFOp>(Loc, A)));
+    return B.create<arith::SubFOp>(
+        Loc, B.create<arith::MinimumFOp>(Loc, X, FConst(0)), L);
+  }
+  case UnaryFn::Softplus: { // max(x, 0) + log1p(exp(-|x|)), stable both ways
+    Value A = B.create<math::AbsFOp>(Loc, X);
+    Value L = elementary("log1p",
+                         elementary("exp", B.create<arith::NegFOp>(Loc, A)));
+    return B.create<arith::AddFOp>(
+        Loc, B.create<arith::MaximumFOp>(Loc, X, FConst(0)), L);
+  }
+  // libm through MathToLibm (scalar calls: the same bits in every lane and
+  // remainder); libdevice on the GPU.
+  case UnaryFn::Expm1:
+    return B.create<math::ExpM1Op>(Loc, X);
+  case UnaryFn::Erf:
+    return B.create<math::ErfOp>(Loc, X);
+  case UnaryFn::Sin:
+    return B.create<math::SinOp>(Loc, X);
+  case UnaryFn::Cos:
+    return B.create<math::CosOp>(Loc, X);
+  // From the support library (log|Gamma| by our own Special.h; the normal
+  // CDF through erfc).
+  case UnaryFn::Lgamma:
+    return elementary("lgamma", X);
+  case UnaryFn::Phi:
+    return elementary("phi", X);
+  }
+  llvm_unreachable("unknown unary function");
+}
+
+Value EntryBuilder::binary(ir::BinaryFn Fn, Value X, Value Y) {
+  using ir::BinaryFn;
+  bool F = isa<FloatType>(X.getType());
+  auto Compare = [&](arith::CmpFPredicate FP, arith::CmpIPredicate IP) {
+    return F ? Value(B.create<arith::CmpFOp>(Loc, FP, X, Y))
+             : Value(B.create<arith::CmpIOp>(Loc, IP, X, Y));
+  };
+  switch (Fn) {
+  case BinaryFn::Add:
+    return F ? Value(B.create<arith::AddFOp>(Loc, X, Y))
+             : Value(B.create<arith::AddIOp>(Loc, X, Y));
+  case BinaryFn::Sub:
+    return F ? Value(B.create<arith::SubFOp>(Loc, X, Y))
+             : Value(B.create<arith::SubIOp>(Loc, X, Y));
+  case BinaryFn::Mul:
+    return F ? Value(B.create<arith::MulFOp>(Loc, X, Y))
+             : Value(B.create<arith::MulIOp>(Loc, X, Y));
+  case BinaryFn::Div:
+    return B.create<arith::DivFOp>(Loc, X, Y);
+  case BinaryFn::Pow:
+    return B.create<math::PowFOp>(Loc, X, Y);
+  case BinaryFn::Min:
+    return F ? Value(B.create<arith::MinimumFOp>(Loc, X, Y))
+             : Value(B.create<arith::MinSIOp>(Loc, X, Y));
+  case BinaryFn::Max:
+    return F ? Value(B.create<arith::MaximumFOp>(Loc, X, Y))
+             : Value(B.create<arith::MaxSIOp>(Loc, X, Y));
+  case BinaryFn::Lt:
+    return Compare(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+  case BinaryFn::Le:
+    return Compare(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle);
+  case BinaryFn::Gt:
+    return Compare(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt);
+  case BinaryFn::Ge:
+    return Compare(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge);
+  case BinaryFn::Eq:
+    return Compare(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
+  case BinaryFn::Ne:
+    return Compare(arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne);
+  }
+  llvm_unreachable("unknown binary operator");
+}
+
+/// Cast, unary, binary and select: one loop over the result's elements.
+void EntryBuilder::emitElementwise(Operation *Op) {
+  auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
+  View Out = buffer(Op, T);
+  SmallVector<View> Ins;
+  for (Value O : Op->getOperands())
+    Ins.push_back(Views.lookup(O));
+  forEach(Out.Sizes, [&](ValueRange Ivs) {
+    SmallVector<Value> Xs;
+    for (const View &I : Ins)
+      Xs.push_back(load(I, Ivs));
+    Value R;
+    if (isa<ir::CastOp>(Op))
+      R = convert(Xs[0], T.getElementType());
+    else if (auto U = dyn_cast<ir::UnaryOp>(Op))
+      R = unary(U.getFn(), Xs[0]);
+    else if (isa<ir::SelectOp>(Op))
+      R = B.create<arith::SelectOp>(Loc, Xs[0], Xs[1], Xs[2]);
+    else
+      R = binary(cast<ir::BinaryOp>(Op).getFn(), Xs[0], Xs[1]);
+    store(Out, Ivs, R);
+  });
+  Views[Op->getResult(0)] = Out;
+}
+
+} // namespace lowering
+} // namespace aimz

@@ -1,0 +1,391 @@
+//===- LowerSites.cpp - Sample, observe and copy-out ---------------------===//
+//
+// Sites: a latent read from the posterior or drawn, the output drawn or
+// scored, scalar row samplers, the event (vector) distributions' strided
+// calls, and the copy of recorded values into the caller's results.
+//
+//===----------------------------------------------------------------------===//
+#include "EntryBuilder.h"
+#include "aimz/abi.h"
+
+namespace aimz {
+namespace lowering {
+
+RuntimeCall distCall(StringRef Dist, ArrayAttr ParamNames) {
+  SmallVector<StringRef> Given;
+  for (Attribute A : ParamNames)
+    Given.push_back(cast<StringAttr>(A).getValue());
+  std::optional<RuntimeCall> C = runtimeCall(Dist, Given);
+  assert(C && "the verifier accepted an unknown distribution");
+  return *C;
+}
+
+/// The element's (observation, element) address: the absolute observation
+/// when the site has the observation axis (else 0) and the row-major index
+/// over its other dims, whose extents do not depend on the block.
+Value EntryBuilder::siteAddressElement(ir::ArrayType T, ValueRange Ivs,
+                                       Value &ObsOut) {
+  int Axis = obsAxis(T);
+  ObsOut = i64(0);
+  Value Elem = idx(0);
+  // Only the leading dims Ivs covers (an event distribution's batch dims).
+  for (unsigned I = 0; I < Ivs.size(); ++I) {
+    if (static_cast<int>(I) == Axis) {
+      ObsOut = toI64(B.create<arith::AddIOp>(Loc, BlockStart, Ivs[I]));
+      continue;
+    }
+    Value Extent = dimSize(T.getDims()[I], false);
+    Elem = B.create<arith::AddIOp>(
+        Loc, B.create<arith::MulIOp>(Loc, Elem, Extent), Ivs[I]);
+  }
+  return toI64(Elem);
+}
+
+void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
+                              ArrayAttr ParamNames, ValueRange Params,
+                              int64_t SiteId, bool Draws,
+                              bool ReadsPosterior) {
+  auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
+  View Out = buffer(Op, T);
+  Views[Op->getResult(0)] = Out;
+  Type Prec = Params.empty() ? T.getElementType()
+                             : cast<ir::ArrayType>(Params[0].getType())
+                                   .getElementType();
+  // A flat prior (ImproperUniform) has no sampler: its values always come
+  // from the posterior (aimz-run refuses a run without them); the draw
+  // branch, never taken, writes NaN.
+  if (const DistSpec *Spec = lookupDistribution(Dist); Spec && Spec->Improper) {
+    auto DrawNaN = [&]() {
+      Value NaN = B.create<arith::ConstantOp>(
+          Loc, B.getFloatAttr(T.getElementType(),
+                              std::numeric_limits<double>::quiet_NaN()));
+      forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, NaN); });
+    };
+    if (!ReadsPosterior)
+      return DrawNaN();
+    Value Table = loadField(Call, FPosterior, ptrType());
+    Value Data = B.create<LLVM::LoadOp>(
+        Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * SiteId)));
+    Value Given = B.create<LLVM::ICmpOp>(
+        Loc, LLVM::ICmpPredicate::ne, Data,
+        B.create<LLVM::ZeroOp>(Loc, ptrType()));
+    auto If = B.create<scf::IfOp>(Loc, Given, /*withElse=*/true);
+    OpBuilder::InsertionGuard G(B);
+    B.setInsertionPointToStart(If.thenBlock());
+    View Post = viewOfCallArray(FPosterior, SiteId, T, true, Draw, BlockStart);
+    forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, load(Post, Ivs)); });
+    B.setInsertionPointToStart(If.elseBlock());
+    DrawNaN();
+    return;
+  }
+  RuntimeCall C = distCall(Dist, ParamNames);
+  std::function<void()> DrawAll = [&]() {
+    emitEventSample(Op, C, Out, Params, SiteId, Prec);
+  };
+  if (!C.Event) {
+    std::string Fn = "aimz_rt_sample_" + C.Symbol + "_" + precisionSuffix(Prec);
+    bool Discrete = T.getElementType().isInteger(32) ||
+                    T.getElementType().isInteger(64) ||
+                    T.getElementType().isInteger(1);
+    Type Ret = Discrete ? Type(B.getI32Type()) : Prec;
+    SmallVector<Type> ArgTypes(5, B.getI64Type());
+    ArgTypes.append(ScalarParamSlots, Prec);
+    // Called after this block: capture what it needs by value.
+    size_t NumArgs = ArgTypes.size();
+    // A straight-line sampler draws each innermost row with one call of its
+    // row function, whose loop vectorizes (same values as per element).
+    if (hasRowSampler(C.Symbol) && T.getRank() > 0 &&
+        T.getElementType() == Ret && Params.size() <= 2) {
+      DrawAll = [&]() { emitRowSample(T, Out, C.Symbol, Params, SiteId, Prec); };
+    } else {
+      func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Ret);
+      DrawAll = [&, Callee, NumArgs]() mutable {
+      forEach(Out.Sizes, [&](ValueRange Ivs) {
+        Value Obs;
+        Value Elem = siteAddressElement(T, Ivs, Obs);
+        SmallVector<Value> Args = {Seed, i64(SiteId), toI64(Draw), Obs, Elem};
+        for (Value P : Params)
+          Args.push_back(load(Views.lookup(P), Ivs));
+        while (Args.size() < NumArgs)
+          Args.push_back(
+              B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
+        Value X = B.create<func::CallOp>(Loc, Callee, Args).getResult(0);
+        store(Out, Ivs, convert(X, T.getElementType()));
+      });
+      };
+    }
+  }
+  if (!ReadsPosterior) {
+    DrawAll();
+    return;
+  }
+  // posterior[site].data != NULL: copy the given draw, else draw it.
+  Value Table = loadField(Call, FPosterior, ptrType());
+  Value Data = B.create<LLVM::LoadOp>(
+      Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * SiteId)));
+  Value Null = B.create<LLVM::ZeroOp>(Loc, ptrType());
+  Value Given =
+      B.create<LLVM::ICmpOp>(Loc, LLVM::ICmpPredicate::ne, Data, Null);
+  auto If = B.create<scf::IfOp>(Loc, Given, /*withElse=*/Draws);
+  {
+    OpBuilder::InsertionGuard G(B);
+    B.setInsertionPointToStart(If.thenBlock());
+    View Post = viewOfCallArray(FPosterior, SiteId, T, true, Draw, BlockStart);
+    forEach(Out.Sizes,
+            [&](ValueRange Ivs) { store(Out, Ivs, load(Post, Ivs)); });
+    if (Draws) {
+      B.setInsertionPointToStart(If.elseBlock());
+      DrawAll();
+    }
+  }
+}
+
+/// One element of stack memory, allocated once in the entry block (an
+/// alloca inside the loops would grow the stack every iteration).
+Value EntryBuilder::stackSlot(Type T) {
+  OpBuilder::InsertionGuard G(B);
+  B.setInsertionPointToStart(EntryBlock);
+  return B.create<LLVM::AllocaOp>(Loc, ptrType(), storageType(T), i64(1));
+}
+
+/// (pointer, stride of the second-to-last event axis, stride of the last)
+/// of `V` at the batch position `BatchIvs`; a constant goes through a stack
+/// slot repeated by zero strides.
+void EntryBuilder::eventArgs(const View &V, ValueRange BatchIvs,
+                             unsigned EventRank,
+                             SmallVectorImpl<Value> &Args) {
+  if (V.Scalar) {
+    Value Slot = stackSlot(V.Elem);
+    B.create<LLVM::StoreOp>(Loc, V.Scalar, Slot);
+    Args.append({Slot, i64(0), i64(0)});
+    return;
+  }
+  Value Off = idx(0);
+  for (auto [Iv, S] : llvm::zip(BatchIvs, V.Strides))
+    Off = B.create<arith::AddIOp>(Loc, Off, B.create<arith::MulIOp>(Loc, Iv, S));
+  size_t R = V.Strides.size();
+  Args.push_back(gep(V.Ptr, storageType(V.Elem), toI64(Off)));
+  Args.push_back(EventRank >= 2 ? toI64(V.Strides[R - 2]) : i64(0));
+  Args.push_back(EventRank >= 1 ? toI64(V.Strides[R - 1]) : i64(0));
+}
+
+/// Every parameter's (pointer, s0, s1) at the batch position, then null
+/// slots up to the callee's `NumArgs` arguments.
+void EntryBuilder::appendEventParams(ValueRange Params, ArrayRef<View> PViews,
+                                     ValueRange BatchIvs, unsigned BatchRank,
+                                     size_t NumArgs,
+                                     SmallVectorImpl<Value> &Args) {
+  for (auto [P, V] : llvm::zip(Params, PViews))
+    eventArgs(V, BatchIvs,
+              cast<ir::ArrayType>(P.getType()).getRank() - BatchRank, Args);
+  Value Null = B.create<LLVM::ZeroOp>(Loc, ptrType());
+  while (Args.size() < NumArgs)
+    Args.append({Null, i64(0), i64(0)});
+}
+
+/// K: the value's last extent for a vector or matrix, else the last extent
+/// of the first parameter with an event axis (categories, cutpoints,
+/// components).
+Value EntryBuilder::eventSize(const RuntimeCall &C, const View &Value0,
+                              ArrayRef<View> Params, unsigned BatchRank) {
+  if (C.ValueEventRank)
+    return toI64(Value0.Sizes.back());
+  for (const View &P : Params)
+    if (P.Sizes.size() > BatchRank)
+      return toI64(P.Sizes.back());
+  return i64(1);
+}
+
+ir::ArrayType EntryBuilder::logDensityType(ir::ObserveOp Op) {
+  auto T = Op.getResult().getType();
+  Type Prec = cast<ir::ArrayType>(Op.getParams()[0].getType()).getElementType();
+  unsigned Event = distCall(Op.getDist(), Op.getParamNames()).ValueEventRank;
+  return ir::ArrayType::get(
+      Ctx, B.getArrayAttr(T.getDims().getValue().drop_back(Event)), Prec);
+}
+
+void EntryBuilder::emitEventSample(Operation *Op, const RuntimeCall &C,
+                                   const View &Out, ValueRange Params,
+                                   int64_t SiteId, Type Prec) {
+  auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
+  unsigned Rb = T.getRank() - C.ValueEventRank;
+  Type Elem = T.getElementType();
+  Type Native = isa<FloatType>(Elem) ? Prec : Type(B.getI32Type());
+  SmallVector<View> PViews;
+  for (Value P : Params)
+    PViews.push_back(Views.lookup(P));
+  std::string Fn = "aimz_rt_vsample_" + C.Symbol + "_" + precisionSuffix(Prec);
+  SmallVector<Type> ArgTypes(6, B.getI64Type());
+  for (unsigned I = 0; I < 1 + EventParamSlots; ++I)
+    ArgTypes.append({ptrType(), B.getI64Type(), B.getI64Type()});
+  func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, {});
+  // A number per batch element goes through a slot when the site's type
+  // is not the runtime's (an i64 output); vectors are checked by Sema.
+  Value Slot = C.ValueEventRank == 0 && Native != Elem ? stackSlot(Native)
+                                                       : Value();
+  forEach(ArrayRef<Value>(Out.Sizes).take_front(Rb), [&](ValueRange Ivs) {
+    Value Obs;
+    Value ElemAddr = siteAddressElement(T, Ivs, Obs);
+    SmallVector<Value> Args = {Seed, i64(SiteId), toI64(Draw), Obs, ElemAddr,
+                               eventSize(C, Out, PViews, Rb)};
+    if (Slot)
+      Args.append({Slot, i64(0), i64(0)});
+    else
+      eventArgs(Out, Ivs, C.ValueEventRank, Args);
+    appendEventParams(Params, PViews, Ivs, Rb, ArgTypes.size(), Args);
+    B.create<func::CallOp>(Loc, Callee, Args);
+    if (Slot)
+      store(Out, Ivs,
+            convert(B.create<LLVM::LoadOp>(Loc, Native, Slot), Elem));
+  });
+}
+
+void EntryBuilder::emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
+                                       const View &Y, const View &Out,
+                                       Type Prec) {
+  auto T = Op.getResult().getType();
+  unsigned Rb = T.getRank() - C.ValueEventRank;
+  SmallVector<View> PViews;
+  for (Value P : Op.getParams())
+    PViews.push_back(Views.lookup(P));
+  std::string Fn = "aimz_rt_vlogp_" + C.Symbol + "_" + precisionSuffix(Prec);
+  SmallVector<Type> ArgTypes = {ptrType(), B.getI64Type(), B.getI64Type(),
+                                B.getI64Type()};
+  for (unsigned I = 0; I < EventParamSlots; ++I)
+    ArgTypes.append({ptrType(), B.getI64Type(), B.getI64Type()});
+  func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Prec);
+  // The value in the parameters' precision, in memory the function may
+  // overwrite: a slot for a number, else this block's copy of the values.
+  View Copy;
+  Value Slot;
+  if (C.ValueEventRank == 0) {
+    Slot = stackSlot(Prec);
+  } else {
+    Copy = bufferAt(CopyOffsets.lookup(Op),
+                    ir::ArrayType::get(Ctx, T.getDims(), Prec));
+  }
+  forEach(Out.Sizes, [&](ValueRange Ivs) {
+    SmallVector<Value> Args;
+    if (Slot) {
+      B.create<LLVM::StoreOp>(Loc, convert(load(Y, Ivs), Prec), Slot);
+      Args.append({Slot, i64(0), i64(0)});
+    } else {
+      forEach(ArrayRef<Value>(Y.Sizes).drop_front(Rb), [&](ValueRange Ev) {
+        SmallVector<Value> All(Ivs.begin(), Ivs.end());
+        All.append(Ev.begin(), Ev.end());
+        store(Copy, All, convert(load(Y, All), Prec));
+      });
+      eventArgs(Copy, Ivs, C.ValueEventRank, Args);
+    }
+    Args.push_back(eventSize(C, Y, PViews, Rb));
+    appendEventParams(Op.getParams(), PViews, Ivs, Rb, ArgTypes.size(), Args);
+    store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
+  });
+}
+
+/// One call of aimz_rt_sample_row_<symbol> per innermost row of the site:
+/// the row's first (observation, element) address and how each advances
+/// along the row (the innermost dim is the observation axis, or the fastest
+/// of the element index).
+void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
+                                 StringRef Symbol, ValueRange Params,
+                                 int64_t SiteId, Type Prec) {
+  std::string Fn = ("aimz_rt_sample_row_" + Symbol + "_").str() +
+                   precisionSuffix(Prec);
+  SmallVector<Type> ArgTypes(8, B.getI64Type());
+  for (int I = 0; I < 3; ++I)
+    ArgTypes.append({ptrType(), B.getI64Type()});
+  func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, {});
+  unsigned Last = T.getRank() - 1; // the row; int32 or Prec elements
+  bool ObsRow = obsAxis(T) == static_cast<int>(Last);
+  forEach(ArrayRef<Value>(Out.Sizes).drop_back(), [&](ValueRange Ivs) {
+    SmallVector<Value> First(Ivs.begin(), Ivs.end());
+    First.push_back(idx(0));
+    Value Obs;
+    Value Elem = siteAddressElement(T, First, Obs);
+    SmallVector<Value> Args = {Seed,
+                               i64(SiteId),
+                               toI64(Draw),
+                               Obs,
+                               i64(ObsRow ? 1 : 0),
+                               Elem,
+                               i64(ObsRow ? 0 : 1),
+                               toI64(Out.Sizes.back())};
+    auto RowArgs = [&](const View &V) {
+      SmallVector<Value> Three;
+      eventArgs(V, Ivs, 1, Three); // (pointer, unused, last stride)
+      Args.append({Three[0], Three[2]});
+    };
+    RowArgs(Out);
+    for (Value P : Params)
+      RowArgs(Views.lookup(P));
+    while (Args.size() < ArgTypes.size())
+      Args.append({B.create<LLVM::ZeroOp>(Loc, ptrType()), i64(0)});
+    B.create<func::CallOp>(Loc, Callee, Args);
+  });
+}
+
+void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
+  auto T = Op.getResult().getType();
+  Type Prec = cast<ir::ArrayType>(Op.getParams()[0].getType()).getElementType();
+  // The observed values, viewed like an input.
+  View Y = viewOfCallArray(FObserved, 0, T, false, Value(),
+                           B.create<arith::SubIOp>(Loc, BlockStart,
+                                                   InputOrigin));
+  ir::ArrayType LLType = logDensityType(Op);
+  View Out = buffer(Op, LLType);
+  RuntimeCall C = distCall(Op.getDist(), Op.getParamNames());
+  if (C.Event) {
+    emitEventLogDensity(Op, C, Y, Out, Prec);
+  } else {
+    std::string Fn = "aimz_rt_logp_" + C.Symbol + "_" + precisionSuffix(Prec);
+    func::FuncOp Callee =
+        runtimeFunction(Fn, SmallVector<Type>(1 + ScalarParamSlots, Prec), Prec);
+    forEach(Out.Sizes, [&](ValueRange Ivs) {
+      SmallVector<Value> Args = {convert(load(Y, Ivs), Prec)};
+      for (Value P : Op.getParams())
+        Args.push_back(load(Views.lookup(P), Ivs));
+      while (Args.size() < 1 + ScalarParamSlots)
+        Args.push_back(
+            B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
+      store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
+    });
+  }
+  Views[Op.getResult()] = Y;
+  // Write the densities to the output site's result slot.
+  Value Table = loadField(Call, FResults, ptrType());
+  Value Data = B.create<LLVM::LoadOp>(
+      Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * Op.getSiteId())));
+  Value Wanted = B.create<LLVM::ICmpOp>(Loc, LLVM::ICmpPredicate::ne, Data,
+                                        B.create<LLVM::ZeroOp>(Loc, ptrType()));
+  auto If = B.create<scf::IfOp>(Loc, Wanted, false);
+  OpBuilder::InsertionGuard G(B);
+  B.setInsertionPointToStart(If.thenBlock());
+  View R = viewOfCallArray(FResults, Op.getSiteId(), LLType, true,
+                           B.create<arith::SubIOp>(Loc, Draw, ResultDraw0),
+                           B.create<arith::SubIOp>(Loc, BlockStart, ResultObs0));
+  forEach(Out.Sizes, [&](ValueRange Ivs) { store(R, Ivs, load(Out, Ivs)); });
+}
+
+void EntryBuilder::copyOut(Value V, int64_t SiteId) {
+  auto T = cast<ir::ArrayType>(V.getType());
+  Value Table = loadField(Call, FResults, ptrType());
+  Value Data = B.create<LLVM::LoadOp>(
+      Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * SiteId)));
+  Value Wanted = B.create<LLVM::ICmpOp>(Loc, LLVM::ICmpPredicate::ne, Data,
+                                        B.create<LLVM::ZeroOp>(Loc, ptrType()));
+  auto If = B.create<scf::IfOp>(Loc, Wanted, false);
+  OpBuilder::InsertionGuard G(B);
+  B.setInsertionPointToStart(If.thenBlock());
+  Value ObsOff = BlockStart ? Value(B.create<arith::SubIOp>(Loc, BlockStart,
+                                                            ResultObs0))
+                            : idx(0);
+  View R = viewOfCallArray(FResults, SiteId, T, true,
+                           B.create<arith::SubIOp>(Loc, Draw, ResultDraw0),
+                           ObsOff);
+  const View &Src = Views.lookup(V);
+  forEach(R.Sizes, [&](ValueRange Ivs) { store(R, Ivs, load(Src, Ivs)); });
+}
+
+} // namespace lowering
+} // namespace aimz

@@ -1,0 +1,149 @@
+//===- Analyzer.h - Semantic analysis of one model --------------*- C++ -*-===//
+//
+// Private to lib/Sema. A single pass over the statements in program order
+// with a stack of open plates. Every name is defined once and keeps its full
+// shape (enclosing plate dims first); a reference inside plates sees it one
+// element at a time along each open plate whose dim leads its remaining
+// shape. The pass is split by concern:
+//
+//   Sema.cpp            the public entry, names, the run
+//   Signature.cpp       inputs, output, constants and dimensions
+//   Statements.cpp      let/deterministic/factor, plates and scans
+//   SampleSites.cpp     `x ~ Dist(...)`: distributions, composites, shapes
+//   Expressions.cpp     types and shapes of expressions, the builtins
+//   Classification.cpp  site classes and the sharding plan
+//
+//===----------------------------------------------------------------------===//
+#ifndef AIMZ_SEMA_ANALYZER_H
+#define AIMZ_SEMA_ANALYZER_H
+
+#include "aimz/Diagnostics.h"
+#include "aimz/Distributions.h"
+#include "aimz/Sema.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace aimz {
+namespace sema {
+
+/// What a name refers to.
+struct Symbol {
+  enum class Kind { Input, Const, Let, Deterministic, Factor, Sample } K;
+  DType Type;
+  Shape Dims; // full shape
+  SMLoc Loc;
+  int64_t ConstValue = 0;
+  bool Poisoned = false; // its definition had an error: uses stay silent
+};
+
+/// One open plate or scan.
+struct OpenBlock {
+  const BlockStmt *Block;
+  Dim D;
+};
+
+const char *kindWord(Symbol::Kind K);
+inline bool isNumeric(DType T) { return T != DType::Bool; }
+/// A literal as the user would write it: `-1`, `0.5`.
+std::string formatNumber(double V);
+/// "a" or "an" before a word.
+const char *article(llvm::StringRef Word);
+
+class Analyzer {
+public:
+  Analyzer(Model &M, Diagnostics &D, std::optional<DType> Requested)
+      : M(M), Diags(D), Requested(Requested) {}
+
+  std::optional<ModelInfo> run();
+
+private:
+  Model &M;
+  Diagnostics &Diags;
+  std::optional<DType> Requested; // --precision
+  ModelInfo Info;
+  std::map<std::string, Symbol> Names;
+  std::map<std::string, SMLoc> LaterDefinitions; // for "defined later" notes
+  std::set<std::string> BoundSymbols;            // dims the data binds
+  /// While resolving a sample site's shape or a plate's extent: an unknown
+  /// name becomes a dimension the posterior binds.
+  bool AllowPosteriorDims = false;
+  std::map<std::string, SMLoc> PosteriorDimLocs;
+  std::vector<OpenBlock> Blocks;
+  bool OutputSampled = false;
+
+  // Signature and dimensions.
+  std::optional<Dim> resolveDim(const DimSyntax &D, bool MustBeBound);
+  std::optional<Shape> resolveDims(const std::vector<DimSyntax> &Ds,
+                                   bool MustBeBound);
+  bool checkSignature();
+  void collectNames(const std::vector<StmtPtr> &Body);
+
+  // Statements.
+  void analyzeBody(const std::vector<StmtPtr> &Body);
+  void analyzeStmt(Stmt &S);
+  /// Records a deterministic or factor site: computed, not sampled.
+  void addValueSite(const AssignStmt &A, DType T, const Shape &Full,
+                    SiteKind K);
+  void analyzeSample(SampleStmt &S);
+  /// A distribution call's arguments checked against its parameters.
+  struct BoundCall {
+    std::string Dist; // the lowered `dist` attribute
+    std::vector<SampleStmt::LoweredParam> Params; // Target: event rank only
+    std::optional<Shape> Batch;
+    std::optional<Dim> EventSize;
+    unsigned ValueEventRank = 0;
+    bool Discrete = false;
+    bool Ok = true;
+  };
+  std::optional<BoundCall> bindCall(const DistSpec &Spec,
+                                    const std::vector<Arg> &Args, SMLoc Loc);
+  std::optional<BoundCall> bindMixture(SampleStmt &S);
+  std::optional<BoundCall> bindOrdered(SampleStmt &S, bool IsOutput);
+  std::optional<BoundCall> bindTruncated(SampleStmt &S);
+  const CallExpr *distributionArg(const SampleStmt &S, size_t Index,
+                                  const char *What);
+  void analyzeBlock(BlockStmt &B);
+  bool define(const Stmt &S, Symbol Sym);
+  void poisonBody(const std::vector<StmtPtr> &Body) {
+    for (const StmtPtr &S : Body) {
+      if (auto *Bl = llvm::dyn_cast<BlockStmt>(S.get()))
+        poisonBody(Bl->Body);
+      else
+        poison(*S);
+    }
+  }
+  void poison(const Stmt &S) {
+    Names.emplace(S.Name, Symbol{Symbol::Kind::Let, DType::F32, {}, S.NameLoc,
+                                 0, true});
+  }
+  Shape plateDims() const;
+  const BlockStmt *enclosingScan() const;
+
+  // Expressions; each returns false after reporting an error.
+  bool analyzeExpr(Expr &E);
+  bool analyzeName(NameExpr &E);
+  bool analyzeBinary(BinaryExpr &E);
+  bool analyzeCall(CallExpr &E);
+  bool analyzeIndex(IndexExpr &E);
+  bool analyzeArray(ArrayExpr &E);
+  Shape viewInPlates(const Shape &Full) const;
+  DType arithmeticType(const ExprType &A, const ExprType &B) const;
+  std::optional<double> literalValue(const Expr &E) const;
+  bool mixesObservations(SMLoc Loc, const Dim &D, const char *What);
+
+  // Site classes and the plan (Classification.cpp).
+  SiteClass classify(const Shape &Full) const;
+  void choosePlan();
+};
+
+} // namespace sema
+} // namespace aimz
+
+#endif // AIMZ_SEMA_ANALYZER_H

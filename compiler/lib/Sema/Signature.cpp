@@ -1,0 +1,177 @@
+//===- Signature.cpp - Inputs, output, constants, dims -------------------===//
+//
+// The model's signature: names collected first (constants may size it),
+// then every input and the output resolved to typed, symbolically shaped
+// arrays; a dimension is bound by the data, a constant, or the posterior.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+
+namespace aimz {
+namespace sema {
+
+std::optional<Dim> Analyzer::resolveDim(const DimSyntax &D, bool MustBeBound) {
+  if (D.Name.empty()) {
+    if (D.Value <= 0) {
+      Diags.error(D.Loc, "dimension must be positive; got " +
+                             llvm::Twine(D.Value));
+      return std::nullopt;
+    }
+    return Dim::known(D.Value);
+  }
+  auto C = Info.Constants.find(D.Name);
+  if (C != Info.Constants.end()) {
+    if (C->second <= 0) {
+      Diags.error(D.Loc, "dimension '" + D.Name + "' must be positive; it is " +
+                             llvm::Twine(C->second));
+      return std::nullopt;
+    }
+    return Dim::known(C->second);
+  }
+  if (MustBeBound && !BoundSymbols.count(D.Name) && AllowPosteriorDims &&
+      !Names.count(D.Name)) {
+    BoundSymbols.insert(D.Name);
+    Info.Symbols.push_back(D.Name);
+    Info.PosteriorDims.push_back(D.Name);
+    PosteriorDimLocs.emplace(D.Name, D.Loc);
+    return Dim::symbol(D.Name);
+  }
+  if (MustBeBound && !BoundSymbols.count(D.Name)) {
+    auto N = Names.find(D.Name);
+    if (N != Names.end())
+      Diags.error(D.Loc, "'" + D.Name + "' is " +
+                             article(kindWord(N->second.K)) + " " +
+                             kindWord(N->second.K) +
+                             ", not a dimension");
+    else
+      Diags.error(D.Loc, "unknown dimension '" + D.Name +
+                             "'; dimensions are named in the input and output "
+                             "shapes or declared with 'const'");
+    return std::nullopt;
+  }
+  return Dim::symbol(D.Name);
+}
+
+std::optional<Shape> Analyzer::resolveDims(const std::vector<DimSyntax> &Ds,
+                                           bool MustBeBound) {
+  Shape Out;
+  bool Ok = true;
+  for (const DimSyntax &D : Ds) {
+    if (auto R = resolveDim(D, MustBeBound))
+      Out.push_back(*R);
+    else
+      Ok = false;
+  }
+  if (!Ok)
+    return std::nullopt;
+  return Out;
+}
+
+/// Constants may size the signature, so they are known before anything else.
+void Analyzer::collectNames(const std::vector<StmtPtr> &Body) {
+  for (const StmtPtr &S : Body) {
+    if (auto *C = llvm::dyn_cast_or_null<ConstStmt>(S.get());
+        C && !Info.Constants.count(C->Name))
+      Info.Constants[C->Name] = C->Value;
+    if (S->K != Stmt::Kind::Plate && S->K != Stmt::Kind::Scan)
+      LaterDefinitions.emplace(S->Name, S->NameLoc);
+    if (auto *B = llvm::dyn_cast_or_null<BlockStmt>(S.get()))
+      collectNames(B->Body);
+  }
+}
+
+bool Analyzer::checkSignature() {
+  Info.Name = M.Name;
+  const Param &Out = M.Output;
+  bool Ok = true;
+
+  // Symbols in the signature are bound by the data's shapes.
+  auto Bind = [&](const Param &P) {
+    for (const DimSyntax &D : P.Type.Dims)
+      if (!D.Name.empty() && !Info.Constants.count(D.Name) &&
+          BoundSymbols.insert(D.Name).second)
+        Info.Symbols.push_back(D.Name);
+  };
+  for (const Param &P : M.Inputs)
+    Bind(P);
+  Bind(Out);
+
+  auto OutShape = resolveDims(Out.Type.Dims, true);
+  if (!OutShape)
+    return false;
+  if (OutShape->empty()) {
+    Diags.error(Out.Type.Loc,
+                "output '" + Out.Name +
+                    "' is a scalar; its leading dimension is the observation "
+                    "axis, as in 'f32[n]'");
+    return false;
+  }
+  if (!(*OutShape)[0].isSymbol()) {
+    Diags.error(Out.Type.Dims[0].Loc,
+                "the output's leading dimension is the observation axis and "
+                "must be a name bound from the data, not the fixed extent " +
+                    (*OutShape)[0].str());
+    return false;
+  }
+  Info.ObsDim = (*OutShape)[0].Symbol;
+  Info.Output = {Out.Name, Out.Type.Type, *OutShape};
+
+  bool AnyF64 = Out.Type.Type == DType::F64;
+  if (AnyF64 && Requested == DType::F32) {
+    Diags.error(Out.Type.Loc, "output '" + Out.Name + "' is f64 but the model "
+                              "was asked to compute in f32 "
+                              "(--precision=f32); declare it f32");
+    Ok = false;
+  }
+  for (const Param &P : M.Inputs) {
+    if (P.Name == Out.Name) {
+      Diags.error(P.Loc, "input '" + P.Name + "' has the output's name");
+      Ok = false;
+      continue;
+    }
+    auto S = resolveDims(P.Type.Dims, true);
+    if (!S) {
+      Ok = false;
+      continue;
+    }
+    // An input either leads with the observation axis (one row per
+    // observation, sharded) or does not have it at all (a scalar or an
+    // array of hyperparameters, the same for every observation).
+    auto ObsAt = llvm::find(*S, Dim::symbol(Info.ObsDim));
+    if (ObsAt != S->end() && ObsAt != S->begin()) {
+      Diags.error(P.Type.Loc,
+                  "input '" + P.Name + "' has shape " + shapeStr(*S) +
+                      " with the observation axis '" + Info.ObsDim +
+                      "' inside; an input either leads with it or does not "
+                      "have it (transpose the data so that observations "
+                      "come first)");
+      Ok = false;
+      continue;
+    }
+    Symbol Sym{Symbol::Kind::Input, P.Type.Type, *S, P.Loc};
+    auto [It, New] = Names.emplace(P.Name, Sym);
+    if (!New) {
+      Diags.error(P.Loc, "input '" + P.Name + "' is declared twice");
+      Diags.note(It->second.Loc, "previous declaration is here");
+      Ok = false;
+      continue;
+    }
+    if (P.Type.Type == DType::F64 && Requested == DType::F32) {
+      Diags.error(P.Type.Loc, "input '" + P.Name + "' is f64 but the model "
+                                  "was asked to compute in f32 "
+                                  "(--precision=f32); declare it f32");
+      Ok = false;
+    }
+    AnyF64 |= P.Type.Type == DType::F64;
+    Info.Inputs.push_back({P.Name, P.Type.Type, *S});
+  }
+  // f64 when asked (aimzc --precision=f64: integer-only models) or when
+  // an input is f64.
+  Info.Precision = Requested ? *Requested
+                   : AnyF64  ? DType::F64
+                             : DType::F32;
+  return Ok;
+}
+
+} // namespace sema
+} // namespace aimz

@@ -1,0 +1,167 @@
+//===- Statements.cpp - Statements, plates and scans ---------------------===//
+//
+// let, deterministic and factor statements, definitions and their
+// diagnostics, and the plate/scan blocks whose dims prefix the shapes of
+// what they contain.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+
+namespace aimz {
+namespace sema {
+
+Shape Analyzer::plateDims() const {
+  Shape S;
+  for (const OpenBlock &B : Blocks)
+    S.push_back(B.D);
+  return S;
+}
+
+const BlockStmt *Analyzer::enclosingScan() const {
+  for (const OpenBlock &B : Blocks)
+    if (B.Block->K == Stmt::Kind::Scan)
+      return B.Block;
+  return nullptr;
+}
+
+bool Analyzer::define(const Stmt &S, Symbol Sym) {
+  if (S.Name == M.Output.Name && S.K != Stmt::Kind::Sample) {
+    Diags.error(S.NameLoc, "output '" + S.Name +
+                               "' must be defined by sampling it with '" +
+                               S.Name + " ~ Dist(...)'");
+    return false;
+  }
+  auto [It, New] = Names.emplace(S.Name, Sym);
+  if (!New || (S.Name == M.Output.Name && OutputSampled)) {
+    Diags.error(S.NameLoc, "'" + S.Name + "' is already defined");
+    Diags.note(It->second.Loc, "previous definition is here");
+    return false;
+  }
+  return true;
+}
+
+void Analyzer::analyzeBody(const std::vector<StmtPtr> &Body) {
+  for (const StmtPtr &S : Body)
+    analyzeStmt(*S);
+}
+
+void Analyzer::analyzeStmt(Stmt &S) {
+  switch (S.K) {
+  case Stmt::Kind::Const: {
+    auto &C = static_cast<ConstStmt &>(S);
+    Symbol Sym{Symbol::Kind::Const, DType::I64, {}, C.NameLoc, C.Value};
+    auto Prev = Names.find(C.Name);
+    if (Prev != Names.end()) {
+      Diags.error(C.NameLoc, "'" + C.Name + "' is already defined");
+      Diags.note(Prev->second.Loc, "previous definition is here");
+      return;
+    }
+    if (Info.Constants.at(C.Name) != C.Value) {
+      // An earlier const of this name is further down in a nested block.
+      Diags.error(C.NameLoc, "'" + C.Name + "' is already defined");
+      return;
+    }
+    define(C, Sym);
+    return;
+  }
+  case Stmt::Kind::Factor: {
+    auto &A = static_cast<AssignStmt &>(S);
+    if (!analyzeExpr(*A.Value)) {
+      poison(A);
+      return;
+    }
+    if (!isNumeric(A.Value->Ty.Type)) {
+      Diags.error(A.Value->Loc, "factor '" + A.Name +
+                                    "' must be a number (a log density "
+                                    "term); got bool");
+      poison(A);
+      return;
+    }
+    // A log-density term, in the model's float precision.
+    Shape Full = plateDims();
+    llvm::append_range(Full, A.Value->Ty.Dims);
+    if (!define(A, {Symbol::Kind::Factor, Info.Precision, Full, A.NameLoc}))
+      return;
+    addValueSite(A, Info.Precision, Full, SiteKind::Factor);
+    return;
+  }
+  case Stmt::Kind::Let:
+  case Stmt::Kind::Deterministic: {
+    auto &A = static_cast<AssignStmt &>(S);
+    if (!analyzeExpr(*A.Value)) {
+      poison(A);
+      return;
+    }
+    Shape Full = plateDims();
+    llvm::append_range(Full, A.Value->Ty.Dims);
+    DType T = A.Value->Ty.Type;
+    bool IsDet = S.K == Stmt::Kind::Deterministic;
+    if (!define(A, {IsDet ? Symbol::Kind::Deterministic : Symbol::Kind::Let,
+                    T, Full, A.NameLoc}))
+      return;
+    if (IsDet)
+      addValueSite(A, T, Full, SiteKind::Deterministic);
+    return;
+  }
+  case Stmt::Kind::Sample:
+    analyzeSample(static_cast<SampleStmt &>(S));
+    return;
+  case Stmt::Kind::Plate:
+  case Stmt::Kind::Scan:
+    analyzeBlock(static_cast<BlockStmt &>(S));
+    return;
+  }
+}
+
+void Analyzer::analyzeBlock(BlockStmt &B) {
+  const char *Word = B.K == Stmt::Kind::Plate ? "plate" : "scan";
+  AllowPosteriorDims = true;
+  auto D = resolveDim(B.Dim, true);
+  AllowPosteriorDims = false;
+  if (!D) {
+    poisonBody(B.Body); // its names exist; their uses need no more errors
+    return;
+  }
+  for (const OpenBlock &O : Blocks) {
+    if (O.D == *D) {
+      Diags.error(B.Dim.Loc, llvm::Twine(Word) + " '" + B.Name +
+                                 "' runs over '" + D->str() +
+                                 "', which the enclosing block '" +
+                                 O.Block->Name + "' already runs over");
+      return;
+    }
+  }
+  B.Resolved = *D;
+  Blocks.push_back({&B, *D});
+  analyzeBody(B.Body);
+  Blocks.pop_back();
+}
+
+std::optional<double> Analyzer::literalValue(const Expr &E) const {
+  if (auto *N = llvm::dyn_cast<NumberExpr>(&E))
+    return N->Value;
+  if (auto *U = llvm::dyn_cast<UnaryExpr>(&E))
+    if (auto V = literalValue(*U->Operand))
+      return -*V;
+  if (auto *N = llvm::dyn_cast<NameExpr>(&E)) {
+    auto It = Names.find(N->Name);
+    if (It != Names.end() && It->second.K == Symbol::Kind::Const)
+      return static_cast<double>(It->second.ConstValue);
+  }
+  return std::nullopt;
+}
+
+void Analyzer::addValueSite(const AssignStmt &A, DType T, const Shape &Full,
+                            SiteKind K) {
+  Site Si;
+  Si.Name = A.Name;
+  Si.Type = T;
+  Si.Dims = Full;
+  Si.Kind = K;
+  Si.Class = classify(Full);
+  Si.Decl = &A;
+  Info.Sites.push_back(Si);
+}
+
+} // namespace sema
+} // namespace aimz
