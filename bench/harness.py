@@ -35,6 +35,13 @@ Peers whose run at a smaller size predicts more than the mode's limit
 (quick 60 s, standard 300 s, full 600 s; Stan at most 180 s) are skipped
 and the table says so.
 
+Timing: after the verified first round, --rounds R (default 3) reruns
+aimz-run and every verified peer variant interleaved (A B C A B C ...);
+each row reports the median wall time and half the range as a percentage
+of it ("0.85 ±4%"), and the ratios use the medians.
+The JAX peers (numpyro: NumPyro's Predictive, jitted and vectorized over
+draws; aimz-jax: aimz 0.15 from PyPI, ImpactModel.predict writing its own
+Zarr store) run in the virtual environment tools/setup_venv.sh makes.
 Writes results.csv, results.json and table.txt to --results.
 """
 
@@ -47,6 +54,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import time
 
@@ -55,6 +63,10 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PY = "/usr/bin/python3"
+# The JAX peers (aimz from PyPI, NumPyro) live in the virtual environment
+# tools/setup_venv.sh makes from tools/requirements.txt.
+VENV_PY = os.path.join(ROOT, ".venv", "bin", "python")
+JAX_PEERS = ("numpyro", "aimz-jax")
 TUNABLES = ("glibc.malloc.mmap_threshold=33554432:"
             "glibc.malloc.trim_threshold=4294967296")
 STAN_LIMIT_S = 180.0   # skip Stan sizes predicted to take longer
@@ -449,6 +461,9 @@ class Bench:
             # is 1 on this 2-CPU machine); tuned also gives it every CPU.
             tuned["OMP_NUM_THREADS"] = str(os.cpu_count())
             tname = "tuned malloc, %d threads" % os.cpu_count()
+        if peer in JAX_PEERS:
+            # XLA brings its own matrix products and threads: as installed.
+            return [("as-is", base)]
         out = [("as-is", base), (tname, tuned)]
         if ("OPENBLAS_CORETYPE" in base and workload == "mlp-pred"
                 and peer in ("numpy", "torch")):
@@ -561,6 +576,8 @@ class Bench:
                  cpu_ratio=None,
                  check=kw.get("check", ""), detail=kw.get("detail", ""),
                  loadavg=open("/proc/loadavg").read().split()[0])
+        r["walls"] = [r["wall_s"]] if r["wall_s"] else []
+        r["spread"] = None
         if r["wall_s"]:
             r["pairs_per_s"] = self.D * kw["n"] / r["wall_s"]
         self.rows.append(r)
@@ -605,6 +622,9 @@ class Bench:
         if not peers:
             rm(ours)
             return us
+        # What later timing rounds rerun: ours, then each verified peer.
+        timed = [(us, lambda out, res: (self.aimz_cmd(wl, n, out, plan),
+                                        self.env))]
         # The same command on one device must give the same bytes: devices
         # never change a result (compared on the decoded arrays, since
         # Blosc's encoded bytes vary from run to run).
@@ -653,10 +673,17 @@ class Bench:
                 rm(store)
                 res = os.path.join(self.work, "peer_result.json")
                 rm(res)
-                cmd = [PY, os.path.join(HERE, "peers", "array_peer.py"),
-                       "--backend", peer, "--workload", wl, "--data-dir",
-                       self.data, "--draws", self.D, "--n", n, "--spec",
-                       spec_path, "--out", store, "--result", res]
+                script = ("jax_peer.py" if peer in JAX_PEERS
+                          else "array_peer.py")
+
+                def peer_cmd(store, res, peer=peer, env=env, script=script):
+                    return ([VENV_PY if peer in JAX_PEERS else PY,
+                             os.path.join(HERE, "peers", script),
+                             "--backend", peer, "--workload", wl,
+                             "--data-dir", self.data, "--draws", self.D,
+                             "--n", n, "--spec", spec_path, "--out", store,
+                             "--result", res], env)
+                cmd = peer_cmd(store, res)[0]
                 vtag = re.sub(r"[^a-z0-9]+", "_", vname.lower())
                 m = measure(cmd, env, os.path.join(
                     self.logs, "%s_%s_%s.log" % (tag, peer, vtag)))
@@ -668,6 +695,9 @@ class Bench:
                     rm(store)
                     continue
                 pr = json.load(open(res))
+                # The JAX peers copy aimz's Zarr v3 output to a v2 store
+                # the checks below can read: not part of their time.
+                m["wall_s"] -= pr.get("check_copy_s", 0.0)
                 # Agreement first: only then does the timing count. A
                 # variant that only changes the environment usually writes
                 # the same bytes as the verified run; otherwise check it.
@@ -701,6 +731,7 @@ class Bench:
                                 pr.get("threads"), pr["compute_s"],
                                 pr["write_s"], pr["setup_s"]))
                 if ok:
+                    timed.append((r, peer_cmd))
                     base = us
                     r["ratio"] = r["wall_s"] / base["wall_s"]
                     r["cpu_ratio"] = r["cpu_s"] / max(base["cpu_s"], 1e-3)
@@ -716,10 +747,52 @@ class Bench:
                     rm(store)
             if ref:
                 rm(ref[0])
+        if self.a.rounds > 1:
+            self.timing_rounds(tag, us, timed)
         if "stan" in self.peers and wl != "prior":
             self.run_stan(wl, n, label, ours, us, exact)
         rm(ours)
         return us
+
+    def timing_rounds(self, tag, us, timed):
+        """Rounds 2..R of the timing: aimz-run and every verified peer
+        again, interleaved (A B C A B C ...) so that a change in the
+        machine's state hits every tool alike. A row then keeps the median
+        wall time and its spread, (max - min) / median."""
+        stores = os.path.join(self.work, "stores")
+        tmp = os.path.join(stores, "round.zarr")
+        res = os.path.join(self.work, "round_result.json")
+        for rnd in range(2, self.a.rounds + 1):
+            for row, make in timed:
+                rm(tmp)
+                rm(res)
+                cmd, env = make(tmp, res)
+                name = re.sub(r"[^a-z0-9]+", "_",
+                              (row["tool"] + " " + row["variant"]).lower())
+                m = measure(cmd, env, os.path.join(
+                    self.logs, "%s_round%d_%s.log" % (tag, rnd, name)))
+                if m["rc"] != 0:
+                    log("  round %d: %s failed (rc %d, see %s)"
+                        % (rnd, row["tool"], m["rc"], m["log"]))
+                    continue
+                wall = m["wall_s"]
+                if os.path.exists(res):
+                    wall -= json.load(open(res)).get("check_copy_s", 0.0)
+                row["walls"].append(wall)
+        rm(tmp)
+        rm(res)
+        for row, _ in timed:
+            w = sorted(row["walls"])
+            med = statistics.median(w)
+            row["wall_s"] = med
+            row["spread"] = (w[-1] - w[0]) / med if med > 0 else None
+            row["pairs_per_s"] = self.D * row["n"] / med
+        for row, _ in timed[1:]:
+            row["ratio"] = row["wall_s"] / us["wall_s"]
+        log("  median of %d rounds: %s" % (self.a.rounds, ", ".join(
+            "%s %s %.2f s (spread %.0f%%)" % (
+                r["tool"], r["variant"], r["wall_s"], 100 * (r["spread"] or 0))
+            for r, _ in timed)))
 
     # -- Stan ---------------------------------------------------------------
     def stan_env(self, env):
@@ -909,6 +982,12 @@ class Bench:
             elif p == "torch":
                 ok = subprocess.run([PY, "-c", "import torch, zarr"],
                                     capture_output=True).returncode == 0
+            elif p in JAX_PEERS:
+                mods = "jax, numpyro, zarr, numcodecs" + (
+                    ", aimz" if p == "aimz-jax" else "")
+                ok = os.path.exists(VENV_PY) and subprocess.run(
+                    [VENV_PY, "-c", "import " + mods],
+                    capture_output=True).returncode == 0
             elif p == "stan":
                 ok = (shutil.which("Rscript") is not None and
                       subprocess.run(["Rscript", "-e", "library(rstan)"],
@@ -1000,7 +1079,8 @@ class Bench:
 
     # -- output --------------------------------------------------------------
     def table(self):
-        head = ("| workload | n | tool | variant | wall s | w/o write s | "
+        head = ("| workload | n | tool | variant | wall s (median ± half range) "
+                "| w/o write s | "
                 "startup s | CPU s | pairs/s | peak anon RSS MiB | "
                 "max RSS MiB | output MiB | time vs aimz | CPU vs aimz | "
                 "check |")
@@ -1012,7 +1092,9 @@ class Bench:
             lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
                          "| %s | %s | %s | %s | %s |" % (
                              r["workload"], "{:,}".format(r["n"]), r["tool"],
-                             r["variant"], f(r["wall_s"], "%.2f"),
+                             r["variant"], f(r["wall_s"], "%.2f") + (
+                                 " ±%.0f%%" % (50 * r["spread"])
+                                 if r.get("spread") is not None else ""),
                              f(r["nowrite_s"], "%.2f"),
                              f(r["startup_s"], "%.1f"), f(r["cpu_s"], "%.1f"),
                              f(r["pairs_per_s"], "%.3g"),
@@ -1095,7 +1177,10 @@ def main():
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--work", default=None)
     p.add_argument("--results", default=None)
-    p.add_argument("--peers", default="numpy,torch,stan")
+    p.add_argument("--peers", default="numpy,torch,stan,numpyro,aimz-jax")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="timing rounds per workload, interleaved across "
+                   "tools; rows report the median (default 3)")
     p.add_argument("--only", default="",
                    help="comma list of mlp,linreg,hier,prior,mem")
     p.add_argument("--draws", type=int, default=0,

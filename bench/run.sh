@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# aimz-run side by side with NumPy + OpenBLAS, PyTorch and Stan (rstan gqs),
-# on this machine, in one go.
+# aimz-run side by side with NumPy + OpenBLAS, PyTorch, Stan (rstan gqs),
+# NumPyro's Predictive and aimz itself (PyPI aimz on JAX), on this machine,
+# in one go.
 #
 #   bench/run.sh [--quick|--full] [harness options]
 #
@@ -22,7 +23,8 @@
 # $BUILD/bench-work. Environment: BUILD (default <repo>/build), JOBS
 # (ninja -j, default 2), AIMZ_BENCH_NO_INSTALL=1 to skip apt-get.
 #
-# Extra options go to the harness: --peers numpy,torch,stan, --only
+# Extra options go to the harness: --peers numpy,torch,stan,numpyro,aimz-jax,
+# --only
 # mlp,linreg,hier,prior,mem, --draws D, --work DIR, --results DIR.
 set -euo pipefail
 
@@ -80,6 +82,14 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 else
   log "peers already installed: ${pkgs[*]}"
+fi
+# The JAX peers (aimz itself from PyPI, NumPyro's Predictive) from the
+# pinned virtual environment (idempotent; skipped peers say so).
+if [ "${AIMZ_BENCH_NO_INSTALL:-0}" = 1 ]; then
+  [ -x "$root/.venv/bin/python" ] || log "no .venv (AIMZ_BENCH_NO_INSTALL=1): the aimz-jax and numpyro peers are skipped"
+else
+  "$root/tools/setup_venv.sh" >"$logdir/venv.log" 2>&1 || true
+  log "$(tail -1 "$logdir/venv.log")"
 fi
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is required" >&2; exit 1; }
 [ -x /usr/bin/python3 ] || { echo "bench: /usr/bin/python3 is required" >&2; exit 1; }
