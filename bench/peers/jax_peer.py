@@ -26,6 +26,7 @@ can take them out of the process's wall time.
 """
 
 import argparse
+import importlib.metadata
 import json
 import os
 import shutil
@@ -251,7 +252,7 @@ def main():
     res = run(args, spec, model_fn, X, P, D, n)
     res.update(backend=args.backend, workload=args.workload,
                total_s=time.perf_counter() - T_START,
-               versions={m: __import__(m).__version__
+               versions={m: importlib.metadata.version(m)
                          for m in ("jax", "numpyro", "aimz")},
                devices=[str(d) for d in jax.devices()], blas=[],
                threads=os.cpu_count())
