@@ -430,6 +430,7 @@ class Bench:
         self.limit_s = {"quick": 60.0, "standard": 300.0,
                         "full": 600.0}[args.mode]
         self.refs = {}
+        self.bound_refs = {}  # numbers behind each row's physical bound
         self.notes = []
         self.stan_compile = {}
         self.env = dict(os.environ)
@@ -618,6 +619,7 @@ class Bench:
                       peak_anon_mib=m["peak_anon_mib"],
                       max_rss_mib=m["max_rss_mib"], out_mib=out_mib,
                       check="reference")
+        us["bound_s"] = self.bound_of(wl, n)
         log(self.fmt_row_short(us))
         if not peers:
             rm(ours)
@@ -753,6 +755,25 @@ class Bench:
             self.run_stan(wl, n, label, ours, us, exact)
         rm(ours)
         return us
+
+    MLP_FLOPS_PER_PAIR = 2 * (MLP_IN * 128 + 128 * 128 * 2 + 128)
+
+    def bound_of(self, wl, n):
+        """The row's physical bound in seconds: its output's raw bytes at
+        the default codec's end-to-end store speed on all cores, and for
+        the MLP its FLOPs at the best sgemm this CPU showed on one core,
+        times the cores; None when a reference is missing."""
+        b = self.bound_refs
+        kind = "i32" if wl == "mlp-pred" else "f32"
+        mbs = b.get("write_%s_MBps" % kind)
+        if not mbs:
+            return None
+        bound = self.D * n * 4 / 1e6 / mbs
+        if wl == "mlp-pred" and b.get("sgemm_gflops"):
+            flops = self.D * n * self.MLP_FLOPS_PER_PAIR
+            bound = max(bound, flops / 1e9 / (b["sgemm_gflops"]
+                                              * os.cpu_count()))
+        return bound
 
     def timing_rounds(self, tag, us, timed):
         """Rounds 2..R of the timing: aimz-run and every verified peer
@@ -932,6 +953,8 @@ class Bench:
             g = re.findall(r"(aimz kernel|OpenBLAS alone)\s+([\d.]+) s\s+"
                            r"([\d.e+]+) pairs/s\s+([\d.]+) GFLOP/s", p.stdout)
             for who, secs, pps, gf in g:
+                self.bound_refs["sgemm_gflops"] = max(
+                    self.bound_refs.get("sgemm_gflops", 0.0), float(gf))
                 key = "sgemm MLP shapes, 1 core (%s): %s" % (name, who)
                 self.refs[key] = "%s GFLOP/s (%s pairs/s)" % (gf, pps)
                 log("  %-58s %s" % (key, self.refs[key]))
@@ -958,6 +981,20 @@ class Bench:
                 self.refs[key] = ("ratio %s, compress %s MB/s, decompress "
                                   "%s MB/s" % (ratio, c, d))
                 log("  %-58s %s" % (key, self.refs[key]))
+        # Our default codec end to end (ChunkPipeline into a v2 store, as
+        # aimz-run writes): the bytes side of each row's bound.
+        codecs = os.path.join(self.bin, "aimz-bench-io-codecs")
+        if os.path.exists(codecs):
+            p = subprocess.run([codecs, "32"], capture_output=True, text=True)
+            for th, what, mbs in re.findall(
+                    r"pipeline, (\d+) threads, default codec, (.*): (\d+) "
+                    r"MB/s", p.stdout):
+                key = "default codec + store, %s threads, %s" % (th, what)
+                self.refs[key] = "%s MB/s" % mbs
+                log("  %-58s %s" % (key, self.refs[key]))
+                if int(th) == min(2, os.cpu_count()):
+                    kind = "f32" if what.startswith("f32") else "i32"
+                    self.bound_refs["write_%s_MBps" % kind] = float(mbs)
         # Sequential write bandwidth of the disk holding the stores.
         ddf = os.path.join(self.work, "dd.test")
         p = subprocess.run(["dd", "if=/dev/zero", "of=" + ddf, "bs=1M",
@@ -1083,14 +1120,17 @@ class Bench:
                 "| w/o write s | "
                 "startup s | CPU s | pairs/s | peak anon RSS MiB | "
                 "max RSS MiB | output MiB | time vs aimz | CPU vs aimz | "
-                "check |")
-        lines = [head, "|" + "---|" * 15]
+                "bound s (aimz vs bound) | check |")
+        lines = [head, "|" + "---|" * 16]
 
         def f(v, spec):
             return (spec % v) if isinstance(v, (int, float)) else "-"
         for r in self.rows:
+            bound = r.get("bound_s")
+            btxt = ("%.2f (%.2fx)" % (bound, r["wall_s"] / bound)
+                    if bound and r["wall_s"] else "-")
             lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
-                         "| %s | %s | %s | %s | %s |" % (
+                         "| %s | %s | %s | %s | %s | %s |" % (
                              r["workload"], "{:,}".format(r["n"]), r["tool"],
                              r["variant"], f(r["wall_s"], "%.2f") + (
                                  " ±%.0f%%" % (50 * r["spread"])
@@ -1102,7 +1142,7 @@ class Bench:
                              f(r["max_rss_mib"], "%.0f"),
                              f(r["out_mib"], "%.1f"),
                              f(r["ratio"], "%.2fx"), f(r["cpu_ratio"], "%.2fx"),
-                             r["check"]))
+                             btxt, r["check"]))
         return "\n".join(lines)
 
     def report(self):
@@ -1112,10 +1152,12 @@ class Bench:
                  (self.a.mode, self.D), "",
                  tab, "",
                  "time vs aimz = peer wall time / aimz-run wall time "
-                 "(> 1: aimz-run is faster), against the aimz-run run with "
-                 "the same OPENBLAS_CORETYPE (the compiled MLP calls "
-                 "OpenBLAS too). w/o write = wall time minus the "
-                 "peer's own time in zarr writes. startup = interpreter, "
+                 "(> 1: aimz-run is faster), medians of the timing rounds. "
+                 "w/o write = wall time minus the peer's own time in zarr "
+                 "writes (aimz-jax computes and writes in one pipelined "
+                 "call: none separated). bound = the output's bytes at our "
+                 "codec's store speed on all cores (and the MLP's FLOPs at "
+                 "the best one-core sgemm x cores). startup = interpreter, "
                  "imports and posterior loading (R + rstan + data for Stan), "
                  "included in wall. Stan keeps its output in R memory (no "
                  "store). CPU = user + sys of the process tree.", ""]

@@ -44,6 +44,21 @@ Expected<NpyArray> NpyArray::fromBytes(ArrayRef<uint8_t> Bytes,
   return A;
 }
 
+NpyArray NpyArray::fromMemory(DType Type, std::vector<uint64_t> Shape,
+                              const void *Data, std::string Name,
+                              std::shared_ptr<const void> Owner) {
+  NpyArray A;
+  A.Header.Type = Type;
+  A.Header.Shape = std::move(Shape);
+  A.Name = std::move(Name);
+  A.NumElements = 1;
+  for (uint64_t D : A.Header.Shape)
+    A.NumElements *= D;
+  A.Data = Data;
+  A.Owner = std::move(Owner);
+  return A;
+}
+
 Error NpyArray::advise(Access A) const {
   if (!File || numBytes() == 0)
     return Error::success();

@@ -1,5 +1,6 @@
 //===- Data.cpp - Inputs and posteriors, checked against a manifest -------===//
 #include "aimz/run/Data.h"
+#include "aimz/run/StanCsv.h"
 
 #include "aimz/io/Npz.h"
 #include "aimz/io/Shape.h"
@@ -7,6 +8,8 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <cstring>
 #include "llvm/Support/FileSystem.h"
 
@@ -100,6 +103,14 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
       return std::move(E);
   }
 
+  return dataFromArrays(M, std::move(Given), NeedObserved, W,
+                        NumObservations);
+}
+
+llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
+                                       std::map<std::string, io::NpyArray> Given,
+                                       bool NeedObserved, Warnings &W,
+                                       int64_t NumObservations) {
   DataSet D;
   std::map<std::string, std::string> BoundBy;
   for (const ManifestArray &In : M.Inputs) {
@@ -169,13 +180,43 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
                                         const std::string &Path,
                                         DataSet &Data, bool RequireAll,
                                         Warnings &W, bool Strict) {
-  auto Z = io::NpzArchive::open(Path);
-  if (!Z)
-    return Z.takeError();
+  // The named arrays: an .npz, or CmdStan CSV files (one per chain).
+  std::vector<std::string> Names;
+  PosteriorArrayFn ArrayOf;
+  std::optional<io::NpzArchive> Z;
+  std::optional<StanCsvDraws> Stan;
+  if (isStanCsvArgument(Path)) {
+    auto Files = expandPosteriorFiles(Path);
+    if (!Files)
+      return Files.takeError();
+    auto S = readStanCsv(*Files);
+    if (!S)
+      return S.takeError();
+    Stan = std::move(*S);
+    Names = Stan->Names;
+    ArrayOf = [&](const std::string &N) -> llvm::Expected<io::NpyArray> {
+      return Stan->Arrays.at(N);
+    };
+  } else {
+    auto Archive = io::NpzArchive::open(Path);
+    if (!Archive)
+      return Archive.takeError();
+    Z.emplace(std::move(*Archive));
+    Names = Z->names();
+    ArrayOf = [&](const std::string &N) { return Z->array(N); };
+  }
+  return posteriorFromArrays(M, Names, ArrayOf, Path, Data, RequireAll, W,
+                             Strict);
+}
+
+llvm::Expected<Posterior>
+posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
+                    const PosteriorArrayFn &ArrayOf, const std::string &Path,
+                    DataSet &Data, bool RequireAll, Warnings &W, bool Strict) {
   Posterior P;
   P.Sites.resize(M.Sites.size());
   std::string DrawsFrom;
-  for (const std::string &Name : Z->names()) {
+  for (const std::string &Name : Names) {
     int S = M.siteIndex(Name);
     if (S < 0) {
       W.push_back("posterior '" + Path + "' has '" + Name +
@@ -191,7 +232,7 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
     }
     if (Site.Kind == SiteKind::Deterministic || Site.Kind == SiteKind::Factor)
       continue; // recomputed from the latents
-    auto A = Z->array(Name);
+    auto A = ArrayOf(Name);
     if (!A)
       return A.takeError();
     std::string What = "posterior '" + Name + "'";

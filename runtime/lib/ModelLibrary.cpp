@@ -36,6 +36,7 @@ ModelLibrary::open(const std::string &Path) {
       static_cast<const char *>(dlsym(L->Handle, "aimz_manifest"));
   if (!Version || !ManifestText)
     return fail(Path, "a shared library, but not a compiled aimz model");
+  L->ManifestText = ManifestText;
   if (*Version != AIMZ_ABI_VERSION)
     return fail(Path, "built for model ABI version " + llvm::Twine(*Version) +
                           ", this aimz-run speaks version " +

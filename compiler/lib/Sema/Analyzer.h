@@ -107,6 +107,7 @@ private:
   std::optional<BoundCall> bindMixture(SampleStmt &S);
   std::optional<BoundCall> bindOrdered(SampleStmt &S, bool IsOutput);
   std::optional<BoundCall> bindTruncated(SampleStmt &S);
+  bool rewriteZeroInflated(SampleStmt &S);
   const CallExpr *distributionArg(const SampleStmt &S, size_t Index,
                                   const char *What);
   void analyzeBlock(BlockStmt &B);

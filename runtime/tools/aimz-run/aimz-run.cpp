@@ -52,8 +52,12 @@ cl::opt<int64_t> NumObservations(
              "the observation axis (or that has none)"),
     cl::init(0), RUN_SUBS, cl::cat(RunCat));
 cl::opt<std::string> PosteriorPath(
-    "posterior", cl::desc("Posterior draws (.npz, one array per latent)"),
-    cl::value_desc("post.npz"), cl::sub(PredictCmd), cl::sub(LogLikCmd),
+    "posterior",
+    cl::desc("Posterior draws: an .npz (one array per latent, leading axis "
+             "= draws), or CmdStan CSV files, one per chain "
+             "('fit-*.csv', chains in sorted order; warmup and sampler "
+             "columns skipped)"),
+    cl::value_desc("post.npz|fit-*.csv"), cl::sub(PredictCmd), cl::sub(LogLikCmd),
     cl::cat(RunCat));
 cl::opt<std::string>
     OutPath("out", cl::desc("Output: a Zarr store directory, or FILE.npz for "

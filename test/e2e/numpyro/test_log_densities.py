@@ -201,6 +201,16 @@ CASES = {
         "ZeroInflatedPoisson(rate=b, gate_logits=a)", dict(a=(S, real), b=(S, pos)),
         lambda p: dist.ZeroInflatedDistribution(dist.Poisson(p["b"]),
                                                 gate_logits=p["a"])),
+    "zeroinflated_dist_poisson": discrete(
+        "ZeroInflatedDistribution(Poisson(b), gate=a)",
+        dict(a=(S, unit), b=(S, pos)),
+        lambda p: dist.ZeroInflatedDistribution(dist.Poisson(p["b"]),
+                                                gate=p["a"])),
+    "zeroinflated_dist_nb2_logits": discrete(
+        "ZeroInflatedDistribution(NegativeBinomial2(a, b), gate_logits=c)",
+        dict(a=(S, pos), b=(S, pos), c=(S, real)),
+        lambda p: dist.ZeroInflatedDistribution(
+            dist.NegativeBinomial2(p["a"], p["b"]), gate_logits=p["c"])),
     "zinb2": discrete(
         "ZeroInflatedNegativeBinomial2(a, b, gate=c)",
         dict(a=(S, pos), b=(S, pos), c=(S, unit)),
@@ -280,7 +290,8 @@ def gen_is_count(param):
 # tolerance, and against scipy (below) 1e-10. BetaBinomial likewise.
 NUMPYRO_F64_ERROR = {n: 5e-6 for n in (
     "gammapoisson", "negativebinomial2", "negativebinomialprobs",
-    "negativebinomiallogits", "zinb2", "zinb2_logits", "multinomial_probs",
+    "negativebinomiallogits", "zinb2", "zinb2_logits",
+    "zeroinflated_dist_nb2_logits", "multinomial_probs",
     "multinomial_logits", "betabinomial")}
 
 
@@ -308,6 +319,8 @@ SCIPY = {
     "zinb2": lambda y, p: _zi(y, p["c"], _nb(y, p["b"], p["b"] / (p["b"] + p["a"]))),
     "zinb2_logits": lambda y, p: _zi(y, special.expit(p["c"]),
                                      _nb(y, p["b"], p["b"] / (p["b"] + p["a"]))),
+    "zeroinflated_dist_nb2_logits": lambda y, p: _zi(
+        y, special.expit(p["c"]), _nb(y, p["b"], p["b"] / (p["b"] + p["a"]))),
     "multinomial_probs": lambda y, p: _multinomial(y, p["n"], p["a"]),
     "multinomial_logits": lambda y, p: _multinomial(y, p["n"],
                                                     special.softmax(p["a"], -1)),

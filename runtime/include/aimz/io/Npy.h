@@ -58,6 +58,12 @@ public:
             std::shared_ptr<const void> Owner,
             std::shared_ptr<const MappedFile> File = nullptr);
 
+  /// Wraps C-order elements already in memory (an array handed over by
+  /// Python, a reader's result): no copy. Owner keeps Data alive.
+  static NpyArray fromMemory(DType Type, std::vector<uint64_t> Shape,
+                             const void *Data, std::string Name,
+                             std::shared_ptr<const void> Owner);
+
   DType dtype() const { return Header.Type; }
   llvm::ArrayRef<uint64_t> shape() const { return Header.Shape; }
   size_t elementSize() const { return dtypeSize(Header.Type); }

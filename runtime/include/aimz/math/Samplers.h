@@ -88,7 +88,7 @@ template <class T> AIMZ_MATH_FN T log_std_gamma(RandomStream& s, T a) {
 
 template <class T> AIMZ_HOT_FN T finish(const RandomStream& s, T x) { return s.ok() ? x : nan<T>(); }
 
-AIMZ_MATH_FN std::int32_t finish_count(const RandomStream& s, double k) {
+AIMZ_HOT_FN std::int32_t finish_count(const RandomStream& s, double k) {
   return s.ok() && k >= 0.0 && k <= kMaxBinomialCount ? static_cast<std::int32_t>(k) : kInvalidCount;
 }
 
@@ -103,19 +103,19 @@ template <class T> AIMZ_HOT_FN T normal_sample(RandomStream& s, T loc, T scale) 
 }
 
 /// HalfNormal(scale) = |Normal(0, scale)|.
-template <class T> AIMZ_MATH_FN T half_normal_sample(RandomStream& s, T scale) {
+template <class T> AIMZ_HOT_FN T half_normal_sample(RandomStream& s, T scale) {
   if (!detail::pos_finite(scale)) return detail::nan<T>();
   return detail::finish(s, scale * std::fabs(standard_normal<T>(s)));
 }
 
 /// LogNormal(loc, scale) = exp(Normal(loc, scale)).
-template <class T> AIMZ_MATH_FN T log_normal_sample(RandomStream& s, T loc, T scale) {
+template <class T> AIMZ_HOT_FN T log_normal_sample(RandomStream& s, T loc, T scale) {
   if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
   return detail::finish(s, elementary::exp(loc + scale * standard_normal<T>(s)));
 }
 
 /// Exponential(rate) by inversion: -log(U) / rate.
-template <class T> AIMZ_MATH_FN T exponential_sample(RandomStream& s, T rate) {
+template <class T> AIMZ_HOT_FN T exponential_sample(RandomStream& s, T rate) {
   if (!detail::pos_finite(rate)) return detail::nan<T>();
   return detail::finish(s, -elementary::log(uniform01<T>(s)) / rate);
 }
@@ -145,7 +145,7 @@ template <class T> AIMZ_MATH_FN T beta_sample(RandomStream& s, T concentration1,
 }
 
 /// Uniform(low, high): low + (high - low) U, clamped to [low, high].
-template <class T> AIMZ_MATH_FN T uniform_sample(RandomStream& s, T low, T high) {
+template <class T> AIMZ_HOT_FN T uniform_sample(RandomStream& s, T low, T high) {
   if (!std::isfinite(low) || !std::isfinite(high) || !(low < high)) return detail::nan<T>();
   const T u = uniform01<T>(s);
   const T w = high - low;
@@ -285,14 +285,14 @@ AIMZ_MATH_FN double binomial_core(RandomStream& s, double n, double p, double q,
 }  // namespace detail
 
 /// Bernoulli(probs): 1 if U < probs (U a double uniform).
-template <class T> AIMZ_MATH_FN std::int32_t bernoulli_sample(RandomStream& s, T probs) {
+template <class T> AIMZ_HOT_FN std::int32_t bernoulli_sample(RandomStream& s, T probs) {
   if (!detail::valid_prob(probs)) return kInvalidCount;
   const double u = uniform01<double>(s);
   return detail::finish_count(s, u < static_cast<double>(probs) ? 1.0 : 0.0);
 }
 
 /// Bernoulli(sigmoid(logits)).
-template <class T> AIMZ_MATH_FN std::int32_t bernoulli_logits_sample(RandomStream& s, T logits) {
+template <class T> AIMZ_HOT_FN std::int32_t bernoulli_logits_sample(RandomStream& s, T logits) {
   if (std::isnan(logits)) return kInvalidCount;
   const double u = uniform01<double>(s);
   return detail::finish_count(s, u < sigmoid(static_cast<double>(logits)) ? 1.0 : 0.0);
@@ -340,25 +340,25 @@ template <class T> AIMZ_MATH_FN std::int32_t poisson_sample(RandomStream& s, T r
 
 /// Laplace(loc, scale) by inversion: loc - scale sign(w) log1p(-2|w|),
 /// w = U - 1/2.
-template <class T> AIMZ_MATH_FN T laplace_sample(RandomStream& s, T loc, T scale) {
+template <class T> AIMZ_HOT_FN T laplace_sample(RandomStream& s, T loc, T scale) {
   if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
   const T w = uniform01<T>(s) - T(0.5);
-  const T e = -std::log1p(T(-2) * std::fabs(w));
+  const T e = -elementary::log1p(T(-2) * std::fabs(w));
   return detail::finish(s, w < T(0) ? loc - scale * e : loc + scale * e);
 }
 
 /// Logistic(loc, scale) by inversion: loc + scale (log U - log1p(-U)).
-template <class T> AIMZ_MATH_FN T logistic_sample(RandomStream& s, T loc, T scale) {
+template <class T> AIMZ_HOT_FN T logistic_sample(RandomStream& s, T loc, T scale) {
   if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
   const T u = uniform01<T>(s);
-  return detail::finish(s, loc + scale * (std::log(u) - std::log1p(-u)));
+  return detail::finish(s, loc + scale * (elementary::log(u) - elementary::log1p(-u)));
 }
 
 /// Gumbel(loc, scale) by inversion: loc - scale log(-log U).
-template <class T> AIMZ_MATH_FN T gumbel_sample(RandomStream& s, T loc, T scale) {
+template <class T> AIMZ_HOT_FN T gumbel_sample(RandomStream& s, T loc, T scale) {
   if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
   const T u = uniform01<T>(s);
-  return detail::finish(s, loc - scale * std::log(-std::log(u)));
+  return detail::finish(s, loc - scale * elementary::log(-elementary::log(u)));
 }
 
 /// InverseGamma(concentration, rate) = rate / Gamma(concentration, 1),
@@ -369,16 +369,16 @@ template <class T> AIMZ_MATH_FN T inverse_gamma_sample(RandomStream& s, T concen
 }
 
 /// Pareto(scale, alpha) by inversion: scale U^(-1/alpha).
-template <class T> AIMZ_MATH_FN T pareto_sample(RandomStream& s, T scale, T alpha) {
+template <class T> AIMZ_HOT_FN T pareto_sample(RandomStream& s, T scale, T alpha) {
   if (!detail::pos_finite(scale) || !detail::pos_finite(alpha)) return detail::nan<T>();
-  return detail::finish(s, scale * std::exp(-std::log(uniform01<T>(s)) / alpha));
+  return detail::finish(s, scale * elementary::exp(-elementary::log(uniform01<T>(s)) / alpha));
 }
 
 /// Weibull(scale, concentration) by inversion: scale (-log U)^(1/k).
-template <class T> AIMZ_MATH_FN T weibull_sample(RandomStream& s, T scale, T concentration) {
+template <class T> AIMZ_HOT_FN T weibull_sample(RandomStream& s, T scale, T concentration) {
   if (!detail::pos_finite(scale) || !detail::pos_finite(concentration)) return detail::nan<T>();
-  const T e = -std::log(uniform01<T>(s));
-  return detail::finish(s, scale * std::exp(std::log(e) / concentration));
+  const T e = -elementary::log(uniform01<T>(s));
+  return detail::finish(s, scale * elementary::exp(elementary::log(e) / concentration));
 }
 
 /// TruncatedNormal(loc, scale, low, high) by inversion of the normal CDF,

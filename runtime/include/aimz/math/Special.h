@@ -230,7 +230,7 @@ template <class T> AIMZ_MATH_FN T softplus(T x) {
 template <class T> AIMZ_MATH_FN T log_sigmoid(T x) { return -softplus(-x); }
 
 /// 1 / (1 + exp(-x)), accurate in both tails.
-template <class T> AIMZ_MATH_FN T sigmoid(T x) {
+template <class T> AIMZ_HOT_FN T sigmoid(T x) {
   // Branch-free (Elementary.h's exp): Bernoulli(logits=) rows vectorize.
   const T e = elementary::exp(-std::fabs(x));
   const T r = T(1) / (T(1) + e);

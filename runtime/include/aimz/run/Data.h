@@ -5,6 +5,7 @@
 #include "aimz/run/HostArray.h"
 #include "aimz/run/Manifest.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +34,13 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
                                  bool NeedObserved, Warnings &W,
                                  int64_t NumObservations = 0);
 
+/// The same checks for arrays already in memory (the Python module): name ->
+/// array, used in place when the dtype matches.
+llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
+                                       std::map<std::string, io::NpyArray> Given,
+                                       bool NeedObserved, Warnings &W,
+                                       int64_t NumObservations = 0);
+
 struct Posterior {
   int64_t NumDraws = 0;
   std::vector<std::optional<HostArray>> Sites; // by manifest site index
@@ -50,6 +58,18 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
                                         const std::string &Path,
                                         DataSet &Data, bool RequireAll,
                                         Warnings &W, bool Strict = false);
+
+/// A posterior's arrays by name, opened on demand.
+using PosteriorArrayFn =
+    std::function<llvm::Expected<io::NpyArray>(const std::string &)>;
+
+/// loadPosterior's checks over named arrays from anywhere; `Origin` names
+/// the posterior in messages.
+llvm::Expected<Posterior>
+posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
+                    const PosteriorArrayFn &ArrayOf, const std::string &Origin,
+                    DataSet &Data, bool RequireAll, Warnings &W,
+                    bool Strict = false);
 
 /// `--dim NAME=VALUE` arguments: values for dimensions the posterior binds,
 /// for runs that read none (prior predictive).

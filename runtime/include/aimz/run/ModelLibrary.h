@@ -26,6 +26,8 @@ public:
   ~ModelLibrary();
 
   const Manifest &manifest() const { return Info; }
+  /// The manifest as embedded (JSON).
+  llvm::StringRef manifestText() const { return ManifestText; }
   EntryFn entry(EntryKind K) const;
   /// PTX for sm_80 and sm_90; empty when the model has none.
   llvm::StringRef ptx() const { return PTX; }
@@ -39,6 +41,7 @@ private:
   Manifest Info;
   EntryFn Entries[3] = {nullptr, nullptr, nullptr};
   llvm::StringRef PTX, PTX90;
+  llvm::StringRef ManifestText;
 };
 
 } // namespace aimz::run

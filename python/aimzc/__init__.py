@@ -1,0 +1,148 @@
+"""aimzc: compiled probabilistic models run from Python.
+
+    import aimzc
+    model = aimzc.load("linreg.so")          # compiled by `aimzc linreg.aimz -o linreg.so`
+    pred = model.predict({"X": X}, mcmc.get_samples(), seed=0)   # xarray.Dataset
+    ll = model.log_likelihood({"X": X, "y": y}, "fit-*.csv")     # Stan's CSVs
+
+`data` and `posterior` are dicts of NumPy arrays (a NumPyro
+`mcmc.get_samples()` dict as it is) or paths (`.npz`; CmdStan CSV files for
+the posterior). C-contiguous arrays of the model's dtype are used in place,
+without a copy. The work runs in the same native runtime as `aimz-run`,
+with the GIL released; Ctrl-C stops it cleanly. Results are the CLI's Zarr
+store: opened lazily when `out=` names a directory, else read into memory
+and the temporary store removed. Errors raise `aimzc.Error` with the CLI's
+one-line message.
+"""
+
+import json
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+from . import _native
+
+Error = _native.Error
+__version__ = _native.version
+
+__all__ = ["Error", "Model", "load"]
+
+
+def _arrays(arg, what):
+    """A dict of C-contiguous arrays (copies only where the layout needs
+    one), or a path string."""
+    if arg is None or isinstance(arg, (str, os.PathLike)):
+        return None if arg is None else os.fspath(arg)
+    if not hasattr(arg, "items"):
+        raise TypeError("%s must be a dict of arrays or a path; got %s"
+                        % (what, type(arg).__name__))
+    out = {}
+    for name, value in arg.items():
+        a = np.asarray(value)
+        if not a.flags.c_contiguous:
+            a = np.ascontiguousarray(a)
+        out[str(name)] = a
+    return out
+
+
+def _data(data, what="data"):
+    """Inputs: a dict; a path to an .npz becomes its arrays."""
+    if data is None:
+        return {}
+    if isinstance(data, (str, os.PathLike)):
+        with np.load(os.fspath(data)) as z:
+            return {k: z[k] for k in z.files}
+    return _arrays(data, what)
+
+
+class Model:
+    """A compiled model (`aimzc model.aimz -o model.so`)."""
+
+    def __init__(self, path):
+        self._native = _native.Model(os.fspath(path))
+        self.info = json.loads(self._native.manifest_json)
+        """The manifest: inputs, output, sites (kind, class, dtype, shape),
+        the sharding plan and why."""
+
+    @property
+    def path(self):
+        return self._native.path
+
+    def __repr__(self):
+        return "<aimzc.Model %s: plan %s, sites %s>" % (
+            self.info.get("model"), self.info.get("plan"),
+            ", ".join(s["name"] for s in self.info.get("sites", [])))
+
+    def _run(self, command, data, posterior, out, options):
+        options = {k: v for k, v in options.items() if v is not None}
+        if "return_sites" in options and isinstance(options["return_sites"],
+                                                    str):
+            options["return_sites"] = [options["return_sites"]]
+        if "shard_axis" in options and options["shard_axis"] not in (
+                "auto", "obs", "draw"):
+            raise ValueError("shard_axis must be 'auto', 'obs' or 'draw'")
+        import xarray as xr
+        post = _arrays(posterior, "posterior")
+        if out is not None:
+            out = os.fspath(out)
+            report, warnings = self._native.run(command, _data(data), post,
+                                                out, options)
+            _warn(warnings)
+            ds = xr.open_zarr(out)
+            ds.attrs["aimzc_report"] = json.dumps(report)
+            return ds
+        tmp = tempfile.mkdtemp(prefix="aimzc-")
+        try:
+            store = os.path.join(tmp, "out.zarr")
+            report, warnings = self._native.run(command, _data(data), post,
+                                                store, options)
+            _warn(warnings)
+            with xr.open_zarr(store) as ds:
+                ds = ds.load()
+            ds.attrs["aimzc_report"] = json.dumps(report)
+            return ds
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def predict(self, data, posterior, *, seed=0, shard_axis="auto",
+                batch_size=None, devices=None, return_sites=None, out=None,
+                progress=False, codec=None, dims=None, strict=False):
+        """Posterior predictive draws of the output (and deterministic
+        sites), one per posterior draw and observation."""
+        return self._run("predict", data, posterior, out, dict(
+            seed=seed, shard_axis=shard_axis, batch_size=batch_size,
+            devices=devices, return_sites=return_sites, progress=progress,
+            codec=codec, dims=dims, strict=strict))
+
+    def log_likelihood(self, data, posterior, *, shard_axis="auto",
+                       batch_size=None, devices=None, out=None,
+                       progress=False, codec=None, dims=None, strict=False):
+        """Pointwise log-likelihood of the observed output (in `data`, under
+        the output's name) per posterior draw, plus factor terms."""
+        return self._run("log_likelihood", data, posterior, out, dict(
+            shard_axis=shard_axis, batch_size=batch_size, devices=devices,
+            progress=progress, codec=codec, dims=dims, strict=strict))
+
+    def prior_predictive(self, data, num_samples=1000, *, seed=0,
+                         shard_axis="auto", batch_size=None, devices=None,
+                         return_sites=None, out=None, progress=False,
+                         codec=None, dims=None, num_observations=None):
+        """Draws from the prior predictive: every latent from its prior."""
+        return self._run("prior_predictive", data, None, out, dict(
+            num_samples=num_samples, seed=seed, shard_axis=shard_axis,
+            batch_size=batch_size, devices=devices,
+            return_sites=return_sites, progress=progress, codec=codec,
+            dims=dims, num_observations=num_observations))
+
+
+def _warn(messages):
+    import warnings
+    for m in messages:
+        warnings.warn(m, stacklevel=3)
+
+
+def load(path):
+    """Loads a compiled model (`aimzc model.aimz -o model.so`)."""
+    return Model(path)

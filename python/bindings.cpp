@@ -1,0 +1,240 @@
+//===- bindings.cpp - The aimzc Python module's native part ---------------===//
+//
+// `aimzc._native`: a compiled model loaded in process, run over NumPy arrays
+// handed over without copying (the buffer protocol; a dtype the model does
+// not take is converted by the runtime as for .npy files), with the GIL
+// released while the devices work. The Python package (aimzc/__init__.py)
+// turns results into xarray Datasets.
+//
+//===----------------------------------------------------------------------===//
+#include "aimz/run/Data.h"
+#include "aimz/run/ModelLibrary.h"
+#include "aimz/run/Runner.h"
+#include "aimz/run/StanCsv.h"
+#include "aimz/run/Version.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+
+namespace py = pybind11;
+using namespace aimz;
+using namespace aimz::run;
+
+namespace {
+
+/// Raised for every error the CLI would print: its one-line message.
+PyObject *AimzError = nullptr;
+
+[[noreturn]] void raise(llvm::Error E) {
+  std::string Msg = llvm::toString(std::move(E));
+  PyErr_SetString(AimzError, Msg.c_str());
+  throw py::error_already_set();
+}
+
+template <class T> T take(llvm::Expected<T> V) {
+  if (!V)
+    raise(V.takeError());
+  return std::move(*V);
+}
+
+std::optional<io::DType> dtypeOf(const py::dtype &D) {
+  char K = D.kind();
+  size_t N = D.itemsize();
+  if (K == 'f' && N == 4)
+    return io::DType::Float32;
+  if (K == 'f' && N == 8)
+    return io::DType::Float64;
+  if (K == 'f' && N == 2)
+    return io::DType::Float16;
+  if (K == 'i' && N == 4)
+    return io::DType::Int32;
+  if (K == 'i' && N == 8)
+    return io::DType::Int64;
+  if (K == 'i' && N == 2)
+    return io::DType::Int16;
+  if (K == 'i' && N == 1)
+    return io::DType::Int8;
+  if (K == 'u' && N == 1)
+    return io::DType::UInt8;
+  if (K == 'b')
+    return io::DType::Bool;
+  return std::nullopt;
+}
+
+/// A C-contiguous, native-endian NumPy array as an NpyArray over the same
+/// memory. The array stays referenced (through a GIL-taking deleter) for as
+/// long as the runtime holds the view.
+io::NpyArray viewOf(const std::string &Name, const py::array &A) {
+  if (!(A.flags() & py::array::c_style))
+    throw py::value_error("'" + Name + "' must be C-contiguous (pass "
+                          "numpy.ascontiguousarray(...))");
+  if (A.dtype().byteorder() == '>')
+    throw py::value_error("'" + Name + "' is big-endian; convert it with "
+                          ".astype(its_dtype.newbyteorder('<'))");
+  auto T = dtypeOf(A.dtype());
+  if (!T)
+    throw py::value_error("'" + Name + "' has dtype " +
+                          std::string(py::str(A.dtype())) +
+                          ", which a model cannot read; use float32/64, "
+                          "int32/64 or bool");
+  std::vector<uint64_t> Shape(A.shape(), A.shape() + A.ndim());
+  auto *Ref = new py::object(A);
+  std::shared_ptr<const void> Owner(Ref, [](const py::object *O) {
+    py::gil_scoped_acquire G;
+    delete O;
+  });
+  return io::NpyArray::fromMemory(*T, std::move(Shape), A.data(), Name,
+                                  std::move(Owner));
+}
+
+std::map<std::string, io::NpyArray> viewsOf(const py::dict &D) {
+  std::map<std::string, io::NpyArray> Out;
+  for (auto [K, V] : D) {
+    std::string Name = py::str(K);
+    Out.emplace(Name, viewOf(Name, py::reinterpret_borrow<py::array>(V)));
+  }
+  return Out;
+}
+
+class Model {
+public:
+  explicit Model(const std::string &Path)
+      : Lib(take(ModelLibrary::open(Path))) {}
+
+  std::string path() const { return Lib->path(); }
+  std::string manifestJson() const { return Lib->manifestText().str(); }
+
+  /// Runs one command; returns (report, warnings). `Posterior` is a dict
+  /// of arrays, a path (.npz or CmdStan CSV) or None.
+  py::tuple run(const std::string &Command, const py::dict &Data,
+                const py::object &PosteriorArg, const std::string &Out,
+                const py::dict &Options) {
+    EntryKind Kind = Command == "predict"          ? EntryKind::Predict
+                     : Command == "log_likelihood" ? EntryKind::LogLikelihood
+                                                   : EntryKind::PriorPredictive;
+    const Manifest &M = Lib->manifest();
+    Warnings W;
+    auto Get = [&](const char *Key, auto Default) {
+      using T = decltype(Default);
+      return Options.contains(Key) && !Options[Key].is_none()
+                 ? Options[Key].cast<T>()
+                 : Default;
+    };
+    DataSet D = take(dataFromArrays(M, viewsOf(Data),
+                                    Kind == EntryKind::LogLikelihood, W,
+                                    Get("num_observations", int64_t(0))));
+    std::vector<std::string> DimArgs;
+    for (auto [K, V] : Get("dims", py::dict()))
+      DimArgs.push_back(std::string(py::str(K)) + "=" +
+                        std::string(py::str(V)));
+    if (llvm::Error E = bindDimArgs(M, DimArgs, D))
+      raise(std::move(E));
+    std::optional<Posterior> Post;
+    if (Kind != EntryKind::PriorPredictive) {
+      bool All = Kind == EntryKind::LogLikelihood;
+      bool Strict = Get("strict", false);
+      if (py::isinstance<py::dict>(PosteriorArg)) {
+        auto Arrays = viewsOf(PosteriorArg.cast<py::dict>());
+        std::vector<std::string> Names;
+        for (const auto &[N, A] : Arrays)
+          Names.push_back(N);
+        PosteriorArrayFn Fn =
+            [&](const std::string &N) -> llvm::Expected<io::NpyArray> {
+          return Arrays.at(N);
+        };
+        Post = take(posteriorFromArrays(M, Names, Fn, "the posterior dict",
+                                        D, All, W, Strict));
+      } else {
+        Post = take(loadPosterior(M, PosteriorArg.cast<std::string>(), D, All,
+                                  W, Strict));
+      }
+    }
+    RunOptions O;
+    O.Kind = Kind;
+    std::string Axis = Get("shard_axis", std::string("auto"));
+    O.Axis = Axis == "obs"    ? ShardAxis::Obs
+             : Axis == "draw" ? ShardAxis::Draw
+                              : ShardAxis::Auto;
+    O.BatchSize = Get("batch_size", int64_t(0));
+    O.Devices = Get("devices", unsigned(0));
+    O.Seed = Get("seed", uint64_t(0));
+    O.ReturnSites = Get("return_sites", std::vector<std::string>());
+    O.NumSamples = Get("num_samples", int64_t(1000));
+    O.OutPath = Out;
+    O.Format = Get("zarr_format", 2) == 3 ? io::ZarrFormat::V3
+                                          : io::ZarrFormat::V2;
+    O.Progress = Get("progress", false);
+    O.ToolVersion = AIMZ_RUN_VERSION;
+    if (std::string C = Get("codec", std::string()); !C.empty())
+      O.Codec = take(io::CodecOptions::parse(C));
+
+    // The run on its own thread, without the GIL; this thread wakes every
+    // 50 ms to let Python handle Ctrl-C, which stops the run within a
+    // rectangle and leaves no store behind.
+    InterruptRequested = false;
+    llvm::Expected<RunReport> R = RunReport();
+    bool Interrupted = false;
+    {
+      py::gil_scoped_release NoGil;
+      auto Done = std::async(std::launch::async, [&] {
+        R = runModel(*Lib, D, Post ? &*Post : nullptr, O, W);
+      });
+      while (Done.wait_for(std::chrono::milliseconds(50)) !=
+             std::future_status::ready) {
+        py::gil_scoped_acquire G;
+        if (PyErr_CheckSignals() != 0) {
+          InterruptRequested = true;
+          Interrupted = true;
+          PyErr_Clear();
+        }
+      }
+    }
+    if (Interrupted) {
+      if (!R)
+        llvm::consumeError(R.takeError());
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+      throw py::error_already_set();
+    }
+    RunReport Rep = take(std::move(R));
+    py::dict Report;
+    Report["plan"] = Rep.Plan;
+    Report["draws"] = Rep.Draws;
+    Report["observations"] = Rep.Observations;
+    Report["batch_size"] = Rep.BatchSize;
+    Report["batches"] = Rep.Batches;
+    Report["devices"] = Rep.DeviceNames;
+    Report["seconds"] = Rep.Seconds;
+    Report["sites"] = Rep.Sites;
+    // Where the kernels read each input: the caller's own buffer when it
+    // was used in place (tests compare it with the array's address).
+    py::dict Addresses;
+    for (size_t I = 0; I < M.Inputs.size() && I < D.Inputs.size(); ++I)
+      Addresses[py::str(M.Inputs[I].Name)] =
+          reinterpret_cast<uintptr_t>(D.Inputs[I].Data);
+    Report["input_addresses"] = Addresses;
+    return py::make_tuple(Report, W);
+  }
+
+private:
+  std::unique_ptr<ModelLibrary> Lib;
+};
+
+} // namespace
+
+PYBIND11_MODULE(_native, Mod) {
+  Mod.doc() = "aimzc's native part: compiled models run over NumPy arrays";
+  AimzError = PyErr_NewException("aimzc.Error", PyExc_RuntimeError, nullptr);
+  Mod.attr("Error") = py::handle(AimzError);
+  Mod.attr("version") = AIMZ_RUN_VERSION;
+  py::class_<Model>(Mod, "Model")
+      .def(py::init<const std::string &>(), py::arg("path"))
+      .def_property_readonly("path", &Model::path)
+      .def_property_readonly("manifest_json", &Model::manifestJson)
+      .def("run", &Model::run, py::arg("command"), py::arg("data"),
+           py::arg("posterior"), py::arg("out"), py::arg("options"));
+}

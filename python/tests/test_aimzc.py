@@ -1,0 +1,132 @@
+"""The aimzc Python module against the aimz-run CLI: the same bytes for the
+same seed, inputs used in place, errors as exceptions, Ctrl-C."""
+
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import aimzc
+
+AIMZC = os.environ["AIMZC"]
+AIMZ_RUN = os.environ["AIMZ_RUN"]
+EXAMPLES = os.environ["AIMZ_EXAMPLES"]
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    return tmp_path_factory.mktemp("aimzc")
+
+
+@pytest.fixture(scope="module")
+def linreg(work):
+    so = str(work / "linreg.so")
+    subprocess.run([AIMZC, os.path.join(EXAMPLES, "linreg.aimz"), "-o", so],
+                   check=True)
+    return so
+
+
+def problem(n=3000, D=16, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, k)).astype(np.float32)
+    post = dict(alpha=rng.normal(size=D).astype(np.float32),
+                beta=rng.normal(size=(D, k)).astype(np.float32),
+                sigma=rng.uniform(0.5, 1.5, D).astype(np.float32))
+    y = (X @ post["beta"][0] + post["alpha"][0]).astype(np.float32)
+    return X, y, post
+
+
+def cli(work, *args):
+    out = str(work / ("cli-%d.zarr" % time.monotonic_ns()))
+    subprocess.run([AIMZ_RUN, *args, "--out", out, "--quiet"], check=True)
+    return xr.open_zarr(out).load()
+
+
+def test_info(linreg):
+    m = aimzc.load(linreg)
+    assert m.info["plan"] == "obs"
+    assert [s["name"] for s in m.info["sites"]] == [
+        "alpha", "beta", "sigma", "eta", "y"]
+    assert "linreg" in repr(m)
+
+
+def test_predict_and_log_likelihood_match_the_cli(linreg, work):
+    X, y, post = problem()
+    np.save(work / "X.npy", X)
+    np.save(work / "y.npy", y)
+    np.savez(work / "post.npz", **post)
+    m = aimzc.load(linreg)
+    ours = m.predict({"X": X}, post, seed=7, batch_size=512)
+    ref = cli(work, "predict", linreg, "--data", "X=%s" % (work / "X.npy"),
+              "--posterior", str(work / "post.npz"), "--seed", "7",
+              "--batch-size", "512")
+    assert set(ours.data_vars) == set(ref.data_vars) == {"y", "eta"}
+    for v in ref.data_vars:
+        assert ours[v].dims == ref[v].dims
+        np.testing.assert_array_equal(ours[v].values, ref[v].values)
+    ll = m.log_likelihood({"X": X, "y": y}, str(work / "post.npz"))
+    ref = cli(work, "log-likelihood", linreg, "--data",
+              "X=%s" % (work / "X.npy"), "--data", "y=%s" % (work / "y.npy"),
+              "--posterior", str(work / "post.npz"))
+    np.testing.assert_array_equal(ll["y"].values, ref["y"].values)
+    assert ll["y"].shape == (16, 3000)
+
+
+def test_inputs_are_used_in_place(linreg):
+    X, _, post = problem()
+    m = aimzc.load(linreg)
+    ds = m.predict({"X": X}, post, return_sites="y")
+    import json
+    report = json.loads(ds.attrs["aimzc_report"])
+    assert report["input_addresses"]["X"] == X.__array_interface__["data"][0]
+    # A Fortran-ordered array is copied once into C order, not refused.
+    ds2 = m.predict({"X": np.asfortranarray(X)}, post, return_sites="y")
+    np.testing.assert_array_equal(ds["y"].values, ds2["y"].values)
+
+
+def test_out_path_opens_lazily_and_prior_predictive(linreg, work):
+    X, _, _ = problem()
+    m = aimzc.load(linreg)
+    out = work / "prior.zarr"
+    ds = m.prior_predictive({"X": X}, num_samples=40, out=out, seed=3)
+    assert os.path.isdir(out)
+    assert ds["y"].shape == (40, 3000)
+    assert not ds["y"].variable._in_memory  # opened lazily, read on demand
+    assert np.isfinite(ds["y"].values).all()
+
+
+def test_errors_are_exceptions_with_the_cli_message(linreg):
+    X, _, post = problem()
+    m = aimzc.load(linreg)
+    with pytest.raises(aimzc.Error, match="input 'X' is missing"):
+        m.predict({}, post)
+    with pytest.raises(aimzc.Error, match="needs every latent"):
+        m.log_likelihood({"X": X, "y": X[:, 0]},
+                         {k: v for k, v in post.items() if k != "sigma"})
+    with pytest.raises(ValueError, match="dtype complex"):
+        m.predict({"X": X.astype(np.complex64)}, post)
+    with pytest.raises(ValueError, match="shard_axis"):
+        m.predict({"X": X}, post, shard_axis="rows")
+    with pytest.raises(aimzc.Error, match="not-a-model"):
+        aimzc.load("/nonexistent/not-a-model.so")
+
+
+def test_ctrl_c_stops_the_run_and_leaves_no_store(linreg, work):
+    X, _, post = problem(n=400_000, D=400, seed=1)
+    m = aimzc.load(linreg)
+    out = work / "interrupted.zarr"
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        m.predict({"X": X}, post, out=out)
+    assert time.monotonic() - t0 < 20
+    assert not os.path.exists(out)
+    # The model is usable afterwards.
+    small = m.predict({"X": X[:100]}, {k: v[:2] for k, v in post.items()})
+    assert small["y"].shape == (2, 100)

@@ -1,0 +1,179 @@
+"""--posterior also takes CmdStan CSV files, one per chain: the same draws
+written as Stan writes them give byte-identical results to the .npz.
+
+The files follow CmdStan's documented format (configuration comments,
+one header line, `beta.1`-style 1-based column-major columns, sampler
+diagnostics ending in `__`, saved warmup draws before "Adaptation
+terminated", timing comments at the end), written here from known draws."""
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aimz_e2e as E  # noqa: E402
+
+DIAGNOSTICS = ["lp__", "accept_stat__", "stepsize__", "treedepth__",
+               "n_leapfrog__", "divergent__", "energy__"]
+
+
+def stan_columns(name, shape):
+    """Stan's column names of a parameter, in its column-major order."""
+    if not shape:
+        return [name], [()]
+    idx = list(np.ndindex(*shape[::-1]))  # first index fastest
+    idx = [tuple(reversed(i)) for i in idx]
+    return (["%s.%s" % (name, ".".join(str(k + 1) for k in i)) for i in idx],
+            idx)
+
+
+def write_stan_csv(path, post, draws, warmup=0, rng=None, extra=()):
+    """One chain: post[name][draws] as CmdStan writes it; `warmup` junk
+    draws saved before the adaptation's end."""
+    names, getters = list(DIAGNOSTICS), []
+    for n in [n for n in post] + [e[0] for e in extra]:
+        arr = post[n] if n in post else dict(extra)[n]
+        cols, idx = stan_columns(n, arr.shape[1:])
+        names += cols
+        getters += [(arr, i) for i in idx]
+    lines = ["# stan_version_major = 2",
+             "# model = fit_model",
+             "# method = sample (Default)",
+             "#   sample",
+             "#     num_samples = %d" % draws.stop,
+             "#     num_warmup = %d" % warmup,
+             "#     save_warmup = %d" % (1 if warmup else 0),
+             "#     thin = 1 (Default)",
+             ",".join(names)]
+
+    def row(values):
+        return ",".join(repr(float(v)) for v in values)
+    for _ in range(warmup):
+        lines.append(row(list(rng.normal(size=len(DIAGNOSTICS))) +
+                         [1e9] * len(getters)))  # never used
+    lines += ["# Adaptation terminated", "# Step size = 0.5",
+              "# Diagonal elements of inverse mass matrix:",
+              "# " + ", ".join(["1"] * len(getters))]
+    for d in range(draws.start, draws.stop):
+        lines.append(row([-12.5, 0.9, 0.5, 3, 7, 0, 13.1] +
+                         [a[d][i] if i else a[d] for a, i in getters]))
+    lines += ["", "#  Elapsed Time: 0.05 seconds (Warm-up)",
+              "#                0.04 seconds (Sampling)"]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+class StanCsv(E.E2ETestCase):
+    N, J = 3000, 5
+
+    def setUp(self):
+        super().setUp()
+        rng = np.random.default_rng(11)
+        D = 12
+        self.x = rng.normal(size=self.N).astype(np.float32)
+        self.g = rng.integers(0, self.J, self.N).astype(np.int32)
+        L = np.zeros((D, 2, 2))
+        L[:, 0, 0] = 1
+        L[:, 1, 0] = rng.uniform(-0.5, 0.5, D)
+        L[:, 1, 1] = np.sqrt(1 - L[:, 1, 0] ** 2)
+        self.post = dict(mu=rng.normal(size=(D, 2)),
+                         tau=rng.uniform(0.5, 1.5, (D, 2)),
+                         L_omega=L,
+                         ab=rng.normal(size=(D, self.J, 2)),
+                         sigma=rng.uniform(0.5, 1.5, D))
+        self.data = {"x": self.save("x.npy", self.x),
+                     "g": self.save("g.npy", self.g)}
+        self.rng = rng
+
+    def tmpdir(self):
+        d = self.fresh(suffix="")
+        os.makedirs(d)
+        return d
+
+    def chains(self, warmup=0, extra=()):
+        d = self.tmpdir()
+        write_stan_csv(os.path.join(d, "fit-1.csv"), self.post, range(0, 7),
+                       warmup=warmup, rng=self.rng, extra=extra)
+        write_stan_csv(os.path.join(d, "fit-2.csv"), self.post, range(7, 12),
+                       warmup=warmup, rng=self.rng, extra=extra)
+        return d
+
+    def test_same_bytes_as_the_npz(self):
+        so = E.model("varying_slopes")
+        npz = self.savez("post.npz", **{k: v.astype(np.float32)
+                                         for k, v in self.post.items()})
+        d = self.chains(warmup=4,
+                        extra=[("beta_t", np.ones((12, 3)))])  # not a site
+        for cmd in ("predict", "log-likelihood"):
+            data = dict(self.data)
+            if cmd == "log-likelihood":
+                data["y"] = self.save("y.npy", self.x * 0.5)
+            a, b = self.fresh(), self.fresh()
+            E.run_cmd(cmd, so, data, a, posterior=npz, seed=3, batch=700)
+            r = E.run_cmd(cmd, so, data, b,
+                          posterior=os.path.join(d, "fit-*.csv"), seed=3,
+                          batch=700)
+            self.assertIn("beta_t", r.stderr)  # warned, ignored
+            A, B = E.read_arrays(a), E.read_arrays(b)
+            self.assertEqual(sorted(A), sorted(B))
+            for k in A:
+                self.assertEqual(A[k].shape[0], 12, k)
+                np.testing.assert_array_equal(A[k], B[k], err_msg=k)
+
+    def test_one_file(self):
+        so = E.model("varying_slopes")
+        d = self.chains()
+        out = self.fresh()
+        E.run_cmd("predict", so, self.data, out,
+                  posterior=os.path.join(d, "fit-2.csv"), seed=1)
+        self.assertEqual(E.read_arrays(out)["y"].shape, (5, self.N))
+
+    def test_errors(self):
+        so = E.model("varying_slopes")
+        d = self.chains()
+        r = E.run_cmd("predict", so, self.data, self.fresh(),
+                      posterior=os.path.join(d, "nothing-*.csv"), check=False)
+        self.assert_one_error_line(r, "matches no file")
+        bad = os.path.join(d, "bad.csv")
+        with open(os.path.join(d, "fit-1.csv")) as f:
+            text = f.read().replace("\n-12.5,", "\n-12.5,oops,", 1)
+        with open(bad, "w") as f:
+            f.write(text)
+        r = E.run_cmd("predict", so, self.data, self.fresh(), posterior=bad,
+                      check=False)
+        self.assert_one_error_line(r, "bad.csv", "line", "values for")
+        with open(bad, "w") as f:
+            f.write(text.replace("\n-12.5,oops,0.9", "\n-12.5,0.9", 1)
+                    .replace(",0.9,", ",x0.9,", 1))
+        r = E.run_cmd("predict", so, self.data, self.fresh(), posterior=bad,
+                      check=False)
+        self.assert_one_error_line(r, "bad.csv", "accept_stat__",
+                                   "is not a number")
+        other = self.tmpdir()
+        write_stan_csv(os.path.join(other, "a.csv"), self.post, range(0, 3))
+        write_stan_csv(os.path.join(other, "b.csv"),
+                       {k: v for k, v in self.post.items() if k != "sigma"},
+                       range(3, 6))
+        r = E.run_cmd("predict", so, self.data, self.fresh(),
+                      posterior=os.path.join(other, "*.csv"), check=False)
+        self.assert_one_error_line(r, "b.csv", "other columns", "one fit")
+        # Only part of a matrix: the largest index says more entries.
+        part = os.path.join(other, "part.csv")
+        with open(os.path.join(other, "a.csv")) as f:
+            lines = f.read().split("\n")
+        hdr = [i for i, l in enumerate(lines) if l.startswith("lp__")][0]
+        cols = lines[hdr].split(",")
+        drop = cols.index("ab.2.1")
+        fixed = [",".join(c for j, c in enumerate(l.split(",")) if j != drop)
+                 if (i >= hdr and l and not l.startswith("#")) else l
+                 for i, l in enumerate(lines)]
+        with open(part, "w") as f:
+            f.write("\n".join(fixed))
+        r = E.run_cmd("predict", so, self.data, self.fresh(), posterior=part,
+                      check=False)
+        self.assert_one_error_line(r, "'ab'", "some entries are missing")
+
+
+if __name__ == "__main__":
+    E.main()
