@@ -42,9 +42,12 @@ template <class T> T take(llvm::Expected<T> V) {
   return std::move(*V);
 }
 
+/// Read through Python attributes, not pybind11's struct accessors: NumPy
+/// 2 moved fields of PyArray_Descr that pybind11 2.10 reads directly.
 std::optional<io::DType> dtypeOf(const py::dtype &D) {
-  char K = D.kind();
-  size_t N = D.itemsize();
+  std::string Kind = py::str(D.attr("kind"));
+  char K = Kind.empty() ? '?' : Kind[0];
+  size_t N = D.attr("itemsize").cast<size_t>();
   if (K == 'f' && N == 4)
     return io::DType::Float32;
   if (K == 'f' && N == 8)
@@ -73,7 +76,7 @@ io::NpyArray viewOf(const std::string &Name, const py::array &A) {
   if (!(A.flags() & py::array::c_style))
     throw py::value_error("'" + Name + "' must be C-contiguous (pass "
                           "numpy.ascontiguousarray(...))");
-  if (A.dtype().byteorder() == '>')
+  if (std::string(py::str(A.dtype().attr("byteorder"))) == ">")
     throw py::value_error("'" + Name + "' is big-endian; convert it with "
                           ".astype(its_dtype.newbyteorder('<'))");
   auto T = dtypeOf(A.dtype());
