@@ -17,6 +17,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <thread>
@@ -171,7 +172,19 @@ public:
     O.OutPath = Out;
     O.Format = Get("zarr_format", 2) == 3 ? io::ZarrFormat::V3
                                           : io::ZarrFormat::V2;
-    O.Progress = Get("progress", false);
+    // progress: True for the CLI's bar on stderr, or a callable the Python
+    // side passes (a tqdm bar), called with (done, total) batches from this
+    // thread while it waits.
+    py::object OnProgress = Options.contains("on_progress")
+                                ? py::object(Options["on_progress"])
+                                : py::none();
+    O.Progress = OnProgress.is_none() && Get("progress", false);
+    std::atomic<int64_t> Done{0}, Total{0};
+    if (!OnProgress.is_none())
+      O.OnBatch = [&](int64_t D, int64_t T) {
+        Total = T;
+        Done = D;
+      };
     O.ToolVersion = AIMZ_RUN_VERSION;
     if (std::string C = Get("codec", std::string()); !C.empty())
       O.Codec = take(io::CodecOptions::parse(C));
@@ -182,12 +195,28 @@ public:
     InterruptRequested = false;
     llvm::Expected<RunReport> R = RunReport();
     bool Interrupted = false;
+    std::optional<py::error_already_set> CallbackError;
     {
       py::gil_scoped_release NoGil;
-      auto Done = std::async(std::launch::async, [&] {
+      auto Finished = std::async(std::launch::async, [&] {
         R = runModel(*Lib, D, Post ? &*Post : nullptr, O, W);
       });
-      while (Done.wait_for(std::chrono::milliseconds(50)) !=
+      int64_t Shown = 0;
+      auto Report = [&] {
+        int64_t D = Done.load();
+        if (OnProgress.is_none() || D == Shown)
+          return;
+        Shown = D;
+        try {
+          OnProgress(D, Total.load());
+        } catch (py::error_already_set &E) {
+          // A failing callback stops the run like Ctrl-C, then re-raises.
+          CallbackError.emplace(std::move(E));
+          InterruptRequested = true;
+          OnProgress = py::none();
+        }
+      };
+      while (Finished.wait_for(std::chrono::milliseconds(50)) !=
              std::future_status::ready) {
         py::gil_scoped_acquire G;
         if (PyErr_CheckSignals() != 0) {
@@ -195,7 +224,16 @@ public:
           Interrupted = true;
           PyErr_Clear();
         }
+        Report();
       }
+      py::gil_scoped_acquire G;
+      if (!Interrupted)
+        Report();
+    }
+    if (CallbackError) {
+      if (!R)
+        llvm::consumeError(R.takeError());
+      throw *CallbackError;
     }
     if (Interrupted) {
       if (!R)

@@ -85,10 +85,15 @@ class Model:
             raise ValueError("shard_axis must be 'auto', 'obs' or 'draw'")
         import xarray as xr
         post = _arrays(posterior, "posterior")
+        bar = _progress(options, command)
         if out is not None:
             out = os.fspath(out)
-            report, warnings = self._native.run(command, _data(data), post,
-                                                out, options)
+            try:
+                report, warnings = self._native.run(command, _data(data),
+                                                    post, out, options)
+            finally:
+                if bar is not None:
+                    bar.close()
             _warn(warnings)
             ds = xr.open_zarr(out)
             ds.attrs["aimzc_report"] = json.dumps(report)
@@ -96,8 +101,12 @@ class Model:
         tmp = tempfile.mkdtemp(prefix="aimzc-")
         try:
             store = os.path.join(tmp, "out.zarr")
-            report, warnings = self._native.run(command, _data(data), post,
-                                                store, options)
+            try:
+                report, warnings = self._native.run(command, _data(data),
+                                                    post, store, options)
+            finally:
+                if bar is not None:
+                    bar.close()
             _warn(warnings)
             with xr.open_zarr(store) as ds:
                 ds = ds.load()
@@ -135,6 +144,35 @@ class Model:
             batch_size=batch_size, devices=devices,
             return_sites=return_sites, progress=progress, codec=codec,
             dims=dims, num_observations=num_observations))
+
+
+_TITLES = {"predict": "Posterior predictive sampling",
+           "log_likelihood": "Computing log-likelihood",
+           "prior_predictive": "Prior predictive sampling"}
+
+
+def _progress(options, command):
+    """progress=True: a tqdm bar over batches when tqdm is installed (else
+    the CLI's bar on stderr); a callable: called with (done, total)."""
+    p = options.get("progress")
+    if callable(p):
+        options["progress"] = False
+        options["on_progress"] = p
+        return None
+    if not p:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None  # the native bar
+    bar = tqdm(desc=_TITLES[command], unit="batch")
+
+    def update(done, total):
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+    options["on_progress"] = update
+    return bar
 
 
 def _warn(messages):

@@ -130,3 +130,24 @@ def test_ctrl_c_stops_the_run_and_leaves_no_store(linreg, work):
     # The model is usable afterwards.
     small = m.predict({"X": X[:100]}, {k: v[:2] for k, v in post.items()})
     assert small["y"].shape == (2, 100)
+
+
+def test_progress_callback_and_tqdm(linreg):
+    import json
+    X, _, post = problem(n=20000)
+    m = aimzc.load(linreg)
+    seen = []
+    ds = m.predict({"X": X}, post, batch_size=2000,
+                   progress=lambda done, total: seen.append((done, total)))
+    batches = json.loads(ds.attrs["aimzc_report"])["batches"]
+    assert batches == 10
+    assert seen and seen[-1] == (batches, batches)
+    assert [d for d, _ in seen] == sorted(set(d for d, _ in seen))
+    # progress=True: a tqdm bar (Debian's python3-tqdm) or the CLI's.
+    again = m.predict({"X": X}, post, batch_size=2000, progress=True)
+    np.testing.assert_array_equal(again["y"].values, ds["y"].values)
+
+    def fail(done, total):
+        raise RuntimeError("stop here")
+    with pytest.raises(RuntimeError, match="stop here"):
+        m.predict({"X": X}, post, batch_size=2000, progress=fail)

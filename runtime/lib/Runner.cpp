@@ -583,6 +583,8 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     }
     double Pairs = static_cast<double>(U1 - U0) * (ObsPlan ? D : N);
     Bar.update(Batch + 1, Pairs);
+    if (Opts.OnBatch)
+      Opts.OnBatch(Batch + 1, Batches);
   }
   if (llvm::Error E = (*Sink)->finish()) {
     (*Sink)->abandon();

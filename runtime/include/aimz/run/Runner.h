@@ -15,6 +15,7 @@
 #include "aimz/run/ModelLibrary.h"
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct RunOptions {
   io::ZarrFormat Format = io::ZarrFormat::V2;
   io::CodecOptions Codec;
   bool Progress = false;
+  /// Called after each batch is committed, with the batches done and the
+  /// total (the Python module's progress bar); on the run's thread.
+  std::function<void(int64_t Done, int64_t Total)> OnBatch;
   bool Sync = true; // make the output durable before it appears
   size_t ChunkBudgetBytes = 8u << 20; // target size of one chunk
   std::string ToolVersion;
