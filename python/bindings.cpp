@@ -43,33 +43,6 @@ template <class T> T take(llvm::Expected<T> V) {
   return std::move(*V);
 }
 
-/// Read through Python attributes, not pybind11's struct accessors: NumPy
-/// 2 moved fields of PyArray_Descr that pybind11 2.10 reads directly.
-std::optional<io::DType> dtypeOf(const py::dtype &D) {
-  std::string Kind = py::str(D.attr("kind"));
-  char K = Kind.empty() ? '?' : Kind[0];
-  size_t N = D.attr("itemsize").cast<size_t>();
-  if (K == 'f' && N == 4)
-    return io::DType::Float32;
-  if (K == 'f' && N == 8)
-    return io::DType::Float64;
-  if (K == 'f' && N == 2)
-    return io::DType::Float16;
-  if (K == 'i' && N == 4)
-    return io::DType::Int32;
-  if (K == 'i' && N == 8)
-    return io::DType::Int64;
-  if (K == 'i' && N == 2)
-    return io::DType::Int16;
-  if (K == 'i' && N == 1)
-    return io::DType::Int8;
-  if (K == 'u' && N == 1)
-    return io::DType::UInt8;
-  if (K == 'b')
-    return io::DType::Bool;
-  return std::nullopt;
-}
-
 /// A C-contiguous, native-endian NumPy array as an NpyArray over the same
 /// memory. The array stays referenced (through a GIL-taking deleter) for as
 /// long as the runtime holds the view.
@@ -77,15 +50,16 @@ io::NpyArray viewOf(const std::string &Name, const py::array &A) {
   if (!(A.flags() & py::array::c_style))
     throw py::value_error("'" + Name + "' must be C-contiguous (pass "
                           "numpy.ascontiguousarray(...))");
-  if (std::string(py::str(A.dtype().attr("byteorder"))) == ">")
-    throw py::value_error("'" + Name + "' is big-endian; convert it with "
-                          ".astype(its_dtype.newbyteorder('<'))");
-  auto T = dtypeOf(A.dtype());
+  // The descriptor string ("<f4", "|b1") through the .npy reader's parser:
+  // read as a Python attribute, since NumPy 2 moved fields of
+  // PyArray_Descr that pybind11 2.10 reads directly.
+  std::string Descr = py::str(A.dtype().attr("str"));
+  auto T = io::parseDescr(Descr);
   if (!T)
     throw py::value_error("'" + Name + "' has dtype " +
                           std::string(py::str(A.dtype())) +
-                          ", which a model cannot read; use float32/64, "
-                          "int32/64 or bool");
+                          ", which a model cannot read: " +
+                          llvm::toString(T.takeError()));
   std::vector<uint64_t> Shape(A.shape(), A.shape() + A.ndim());
   auto *Ref = new py::object(A);
   std::shared_ptr<const void> Owner(Ref, [](const py::object *O) {
@@ -113,9 +87,10 @@ public:
   std::string path() const { return Lib->path(); }
   std::string manifestJson() const { return Lib->manifestText().str(); }
 
-  /// Runs one command; returns (report, warnings). `Posterior` is a dict
-  /// of arrays, a path (.npz or CmdStan CSV) or None.
-  py::tuple run(const std::string &Command, const py::dict &Data,
+  /// Runs one command; returns (report, warnings). `Data` is a dict of
+  /// arrays or an .npz path; `Posterior` a dict of arrays, a path (.npz or
+  /// CmdStan CSV) or None.
+  py::tuple run(const std::string &Command, const py::object &Data,
                 const py::object &PosteriorArg, const std::string &Out,
                 const py::dict &Options) {
     EntryKind Kind = Command == "predict"          ? EntryKind::Predict
@@ -129,9 +104,14 @@ public:
                  ? Options[Key].cast<T>()
                  : Default;
     };
-    DataSet D = take(dataFromArrays(M, viewsOf(Data),
-                                    Kind == EntryKind::LogLikelihood, W,
-                                    Get("num_observations", int64_t(0))));
+    // Inputs: a dict of arrays, or an .npz path read as --data reads it.
+    bool NeedY = Kind == EntryKind::LogLikelihood;
+    int64_t NumObs = Get("num_observations", int64_t(0));
+    DataSet D = take(
+        py::isinstance<py::dict>(Data)
+            ? dataFromArrays(M, viewsOf(Data.cast<py::dict>()), NeedY, W,
+                             NumObs)
+            : loadData(M, {Data.cast<std::string>()}, NeedY, W, NumObs));
     std::vector<std::string> DimArgs;
     for (auto [K, V] : Get("dims", py::dict()))
       DimArgs.push_back(std::string(py::str(K)) + "=" +

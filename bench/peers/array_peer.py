@@ -19,7 +19,6 @@ splits the time into setup (imports, posterior), compute and write, so the
 harness can report the peer with and without the write from one run.
 """
 
-import argparse
 import json
 import math
 import os
@@ -29,21 +28,12 @@ T_START = time.perf_counter()
 
 import numpy as np  # noqa: E402
 
+import peer_args  # noqa: E402
+
 
 def parse_args():
-    p = argparse.ArgumentParser()
-    p.add_argument("--backend", choices=["numpy", "torch"], required=True)
-    p.add_argument("--workload", required=True,
-                   choices=["linreg-pred", "linreg-ll", "hier-pred",
-                            "mlp-pred", "prior"])
-    p.add_argument("--data-dir", required=True)
-    p.add_argument("--draws", type=int, required=True)
-    p.add_argument("--n", type=int, required=True)
-    p.add_argument("--spec", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--result", required=True)
+    p = peer_args.parser(["numpy", "torch"])
     p.add_argument("--no-write", action="store_true")
-    p.add_argument("--seed", type=int, default=1)
     return p.parse_args()
 
 

@@ -25,7 +25,6 @@ write, and gives the untimed copy's seconds (check_copy_s) so the harness
 can take them out of the process's wall time.
 """
 
-import argparse
 import importlib.metadata
 import json
 import os
@@ -36,6 +35,8 @@ import time
 T_START = time.perf_counter()
 
 import numpy as np  # noqa: E402
+
+import peer_args  # noqa: E402
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpyro  # noqa: E402
@@ -45,18 +46,7 @@ G_HIER = 8  # dsl-examples/hierarchical.aimz: const G = 8
 
 
 def parse_args():
-    p = argparse.ArgumentParser()
-    p.add_argument("--backend", choices=["aimz-jax", "numpyro"], required=True)
-    p.add_argument("--workload", required=True,
-                   choices=["linreg-pred", "linreg-ll", "hier-pred",
-                            "mlp-pred", "prior"])
-    p.add_argument("--data-dir", required=True)
-    p.add_argument("--draws", type=int, required=True)
-    p.add_argument("--n", type=int, required=True)
-    p.add_argument("--spec", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--result", required=True)
-    p.add_argument("--seed", type=int, default=1)
+    p = peer_args.parser(["aimz-jax", "numpyro"])
     return p.parse_args()
 
 

@@ -47,14 +47,10 @@ def _arrays(arg, what):
     return out
 
 
-def _data(data, what="data"):
-    """Inputs: a dict; a path to an .npz becomes its arrays."""
-    if data is None:
-        return {}
-    if isinstance(data, (str, os.PathLike)):
-        with np.load(os.fspath(data)) as z:
-            return {k: z[k] for k in z.files}
-    return _arrays(data, what)
+def _data(data):
+    """Inputs: a dict of arrays, or an .npz path (memory-mapped by the
+    runtime, as the CLI's --data reads it)."""
+    return {} if data is None else _arrays(data, "data")
 
 
 class Model:
@@ -86,21 +82,11 @@ class Model:
         import xarray as xr
         post = _arrays(posterior, "posterior")
         bar = _progress(options, command)
-        if out is not None:
-            out = os.fspath(out)
-            try:
-                report, warnings = self._native.run(command, _data(data),
-                                                    post, out, options)
-            finally:
-                if bar is not None:
-                    bar.close()
-            _warn(warnings)
-            ds = xr.open_zarr(out)
-            ds.attrs["aimzc_report"] = json.dumps(report)
-            return ds
-        tmp = tempfile.mkdtemp(prefix="aimzc-")
+        # Without `out`, a temporary store read into memory and removed.
+        tmp = None if out is not None else tempfile.mkdtemp(prefix="aimzc-")
+        store = os.fspath(out) if out is not None else os.path.join(
+            tmp, "out.zarr")
         try:
-            store = os.path.join(tmp, "out.zarr")
             try:
                 report, warnings = self._native.run(command, _data(data),
                                                     post, store, options)
@@ -108,12 +94,15 @@ class Model:
                 if bar is not None:
                     bar.close()
             _warn(warnings)
-            with xr.open_zarr(store) as ds:
-                ds = ds.load()
+            ds = xr.open_zarr(store)
+            if tmp is not None:
+                with ds:
+                    ds = ds.load()
             ds.attrs["aimzc_report"] = json.dumps(report)
             return ds
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
 
     def predict(self, data, posterior, *, seed=0, shard_axis="auto",
                 batch_size=None, devices=None, return_sites=None, out=None,

@@ -66,6 +66,11 @@ def test_predict_and_log_likelihood_match_the_cli(linreg, work):
               "--posterior", str(work / "post.npz"), "--seed", "7",
               "--batch-size", "512")
     assert set(ours.data_vars) == set(ref.data_vars) == {"y", "eta"}
+    # Inputs from an .npz path, read by the runtime as the CLI's --data.
+    np.savez(work / "data.npz", X=X)
+    from_path = m.predict(str(work / "data.npz"), post, seed=7,
+                          batch_size=512)
+    np.testing.assert_array_equal(from_path["y"].values, ours["y"].values)
     for v in ref.data_vars:
         assert ours[v].dims == ref[v].dims
         np.testing.assert_array_equal(ours[v].values, ref[v].values)

@@ -211,7 +211,7 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
 
 llvm::Expected<Posterior>
 posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
-                    const PosteriorArrayFn &ArrayOf, const std::string &Path,
+                    const PosteriorArrayFn &ArrayOf, const std::string &Origin,
                     DataSet &Data, bool RequireAll, Warnings &W, bool Strict) {
   Posterior P;
   P.Sites.resize(M.Sites.size());
@@ -219,7 +219,7 @@ posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
   for (const std::string &Name : Names) {
     int S = M.siteIndex(Name);
     if (S < 0) {
-      W.push_back("posterior '" + Path + "' has '" + Name +
+      W.push_back("posterior '" + Origin + "' has '" + Name +
                   "', which is not a site of model '" + M.Model +
                   "'; ignoring it");
       continue;
@@ -300,7 +300,7 @@ posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
         Flat.push_back(M.Sites[S].Name);
     }
   if (!Flat.empty())
-    return error("'" + Path + "' lacks " + llvm::join(Flat, ", ") +
+    return error("'" + Origin + "' lacks " + llvm::join(Flat, ", ") +
                  ", with a flat prior (ImproperUniform), which has no "
                  "draws: every such latent must be in the posterior");
   // ImproperUniform(support=positive): the posterior's values must be > 0.
@@ -323,9 +323,9 @@ posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
   }
   if (RequireAll && !Missing.empty())
     return error("log-likelihood needs every latent in the posterior; '" +
-                 Path + "' lacks " + llvm::join(Missing, ", "));
+                 Origin + "' lacks " + llvm::join(Missing, ", "));
   if (P.NumDraws == 0)
-    return error("posterior '" + Path + "' holds none of the model's latents "
+    return error("posterior '" + Origin + "' holds none of the model's latents "
                  "or has zero draws");
   return P;
 }

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <memory>
+#include <optional>
 
 namespace aimz::run {
 namespace {
@@ -25,30 +25,30 @@ struct Chain {
   std::vector<std::vector<double>> Rows;
 };
 
-/// `save_warmup = 1` (or `true`) in a configuration comment.
-bool savesWarmup(llvm::StringRef Comment) {
-  size_t At = Comment.find("save_warmup");
+/// The value of `Key = value` in a configuration comment, or None.
+std::optional<llvm::StringRef> configValue(llvm::StringRef Comment,
+                                           llvm::StringRef Key) {
+  size_t At = Comment.find(Key);
   if (At == llvm::StringRef::npos)
-    return false;
-  llvm::StringRef Rest = Comment.substr(At + strlen("save_warmup")).ltrim();
+    return std::nullopt;
+  llvm::StringRef Rest = Comment.substr(At + Key.size()).ltrim();
   if (!Rest.consume_front("="))
-    return false;
-  Rest = Rest.trim();
-  return Rest.starts_with("1") || Rest.starts_with_insensitive("true");
+    return std::nullopt;
+  return Rest.trim();
 }
 
-/// `num_warmup = N` in a configuration comment, or -1.
+/// `save_warmup = 1` (or `true`).
+bool savesWarmup(llvm::StringRef Comment) {
+  auto V = configValue(Comment, "save_warmup");
+  return V && (V->starts_with("1") || V->starts_with_insensitive("true"));
+}
+
+/// `num_warmup = N`, or -1.
 int64_t numWarmup(llvm::StringRef Comment) {
-  size_t At = Comment.find("num_warmup");
-  if (At == llvm::StringRef::npos)
-    return -1;
-  llvm::StringRef Rest = Comment.substr(At + strlen("num_warmup")).ltrim();
-  if (!Rest.consume_front("="))
-    return -1;
+  auto V = configValue(Comment, "num_warmup");
   int64_t N = -1;
-  Rest = Rest.trim();
-  Rest = Rest.take_while([](char C) { return C >= '0' && C <= '9'; });
-  if (Rest.getAsInteger(10, N))
+  if (!V || V->take_while([](char C) { return C >= '0' && C <= '9'; })
+                .getAsInteger(10, N))
     return -1;
   return N;
 }
