@@ -262,11 +262,13 @@ namespace {
 /// C[r] = sum_k A[r, k] * B[k] for Rows rows, each an in-order sum over k
 /// (the same bits for a row in a vector lane or in the remainder): blocks of
 /// 16 rows whose lanes the model's optimizer vectorizes.
+constexpr int64_t kRowTile = 16;
+
 template <class T>
 AIMZ_DEVICE void rowsTimesVector(int64_t Rows, int64_t K, const T *A,
                                  int64_t SAr, int64_t SAk, const T *B,
                                  int64_t SBk, T *C, int64_t SCr) {
-  constexpr int64_t W = 16;
+  constexpr int64_t W = kRowTile;
   int64_t Full = Rows - Rows % W;
   for (int64_t r0 = 0; r0 < Full; r0 += W) {
     T Acc[W];
@@ -285,6 +287,57 @@ AIMZ_DEVICE void rowsTimesVector(int64_t Rows, int64_t K, const T *A,
     for (int64_t k = 0; k < K; ++k)
       Acc += A[r * SAr + k * SAk] * B[k * SBk];
     C[r * SCr] = Acc;
+  }
+}
+
+/// Row tiles for rowTilesTimesVector: rows [0, Rows) of A (strides SAr,
+/// SAk) in blocks of Block rows (block j at j * ceil(Block / W) * W * K
+/// elements), each block as tiles of W rows stored column by column (lane l
+/// of column k of tile t at (t * K + k) * W + l), zero-padded. The model
+/// packs a draw-invariant input once per call, so the products of every
+/// draw load whole vectors instead of gathering one row per lane.
+template <class T>
+AIMZ_DEVICE void packRowTiles(int64_t Rows, int64_t Block, int64_t K,
+                              const T *A, int64_t SAr, int64_t SAk, T *P) {
+  constexpr int64_t W = kRowTile;
+  int64_t BlockTiles = (Block + W - 1) / W;
+  for (int64_t b0 = 0; b0 < Rows; b0 += Block) {
+    T *PB = P + (b0 / Block) * BlockTiles * W * K;
+    int64_t Len = Rows - b0 < Block ? Rows - b0 : Block;
+    for (int64_t t = 0; t * W < Len; ++t)
+      for (int64_t l = 0; l < W; ++l) {
+        int64_t r = t * W + l;
+        for (int64_t k = 0; k < K; ++k)
+          PB[(t * K + k) * W + l] = r < Len ? A[(b0 + r) * SAr + k * SAk] : T(0);
+      }
+  }
+}
+
+/// C[r] = sum_k A[r, k] * B[k] for the Rows rows of one packed block: the
+/// same in-order sums (the same bits) as rowsTimesVector.
+template <class T>
+AIMZ_DEVICE void rowTilesTimesVector(int64_t Rows, int64_t K, const T *P,
+                                     const T *B, int64_t SBk, T *C,
+                                     int64_t SCr) {
+  constexpr int64_t W = kRowTile;
+  for (int64_t t = 0; t * W < Rows; ++t) {
+    T Acc[W];
+    for (int64_t l = 0; l < W; ++l)
+      Acc[l] = 0;
+    const T *PT = P + t * K * W;
+    for (int64_t k = 0; k < K; ++k) {
+      const T Bk = B[k * SBk];
+      for (int64_t l = 0; l < W; ++l)
+        Acc[l] += PT[k * W + l] * Bk;
+    }
+    int64_t Len = Rows - t * W < W ? Rows - t * W : W;
+    if (Len == W && SCr == 1) {
+      for (int64_t l = 0; l < W; ++l)
+        C[t * W + l] = Acc[l];
+    } else {
+      for (int64_t l = 0; l < Len; ++l)
+        C[(t * W + l) * SCr] = Acc[l];
+    }
   }
 }
 
@@ -353,6 +406,20 @@ AIMZ_DEVICE void matmul(int64_t Batch, int64_t M, int64_t N, int64_t K,
     IMPL<T>(Batch, M, N, K, A, SAb, SAm, SAk, B, SBb, SBk, SBn, C, SCb, SCm, \
             SCn);                                                             \
   }
+
+#define AIMZ_ROW_TILES(SUFFIX, T)                                              \
+  AIMZ_SUPPORT void aimz_rt_pack_row_tiles_##SUFFIX(                          \
+      int64_t Rows, int64_t Block, int64_t K, const T *A, int64_t SAr,        \
+      int64_t SAk, T *P) {                                                    \
+    packRowTiles<T>(Rows, Block, K, A, SAr, SAk, P);                          \
+  }                                                                           \
+  AIMZ_SUPPORT void aimz_rt_row_tiles_times_vector_##SUFFIX(                  \
+      int64_t Rows, int64_t K, const T *P, const T *B, int64_t SBk, T *C,     \
+      int64_t SCr) {                                                          \
+    rowTilesTimesVector<T>(Rows, K, P, B, SBk, C, SCr);                       \
+  }
+AIMZ_ROW_TILES(f32, float)
+AIMZ_ROW_TILES(f64, double)
 
 AIMZ_MATMUL(f32, float, matmul)
 AIMZ_MATMUL(f64, double, matmul)

@@ -142,6 +142,12 @@ void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
     Reserve(Op);
   for (Operation *Op : Obs)
     Reserve(Op);
+  for (Operation *Op : Obs)
+    if (auto M = dyn_cast<ir::MatMulOp>(Op);
+        M && packsLeftSide(M, Model.getObsDim())) {
+      PackOffsets[Op] = Offset;
+      Offset = B.create<arith::AddIOp>(Loc, Offset, packedBytes(M));
+    }
   // scratch_needed = total; fail early when the caller gave less.
   Value Total = toI64(Offset);
   B.create<LLVM::StoreOp>(Loc, Total,
@@ -378,7 +384,7 @@ func::FuncOp EntryBuilder::build(StringRef Name) {
   DrawBegin = fieldIndex(FDrawBegin);
   Value DrawEnd = fieldIndex(FDrawEnd);
   ObsBegin = fieldIndex(FObsBegin);
-  Value ObsEnd = fieldIndex(FObsEnd);
+  ObsEnd = fieldIndex(FObsEnd);
   InputOrigin = fieldIndex(FInputOrigin);
   ResultDraw0 = fieldIndex(FResultDrawOrigin);
   ResultObs0 = fieldIndex(FResultObsOrigin);
@@ -406,6 +412,9 @@ func::FuncOp EntryBuilder::build(StringRef Name) {
   {
     OpBuilder::InsertionGuard G(B);
     B.setInsertionPointToStart(Run.thenBlock());
+    for (Operation *Op : Obs)
+      if (PackOffsets.count(Op))
+        emitPack(cast<ir::MatMulOp>(Op));
     auto DrawLoop = B.create<scf::ForOp>(Loc, DrawBegin, DrawEnd, idx(1));
     B.setInsertionPointToStart(DrawLoop.getBody());
     Draw = DrawLoop.getInductionVar();

@@ -119,7 +119,7 @@ private:
   Value Scratch;           // !llvm.ptr
   Value ObsBlock;          // index
   Value Draw;              // index, current absolute draw
-  Value DrawBegin, ObsBegin, InputOrigin, Seed; // index / i64
+  Value DrawBegin, ObsBegin, ObsEnd, InputOrigin, Seed; // index / i64
   Value ResultDraw0, ResultObs0; // index: absolute origin of results views
   Value BlockStart, BlockLen; // index, inside the observation loop
   SmallVector<Value> DimValues; // index, per model symbol
@@ -215,6 +215,14 @@ private:
   /// The log-likelihood's type for the output: one number per value.
   ir::ArrayType logDensityType(ir::ObserveOp Op);
   DenseMap<Operation *, Value> CopyOffsets; // an observed vector's copy
+
+  // Draw-invariant left sides of X @ beta, packed once per call
+  // (LowerLinearAlgebra.cpp): the scratch offset of each packed input.
+  static bool packsLeftSide(ir::MatMulOp Op, StringRef ObsDim);
+  Value packedBlockElems(ir::MatMulOp Op);
+  Value packedBytes(ir::MatMulOp Op);
+  void emitPack(ir::MatMulOp Op);
+  DenseMap<Operation *, Value> PackOffsets;
 };
 
 /// aimz_prior_predictive: aimz_predict with an all-NULL posterior table.

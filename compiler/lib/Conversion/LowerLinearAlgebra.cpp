@@ -1,7 +1,8 @@
 //===- LowerLinearAlgebra.cpp - Matrix products and Cholesky -------------===//
 //
 // aimz.matmul (in-order dot products over the inner dimension, blocked
-// rows for X @ beta) and aimz.cholesky (the support library's factor).
+// rows for X @ beta, an input's rows packed once per call) and
+// aimz.cholesky (the support library's factor).
 //
 //===----------------------------------------------------------------------===//
 #include "EntryBuilder.h"
@@ -28,6 +29,81 @@ void EntryBuilder::emitCholesky(ir::CholeskyOp Op) {
   });
 }
 
+/// X @ beta inside the plate with X an input: rows of observations times a
+/// vector that does not vary with them. X is the same for every draw, so
+/// the call packs its rows once (aimz_rt_pack_row_tiles) and each draw's
+/// product reads whole vectors (the same in-order sums, the same bits).
+bool EntryBuilder::packsLeftSide(ir::MatMulOp Op, StringRef ObsDim) {
+  auto LT = Op.getLhs().getType(), RT = Op.getRhs().getType();
+  if (Op.getBatchRank() != 1 || LT.getRank() != 2 || RT.getRank() != 2 ||
+      !isa<FloatType>(LT.getElementType()))
+    return false;
+  auto In = Op.getLhs().getDefiningOp<ir::InputOp>();
+  auto ObsAxis = dyn_cast<StringAttr>(LT.getDims()[0]);
+  if (!In || !ObsAxis || ObsAxis.getValue() != ObsDim)
+    return false;
+  // The right side: a value without the observation axis, broadcast along it.
+  // (A broadcast constant is a scalar, not memory: the general path.)
+  auto Bc = Op.getRhs().getDefiningOp<ir::BroadcastOp>();
+  if (!Bc || llvm::is_contained(Bc.getDimMap(), 0))
+    return false;
+  Value V = Bc.getInput();
+  while (auto Inner = V.getDefiningOp<ir::BroadcastOp>())
+    V = Inner.getInput();
+  Operation *Def = V.getDefiningOp();
+  return Def && !isa<ir::ConstantOp>(Def) && !isObsOp(Def, ObsDim);
+}
+
+/// Elements of one packed block: whole tiles of 16 rows times K.
+Value EntryBuilder::packedBlockElems(ir::MatMulOp Op) {
+  constexpr int64_t Tile = 16; // kRowTile of the support library
+  Value Tiles = B.create<arith::DivUIOp>(
+      Loc, B.create<arith::AddIOp>(Loc, ObsBlock, idx(Tile - 1)), idx(Tile));
+  Value K = dimSize(Op.getLhs().getType().getDims()[1], true);
+  return B.create<arith::MulIOp>(
+      Loc, B.create<arith::MulIOp>(Loc, Tiles, idx(Tile)), K);
+}
+
+/// Scratch for the packed rows of the call (at least one block: the GPU
+/// sizes a thread's scratch from an empty call), rounded to BufferAlign.
+Value EntryBuilder::packedBytes(ir::MatMulOp Op) {
+  Value Rows = B.create<arith::SubIOp>(Loc, ObsEnd, ObsBegin);
+  Value Blocks = B.create<arith::MaxSIOp>(
+      Loc, idx(1),
+      B.create<arith::DivUIOp>(
+          Loc, B.create<arith::AddIOp>(
+                   Loc, Rows, B.create<arith::SubIOp>(Loc, ObsBlock, idx(1))),
+          ObsBlock));
+  Value Bytes = B.create<arith::MulIOp>(
+      Loc, B.create<arith::MulIOp>(Loc, Blocks, packedBlockElems(Op)),
+      idx(byteWidth(Op.getLhs().getType().getElementType())));
+  return B.create<arith::MulIOp>(
+      Loc,
+      B.create<arith::DivUIOp>(
+          Loc, B.create<arith::AddIOp>(Loc, Bytes, idx(BufferAlign - 1)),
+          idx(BufferAlign)),
+      idx(BufferAlign));
+}
+
+void EntryBuilder::emitPack(ir::MatMulOp Op) {
+  auto In = Op.getLhs().getDefiningOp<ir::InputOp>();
+  auto LT = In.getResult().getType();
+  Type Elem = LT.getElementType();
+  View X = viewOfCallArray(FInputs, In.getIndex(), LT, false, Value(),
+                           B.create<arith::SubIOp>(Loc, ObsBegin, InputOrigin));
+  Value P = gep(Scratch, B.getI8Type(), toI64(PackOffsets.lookup(Op)));
+  SmallVector<Type> Args(3, B.getI64Type());
+  Args.append({ptrType(), B.getI64Type(), B.getI64Type(), ptrType()});
+  func::FuncOp Callee = runtimeFunction(
+      "aimz_rt_pack_row_tiles_" + precisionSuffix(Elem), Args, {});
+  Value Rows = B.create<arith::SubIOp>(Loc, ObsEnd, ObsBegin);
+  B.create<func::CallOp>(
+      Loc, Callee,
+      ValueRange{toI64(Rows), toI64(ObsBlock),
+                 toI64(dimSize(LT.getDims()[1], true)), X.Ptr,
+                 toI64(X.Strides[0]), toI64(X.Strides[1]), P});
+}
+
 void EntryBuilder::emitMatMul(ir::MatMulOp Op) {
   auto T = Op.getResult().getType();
   auto LT = Op.getLhs().getType(), RT = Op.getRhs().getType();
@@ -35,6 +111,25 @@ void EntryBuilder::emitMatMul(ir::MatMulOp Op) {
   View Out = buffer(Op, T);
   Views[Op.getResult()] = Out;
   const View &L = Views.lookup(Op.getLhs()), &R = Views.lookup(Op.getRhs());
+  if (Value PackOffset = PackOffsets.lookup(Op)) {
+    // This block's packed rows: block (BlockStart - ObsBegin) / ObsBlock.
+    Type Elem = T.getElementType();
+    Value Block = B.create<arith::DivUIOp>(
+        Loc, B.create<arith::SubIOp>(Loc, BlockStart, ObsBegin), ObsBlock);
+    Value P = gep(gep(Scratch, B.getI8Type(), toI64(PackOffset)), Elem,
+                  toI64(B.create<arith::MulIOp>(Loc, Block,
+                                                packedBlockElems(Op))));
+    SmallVector<Type> Args(2, B.getI64Type());
+    Args.append({ptrType(), ptrType(), B.getI64Type(), ptrType(),
+                 B.getI64Type()});
+    func::FuncOp Callee = runtimeFunction(
+        "aimz_rt_row_tiles_times_vector_" + precisionSuffix(Elem), Args, {});
+    B.create<func::CallOp>(
+        Loc, Callee,
+        ValueRange{toI64(BlockLen), toI64(L.Sizes[1]), P, R.Ptr,
+                   toI64(R.Strides[1]), Out.Ptr, toI64(Out.Strides[0])});
+    return;
+  }
   // Materialize scalar operands (constants) is never needed: ranks >= 1.
   bool VecL = LT.getRank() - Bt == 1, VecR = RT.getRank() - Bt == 1;
   Value Zero = idx(0);

@@ -138,12 +138,17 @@ llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
   if (auto E = linkSupport(M))
     return E;
   // Every function gets the target's CPU and features so that the support
-  // code inlines and the vectorizer uses the widest registers.
+  // code inlines and the vectorizer uses the widest registers: LLVM keeps
+  // to 256-bit vectors on AVX-512 CPUs unless told otherwise, and the
+  // samplers and products run 1.3-1.5x faster with 512 (bench/samplers.cpp).
+  const bool Avx512 = TM.getMCSubtargetInfo()->checkFeatures("+avx512f");
   for (llvm::Function &F : M) {
     if (F.isDeclaration())
       continue;
     F.addFnAttr("target-cpu", TM.getTargetCPU());
     F.addFnAttr("target-features", TM.getTargetFeatureString());
+    if (Avx512)
+      F.addFnAttr("prefer-vector-width", "512");
     F.removeFnAttr(llvm::Attribute::OptimizeNone);
   }
   llvm::internalizeModule(M, [](const llvm::GlobalValue &G) {

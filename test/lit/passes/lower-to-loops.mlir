@@ -13,24 +13,28 @@
 // CHECK-DAG: func.func private @aimz_rt_sample_row_normal_f32(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-DAG: func.func private @aimz_rt_sample_poisson_f32(i64, i64, i64, i64, i64, f32, f32, f32, f32, f32) -> i32
 // CHECK-DAG: func.func private @aimz_rt_logp_poisson_f32(f32, f32, f32, f32, f32, f32) -> f32
-// CHECK-DAG: func.func private @aimz_rt_matmul_f32(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64)
+// CHECK-DAG: func.func private @aimz_rt_pack_row_tiles_f32(i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr)
+// CHECK-DAG: func.func private @aimz_rt_row_tiles_times_vector_f32(i64, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i64)
 
-// Posterior predictive: beta from the posterior or drawn, then per block
-// the product, and the output drawn (never scored).
+// Posterior predictive: the input X packed once per call (X @ beta with X
+// an input), beta from the posterior or drawn, then per block the product,
+// and the output drawn (never scored).
 // CHECK-LABEL: func.func @aimz_predict(%{{.*}}: !llvm.ptr) -> i32
+// CHECK: call @aimz_rt_pack_row_tiles_f32(
 // CHECK: scf.for
 // CHECK: call @aimz_rt_sample_row_normal_f32(
 // CHECK: scf.for
-// CHECK: call @aimz_rt_matmul_f32(
+// CHECK: call @aimz_rt_row_tiles_times_vector_f32(
 // CHECK: call @aimz_rt_sample_poisson_f32(
 // CHECK-NOT: call @aimz_rt_logp_
 // CHECK: return
 
 // Log-likelihood: the output is scored, not drawn.
 // CHECK-LABEL: func.func @aimz_log_likelihood(%{{.*}}: !llvm.ptr) -> i32
+// CHECK: call @aimz_rt_pack_row_tiles_f32(
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK: call @aimz_rt_matmul_f32(
+// CHECK: call @aimz_rt_row_tiles_times_vector_f32(
 // CHECK: call @aimz_rt_logp_poisson_f32(
 // CHECK-NOT: call @aimz_rt_sample_poisson_f32(
 // CHECK: return
