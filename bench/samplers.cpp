@@ -116,7 +116,9 @@ volatile double Sink;
   }
 #include "aimz/math/Distributions.def"
 
-// Row samplers: the support library's loop, compiled for this CPU.
+// Row samplers: the support library's loops, compiled for this CPU (a
+// rejection sampler's row: first attempts in vector lanes, then the full
+// sampler where they were rejected).
 #define AIMZ_OUT_CONTINUOUS float
 #define AIMZ_OUT_DISCRETE int32_t
 #define AIMZ_VECTOR_SAMPLER(SYM, KIND, ARITY, SAMPLE)                         \
@@ -127,6 +129,19 @@ volatile double Sink;
       RandomStream S(1, 7, Draw, static_cast<uint64_t>(I), 0);                \
       Dst[I] = m::SAMPLE<float>(S, AIMZ_ARGS_##ARITY);                        \
     }                                                                         \
+  }
+#define AIMZ_SPLIT_SAMPLER(SYM, KIND, ARITY, FIRST, SAMPLE)                   \
+  __attribute__((noinline)) void row_##SYM(uint64_t Draw, int64_t N,         \
+                                           float *Dst, const Params &P) {     \
+    for (int64_t I = 0; I < N; ++I) {                                         \
+      RandomStream S(1, 7, Draw, static_cast<uint64_t>(I), 0);                \
+      Dst[I] = m::FIRST<float>(S, AIMZ_ARGS_##ARITY);                         \
+    }                                                                         \
+    for (int64_t I = 0; I < N; ++I)                                           \
+      if (Dst[I] != Dst[I]) {                                                 \
+        RandomStream S(1, 7, Draw, static_cast<uint64_t>(I), 0);              \
+        Dst[I] = m::SAMPLE<float>(S, AIMZ_ARGS_##ARITY);                      \
+      }                                                                       \
   }
 #include "aimz/math/Distributions.def"
 

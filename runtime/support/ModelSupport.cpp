@@ -101,6 +101,31 @@ namespace m = aimz::math;
 #define AIMZ_VECTOR_SAMPLER(NAME, KIND, ARITY, SAMPLE)                        \
   AIMZ_ROW_SAMPLER(NAME, AIMZ_RET_##KIND(float), ARITY, SAMPLE, float, f32)   \
   AIMZ_ROW_SAMPLER(NAME, AIMZ_RET_##KIND(double), ARITY, SAMPLE, double, f64)
+// Rejection samplers: the row's first attempts in vector lanes, then the
+// full sampler (from the stream's start: the same words, the same bits)
+// for the few elements whose first attempt was rejected. Invalid
+// parameters give NaN both times.
+#define AIMZ_SPLIT_ROW_SAMPLER(NAME, ARITY, FIRST, SAMPLE, T, SUFFIX)         \
+  AIMZ_SUPPORT void aimz_rt_sample_row_##NAME##_##SUFFIX(                     \
+      uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs0,             \
+      uint64_t obs_step, uint64_t elem0, uint64_t elem_step, int64_t n,       \
+      T *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs) {   \
+    (void)b, (void)bs;                                                        \
+    for (int64_t i = 0; i < n; ++i) {                                         \
+      RandomStream s(seed, static_cast<uint32_t>(site), draw,                 \
+                     obs0 + i * obs_step, elem0 + i * elem_step);             \
+      out[i * os] = m::FIRST<T>(s, AIMZ_ROW_ARGS_##ARITY);                    \
+    }                                                                         \
+    for (int64_t i = 0; i < n; ++i)                                           \
+      if (out[i * os] != out[i * os]) {                                       \
+        RandomStream s(seed, static_cast<uint32_t>(site), draw,               \
+                       obs0 + i * obs_step, elem0 + i * elem_step);           \
+        out[i * os] = m::SAMPLE<T>(s, AIMZ_ROW_ARGS_##ARITY);                 \
+      }                                                                       \
+  }
+#define AIMZ_SPLIT_SAMPLER(NAME, KIND, ARITY, FIRST, SAMPLE)                  \
+  AIMZ_SPLIT_ROW_SAMPLER(NAME, ARITY, FIRST, SAMPLE, float, f32)              \
+  AIMZ_SPLIT_ROW_SAMPLER(NAME, ARITY, FIRST, SAMPLE, double, f64)
 #include "aimz/math/Distributions.def"
 
 // Event distributions ---------------------------------------------------------

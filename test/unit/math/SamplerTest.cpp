@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <array>
 #include <limits>
@@ -622,4 +623,66 @@ TEST(SamplerDiscrete, WordBudgetIsAmple) {
     worst = std::max(worst, s.blocks_used());
   }
   EXPECT_LT(worst, 64u);
+}
+
+// The row samplers of rejection samplers (Distributions.def's
+// AIMZ_SPLIT_SAMPLER) draw every element with the straight-line first
+// attempt and redraw the NaNs with the full sampler: wherever the first
+// attempt gives a number it must be the full sampler's, bit for bit, and it
+// must give one for most valid parameters (else the row is no faster).
+template <class T, class First, class Full>
+void checkFirstAttempt(const char *Name, First F, Full S,
+                       std::initializer_list<std::array<T, 2>> Params) {
+  for (const auto &P : Params) {
+    int64_t Numbers = 0, N = 20000;
+    for (int64_t I = 0; I < N; ++I) {
+      RandomStream A(11, 3, 5, static_cast<uint64_t>(I), 0);
+      RandomStream B(11, 3, 5, static_cast<uint64_t>(I), 0);
+      T X = F(A, P[0], P[1]);
+      if (X != X)
+        continue;
+      ++Numbers;
+      T Y = S(B, P[0], P[1]);
+      ASSERT_EQ(std::memcmp(&X, &Y, sizeof X), 0)
+          << Name << "(" << P[0] << ", " << P[1] << ") observation " << I
+          << ": first attempt " << X << ", full sampler " << Y;
+    }
+    EXPECT_GT(Numbers, N * 85 / 100)
+        << Name << "(" << P[0] << ", " << P[1] << "): too few first attempts accepted";
+  }
+  // Invalid parameters: NaN from both.
+  RandomStream A(11, 3, 5, 0, 0);
+  EXPECT_TRUE(std::isnan(F(A, T(-1), T(1)))) << Name;
+  RandomStream B(11, 3, 5, 0, 0);
+  EXPECT_TRUE(std::isnan(F(B, T(1), T(0)))) << Name;
+  // A stream whose coordinates are out of range: NaN, as from the sampler.
+  RandomStream C(11, 3, 5, RandomStream::kMaxObs + 1, 0);
+  EXPECT_TRUE(std::isnan(F(C, T(2), T(1)))) << Name;
+}
+
+template <class T> void checkSplitSamplers() {
+  auto Params = {std::array<T, 2>{T(0.05), T(1)}, {T(0.5), T(2)},
+                 {T(1), T(1)},                    {T(2.5), T(1.5)},
+                 {T(30), T(0.1)}};
+  checkFirstAttempt<T>(
+      "Gamma",
+      [](RandomStream &S, T A, T B) { return am::gamma_sample_first<T>(S, A, B); },
+      [](RandomStream &S, T A, T B) { return am::gamma_sample<T>(S, A, B); },
+      Params);
+  checkFirstAttempt<T>(
+      "InverseGamma",
+      [](RandomStream &S, T A, T B) {
+        return am::inverse_gamma_sample_first<T>(S, A, B);
+      },
+      [](RandomStream &S, T A, T B) {
+        return am::inverse_gamma_sample<T>(S, A, B);
+      },
+      Params);
+}
+
+TEST(SplitSamplers, FirstAttemptIsTheFullSamplersValueF32) {
+  checkSplitSamplers<float>();
+}
+TEST(SplitSamplers, FirstAttemptIsTheFullSamplersValueF64) {
+  checkSplitSamplers<double>();
 }

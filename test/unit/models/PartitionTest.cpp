@@ -60,6 +60,17 @@ const PartitionCase kMatMulBlockCases[] = {
     {"mlp_logits", "mlp_logits", {{"d", 100}}, {"w4", "b4"}},
 };
 
+// Row samplers: vector lanes and a scalar remainder, and for Gamma and
+// InverseGamma the rejected first attempts redrawn by the full sampler
+// (the inputs are normal draws, so some parameters are invalid: NaN).
+const PartitionCase kRowSamplerCases[] = {
+    {"gamma_f32", "dist_gamma_f32", {}, {}},
+    {"gamma_f64", "dist_gamma_f64", {}, {}},
+    {"inversegamma_f32", "dist_inversegamma_f32", {}, {}},
+    {"cauchy_f32", "dist_cauchy_f32", {}, {}},
+    {"halfcauchy_f64", "dist_halfcauchy_f64", {}, {}},
+};
+
 void PrintTo(const PartitionCase &C, std::ostream *OS) { *OS << C.Label; }
 
 /// Byte equality of two arrays of one shape, with the first difference.
@@ -281,5 +292,7 @@ INSTANTIATE_TEST_SUITE_P(Examples, Partition, ::testing::ValuesIn(kCases),
                          caseName);
 INSTANTIATE_TEST_SUITE_P(MatMulBlocks, Partition,
                          ::testing::ValuesIn(kMatMulBlockCases), caseName);
+INSTANTIATE_TEST_SUITE_P(RowSamplers, Partition,
+                         ::testing::ValuesIn(kRowSamplerCases), caseName);
 
 } // namespace

@@ -114,13 +114,13 @@ AIMZ_MATH_FN double exp(double X) {
 
 // log -----------------------------------------------------------------------
 
-AIMZ_MATH_FN float log(float X) {
-  using namespace detail;
-  // Subnormals: scale into the normal range first.
-  bool Sub = X < 1.17549435e-38f;
-  float Xs = Sub ? X * 16777216.0f : X;
+namespace detail {
+
+/// log(Xs) - Shift * log(2) for a positive, finite, normal Xs: the
+/// polynomial core of log (Shift undoes a subnormal's rescaling).
+AIMZ_MATH_FN float logNormal(float Xs, int Shift) {
   std::uint32_t Bits = asBits(Xs);
-  std::int32_t E = static_cast<std::int32_t>(Bits >> 23) - 127 - (Sub ? 24 : 0);
+  std::int32_t E = static_cast<std::int32_t>(Bits >> 23) - 127 - Shift;
   // Mantissa in [sqrt(1/2), sqrt(2)).
   std::uint32_t MBits = (Bits & 0x007fffffu) | 0x3f800000u;
   float M = asFloat(MBits);
@@ -135,21 +135,13 @@ AIMZ_MATH_FN float log(float X) {
   float R = T2 + T1;
   float Hfsq = 0.5f * F * F;
   float Dk = static_cast<float>(E);
-  float Y = Dk * 6.9313812256e-01f -
-            ((Hfsq - (S * (Hfsq + R) + Dk * 9.0580006145e-06f)) - F);
-  Y = X == 0.0f ? -infinity<float>() : Y;
-  Y = X < 0.0f ? quietNaN<float>() : Y;
-  Y = X == infinity<float>() ? X : Y;
-  return X != X ? X : Y;
+  return Dk * 6.9313812256e-01f -
+         ((Hfsq - (S * (Hfsq + R) + Dk * 9.0580006145e-06f)) - F);
 }
 
-AIMZ_MATH_FN double log(double X) {
-  using namespace detail;
-  bool Sub = X < 2.2250738585072014e-308;
-  double Xs = Sub ? X * 18014398509481984.0 : X; // 2^54
+AIMZ_MATH_FN double logNormal(double Xs, int Shift) {
   std::uint64_t Bits = asBits(Xs);
-  std::int64_t E =
-      static_cast<std::int64_t>(Bits >> 52) - 1023 - (Sub ? 54 : 0);
+  std::int64_t E = static_cast<std::int64_t>(Bits >> 52) - 1023 - Shift;
   std::uint64_t MBits =
       (Bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull;
   double M = asDouble(MBits);
@@ -168,12 +160,37 @@ AIMZ_MATH_FN double log(double X) {
   double R = T2 + T1;
   double Hfsq = 0.5 * F * F;
   double Dk = static_cast<double>(E);
-  double Y = Dk * 6.93147180369123816490e-01 -
-             ((Hfsq - (S * (Hfsq + R) + Dk * 1.90821492927058770002e-10)) - F);
+  return Dk * 6.93147180369123816490e-01 -
+         ((Hfsq - (S * (Hfsq + R) + Dk * 1.90821492927058770002e-10)) - F);
+}
+
+} // namespace detail
+
+AIMZ_MATH_FN float log(float X) {
+  using namespace detail;
+  // Subnormals: scale into the normal range first.
+  bool Sub = X < 1.17549435e-38f;
+  float Y = logNormal(Sub ? X * 16777216.0f : X, Sub ? 24 : 0);
+  Y = X == 0.0f ? -infinity<float>() : Y;
+  Y = X < 0.0f ? quietNaN<float>() : Y;
+  Y = X == infinity<float>() ? X : Y;
+  return X != X ? X : Y;
+}
+
+AIMZ_MATH_FN double log(double X) {
+  using namespace detail;
+  bool Sub = X < 2.2250738585072014e-308;
+  double Y = logNormal(Sub ? X * 18014398509481984.0 : X, Sub ? 54 : 0); // 2^54
   Y = X == 0.0 ? -infinity<double>() : Y;
   Y = X < 0.0 ? quietNaN<double>() : Y;
   Y = X == infinity<double>() ? X : Y;
   return X != X ? X : Y;
+}
+
+/// log(U) for a uniform draw U in (0, 1) (never 0, never subnormal):
+/// log's bits without its special cases, for the samplers' hot paths.
+template <class T> AIMZ_MATH_FN T log_uniform(T U) {
+  return detail::logNormal(U, 0);
 }
 
 // log1p: log(1 + x) without losing x's digits when |x| is small -------------
@@ -229,20 +246,35 @@ AIMZ_MATH_FN double tanh(double X) {
 // The angle of Box-Muller's normal draws: the uniform is already the
 // fraction of a turn, so no range reduction is needed.
 
-AIMZ_MATH_FN float cos2pi(float U) {
-  // cos(2 pi u) = sin(2 pi t), t = |u - 1/2| - 1/4 in [-1/4, 1/4] (exact for
-  // u in [0, 1]), by its Taylor series in t: branch-free, so loops vectorize.
-  float Tt = std::fabs(U - 0.5f) - 0.25f;
+namespace detail {
+
+/// sin(2 pi t) for |t| <= 1/4, by its Taylor series: branch-free.
+AIMZ_MATH_FN float sin2piQuarter(float Tt) {
   float Z = Tt * Tt;
   return Tt * (6.283185307179586f + Z * (-41.341702240399755f + Z * (81.60524927607504f + Z * (-76.70585975306136f + Z * (42.058693944897634f + Z * (-15.094642576822984f + Z * (3.8199525848482803f)))))));
 }
 
-AIMZ_MATH_FN double cos2pi(double U) {
-  // cos(2 pi u) = sin(2 pi t), t = |u - 1/2| - 1/4 in [-1/4, 1/4] (exact for
-  // u in [0, 1]), by its Taylor series in t: branch-free, so loops vectorize.
-  double Tt = std::fabs(U - 0.5) - 0.25;
+AIMZ_MATH_FN double sin2piQuarter(double Tt) {
   double Z = Tt * Tt;
   return Tt * (6.283185307179586 + Z * (-41.341702240399755 + Z * (81.60524927607504 + Z * (-76.70585975306136 + Z * (42.058693944897634 + Z * (-15.094642576822984 + Z * (3.8199525848482803 + Z * (-0.7181223017785001 + Z * (0.10422916220813978 + Z * (-0.012031585942120619 + Z * (0.0011309237482517954)))))))))));
+}
+
+} // namespace detail
+
+/// cos(2 pi u) = sin(2 pi t), t = |u - 1/2| - 1/4 in [-1/4, 1/4] (exact for
+/// u in [0, 1]).
+template <class T> AIMZ_MATH_FN T cos2pi(T U) {
+  return detail::sin2piQuarter(std::fabs(U - T(0.5)) - T(0.25));
+}
+
+/// tan(pi w) for w in (-1/2, 1/2), branch-free and accurate up to the
+/// poles: sin(pi |w|) / cos(pi |w|) with cos(pi |w|) = sin(pi (1/2 - |w|)),
+/// whose argument is exact where it is small (|w| >= 1/4).
+template <class T> AIMZ_HOT_FN T tanpi(T W) {
+  T A = std::fabs(W);
+  T Y = detail::sin2piQuarter(A * T(0.5)) /
+        detail::sin2piQuarter((T(0.5) - A) * T(0.5));
+  return W < T(0) ? -Y : Y;
 }
 
 } // namespace elementary

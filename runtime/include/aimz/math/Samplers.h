@@ -31,13 +31,6 @@ constexpr double kMaxBinomialCount = 2147483647.0;  // INT32_MAX
 
 namespace detail {
 
-/// tan(pi * w) for w in (-1/2, 1/2), accurate near the poles.
-template <class T> AIMZ_MATH_FN T tanpi_open(T w) {
-  if (w > T(0.25)) return T(1) / std::tan(T(kPi) * (T(0.5) - w));
-  if (w < T(-0.25)) return T(-1) / std::tan(T(kPi) * (T(0.5) + w));
-  return std::tan(T(kPi) * w);
-}
-
 /// Marsaglia & Tsang (2000) for a >= 1: returns a Gamma(a, 1) variate, or
 /// NaN if the stream gives out.
 template <class T> AIMZ_MATH_FN T mt_gamma(RandomStream& s, T a);
@@ -45,14 +38,15 @@ template <class T> AIMZ_MATH_FN T mt_gamma(RandomStream& s, T a);
 }  // namespace detail
 
 /// Standard normal by Box-Muller (two uniforms; the cosine branch only),
-/// with the branch-free log and cos(2 pi u) of Elementary.h: once a sampler
+/// with the branch-free log and cos(2 pi u) of Elementary.h (log without
+/// the special cases a uniform never hits): once a sampler
 /// is inlined into a loop over elements, the Philox block and this
 /// transform vectorize, and every lane gives the scalar code's bits.
 template <class T> AIMZ_HOT_FN T standard_normal(RandomStream& s) {
   static_assert(detail::IsReal<T>::value, "T must be float or double");
   const T u1 = uniform01<T>(s);
   const T u2 = uniform01<T>(s);
-  const T r = std::sqrt(T(-2) * elementary::log(u1));
+  const T r = std::sqrt(T(-2) * elementary::log_uniform(u1));
   return r * elementary::cos2pi(u2);
 }
 
@@ -80,10 +74,36 @@ template <class T> AIMZ_MATH_FN T mt_gamma(RandomStream& s, T a) {
 /// Gamma(a) = Gamma(a + 1) * U^(1/a) for a < 1, in log space so that tiny
 /// shapes do not underflow.
 template <class T> AIMZ_MATH_FN T log_std_gamma(RandomStream& s, T a) {
-  if (a >= T(1)) return std::log(mt_gamma(s, a));
+  if (a >= T(1)) return elementary::log(mt_gamma(s, a));
   const T g = mt_gamma(s, a + T(1));
   const T u = uniform01<T>(s);
-  return std::log(g) + std::log(u) / a;
+  return elementary::log(g) + elementary::log_uniform(u) / a;
+}
+
+/// mt_gamma's first attempt when its squeeze accepts it (about 98% of
+/// draws for a >= 1, without a log): Ok is false when mt_gamma would go on
+/// to the log test or try again. Straight-line, so a row of these
+/// vectorizes; when Ok, the value is mt_gamma's, bit for bit.
+template <class T> AIMZ_HOT_FN T mt_gamma_squeezed(RandomStream& s, T a, bool& ok) {
+  const T d = a - T(1.0 / 3.0);
+  const T c = T(1) / (T(3) * std::sqrt(d));
+  const T z = standard_normal<T>(s);
+  const T t = c * z;
+  const T u = uniform01<T>(s);
+  const T z2 = z * z;
+  const T w = T(1) + t;
+  const T v = w * w * w;
+  ok = (t > T(-1)) & (u < T(1) - T(0.0331) * z2 * z2);
+  return d * v;
+}
+
+/// The squeezed first attempt of log_std_gamma's Gamma(a, 1) (a + 1 when a
+/// < 1) and the boost's uniform U, drawn whatever a is (nothing follows
+/// it in the stream when a >= 1): the same stream words as log_std_gamma.
+template <class T> AIMZ_HOT_FN T boosted_gamma_squeezed(RandomStream& s, T a, bool& ok, T& u) {
+  const T g = mt_gamma_squeezed(s, a < T(1) ? a + T(1) : a, ok);
+  u = uniform01<T>(s);
+  return g;
 }
 
 template <class T> AIMZ_HOT_FN T finish(const RandomStream& s, T x) { return s.ok() ? x : nan<T>(); }
@@ -117,7 +137,7 @@ template <class T> AIMZ_HOT_FN T log_normal_sample(RandomStream& s, T loc, T sca
 /// Exponential(rate) by inversion: -log(U) / rate.
 template <class T> AIMZ_HOT_FN T exponential_sample(RandomStream& s, T rate) {
   if (!detail::pos_finite(rate)) return detail::nan<T>();
-  return detail::finish(s, -elementary::log(uniform01<T>(s)) / rate);
+  return detail::finish(s, -elementary::log_uniform(uniform01<T>(s)) / rate);
 }
 
 /// Gamma(concentration, rate): Marsaglia-Tsang, with the U^(1/a) boost for
@@ -126,7 +146,24 @@ template <class T> AIMZ_MATH_FN T gamma_sample(RandomStream& s, T concentration,
   const T a = concentration;
   if (!detail::pos_finite(a) || !detail::pos_finite(rate)) return detail::nan<T>();
   if (a >= T(1)) return detail::finish(s, detail::mt_gamma(s, a) / rate);
-  return detail::finish(s, std::exp(detail::log_std_gamma(s, a) - std::log(rate)));
+  return detail::finish(s, elementary::exp(detail::log_std_gamma(s, a) - elementary::log(rate)));
+}
+
+/// gamma_sample where its first attempt is accepted by the squeeze, NaN
+/// elsewhere: the vector half of the Gamma row sampler, which then runs
+/// gamma_sample for the NaNs (the same bits for every element either way).
+template <class T> AIMZ_HOT_FN T gamma_sample_first(RandomStream& s, T concentration, T rate) {
+  const T a = concentration;
+  // One or two blocks cannot exhaust the stream: its state now is its state
+  // at the end (read first, which keeps the row's loop vectorizable).
+  const bool streamOk = s.ok();
+  bool ok;
+  T u;
+  const T g = detail::boosted_gamma_squeezed(s, a, ok, u);
+  const T x = a < T(1) ? elementary::exp(elementary::log(g) + elementary::log_uniform(u) / a - elementary::log(rate))
+                       : g / rate;
+  ok = ok & streamOk & detail::pos_finite(a) & detail::pos_finite(rate);
+  return ok ? x : detail::nan<T>();
 }
 
 /// Beta(concentration1, concentration0) = X / (X + Y), X ~ Gamma(c1), Y ~ Gamma(c0),
@@ -156,17 +193,17 @@ template <class T> AIMZ_HOT_FN T uniform_sample(RandomStream& s, T low, T high) 
 }
 
 /// Cauchy(loc, scale) by inversion: loc + scale tan(pi (U - 1/2)).
-template <class T> AIMZ_MATH_FN T cauchy_sample(RandomStream& s, T loc, T scale) {
+template <class T> AIMZ_HOT_FN T cauchy_sample(RandomStream& s, T loc, T scale) {
   if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
   const T u = uniform01<T>(s);
-  return detail::finish(s, loc + scale * detail::tanpi_open(u - T(0.5)));
+  return detail::finish(s, loc + scale * elementary::tanpi(u - T(0.5)));
 }
 
 /// HalfCauchy(scale) = |Cauchy(0, scale)|.
-template <class T> AIMZ_MATH_FN T half_cauchy_sample(RandomStream& s, T scale) {
+template <class T> AIMZ_HOT_FN T half_cauchy_sample(RandomStream& s, T scale) {
   if (!detail::pos_finite(scale)) return detail::nan<T>();
   const T u = uniform01<T>(s);
-  return detail::finish(s, scale * std::fabs(detail::tanpi_open(u - T(0.5))));
+  return detail::finish(s, scale * std::fabs(elementary::tanpi(u - T(0.5))));
 }
 
 /// StudentT(df, loc, scale) = loc + scale Z / sqrt(G / (df/2)), Z ~ N(0,1),
@@ -351,33 +388,46 @@ template <class T> AIMZ_HOT_FN T laplace_sample(RandomStream& s, T loc, T scale)
 template <class T> AIMZ_HOT_FN T logistic_sample(RandomStream& s, T loc, T scale) {
   if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
   const T u = uniform01<T>(s);
-  return detail::finish(s, loc + scale * (elementary::log(u) - elementary::log1p(-u)));
+  return detail::finish(s, loc + scale * (elementary::log_uniform(u) - elementary::log1p(-u)));
 }
 
 /// Gumbel(loc, scale) by inversion: loc - scale log(-log U).
 template <class T> AIMZ_HOT_FN T gumbel_sample(RandomStream& s, T loc, T scale) {
   if (!std::isfinite(loc) || !detail::pos_finite(scale)) return detail::nan<T>();
   const T u = uniform01<T>(s);
-  return detail::finish(s, loc - scale * elementary::log(-elementary::log(u)));
+  return detail::finish(s, loc - scale * elementary::log(-elementary::log_uniform(u)));
 }
 
 /// InverseGamma(concentration, rate) = rate / Gamma(concentration, 1),
 /// formed in log space so that small concentrations do not overflow.
 template <class T> AIMZ_MATH_FN T inverse_gamma_sample(RandomStream& s, T concentration, T rate) {
   if (!detail::pos_finite(concentration) || !detail::pos_finite(rate)) return detail::nan<T>();
-  return detail::finish(s, std::exp(std::log(rate) - detail::log_std_gamma(s, concentration)));
+  return detail::finish(s, elementary::exp(elementary::log(rate) - detail::log_std_gamma(s, concentration)));
+}
+
+/// inverse_gamma_sample where the gamma's first attempt is accepted by the
+/// squeeze, NaN elsewhere (the vector half of its row sampler).
+template <class T> AIMZ_HOT_FN T inverse_gamma_sample_first(RandomStream& s, T concentration, T rate) {
+  const T a = concentration;
+  const bool streamOk = s.ok();  // as in gamma_sample_first
+  bool ok;
+  T u;
+  const T lg0 = elementary::log(detail::boosted_gamma_squeezed(s, a, ok, u));
+  const T lg = a < T(1) ? lg0 + elementary::log_uniform(u) / a : lg0;
+  ok = ok & streamOk & detail::pos_finite(a) & detail::pos_finite(rate);
+  return ok ? elementary::exp(elementary::log(rate) - lg) : detail::nan<T>();
 }
 
 /// Pareto(scale, alpha) by inversion: scale U^(-1/alpha).
 template <class T> AIMZ_HOT_FN T pareto_sample(RandomStream& s, T scale, T alpha) {
   if (!detail::pos_finite(scale) || !detail::pos_finite(alpha)) return detail::nan<T>();
-  return detail::finish(s, scale * elementary::exp(-elementary::log(uniform01<T>(s)) / alpha));
+  return detail::finish(s, scale * elementary::exp(-elementary::log_uniform(uniform01<T>(s)) / alpha));
 }
 
 /// Weibull(scale, concentration) by inversion: scale (-log U)^(1/k).
 template <class T> AIMZ_HOT_FN T weibull_sample(RandomStream& s, T scale, T concentration) {
   if (!detail::pos_finite(scale) || !detail::pos_finite(concentration)) return detail::nan<T>();
-  const T e = -elementary::log(uniform01<T>(s));
+  const T e = -elementary::log_uniform(uniform01<T>(s));
   return detail::finish(s, scale * elementary::exp(elementary::log(e) / concentration));
 }
 
