@@ -18,13 +18,15 @@ std::vector<int64_t> HostArray::strides() const {
     S[I] = Step;
     Step *= static_cast<int64_t>(Shape[I]);
   }
+  if (DrawBroadcast && !S.empty())
+    S[0] = 0;
   return S;
 }
 
 uint64_t HostArray::numElements() const {
   uint64_t N = 1;
-  for (uint64_t D : Shape)
-    N *= D;
+  for (size_t I = DrawBroadcast ? 1 : 0; I < Shape.size(); ++I)
+    N *= Shape[I];
   return N;
 }
 

@@ -214,8 +214,9 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
   std::vector<std::string> LocalGiven;
   if (Post && Opts.Kind != EntryKind::PriorPredictive)
     for (size_t S = 0; S < M.Sites.size(); ++S)
-      if (M.Sites[S].Kind == SiteKind::Latent && M.Sites[S].ObsAligned &&
-          Post->has(S)) {
+      if ((M.Sites[S].Kind == SiteKind::Latent ||
+           M.Sites[S].Kind == SiteKind::Deterministic) &&
+          M.Sites[S].ObsAligned && Post->has(S)) {
         PostHasLocal = true;
         LocalGiven.push_back(M.Sites[S].Name);
       }
@@ -385,6 +386,12 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       {"num_observations", N},
       {"created", isoTimeNow()},
       {"tool", "aimz-run " + Opts.ToolVersion}};
+  if (!Opts.Interventions.empty()) {
+    nlohmann::json Do = nlohmann::json::object();
+    for (const Intervention &I : Opts.Interventions)
+      Do[I.Site] = I.Value;
+    Attrs["interventions"] = Do;
+  }
   std::vector<SinkArray> SinkArrays;
   for (const OutputArray &O : Outs) {
     SinkArray A;

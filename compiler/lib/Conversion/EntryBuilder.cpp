@@ -348,11 +348,15 @@ void EntryBuilder::emitOp(Operation *Op) {
     return;
   }
   if (auto D = dyn_cast<ir::DeterministicOp>(Op)) {
-    // Materialize (a copy) so a broadcast value reads out with real strides.
+    // Materialize (a copy) so a broadcast value reads out with real strides;
+    // an intervention's value (posterior[site] given) replaces it, and
+    // everything after reads that.
     auto T = D.getResult().getType();
     View Out = buffer(Op, T);
-    const View &In = Views.lookup(D.getValue());
-    forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, load(In, Ivs)); });
+    const View In = Views.lookup(D.getValue());
+    givenOr(D.getSiteId(), T, Out, [&] {
+      forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, load(In, Ivs)); });
+    });
     Views[D.getResult()] = Out;
     if (Kind != Entry::LogLikelihood)
       copyOut(D.getResult(), D.getSiteId());

@@ -186,6 +186,8 @@ private:
                   ValueRange Params, int64_t SiteId, bool Draws,
                   bool ReadsPosterior);
   void emitLogDensity(ir::ObserveOp Op);
+  void givenOr(int64_t SiteId, ir::ArrayType T, const View &Out,
+               const std::function<void()> &Otherwise);
   void emitMatMul(ir::MatMulOp Op);
   void emitReduce(ir::ReduceOp Op);
   void emitCumSum(ir::CumSumOp Op);

@@ -63,20 +63,7 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
     };
     if (!ReadsPosterior)
       return DrawNaN();
-    Value Table = loadField(Call, FPosterior, ptrType());
-    Value Data = B.create<LLVM::LoadOp>(
-        Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * SiteId)));
-    Value Given = B.create<LLVM::ICmpOp>(
-        Loc, LLVM::ICmpPredicate::ne, Data,
-        B.create<LLVM::ZeroOp>(Loc, ptrType()));
-    auto If = B.create<scf::IfOp>(Loc, Given, /*withElse=*/true);
-    OpBuilder::InsertionGuard G(B);
-    B.setInsertionPointToStart(If.thenBlock());
-    View Post = viewOfCallArray(FPosterior, SiteId, T, true, Draw, BlockStart);
-    forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, load(Post, Ivs)); });
-    B.setInsertionPointToStart(If.elseBlock());
-    DrawNaN();
-    return;
+    return givenOr(SiteId, T, Out, DrawNaN);
   }
   RuntimeCall C = distCall(Dist, ParamNames);
   std::function<void()> DrawAll = [&]() {
@@ -119,24 +106,27 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
     DrawAll();
     return;
   }
-  // posterior[site].data != NULL: copy the given draw, else draw it.
+  givenOr(SiteId, T, Out, Draws ? DrawAll : std::function<void()>());
+}
+
+/// posterior[site].data != NULL: copy the given draw (a posterior draw, or
+/// an intervention's value) into Out, else run Otherwise (if any).
+void EntryBuilder::givenOr(int64_t SiteId, ir::ArrayType T, const View &Out,
+                           const std::function<void()> &Otherwise) {
   Value Table = loadField(Call, FPosterior, ptrType());
   Value Data = B.create<LLVM::LoadOp>(
       Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * SiteId)));
   Value Null = B.create<LLVM::ZeroOp>(Loc, ptrType());
   Value Given =
       B.create<LLVM::ICmpOp>(Loc, LLVM::ICmpPredicate::ne, Data, Null);
-  auto If = B.create<scf::IfOp>(Loc, Given, /*withElse=*/Draws);
-  {
-    OpBuilder::InsertionGuard G(B);
-    B.setInsertionPointToStart(If.thenBlock());
-    View Post = viewOfCallArray(FPosterior, SiteId, T, true, Draw, BlockStart);
-    forEach(Out.Sizes,
-            [&](ValueRange Ivs) { store(Out, Ivs, load(Post, Ivs)); });
-    if (Draws) {
-      B.setInsertionPointToStart(If.elseBlock());
-      DrawAll();
-    }
+  auto If = B.create<scf::IfOp>(Loc, Given, /*withElse=*/bool(Otherwise));
+  OpBuilder::InsertionGuard G(B);
+  B.setInsertionPointToStart(If.thenBlock());
+  View Post = viewOfCallArray(FPosterior, SiteId, T, true, Draw, BlockStart);
+  forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, load(Post, Ivs)); });
+  if (Otherwise) {
+    B.setInsertionPointToStart(If.elseBlock());
+    Otherwise();
   }
 }
 

@@ -125,6 +125,14 @@ cl::opt<bool> NoSync(
     cl::desc("Publish the output without waiting for it to reach the disk "
              "(faster; a power loss may then leave a damaged store)"),
     RUN_SUBS, cl::cat(RunCat));
+cl::list<std::string> Intervene(
+    "intervene",
+    cl::desc("do(SITE = VALUE): the latent or deterministic site takes the "
+             "value in every draw, and everything computed from it sees it; "
+             "VALUE is a number or a .npy file of the site's shape "
+             "(repeatable)"),
+    cl::value_desc("SITE=VALUE|SITE=FILE.npy"), cl::sub(PredictCmd),
+    cl::cat(RunCat));
 cl::opt<bool> Strict("strict",
                      cl::desc("Refuse a posterior holding NaN or infinite "
                               "values (default: warn)"),
@@ -286,6 +294,13 @@ int runCommand(EntryKind Kind) {
       return Report(), fail(P.takeError());
     Post = std::move(*P);
   }
+  auto Interventions = parseInterventions(
+      std::vector<std::string>(Intervene.begin(), Intervene.end()));
+  if (!Interventions)
+    return Report(), fail(Interventions.takeError());
+  if (Post)
+    if (auto E = applyInterventions(M, *Interventions, *Data, *Post))
+      return Report(), fail(std::move(E));
 
   RunOptions O;
   O.Kind = Kind;
@@ -295,6 +310,7 @@ int runCommand(EntryKind Kind) {
   O.Devices = DeviceCount;
   O.Seed = Seed;
   O.ReturnSites.assign(ReturnSites.begin(), ReturnSites.end());
+  O.Interventions = *Interventions;
   O.NumSamples = NumSamples;
   O.OutPath = OutPath;
   O.Format = ZarrFormat == 3 ? io::ZarrFormat::V3 : io::ZarrFormat::V2;

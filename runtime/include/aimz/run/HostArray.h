@@ -23,9 +23,14 @@ struct HostArray {
   std::vector<uint64_t> Shape;
   const void *Data = nullptr;
   std::shared_ptr<const void> Keep; // the mapping or the converted copy
+  /// The leading (draw) axis repeats one draw: its stride is 0 and Data
+  /// holds one draw's elements (an intervention's value).
+  bool DrawBroadcast = false;
 
-  /// Element strides of the C-contiguous layout.
+  /// Element strides of the C-contiguous layout (0 for a broadcast draw
+  /// axis).
   std::vector<int64_t> strides() const;
+  /// Elements stored: one draw's when DrawBroadcast.
   uint64_t numElements() const;
 };
 

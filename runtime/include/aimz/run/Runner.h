@@ -12,6 +12,7 @@
 #include "aimz/io/Codec.h"
 #include "aimz/io/Zarr.h"
 #include "aimz/run/Data.h"
+#include "aimz/run/Intervention.h"
 #include "aimz/run/ModelLibrary.h"
 
 #include <atomic>
@@ -35,6 +36,9 @@ struct RunOptions {
   unsigned Devices = 0;   // at most this many devices; 0: all of them
   uint64_t Seed = 0;
   std::vector<std::string> ReturnSites; // empty: the default set
+  /// Applied to the posterior already (applyInterventions); recorded in
+  /// the store's attributes.
+  std::vector<Intervention> Interventions;
   int64_t NumSamples = 1000;            // prior predictive draws
   std::string OutPath;                  // a directory store, or *.npz
   io::ZarrFormat Format = io::ZarrFormat::V2;

@@ -1,0 +1,157 @@
+"""aimz-run predict --intervene SITE=VALUE|FILE.npy: do(site = value) on
+latent and deterministic sites, checked against NumPy's version of the
+intervened model, with common random numbers (the same seed gives the
+same noise, so a site the intervention does not reach keeps its bytes);
+the store records the interventions; bad interventions are one error
+line each."""
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aimz_e2e as E  # noqa: E402
+
+
+class Interventions(E.E2ETestCase):
+    N, K, D = 2000, 3, 6
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        rng = np.random.default_rng(5)
+        X, _, post = E.linreg_data(rng, cls.N, cls.K, cls.D)
+        cls.X, cls.post = X, post
+        cls.Xp = cls.save("X.npy", X)
+        cls.pp = cls.savez("post.npz", **post)
+        cls.x = rng.normal(size=cls.N).astype(np.float32)
+        cls.xp = cls.save("x.npy", cls.x)
+        cls.chain_post = dict(a=rng.normal(1, 0.2, cls.D).astype(np.float32),
+                              sigma=rng.uniform(0.5, 1, cls.D).astype(np.float32))
+        cls.cp = cls.savez("chain_post.npz", **cls.chain_post)
+
+    def predict(self, *intervene, model="linreg", data=None, post=None,
+                devices=None, check=True):
+        out = self.fresh()
+        extra = []
+        for i in intervene:
+            extra += ["--intervene", i]
+        r = E.run_cmd("predict", E.model(model), data or {"X": self.Xp}, out,
+                      posterior=post or self.pp, batch=300, seed=9,
+                      devices=devices, extra=extra, check=check)
+        return r, out
+
+    def test_latents_take_the_value_in_every_draw(self):
+        _, base = self.predict()
+        _, do = self.predict("alpha=2", "beta=0")
+        b, d = E.read_arrays(base), E.read_arrays(do)
+        # eta = exp(alpha + X @ beta) = exp(2) everywhere.
+        np.testing.assert_allclose(d["eta"], np.exp(2.0), rtol=2e-7)
+        # The same noise: y moves by exactly the change in its mean.
+        mu = E.linreg_mu(self.X, self.post)
+        np.testing.assert_allclose(d["y"] - b["y"], 2.0 - mu, atol=2e-5)
+
+    def test_a_value_per_element_from_a_file(self):
+        beta = np.array([0.5, -1.0, 2.0], np.float32)
+        bp = self.save("beta_do.npy", beta)
+        _, do = self.predict("beta=" + bp, "alpha=0.25")
+        got = E.read_arrays(do)
+        want = np.exp(0.25 + self.X.astype(np.float64) @ beta.astype(np.float64))
+        np.testing.assert_allclose(got["eta"],
+                                   np.broadcast_to(want, (self.D, self.N)),
+                                   rtol=1e-5)
+        g = E.open_group(do)
+        self.assertEqual(dict(g.attrs["interventions"]),
+                         {"beta": bp, "alpha": "0.25"})
+
+    def test_a_deterministic_site_reaches_what_depends_on_it(self):
+        data = {"x": self.xp}
+        _, base = self.predict(model="det_chain", data=data, post=self.cp)
+        mu = np.linspace(-3, 3, self.N).astype(np.float32)
+        mp = self.save("mu_do.npy", mu)
+        _, do = self.predict("mu=" + mp, "scale2=1", model="det_chain",
+                             data=data, post=self.cp)
+        b, d = E.read_arrays(base), E.read_arrays(do)
+        # The recorded sites are the given values.
+        self.assertTrue(np.array_equal(d["mu"], np.broadcast_to(mu, (self.D, self.N))))
+        self.assertTrue(np.array_equal(d["scale2"], np.ones(self.D, np.float32)))
+        # y = mu + scale2 * z with the baseline's z: z = (y - a x) / (2 sigma).
+        a, s = self.chain_post["a"], self.chain_post["sigma"]
+        z = (b["y"].astype(np.float64) - a[:, None] * self.x.astype(np.float64)) \
+            / (2.0 * s[:, None])
+        np.testing.assert_allclose(d["y"], mu[None, :] + z, atol=1e-4)
+
+    def test_a_site_the_intervention_does_not_reach_keeps_its_bytes(self):
+        _, base = self.predict()
+        _, do = self.predict("eta=1")  # y depends on mu, not on eta
+        b, d = E.read_arrays(base), E.read_arrays(do)
+        self.assertTrue(E.same_bytes(b["y"], d["y"]))
+        self.assertTrue(np.array_equal(d["eta"], np.ones_like(b["eta"])))
+
+    def test_identical_bytes_whatever_the_devices(self):
+        _, one = self.predict("alpha=1", "sigma=0.5", devices=1)
+        _, two = self.predict("alpha=1", "sigma=0.5", devices=2)
+        a, b = E.read_arrays(one), E.read_arrays(two)
+        for k in a:
+            self.assertTrue(E.same_bytes(a[k], b[k]), k)
+
+    def test_an_observation_aligned_latent(self):
+        z = np.full(self.N, 0.75, np.float32)
+        zp = self.save("z_do.npy", z)
+        post = self.savez("ll_post.npz",
+                          beta=np.zeros(self.D, np.float32),
+                          tau=np.ones(self.D, np.float32),
+                          sigma=np.full(self.D, 1e-3, np.float32))
+        _, do = self.predict("z=" + zp, model="local_latent",
+                             data={"x": self.xp}, post=post)
+        y = E.read_arrays(do)["y"]
+        np.testing.assert_allclose(y, 0.75, atol=0.01)
+
+    # -- errors: one line each, naming what is wrong
+
+    def test_unknown_site(self):
+        r, _ = self.predict("gamma=1", check=False)
+        self.assert_one_error_line(r, "no site 'gamma'", "alpha", "beta")
+
+    def test_the_output_site(self):
+        r, _ = self.predict("y=0", check=False)
+        self.assert_one_error_line(r, "'y' is the model's output")
+
+    def test_a_factor(self):
+        r, _ = self.predict("pen=0", model="factors", data={"x": self.xp},
+                            post=self.savez("f_post.npz",
+                                            mu=np.zeros(self.D, np.float32)),
+                            check=False)
+        self.assert_one_error_line(r, "'pen' is a factor")
+
+    def test_wrong_shape(self):
+        bp = self.save("beta_bad.npy", np.zeros(5, np.float32))
+        r, _ = self.predict("beta=" + bp, check=False)
+        self.assert_one_error_line(r, "has shape (5,)", "'beta' has shape (3,)")
+
+    def test_malformed(self):
+        r, _ = self.predict("beta", check=False)
+        self.assert_one_error_line(r, "expected SITE=VALUE")
+        r, _ = self.predict("beta=abc", check=False)
+        self.assert_one_error_line(r, "a number or a .npy file")
+        r, _ = self.predict("beta=1", "beta=2", check=False)
+        self.assert_one_error_line(r, "names 'beta' twice")
+
+    def test_not_finite(self):
+        r, _ = self.predict("sigma=nan", check=False)
+        self.assert_one_error_line(r, "must be finite")
+        bp = self.save("beta_inf.npy", np.array([0, np.inf, 1], np.float32))
+        r, _ = self.predict("beta=" + bp, check=False)
+        self.assert_one_error_line(r, "1 NaN or infinite", "must be finite")
+
+    def test_wrong_dtype(self):
+        bp = self.save("beta_str.npy", np.array(["a", "b", "c"]))
+        r, _ = self.predict("beta=" + bp, check=False)
+        self.assertNotEqual(r.rc, 0, r)
+        self.assertEqual(len([l for l in r.stderr.splitlines() if l.strip()]),
+                         1, r)
+
+
+if __name__ == "__main__":
+    E.main()
