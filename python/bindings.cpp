@@ -7,6 +7,7 @@
 // turns results into xarray Datasets.
 //
 //===----------------------------------------------------------------------===//
+#include "aimz/io/Shape.h"
 #include "aimz/run/Data.h"
 #include "aimz/run/ModelLibrary.h"
 #include "aimz/run/Runner.h"
@@ -79,6 +80,27 @@ std::map<std::string, io::NpyArray> viewsOf(const py::dict &D) {
   return Out;
 }
 
+/// {site: number or array} as interventions (arrays used in place).
+std::vector<Intervention> interventionsOf(const py::object &O) {
+  std::vector<Intervention> Out;
+  if (O.is_none())
+    return Out;
+  for (auto [K, V] : O.cast<py::dict>()) {
+    Intervention I;
+    I.Site = py::str(K);
+    if (py::isinstance<py::bool_>(V) || py::isinstance<py::int_>(V) ||
+        py::isinstance<py::float_>(V)) {
+      I.Value = py::str(py::float_(py::reinterpret_borrow<py::object>(V)));
+    } else {
+      auto A = py::reinterpret_borrow<py::array>(V);
+      I.Array = viewOf(I.Site, A);
+      I.Value = "array" + io::formatShape(I.Array->shape());
+    }
+    Out.push_back(std::move(I));
+  }
+  return Out;
+}
+
 class Model {
 public:
   explicit Model(const std::string &Path)
@@ -93,7 +115,8 @@ public:
   py::tuple run(const std::string &Command, const py::object &Data,
                 const py::object &PosteriorArg, const std::string &Out,
                 const py::dict &Options) {
-    EntryKind Kind = Command == "predict"          ? EntryKind::Predict
+    const bool Effect = Command == "effect";
+    EntryKind Kind = Command == "predict" || Effect ? EntryKind::Predict
                      : Command == "log_likelihood" ? EntryKind::LogLikelihood
                                                    : EntryKind::PriorPredictive;
     const Manifest &M = Lib->manifest();
@@ -138,8 +161,60 @@ public:
                                   W, Strict));
       }
     }
+    // Interventions (predict, effect) and the effect's baseline scenario:
+    // the same posterior, its own interventions and inputs.
+    std::vector<Intervention> Do = interventionsOf(
+        Options.contains("intervention") ? py::object(Options["intervention"])
+                                         : py::object(py::none()));
+    std::optional<DataSet> BaseData;
+    std::optional<Posterior> BasePost;
+    std::vector<Intervention> BaseDo;
+    if (Effect) {
+      py::object BD = Options.contains("baseline_data")
+                          ? py::object(Options["baseline_data"])
+                          : py::object(py::none());
+      BaseDo = interventionsOf(Options.contains("baseline_intervention")
+                                   ? py::object(Options["baseline_intervention"])
+                                   : py::object(py::none()));
+      if (Do.empty() && BaseDo.empty() && BD.is_none())
+        throw py::value_error(
+            "effect compares two scenarios: give intervention=, "
+            "baseline_intervention= or baseline_data=; with none the effect "
+            "is zero everywhere");
+      // The baseline's inputs: data with baseline_data's names replaced.
+      py::dict Merged;
+      if (py::isinstance<py::dict>(Data))
+        for (auto [K, V] : Data.cast<py::dict>())
+          Merged[K] = V;
+      else if (!BD.is_none())
+        throw py::value_error("baseline_data needs data as a dict of arrays");
+      if (!BD.is_none())
+        for (auto [K, V] : BD.cast<py::dict>())
+          Merged[K] = V;
+      Warnings Ignored;
+      BaseData = take(py::isinstance<py::dict>(Data)
+                          ? dataFromArrays(M, viewsOf(Merged), false, Ignored,
+                                           NumObs)
+                          : loadData(M, {Data.cast<std::string>()}, false,
+                                     Ignored, NumObs));
+      if (llvm::Error E = bindDimArgs(M, DimArgs, *BaseData))
+        raise(std::move(E));
+      BasePost = *Post;
+      if (llvm::Error E = applyInterventions(M, BaseDo, *BaseData, *BasePost,
+                                             "baseline_intervention"))
+        raise(std::move(E));
+    }
+    if (Post)
+      if (llvm::Error E = applyInterventions(M, Do, D, *Post, "intervention"))
+        raise(std::move(E));
     RunOptions O;
     O.Kind = Kind;
+    O.Interventions = Do;
+    if (Effect) {
+      O.BaselineData = &*BaseData;
+      O.BaselinePost = &*BasePost;
+      O.BaselineInterventions = BaseDo;
+    }
     std::string Axis = Get("shard_axis", std::string("auto"));
     O.Axis = Axis == "obs"    ? ShardAxis::Obs
              : Axis == "draw" ? ShardAxis::Draw

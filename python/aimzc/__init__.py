@@ -47,6 +47,20 @@ def _arrays(arg, what):
     return out
 
 
+def _interventions(arg, what):
+    """{site: value}: numbers as floats, arrays C-contiguous (in place)."""
+    if arg is None:
+        return None
+    if not hasattr(arg, "items"):
+        raise TypeError("%s must be a dict of site -> number or array; got %s"
+                        % (what, type(arg).__name__))
+    out = {}
+    for site, value in arg.items():
+        a = np.asarray(value)
+        out[str(site)] = float(a) if a.ndim == 0 else np.ascontiguousarray(a)
+    return out
+
+
 def _data(data):
     """Inputs: a dict of arrays, or an .npz path (memory-mapped by the
     runtime, as the CLI's --data reads it)."""
@@ -81,6 +95,12 @@ class Model:
             raise ValueError("shard_axis must be 'auto', 'obs' or 'draw'")
         import xarray as xr
         post = _arrays(posterior, "posterior")
+        for key in ("intervention", "baseline_intervention"):
+            if key in options:
+                options[key] = _interventions(options[key], key)
+        if "baseline_data" in options:
+            options["baseline_data"] = _arrays(options["baseline_data"],
+                                               "baseline_data")
         bar = _progress(options, command)
         # Without `out`, a temporary store read into memory and removed.
         tmp = None if out is not None else tempfile.mkdtemp(prefix="aimzc-")
@@ -106,13 +126,33 @@ class Model:
 
     def predict(self, data, posterior, *, seed=0, shard_axis="auto",
                 batch_size=None, devices=None, return_sites=None, out=None,
-                progress=False, codec=None, dims=None, strict=False):
+                progress=False, codec=None, dims=None, strict=False,
+                intervention=None):
         """Posterior predictive draws of the output (and deterministic
-        sites), one per posterior draw and observation."""
+        sites), one per posterior draw and observation. `intervention`:
+        {site: number or array of the site's shape}, do(site = value) as
+        NumPyro's `do` (aimz-run's --intervene)."""
         return self._run("predict", data, posterior, out, dict(
             seed=seed, shard_axis=shard_axis, batch_size=batch_size,
             devices=devices, return_sites=return_sites, progress=progress,
-            codec=codec, dims=dims, strict=strict))
+            codec=codec, dims=dims, strict=strict, intervention=intervention))
+
+    def effect(self, data, posterior, *, intervention=None,
+               baseline_intervention=None, baseline_data=None, seed=0,
+               shard_axis="auto", batch_size=None, devices=None,
+               return_sites=None, out=None, progress=False, codec=None,
+               dims=None, strict=False):
+        """Scenario minus baseline predictive draws with common random
+        numbers (aimz-run effect): the scenario is `data` with
+        `intervention`, the baseline `data` updated by `baseline_data`
+        with `baseline_intervention`; both use the same draws and seed, so
+        noise the intervention does not touch cancels exactly."""
+        return self._run("effect", data, posterior, out, dict(
+            seed=seed, shard_axis=shard_axis, batch_size=batch_size,
+            devices=devices, return_sites=return_sites, progress=progress,
+            codec=codec, dims=dims, strict=strict, intervention=intervention,
+            baseline_intervention=baseline_intervention,
+            baseline_data=baseline_data))
 
     def log_likelihood(self, data, posterior, *, shard_axis="auto",
                        batch_size=None, devices=None, out=None,
@@ -136,6 +176,7 @@ class Model:
 
 
 _TITLES = {"predict": "Posterior predictive sampling",
+           "effect": "Effect (scenario - baseline)",
            "log_likelihood": "Computing log-likelihood",
            "prior_predictive": "Prior predictive sampling"}
 

@@ -156,3 +156,36 @@ def test_progress_callback_and_tqdm(linreg):
         raise RuntimeError("stop here")
     with pytest.raises(RuntimeError, match="stop here"):
         m.predict({"X": X}, post, batch_size=2000, progress=fail)
+
+
+def test_intervention_and_effect_match_the_cli(linreg, work):
+    X, _, post = problem(seed=3)
+    np.save(work / "Xi.npy", X)
+    np.savez(work / "posti.npz", **post)
+    beta = np.array([1.0, 0.0, -1.0], np.float32)
+    np.save(work / "beta_do.npy", beta)
+    m = aimzc.load(linreg)
+    ours = m.predict({"X": X}, post, seed=4,
+                     intervention={"beta": beta, "alpha": np.float32(0.5)})
+    ref = cli(work, "predict", linreg, "--data", "X=%s" % (work / "Xi.npy"),
+              "--posterior", str(work / "posti.npz"), "--seed", "4",
+              "--intervene", "beta=%s" % (work / "beta_do.npy"),
+              "--intervene", "alpha=0.5")
+    for v in ("y", "eta"):
+        np.testing.assert_array_equal(ours[v].values, ref[v].values)
+    np.testing.assert_allclose(ours["eta"].values[0], np.exp(0.5 + X @ beta),
+                               rtol=1e-5)
+    eff = m.effect({"X": X}, post, seed=4, intervention={"alpha": 2.0},
+                   baseline_data={"X": np.zeros_like(X)})
+    np.save(work / "zeros.npy", np.zeros_like(X))
+    ref = cli(work, "effect", linreg, "--data", "X=%s" % (work / "Xi.npy"),
+              "--posterior", str(work / "posti.npz"), "--seed", "4",
+              "--intervene", "alpha=2", "--baseline-data",
+              "X=%s" % (work / "zeros.npy"))
+    for v in ("y", "eta"):
+        np.testing.assert_array_equal(eff[v].values, ref[v].values)
+    assert eff.attrs["computed"] == "effect"
+    with pytest.raises(ValueError, match="effect compares two scenarios"):
+        m.effect({"X": X}, post)
+    with pytest.raises(aimzc.Error, match="no site 'nope'"):
+        m.predict({"X": X}, post, intervention={"nope": 1})

@@ -34,7 +34,7 @@ parseInterventions(const std::vector<std::string> &Args) {
     if (!Seen.insert(Site.str()).second)
       return error("--intervene names '" + Site + "' twice; give each site "
                    "one value");
-    Out.push_back({Site.str(), Value.str()});
+    Out.push_back({Site.str(), Value.str(), std::nullopt});
   }
   return Out;
 }
@@ -118,12 +118,16 @@ static llvm::Expected<HostArray> interventionValue(const Manifest &M,
     H.Keep = Buf;
     return H;
   }
-  if (!llvm::StringRef(I.Value).ends_with(".npy"))
-    return error(What + "=" + I.Value + ": the value must be a number or a "
-                 ".npy file of the site's shape " + shapeString(S.Shape));
-  auto A = io::NpyArray::open(I.Value);
-  if (!A)
-    return error(What + ": " + llvm::toString(A.takeError()));
+  std::optional<io::NpyArray> A = I.Array;
+  if (!A) {
+    if (!llvm::StringRef(I.Value).ends_with(".npy"))
+      return error(What + "=" + I.Value + ": the value must be a number or "
+                   "a .npy file of the site's shape " + shapeString(S.Shape));
+    auto F = io::NpyArray::open(I.Value);
+    if (!F)
+      return error(What + ": " + llvm::toString(F.takeError()));
+    A = std::move(*F);
+  }
   std::vector<uint64_t> Got(A->shape().begin(), A->shape().end());
   if (Got != *Want) {
     std::string Msg = What + "=" + I.Value + " has shape " +

@@ -1,5 +1,6 @@
 //===- Runner.cpp - Shard a model's work over devices, stream results -----===//
 #include "aimz/run/Runner.h"
+#include "aimz/run/EffectDifference.h"
 #include "aimz/run/WorkSplit.h"
 #include "aimz/gpu/GpuDevice.h"
 #include "aimz/run/ProgressBar.h"
@@ -207,6 +208,20 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       Opts.Kind == EntryKind::PriorPredictive ? Opts.NumSamples : Post->NumDraws;
   if (D <= 0)
     return error("the number of draws must be positive");
+  // aimz-run effect: a second, baseline pass over every rectangle.
+  const bool Effect = Opts.BaselinePost != nullptr;
+  const DataSet &BaseData = Opts.BaselineData ? *Opts.BaselineData : Data;
+  if (Effect) {
+    if (Opts.Kind != EntryKind::Predict || !Post)
+      return error("internal error: effect runs the predictive entry point");
+    if (BaseData.NumObs != N || BaseData.Bindings != Data.Bindings)
+      return error("the baseline data (--baseline-data) must have the same "
+                   "observations and dimensions as --data (" +
+                   std::to_string(BaseData.NumObs) + " vs " +
+                   std::to_string(N) + " observations)");
+    if (Opts.BaselinePost->NumDraws != D)
+      return error("internal error: the baseline's draws differ");
+  }
 
   // The plan: compiled in, honoured, and overridden only where it cannot
   // work (observation-aligned latents in the posterior need 'draw').
@@ -216,7 +231,8 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     for (size_t S = 0; S < M.Sites.size(); ++S)
       if ((M.Sites[S].Kind == SiteKind::Latent ||
            M.Sites[S].Kind == SiteKind::Deterministic) &&
-          M.Sites[S].ObsAligned && Post->has(S)) {
+          M.Sites[S].ObsAligned &&
+          (Post->has(S) || (Effect && Opts.BaselinePost->has(S)))) {
         PostHasLocal = true;
         LocalGiven.push_back(M.Sites[S].Name);
       }
@@ -286,6 +302,9 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     O.Site = S;
     O.Name = Si.Name;
     O.Type = Opts.Kind == EntryKind::LogLikelihood ? M.Precision : Si.Type;
+    // An effect on a bool site is -1, 0 or 1.
+    if (Effect && O.Type == io::DType::Bool)
+      O.Type = io::DType::Int8;
     // A vector-valued output's log-likelihood: one number per vector.
     std::vector<ManifestDim> Shape = Si.Shape;
     if (Opts.Kind == EntryKind::LogLikelihood && S == OutSite)
@@ -303,7 +322,11 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     BytesPerDrawAllObs += Elem;
     Outs.push_back(std::move(O));
   }
-  auto Plan = planDevices(Opts.Device, Opts.Devices);
+  // effect runs on CPU threads: a GPU keeps one posterior resident per run.
+  if (Effect && Opts.Device == DeviceChoice::GPU)
+    return error("effect runs on CPU threads only; drop --device gpu");
+  auto Plan = planDevices(Effect ? DeviceChoice::CPU : Opts.Device,
+                          Opts.Devices);
   if (!Plan)
     return Plan.takeError();
   // GPU devices run the model's PTX through the CUDA driver.
@@ -377,7 +400,7 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
 
   // The sink.
   nlohmann::json Attrs = {
-      {"computed", computedName(Opts.Kind)},
+      {"computed", Effect ? "effect" : computedName(Opts.Kind)},
       {"model", M.Model},
       {"plan", R.Plan},
       {"seed", Opts.Seed},
@@ -391,6 +414,13 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     for (const Intervention &I : Opts.Interventions)
       Do[I.Site] = I.Value;
     Attrs["interventions"] = Do;
+  }
+  if (Effect) {
+    nlohmann::json Do = nlohmann::json::object();
+    for (const Intervention &I : Opts.BaselineInterventions)
+      Do[I.Site] = I.Value;
+    Attrs["baseline_interventions"] = Do;
+    Attrs["baseline_data"] = Opts.BaselineData != nullptr;
   }
   std::vector<SinkArray> SinkArrays;
   for (const OutputArray &O : Outs) {
@@ -431,6 +461,22 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
         PostViews[S] = {const_cast<void *>(Post->Sites[S]->Data),
                         PostStrides[S].data()};
       }
+  // The baseline's views (effect): its inputs and its posterior.
+  std::vector<std::vector<int64_t>> BaseInStrides, BasePostStrides(M.Sites.size());
+  std::vector<aimz_view> BaseInViews, BasePostViews(M.Sites.size(), aimz_view{nullptr, nullptr});
+  if (Effect) {
+    for (const HostArray &H : BaseData.Inputs)
+      BaseInStrides.push_back(H.strides());
+    for (size_t I = 0; I < BaseData.Inputs.size(); ++I)
+      BaseInViews.push_back({const_cast<void *>(BaseData.Inputs[I].Data),
+                             BaseInStrides[I].data()});
+    for (size_t S = 0; S < M.Sites.size(); ++S)
+      if (Opts.BaselinePost->has(S)) {
+        BasePostStrides[S] = Opts.BaselinePost->Sites[S]->strides();
+        BasePostViews[S] = {const_cast<void *>(Opts.BaselinePost->Sites[S]->Data),
+                            BasePostStrides[S].data()};
+      }
+  }
   std::vector<int64_t> Dims;
   for (const std::string &Sym : M.Dims)
     Dims.push_back(Data.Bindings.at(Sym));
@@ -515,6 +561,39 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       Call.results = Results.data();
       Call.result_draw_origin = ChunkDraw0;
       Call.result_obs_origin = ChunkObs0;
+      // One CPU call of the entry point, growing the scratch when asked.
+      auto callEntry = [&](aimz_call &C) -> llvm::Error {
+        C.scratch = Scratch.data();
+        C.scratch_bytes = static_cast<int64_t>(Scratch.size());
+        int32_t RC = Entry(&C);
+        if (RC == AIMZ_SCRATCH_TOO_SMALL) {
+          Scratch.resize(C.scratch_needed);
+          C.scratch = Scratch.data();
+          C.scratch_bytes = C.scratch_needed;
+          RC = Entry(&C);
+        }
+        if (RC == AIMZ_INDEX_OUT_OF_RANGE)
+          return error("an index computed by the model is outside its "
+                       "dimension (observations " + std::to_string(Ob0) +
+                       ".." + std::to_string(Ob1 - 1) +
+                       "; indices count from 0 and negative ones are not "
+                       "wrapped around); check the index expressions and "
+                       "their inputs");
+        if (RC != AIMZ_OK)
+          return error("the model's kernel failed with status " +
+                       std::to_string(RC));
+        return llvm::Error::success();
+      };
+      // effect: the baseline's chunk copies, laid out like the chunks.
+      std::vector<std::vector<uint8_t>> BaseChunks(Outs.size());
+      std::vector<aimz_view> BaseResults(M.Sites.size(), aimz_view{nullptr, nullptr});
+      if (Effect)
+        for (size_t I = 0; I < Outs.size(); ++I)
+          if (Results[Outs[I].Site].data) {
+            BaseChunks[I].resize(Outs[I].ChunkBytes);
+            BaseResults[Outs[I].Site] = {BaseChunks[I].data(),
+                                         Outs[I].ChunkStrides.data()};
+          }
       gpu::GpuDevice *Gpu = Dev < Gpus.size() ? Gpus[Dev].get() : nullptr;
       gpu::RectangleLayout Layout;
       if (Gpu) {
@@ -543,25 +622,33 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
         }
         Call.draw_begin = G;
         Call.draw_end = std::min(Dr1, G + DrawStep);
-        Call.scratch = Scratch.data();
-        Call.scratch_bytes = static_cast<int64_t>(Scratch.size());
-        int32_t RC = Entry(&Call);
-        if (RC == AIMZ_SCRATCH_TOO_SMALL) {
-          Scratch.resize(Call.scratch_needed);
-          Call.scratch = Scratch.data();
-          Call.scratch_bytes = Call.scratch_needed;
-          RC = Entry(&Call);
+        if (llvm::Error E = callEntry(Call))
+          return E;
+        if (!Effect)
+          continue;
+        // The baseline over the same rectangle (same seed, same streams),
+        // into a copy of the chunk; the chunk keeps the difference.
+        aimz_call Base = Call;
+        Base.inputs = BaseInViews.data();
+        Base.posterior = BasePostViews.data();
+        Base.results = BaseResults.data();
+        if (llvm::Error E = callEntry(Base))
+          return E;
+        for (size_t I = 0; I < Outs.size(); ++I) {
+          if (!Results[Outs[I].Site].data)
+            continue;
+          ChunkBox Box;
+          Box.Lo.assign(Outs[I].Chunk.size(), 0);
+          Box.Hi.assign(Outs[I].Chunk.begin(), Outs[I].Chunk.end());
+          Box.Lo[0] = Call.draw_begin - ChunkDraw0;
+          Box.Hi[0] = Call.draw_end - ChunkDraw0;
+          if (Outs[I].ObsAxis >= 0) {
+            Box.Lo[Outs[I].ObsAxis + 1] = Ob0 - ChunkObs0;
+            Box.Hi[Outs[I].ObsAxis + 1] = Ob1 - ChunkObs0;
+          }
+          subtractInBox(Outs[I].Type, Buffers[I], BaseChunks[I].data(),
+                        Outs[I].ChunkStrides, Box);
         }
-        if (RC == AIMZ_INDEX_OUT_OF_RANGE)
-          return error("an index computed by the model is outside its "
-                       "dimension (observations " + std::to_string(Ob0) +
-                       ".." + std::to_string(Ob1 - 1) +
-                       "; indices count from 0 and negative ones are not "
-                       "wrapped around); check the index expressions and "
-                       "their inputs");
-        if (RC != AIMZ_OK)
-          return error("the model's kernel failed with status " +
-                       std::to_string(RC));
       }
       return Gpu ? Gpu->finish() : llvm::Error::success();
     };

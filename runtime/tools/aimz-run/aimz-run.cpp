@@ -28,12 +28,16 @@ cl::SubCommand PredictCmd("predict", "Posterior predictive samples");
 cl::SubCommand LogLikCmd("log-likelihood",
                          "Pointwise log-likelihood of observed data");
 cl::SubCommand PriorCmd("prior-predictive", "Prior predictive samples");
+cl::SubCommand EffectCmd("effect",
+                         "Scenario minus baseline predictive draws, with "
+                         "common random numbers");
 cl::SubCommand InfoCmd("info", "Describe a compiled model");
 cl::SubCommand DevicesCmd("devices", "List the devices a run shards over");
 
 cl::OptionCategory RunCat("aimz-run options");
 
-#define RUN_SUBS cl::sub(PredictCmd), cl::sub(LogLikCmd), cl::sub(PriorCmd)
+#define RUN_SUBS                                                              \
+  cl::sub(PredictCmd), cl::sub(LogLikCmd), cl::sub(PriorCmd), cl::sub(EffectCmd)
 
 cl::opt<std::string> ModelPath(cl::Positional, cl::desc("<model.so>"),
                                RUN_SUBS, cl::sub(InfoCmd), cl::cat(RunCat));
@@ -58,6 +62,7 @@ cl::opt<std::string> PosteriorPath(
              "('fit-*.csv', chains in sorted order; warmup and sampler "
              "columns skipped)"),
     cl::value_desc("post.npz|fit-*.csv"), cl::sub(PredictCmd), cl::sub(LogLikCmd),
+    cl::sub(EffectCmd),
     cl::cat(RunCat));
 cl::opt<std::string>
     OutPath("out", cl::desc("Output: a Zarr store directory, or FILE.npz for "
@@ -132,11 +137,23 @@ cl::list<std::string> Intervene(
              "VALUE is a number or a .npy file of the site's shape "
              "(repeatable)"),
     cl::value_desc("SITE=VALUE|SITE=FILE.npy"), cl::sub(PredictCmd),
+    cl::sub(EffectCmd), cl::cat(RunCat));
+cl::list<std::string> BaselineIntervene(
+    "baseline-intervene",
+    cl::desc("effect: an intervention of the baseline scenario (as "
+             "--intervene; default: none)"),
+    cl::value_desc("SITE=VALUE|SITE=FILE.npy"), cl::sub(EffectCmd),
     cl::cat(RunCat));
+cl::list<std::string> BaselineDataArgs(
+    "baseline-data",
+    cl::desc("effect: an input of the baseline scenario, replacing the "
+             "--data input of that name (NAME=FILE.npy)"),
+    cl::value_desc("NAME=FILE"), cl::sub(EffectCmd), cl::cat(RunCat));
 cl::opt<bool> Strict("strict",
                      cl::desc("Refuse a posterior holding NaN or infinite "
                               "values (default: warn)"),
-                     cl::sub(PredictCmd), cl::sub(LogLikCmd), cl::cat(RunCat));
+                     cl::sub(PredictCmd), cl::sub(LogLikCmd),
+                     cl::sub(EffectCmd), cl::cat(RunCat));
 
 /// Messages quote file names and contents: control bytes (an ESC sequence
 /// in a hostile file) are shown escaped, never sent to the terminal.
@@ -163,6 +180,10 @@ int fail(const llvm::Twine &Msg) {
 /// The files a run reads: --out must be none of them.
 std::vector<std::string> inputFiles() {
   std::vector<std::string> Files = {ModelPath, PosteriorPath};
+  for (const std::string &A : BaselineDataArgs) {
+    auto Eq = A.find('=');
+    Files.push_back(Eq == std::string::npos ? A : A.substr(Eq + 1));
+  }
   for (const std::string &A : DataArgs) {
     auto Eq = A.find('=');
     Files.push_back(Eq == std::string::npos ? A : A.substr(Eq + 1));
@@ -243,7 +264,7 @@ int devices() {
   return 0;
 }
 
-int runCommand(EntryKind Kind) {
+int runCommand(EntryKind Kind, bool Effect = false) {
   if (ModelPath.empty())
     return fail("give the compiled model: aimz-run <command> model.so ...");
   if (OutPath.empty())
@@ -255,9 +276,15 @@ int runCommand(EntryKind Kind) {
     return fail("--batch-size must be a positive integer");
   if (Kind == EntryKind::PriorPredictive && NumSamples <= 0)
     return fail("--num-samples must be a positive integer");
+  if (Effect && Intervene.empty() && BaselineIntervene.empty() &&
+      BaselineDataArgs.empty())
+    return fail("effect compares two scenarios: give --intervene (the "
+                "scenario), --baseline-intervene or --baseline-data (the "
+                "baseline); with none the effect is zero everywhere");
   if (Kind != EntryKind::PriorPredictive && PosteriorPath.empty())
-    return fail(std::string(Kind == EntryKind::Predict ? "predict"
-                                                       : "log-likelihood") +
+    return fail(std::string(Effect ? "effect"
+                            : Kind == EntryKind::Predict ? "predict"
+                                                         : "log-likelihood") +
                 " needs --posterior post.npz (for draws from the prior, use "
                 "prior-predictive)");
 
@@ -298,6 +325,42 @@ int runCommand(EntryKind Kind) {
       std::vector<std::string>(Intervene.begin(), Intervene.end()));
   if (!Interventions)
     return Report(), fail(Interventions.takeError());
+  // effect: the baseline's inputs (--data with --baseline-data's names
+  // replaced) and posterior (its own interventions), loaded before the
+  // scenario's interventions touch Post.
+  std::optional<DataSet> BaseData;
+  std::optional<Posterior> BasePost;
+  std::vector<Intervention> BaseInterventions;
+  if (Effect) {
+    std::vector<std::string> Args;
+    for (const std::string &A : DataArgs) {
+      std::string Name = A.substr(0, A.find('='));
+      bool Replaced = llvm::any_of(BaselineDataArgs, [&](const std::string &B) {
+        return B.substr(0, B.find('=')) == Name;
+      });
+      if (!Replaced)
+        Args.push_back(A);
+    }
+    Args.insert(Args.end(), BaselineDataArgs.begin(), BaselineDataArgs.end());
+    auto BD = loadData(M, Args, false, W, NumObservations);
+    if (!BD)
+      return Report(), fail("--baseline-data: " + llvm::toString(BD.takeError()));
+    if (auto E = bindDimArgs(M, DimArgs, *BD))
+      return Report(), fail(std::move(E));
+    Warnings Ignored; // the scenario's load already warned about the posterior
+    auto BP = loadPosterior(M, PosteriorPath, *BD, false, Ignored, Strict);
+    if (!BP)
+      return Report(), fail(BP.takeError());
+    auto BI = parseInterventions(std::vector<std::string>(
+        BaselineIntervene.begin(), BaselineIntervene.end()));
+    if (!BI)
+      return Report(), fail(BI.takeError());
+    if (auto E = applyInterventions(M, *BI, *BD, *BP, "--baseline-intervene"))
+      return Report(), fail(std::move(E));
+    BaseData = std::move(*BD);
+    BasePost = std::move(*BP);
+    BaseInterventions = std::move(*BI);
+  }
   if (Post)
     if (auto E = applyInterventions(M, *Interventions, *Data, *Post))
       return Report(), fail(std::move(E));
@@ -311,6 +374,11 @@ int runCommand(EntryKind Kind) {
   O.Seed = Seed;
   O.ReturnSites.assign(ReturnSites.begin(), ReturnSites.end());
   O.Interventions = *Interventions;
+  if (Effect) {
+    O.BaselineData = &*BaseData;
+    O.BaselinePost = &*BasePost;
+    O.BaselineInterventions = BaseInterventions;
+  }
   O.NumSamples = NumSamples;
   O.OutPath = OutPath;
   O.Format = ZarrFormat == 3 ? io::ZarrFormat::V3 : io::ZarrFormat::V2;
@@ -368,6 +436,8 @@ int main(int argc, char **argv) {
       "--posterior post.npz --out ll.zarr\n"
       "  aimz-run prior-predictive model.so --data X=X.npy --num-samples "
       "1000 --out prior.zarr\n"
+      "  aimz-run effect model.so --data X=X.npy --posterior post.npz "
+      "--intervene treat=1 --baseline-intervene treat=0 --out effect.zarr\n"
       "  aimz-run info model.so\n"
       "  aimz-run devices\n");
   if (PredictCmd)
@@ -376,6 +446,8 @@ int main(int argc, char **argv) {
     return runCommand(EntryKind::LogLikelihood);
   if (PriorCmd)
     return runCommand(EntryKind::PriorPredictive);
+  if (EffectCmd)
+    return runCommand(EntryKind::Predict, /*Effect=*/true);
   if (InfoCmd) {
     if (ModelPath.empty())
       return fail("give the compiled model: aimz-run info model.so");
@@ -384,5 +456,5 @@ int main(int argc, char **argv) {
   if (DevicesCmd)
     return devices();
   return fail("give a command: predict, log-likelihood, prior-predictive, "
-              "info or devices (see --help)");
+              "effect, info or devices (see --help)");
 }

@@ -108,6 +108,102 @@ class Interventions(E.E2ETestCase):
         y = E.read_arrays(do)["y"]
         np.testing.assert_allclose(y, 0.75, atol=0.01)
 
+    # -- aimz-run effect
+
+    def effect(self, *args, model="linreg", data=None, post=None,
+               devices=None, batch=300, check=True):
+        out = self.fresh()
+        r = E.run_cmd("effect", E.model(model), data or {"X": self.Xp}, out,
+                      posterior=post or self.pp, batch=batch, seed=9,
+                      devices=devices, extra=list(args), check=check)
+        return r, out
+
+    def test_effect_is_the_difference_of_two_predict_runs(self):
+        _, eff = self.effect("--intervene", "alpha=1.5",
+                             "--baseline-intervene", "alpha=0.5")
+        _, do = self.predict("alpha=1.5")
+        _, base = self.predict("alpha=0.5")
+        e, d, b = E.read_arrays(eff), E.read_arrays(do), E.read_arrays(base)
+        self.assertEqual(sorted(e), ["eta", "y"])
+        for k in e:
+            self.assertTrue(E.same_bytes(e[k], d[k] - b[k]), k)
+        # Common random numbers: y's noise cancels, leaving the shift.
+        np.testing.assert_allclose(e["y"], 1.0, atol=1e-5)
+        g = E.open_group(eff)
+        self.assertEqual(g.attrs["computed"], "effect")
+        self.assertEqual(dict(g.attrs["interventions"]), {"alpha": "1.5"})
+        self.assertEqual(dict(g.attrs["baseline_interventions"]),
+                         {"alpha": "0.5"})
+
+    def test_effect_of_a_site_the_intervention_does_not_reach_is_zero(self):
+        _, eff = self.effect("--intervene", "a=2", model="det_chain",
+                             data={"x": self.xp}, post=self.cp)
+        e = E.read_arrays(eff)
+        self.assertTrue(np.all(e["scale2"] == 0))
+        np.testing.assert_allclose(
+            e["mu"], (2.0 - self.chain_post["a"][:, None]) * self.x[None, :],
+            rtol=1e-5, atol=1e-6)
+
+    def test_effect_with_baseline_data(self):
+        X0 = np.zeros_like(self.X)
+        x0p = self.save("X0.npy", X0)
+        _, eff = self.effect("--baseline-data", "X=" + x0p)
+        _, do = self.predict()
+        _, base = self.predict(data={"X": x0p})
+        e, d, b = E.read_arrays(eff), E.read_arrays(do), E.read_arrays(base)
+        for k in e:
+            self.assertTrue(E.same_bytes(e[k], d[k] - b[k]), k)
+
+    def test_effect_bytes_do_not_depend_on_devices_or_batches(self):
+        runs = [self.effect("--intervene", "beta=0", devices=1, batch=300)[1],
+                self.effect("--intervene", "beta=0", devices=2, batch=300)[1],
+                self.effect("--intervene", "beta=0", devices=2, batch=777)[1]]
+        ref = E.read_arrays(runs[0])
+        for r in runs[1:]:
+            got = E.read_arrays(r)
+            for k in ref:
+                self.assertTrue(E.same_bytes(ref[k], got[k]), k)
+
+    def test_effect_under_the_draw_plan(self):
+        z = self.save("z_one.npy", np.ones(self.N, np.float32))
+        post = self.savez("ll_post2.npz",
+                          beta=np.full(self.D, 0.5, np.float32),
+                          tau=np.ones(self.D, np.float32),
+                          sigma=np.ones(self.D, np.float32))
+        _, eff = self.effect("--intervene", "z=" + z, model="local_latent",
+                             data={"x": self.xp}, post=post)
+        self.assertEqual(E.open_group(eff).attrs["plan"], "draw")
+        # y = beta x + z + sigma eps; the baseline draws z ~ Normal(0, tau)
+        # afresh, so the effect is 1 - z_baseline, mean 1, sd 1.
+        y = E.read_arrays(eff)["y"]
+        self.assertLess(abs(y.mean() - 1.0), 5 / np.sqrt(y.size))
+
+    def test_common_random_numbers_cut_the_variance(self):
+        # The effect of sigma on y: with the same noise, y - y0 =
+        # (2 - 1) * eps exactly; with independent seeds its variance adds
+        # both runs' noise (4 + 1 = 5 times eps's variance).
+        _, eff = self.effect("--intervene", "sigma=2",
+                             "--baseline-intervene", "sigma=1")
+        crn = E.read_arrays(eff)["y"].astype(np.float64)
+        a = E.read_arrays(self.predict("sigma=2")[1])["y"].astype(np.float64)
+        out = self.fresh()
+        E.run_cmd("predict", E.model("linreg"), {"X": self.Xp}, out,
+                  posterior=self.pp, batch=300, seed=10,
+                  extra=["--intervene", "sigma=1"])
+        b = E.read_arrays(out)["y"].astype(np.float64)
+        ratio = (a - b).var() / crn.var()
+        self.assertGreater(ratio, 4.0)
+        self.assertLess(ratio, 6.0)
+
+    def test_effect_errors(self):
+        r, _ = self.effect(check=False)
+        self.assert_one_error_line(r, "effect compares two scenarios")
+        r, _ = self.effect("--intervene", "alpha=1", "--device", "gpu",
+                           check=False)
+        self.assert_one_error_line(r, "effect runs on CPU threads only")
+        r, _ = self.effect("--baseline-intervene", "nope=1", check=False)
+        self.assert_one_error_line(r, "--baseline-intervene nope", "no site")
+
     # -- errors: one line each, naming what is wrong
 
     def test_unknown_site(self):

@@ -13,7 +13,10 @@
 #ifndef AIMZ_RUN_INTERVENTION_H
 #define AIMZ_RUN_INTERVENTION_H
 
+#include "aimz/io/Npy.h"
 #include "aimz/run/Data.h"
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -22,7 +25,10 @@ namespace aimz::run {
 
 struct Intervention {
   std::string Site;
-  std::string Value; ///< as given: a number or a .npy path
+  std::string Value; ///< as given: a number or a .npy path (or a label)
+  /// An array handed over in memory (the Python module): used instead of
+  /// reading Value.
+  std::optional<io::NpyArray> Array;
 };
 
 /// Parses `SITE=VALUE` arguments; refuses a malformed or repeated one.

@@ -39,6 +39,13 @@ struct RunOptions {
   /// Applied to the posterior already (applyInterventions); recorded in
   /// the store's attributes.
   std::vector<Intervention> Interventions;
+  /// `aimz-run effect`: the baseline scenario (its inputs and its posterior,
+  /// with its own interventions applied), run on the same draws with the
+  /// same seed; the store then holds scenario minus baseline (Kind must be
+  /// Predict). Null: an ordinary run.
+  const DataSet *BaselineData = nullptr;
+  const Posterior *BaselinePost = nullptr;
+  std::vector<Intervention> BaselineInterventions; // recorded only
   int64_t NumSamples = 1000;            // prior predictive draws
   std::string OutPath;                  // a directory store, or *.npz
   io::ZarrFormat Format = io::ZarrFormat::V2;
