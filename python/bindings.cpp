@@ -214,6 +214,7 @@ public:
       O.BaselineData = &*BaseData;
       O.BaselinePost = &*BasePost;
       O.BaselineInterventions = BaseDo;
+      O.KeepScenarios = Get("keep_scenarios", false);
     }
     std::string Axis = Get("shard_axis", std::string("auto"));
     O.Axis = Axis == "obs"    ? ShardAxis::Obs

@@ -141,18 +141,20 @@ class Model:
                baseline_intervention=None, baseline_data=None, seed=0,
                shard_axis="auto", batch_size=None, devices=None,
                return_sites=None, out=None, progress=False, codec=None,
-               dims=None, strict=False):
+               dims=None, strict=False, keep_scenarios=False):
         """Scenario minus baseline predictive draws with common random
         numbers (aimz-run effect): the scenario is `data` with
         `intervention`, the baseline `data` updated by `baseline_data`
         with `baseline_intervention`; both use the same draws and seed, so
-        noise the intervention does not touch cancels exactly."""
+        noise the intervention does not touch cancels exactly.
+        `keep_scenarios=True` also returns <site>_scenario and
+        <site>_baseline."""
         return self._run("effect", data, posterior, out, dict(
             seed=seed, shard_axis=shard_axis, batch_size=batch_size,
             devices=devices, return_sites=return_sites, progress=progress,
             codec=codec, dims=dims, strict=strict, intervention=intervention,
             baseline_intervention=baseline_intervention,
-            baseline_data=baseline_data))
+            baseline_data=baseline_data, keep_scenarios=keep_scenarios))
 
     def log_likelihood(self, data, posterior, *, shard_axis="auto",
                        batch_size=None, devices=None, out=None,

@@ -7,56 +7,37 @@ namespace aimz::run {
 
 namespace {
 
-template <class T, class R = T>
+template <class T>
 void subtractRun(uint8_t *Out, const uint8_t *Base, int64_t Count,
                  int64_t Stride) {
   for (int64_t I = 0; I < Count; ++I) {
     T A, B;
     std::memcpy(&A, Out + I * Stride * sizeof(T), sizeof(T));
     std::memcpy(&B, Base + I * Stride * sizeof(T), sizeof(T));
-    R D = static_cast<R>(A - B);
+    T D = static_cast<T>(A - B);
     std::memcpy(Out + I * Stride * sizeof(T), &D, sizeof(T));
   }
 }
 
-} // namespace
-
-void subtractInBox(io::DType Type, void *Out, const void *Base,
-                   const std::vector<int64_t> &Strides, const ChunkBox &Box) {
+/// Calls Run(Offset, Count, Stride) for each innermost run of Box: Count
+/// elements from element Offset, Stride apart.
+template <class Fn>
+void forEachRun(const std::vector<int64_t> &Strides, const ChunkBox &Box,
+                Fn Run) {
   const size_t Rank = Strides.size();
   if (Rank == 0)
     return;
   for (size_t D = 0; D < Rank; ++D)
     if (Box.Hi[D] <= Box.Lo[D])
       return;
-  const size_t W = io::dtypeSize(Type);
-  // Odometer over every dimension but the last; the last is one strided run.
+  // Odometer over every dimension but the last; the last is one run.
   std::vector<int64_t> Idx(Box.Lo.begin(), Box.Lo.end());
   const int64_t Count = Box.Hi[Rank - 1] - Box.Lo[Rank - 1];
   for (;;) {
     int64_t Off = 0;
     for (size_t D = 0; D < Rank; ++D)
       Off += Idx[D] * Strides[D];
-    auto *O = static_cast<uint8_t *>(Out) + Off * W;
-    const auto *B = static_cast<const uint8_t *>(Base) + Off * W;
-    const int64_t S = Strides[Rank - 1];
-    switch (Type) {
-    case io::DType::Float32:
-      subtractRun<float>(O, B, Count, S);
-      break;
-    case io::DType::Float64:
-      subtractRun<double>(O, B, Count, S);
-      break;
-    case io::DType::Int64:
-      subtractRun<int64_t, int64_t>(O, B, Count, S);
-      break;
-    case io::DType::Int32:
-      subtractRun<int32_t, int32_t>(O, B, Count, S);
-      break;
-    default: // Bool / Int8: one byte each
-      subtractRun<int8_t, int8_t>(O, B, Count, S);
-      break;
-    }
+    Run(Off, Count, Strides[Rank - 1]);
     size_t D = Rank - 1;
     while (D-- > 0) {
       if (++Idx[D] < Box.Hi[D])
@@ -66,6 +47,45 @@ void subtractInBox(io::DType Type, void *Out, const void *Base,
     if (D == static_cast<size_t>(-1))
       return;
   }
+}
+
+} // namespace
+
+void subtractInBox(io::DType Type, void *Out, const void *Base,
+                   const std::vector<int64_t> &Strides, const ChunkBox &Box) {
+  const size_t W = io::dtypeSize(Type);
+  forEachRun(Strides, Box, [&](int64_t Off, int64_t Count, int64_t S) {
+    auto *O = static_cast<uint8_t *>(Out) + Off * W;
+    const auto *B = static_cast<const uint8_t *>(Base) + Off * W;
+    switch (Type) {
+    case io::DType::Float32:
+      subtractRun<float>(O, B, Count, S);
+      break;
+    case io::DType::Float64:
+      subtractRun<double>(O, B, Count, S);
+      break;
+    case io::DType::Int64:
+      subtractRun<int64_t>(O, B, Count, S);
+      break;
+    case io::DType::Int32:
+      subtractRun<int32_t>(O, B, Count, S);
+      break;
+    default: // Bool / Int8: one byte each
+      subtractRun<int8_t>(O, B, Count, S);
+      break;
+    }
+  });
+}
+
+void copyInBox(size_t ElemBytes, void *Out, const void *From,
+               const std::vector<int64_t> &Strides, const ChunkBox &Box) {
+  forEachRun(Strides, Box, [&](int64_t Off, int64_t Count, int64_t S) {
+    auto *O = static_cast<uint8_t *>(Out);
+    const auto *F = static_cast<const uint8_t *>(From);
+    for (int64_t I = 0; I < Count; ++I)
+      std::memcpy(O + (Off + I * S) * ElemBytes, F + (Off + I * S) * ElemBytes,
+                  ElemBytes);
+  });
 }
 
 } // namespace aimz::run

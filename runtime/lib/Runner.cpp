@@ -118,6 +118,10 @@ struct OutputArray {
   std::vector<uint64_t> Chunk;
   std::vector<int64_t> ChunkStrides; // elements, C order of Chunk
   uint64_t ChunkBytes = 0;
+  /// effect --keep-scenarios: 1 or 2 for the scenario's or the baseline's
+  /// copy of the effect array Outs[EffectOf] (0: computed by the model).
+  int Scenario = 0;
+  size_t EffectOf = 0;
 };
 
 std::string isoTimeNow() {
@@ -321,6 +325,28 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       BytesPerObsAllDraws += Elem / N * D;
     BytesPerDrawAllObs += Elem;
     Outs.push_back(std::move(O));
+  }
+  // effect --keep-scenarios: both scenarios' values beside each effect.
+  if (Effect && Opts.KeepScenarios) {
+    size_t Count = Outs.size();
+    for (size_t I = 0; I < Count; ++I)
+      for (int Role : {1, 2}) {
+        OutputArray O = Outs[I];
+        O.Name += Role == 1 ? "_scenario" : "_baseline";
+        if (M.siteIndex(O.Name) >= 0)
+          return error("--keep-scenarios would name an array '" + O.Name +
+                       "', which is also a site of the model");
+        O.Type = M.Sites[O.Site].Type;
+        O.Scenario = Role;
+        O.EffectOf = I;
+        uint64_t Elem = io::dtypeSize(O.Type);
+        for (uint64_t X : O.Extents)
+          Elem *= X;
+        if (O.ObsAxis >= 0)
+          BytesPerObsAllDraws += Elem / N * D;
+        BytesPerDrawAllObs += Elem;
+        Outs.push_back(std::move(O));
+      }
   }
   // effect runs on CPU threads: a GPU keeps one posterior resident per run.
   if (Effect && Opts.Device == DeviceChoice::GPU)
@@ -545,7 +571,7 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       int64_t Ob0 = ObsPlan ? P0 : 0, Ob1 = ObsPlan ? P1 : N;
       std::vector<aimz_view> Results(M.Sites.size(), aimz_view{nullptr, nullptr});
       for (size_t I = 0; I < Outs.size(); ++I)
-        if (Buffers[I] &&
+        if (Buffers[I] && !Outs[I].Scenario &&
             writesArray(ObsPlan, Outs[I].ObsAxis >= 0, Dev, Devices))
           Results[Outs[I].Site] = {Buffers[I], Outs[I].ChunkStrides.data()};
       aimz_call Call{};
@@ -589,7 +615,7 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       std::vector<aimz_view> BaseResults(M.Sites.size(), aimz_view{nullptr, nullptr});
       if (Effect)
         for (size_t I = 0; I < Outs.size(); ++I)
-          if (Results[Outs[I].Site].data) {
+          if (Results[Outs[I].Site].data && !Outs[I].Scenario) {
             BaseChunks[I].resize(Outs[I].ChunkBytes);
             BaseResults[Outs[I].Site] = {BaseChunks[I].data(),
                                          Outs[I].ChunkStrides.data()};
@@ -634,20 +660,35 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
         Base.results = BaseResults.data();
         if (llvm::Error E = callEntry(Base))
           return E;
-        for (size_t I = 0; I < Outs.size(); ++I) {
-          if (!Results[Outs[I].Site].data)
-            continue;
+        // The chunk elements of this call's draws and observations.
+        auto BoxOf = [&](const OutputArray &O) {
           ChunkBox Box;
-          Box.Lo.assign(Outs[I].Chunk.size(), 0);
-          Box.Hi.assign(Outs[I].Chunk.begin(), Outs[I].Chunk.end());
+          Box.Lo.assign(O.Chunk.size(), 0);
+          Box.Hi.assign(O.Chunk.begin(), O.Chunk.end());
           Box.Lo[0] = Call.draw_begin - ChunkDraw0;
           Box.Hi[0] = Call.draw_end - ChunkDraw0;
-          if (Outs[I].ObsAxis >= 0) {
-            Box.Lo[Outs[I].ObsAxis + 1] = Ob0 - ChunkObs0;
-            Box.Hi[Outs[I].ObsAxis + 1] = Ob1 - ChunkObs0;
+          if (O.ObsAxis >= 0) {
+            Box.Lo[O.ObsAxis + 1] = Ob0 - ChunkObs0;
+            Box.Hi[O.ObsAxis + 1] = Ob1 - ChunkObs0;
           }
+          return Box;
+        };
+        // --keep-scenarios: copy both scenarios out before the difference.
+        for (size_t J = 0; J < Outs.size(); ++J) {
+          size_t I = Outs[J].EffectOf;
+          if (!Outs[J].Scenario || !Results[Outs[I].Site].data)
+            continue;
+          const void *From = Outs[J].Scenario == 1
+                                 ? Buffers[I]
+                                 : static_cast<const void *>(BaseChunks[I].data());
+          copyInBox(io::dtypeSize(Outs[J].Type), Buffers[J], From,
+                    Outs[J].ChunkStrides, BoxOf(Outs[J]));
+        }
+        for (size_t I = 0; I < Outs.size(); ++I) {
+          if (Outs[I].Scenario || !Results[Outs[I].Site].data)
+            continue;
           subtractInBox(Outs[I].Type, Buffers[I], BaseChunks[I].data(),
-                        Outs[I].ChunkStrides, Box);
+                        Outs[I].ChunkStrides, BoxOf(Outs[I]));
         }
       }
       return Gpu ? Gpu->finish() : llvm::Error::success();

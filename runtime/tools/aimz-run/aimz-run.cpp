@@ -144,6 +144,11 @@ cl::list<std::string> BaselineIntervene(
              "--intervene; default: none)"),
     cl::value_desc("SITE=VALUE|SITE=FILE.npy"), cl::sub(EffectCmd),
     cl::cat(RunCat));
+cl::opt<bool> KeepScenarios(
+    "keep-scenarios",
+    cl::desc("effect: also write each site's scenario and baseline values "
+             "(<site>_scenario, <site>_baseline)"),
+    cl::sub(EffectCmd), cl::cat(RunCat));
 cl::list<std::string> BaselineDataArgs(
     "baseline-data",
     cl::desc("effect: an input of the baseline scenario, replacing the "
@@ -378,6 +383,7 @@ int runCommand(EntryKind Kind, bool Effect = false) {
     O.BaselineData = &*BaseData;
     O.BaselinePost = &*BasePost;
     O.BaselineInterventions = BaseInterventions;
+    O.KeepScenarios = KeepScenarios;
   }
   O.NumSamples = NumSamples;
   O.OutPath = OutPath;

@@ -135,6 +135,22 @@ class Interventions(E.E2ETestCase):
         self.assertEqual(dict(g.attrs["baseline_interventions"]),
                          {"alpha": "0.5"})
 
+    def test_effect_keeps_both_scenarios_on_request(self):
+        _, eff = self.effect("--intervene", "alpha=1.5",
+                             "--baseline-intervene", "sigma=2",
+                             "--keep-scenarios", devices=2, batch=777)
+        _, do = self.predict("alpha=1.5")
+        _, base = self.predict("sigma=2")
+        e, d, b = E.read_arrays(eff), E.read_arrays(do), E.read_arrays(base)
+        self.assertEqual(sorted(e), ["eta", "eta_baseline", "eta_scenario",
+                                     "y", "y_baseline", "y_scenario"])
+        for k in ("y", "eta"):
+            self.assertTrue(E.same_bytes(e[k + "_scenario"], d[k]), k)
+            self.assertTrue(E.same_bytes(e[k + "_baseline"], b[k]), k)
+            self.assertTrue(E.same_bytes(e[k], d[k] - b[k]), k)
+        ds = E.open_dataset(eff)
+        self.assertEqual(ds["y_scenario"].dims, ("draw", "y_scenario_dim_0"))
+
     def test_effect_of_a_site_the_intervention_does_not_reach_is_zero(self):
         _, eff = self.effect("--intervene", "a=2", model="det_chain",
                              data={"x": self.xp}, post=self.cp)

@@ -11,6 +11,7 @@
 
 #include "aimz/io/DType.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct ChunkBox {
 /// as 0/1 and written as the int8 difference (-1, 0, 1).
 void subtractInBox(io::DType Type, void *Out, const void *Base,
                    const std::vector<int64_t> &Strides, const ChunkBox &Box);
+
+/// Out[i] = From[i] for every element i of Box (--keep-scenarios).
+void copyInBox(size_t ElemBytes, void *Out, const void *From,
+               const std::vector<int64_t> &Strides, const ChunkBox &Box);
 
 } // namespace aimz::run
 

@@ -46,6 +46,9 @@ struct RunOptions {
   const DataSet *BaselineData = nullptr;
   const Posterior *BaselinePost = nullptr;
   std::vector<Intervention> BaselineInterventions; // recorded only
+  /// effect: also write each array's scenario and baseline values, as
+  /// <site>_scenario and <site>_baseline.
+  bool KeepScenarios = false;
   int64_t NumSamples = 1000;            // prior predictive draws
   std::string OutPath;                  // a directory store, or *.npz
   io::ZarrFormat Format = io::ZarrFormat::V2;
