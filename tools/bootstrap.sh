@@ -11,7 +11,7 @@ packages=(
   python3-numpy python3-scipy
   libopenblas-dev libopenblas0-serial
   zlib1g-dev libblosc-dev python3-zarr python3-xarray python3-numcodecs nodejs
-  python3-dev pybind11-dev python3-pytest python3-tqdm
+  python3-dev pybind11-dev python3-pytest python3-tqdm libnetcdf-dev
 )
 
 missing=()

@@ -1,5 +1,6 @@
 //===- Data.cpp - Inputs and posteriors, checked against a manifest -------===//
 #include "aimz/run/Data.h"
+#include "aimz/run/InferenceDataNetcdf.h"
 #include "aimz/run/StanCsv.h"
 
 #include "aimz/io/Npz.h"
@@ -185,7 +186,19 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
   PosteriorArrayFn ArrayOf;
   std::optional<io::NpzArchive> Z;
   std::optional<StanCsvDraws> Stan;
-  if (isStanCsvArgument(Path)) {
+  std::optional<InferenceDataDraws> Idata;
+  int64_t Chains = 0;
+  if (isNetcdfArgument(Path)) {
+    auto I = readInferenceDataNetcdf(Path);
+    if (!I)
+      return I.takeError();
+    Idata = std::move(*I);
+    Names = Idata->Names;
+    Chains = Idata->Chains;
+    ArrayOf = [&](const std::string &N) -> llvm::Expected<io::NpyArray> {
+      return Idata->Arrays.at(N);
+    };
+  } else if (isStanCsvArgument(Path)) {
     auto Files = expandPosteriorFiles(Path);
     if (!Files)
       return Files.takeError();
@@ -194,6 +207,7 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
       return S.takeError();
     Stan = std::move(*S);
     Names = Stan->Names;
+    Chains = Stan->Chains;
     ArrayOf = [&](const std::string &N) -> llvm::Expected<io::NpyArray> {
       return Stan->Arrays.at(N);
     };
@@ -205,8 +219,11 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
     Names = Z->names();
     ArrayOf = [&](const std::string &N) { return Z->array(N); };
   }
-  return posteriorFromArrays(M, Names, ArrayOf, Path, Data, RequireAll, W,
-                             Strict);
+  auto P = posteriorFromArrays(M, Names, ArrayOf, Path, Data, RequireAll, W,
+                               Strict);
+  if (P)
+    P->Chains = Chains;
+  return P;
 }
 
 llvm::Expected<Posterior>

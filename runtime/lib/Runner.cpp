@@ -435,6 +435,8 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       {"num_observations", N},
       {"created", isoTimeNow()},
       {"tool", "aimz-run " + Opts.ToolVersion}};
+  if (Post && Post->Chains > 0 && Opts.Kind != EntryKind::PriorPredictive)
+    Attrs["num_chains"] = Post->Chains;
   if (!Opts.Interventions.empty()) {
     nlohmann::json Do = nlohmann::json::object();
     for (const Intervention &I : Opts.Interventions)

@@ -80,18 +80,20 @@ namespace m = aimz::math;
 //
 // out[i * os] for i < n: element i draws from stream (seed, site, draw,
 // obs0 + i * obs_step, elem0 + i * elem_step) with parameters a[i * as],
-// b[i * bs] (stride 0 repeats one value). The same values as n calls of
+// b[i * bs], c[i * cs] (stride 0 repeats one value; unused ones are null). The same values as n calls of
 // the scalar sampler; the loop vectorizes when the model is optimized for
 // its CPU (the support bitcode itself is compiled without vectorizing).
 
 #define AIMZ_ROW_ARGS_1 a[i * as]
 #define AIMZ_ROW_ARGS_2 a[i * as], b[i * bs]
+#define AIMZ_ROW_ARGS_3 a[i * as], b[i * bs], c[i * cs]
 #define AIMZ_ROW_SAMPLER(NAME, RET, ARITY, SAMPLE, T, SUFFIX)                 \
   AIMZ_SUPPORT void aimz_rt_sample_row_##NAME##_##SUFFIX(                     \
       uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs0,             \
       uint64_t obs_step, uint64_t elem0, uint64_t elem_step, int64_t n,       \
-      RET *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs) { \
-    (void)b, (void)bs;                                                        \
+      RET *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs,   \
+      const T *c, int64_t cs) {                                               \
+    (void)b, (void)bs, (void)c, (void)cs;                                     \
     for (int64_t i = 0; i < n; ++i) {                                         \
       RandomStream s(seed, static_cast<uint32_t>(site), draw,                 \
                      obs0 + i * obs_step, elem0 + i * elem_step);             \
@@ -109,8 +111,9 @@ namespace m = aimz::math;
   AIMZ_SUPPORT void aimz_rt_sample_row_##NAME##_##SUFFIX(                     \
       uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs0,             \
       uint64_t obs_step, uint64_t elem0, uint64_t elem_step, int64_t n,       \
-      T *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs) {   \
-    (void)b, (void)bs;                                                        \
+      T *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs,     \
+      const T *c, int64_t cs) {                                               \
+    (void)b, (void)bs, (void)c, (void)cs;                                     \
     for (int64_t i = 0; i < n; ++i) {                                         \
       RandomStream s(seed, static_cast<uint32_t>(site), draw,                 \
                      obs0 + i * obs_step, elem0 + i * elem_step);             \

@@ -78,6 +78,9 @@ inline constexpr int64_t DefaultObsBlock = 256;
 inline constexpr unsigned ScalarParamSlots = 5;
 inline constexpr int64_t BufferAlign = 64;
 
+/// Parameter slots of every row sampler (a pointer and a stride each).
+inline constexpr unsigned RowParamSlots = 3;
+
 /// Parameter slots of every event sampler and log density
 /// (EventDistributions.def's strided convention); unused ones are null.
 inline constexpr unsigned EventParamSlots = 6;

@@ -82,7 +82,7 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
     // A straight-line sampler draws each innermost row with one call of its
     // row function, whose loop vectorizes (same values as per element).
     if (hasRowSampler(C.Symbol) && T.getRank() > 0 &&
-        T.getElementType() == Ret && Params.size() <= 2) {
+        T.getElementType() == Ret && Params.size() <= RowParamSlots) {
       DrawAll = [&]() { emitRowSample(T, Out, C.Symbol, Params, SiteId, Prec); };
     } else {
       func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Ret);
@@ -283,7 +283,7 @@ void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
   std::string Fn = ("aimz_rt_sample_row_" + Symbol + "_").str() +
                    precisionSuffix(Prec);
   SmallVector<Type> ArgTypes(8, B.getI64Type());
-  for (int I = 0; I < 3; ++I)
+  for (unsigned I = 0; I < 1 + RowParamSlots; ++I)
     ArgTypes.append({ptrType(), B.getI64Type()});
   func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, {});
   unsigned Last = T.getRank() - 1; // the row; int32 or Prec elements

@@ -58,10 +58,11 @@ cl::opt<int64_t> NumObservations(
 cl::opt<std::string> PosteriorPath(
     "posterior",
     cl::desc("Posterior draws: an .npz (one array per latent, leading axis "
-             "= draws), or CmdStan CSV files, one per chain "
-             "('fit-*.csv', chains in sorted order; warmup and sampler "
+             "= draws), an ArviZ InferenceData netCDF (its posterior group, "
+             "chains one after the other), or CmdStan CSV files, one per "
+             "chain ('fit-*.csv', chains in sorted order; warmup and sampler "
              "columns skipped)"),
-    cl::value_desc("post.npz|fit-*.csv"), cl::sub(PredictCmd), cl::sub(LogLikCmd),
+    cl::value_desc("post.npz|fit.nc|fit-*.csv"), cl::sub(PredictCmd), cl::sub(LogLikCmd),
     cl::sub(EffectCmd),
     cl::cat(RunCat));
 cl::opt<std::string>

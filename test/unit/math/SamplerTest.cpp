@@ -678,6 +678,18 @@ template <class T> void checkSplitSamplers() {
         return am::inverse_gamma_sample<T>(S, A, B);
       },
       Params);
+  // StudentT(df, 0.5, scale); df = 2 * the gamma's shape.
+  auto TParams = {std::array<T, 2>{T(0.1), T(1)}, {T(1), T(2)}, {T(4), T(1)},
+                  {T(60), T(0.5)}, {std::numeric_limits<T>::infinity(), T(1)}};
+  checkFirstAttempt<T>(
+      "StudentT",
+      [](RandomStream &S, T Df, T Scale) {
+        return am::student_t_sample_first<T>(S, Df, T(0.5), Scale);
+      },
+      [](RandomStream &S, T Df, T Scale) {
+        return am::student_t_sample<T>(S, Df, T(0.5), Scale);
+      },
+      TParams);
 }
 
 TEST(SplitSamplers, FirstAttemptIsTheFullSamplersValueF32) {

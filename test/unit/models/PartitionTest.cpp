@@ -67,6 +67,7 @@ const PartitionCase kRowSamplerCases[] = {
     {"gamma_f32", "dist_gamma_f32", {}, {}},
     {"gamma_f64", "dist_gamma_f64", {}, {}},
     {"inversegamma_f32", "dist_inversegamma_f32", {}, {}},
+    {"studentt_f64", "dist_studentt_f64", {}, {}},
     {"cauchy_f32", "dist_cauchy_f32", {}, {}},
     {"halfcauchy_f64", "dist_halfcauchy_f64", {}, {}},
 };

@@ -134,7 +134,11 @@ class RandomStream {
   /// Next 32 random bits.
   AIMZ_HOT_FN std::uint32_t next_u32() {
     if (pos_ == 4) refill();
-    return buf_.v[pos_++];
+    // Constant indices only (a select, not buf_.v[pos_]): once inlined,
+    // the buffer splits into scalars however many blocks a sampler reads,
+    // which keeps a row's loop vectorizable.
+    const std::uint32_t p = pos_++;
+    return p == 0 ? buf_.v[0] : p == 1 ? buf_.v[1] : p == 2 ? buf_.v[2] : buf_.v[3];
   }
 
   /// Next 64 random bits (two words, the first one in the high half).

@@ -215,8 +215,26 @@ template <class T> AIMZ_MATH_FN T student_t_sample(RandomStream& s, T df, T loc,
   if (std::isinf(df)) return detail::finish(s, loc + scale * z);
   const T half = T(0.5) * df;
   const T lg = detail::log_std_gamma(s, half);
-  const T t = z * std::exp(T(0.5) * (std::log(half) - lg));
+  const T t = z * elementary::exp(T(0.5) * (elementary::log(half) - lg));
   return detail::finish(s, loc + scale * t);
+}
+
+/// student_t_sample where the gamma's first attempt is accepted by the
+/// squeeze (or df is infinite), NaN elsewhere: the vector half of its row
+/// sampler (the same stream words and arithmetic, the same bits).
+template <class T> AIMZ_HOT_FN T student_t_sample_first(RandomStream& s, T df, T loc, T scale) {
+  const bool streamOk = s.ok();  // as in gamma_sample_first
+  const T z = standard_normal<T>(s);
+  const T half = T(0.5) * df;
+  bool ok;
+  T u;
+  const T lg0 = elementary::log(detail::boosted_gamma_squeezed(s, half, ok, u));
+  const T lg = half < T(1) ? lg0 + elementary::log_uniform(u) / half : lg0;
+  const T t = z * elementary::exp(T(0.5) * (elementary::log(half) - lg));
+  const bool normal = std::isinf(df);
+  const T x = normal ? loc + scale * z : loc + scale * t;
+  ok = (ok | normal) & streamOk & (df > T(0)) & std::isfinite(loc) & detail::pos_finite(scale);
+  return ok ? x : detail::nan<T>();
 }
 
 // ------------------------------------------------------------------ discrete

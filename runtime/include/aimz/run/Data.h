@@ -43,6 +43,9 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
 
 struct Posterior {
   int64_t NumDraws = 0;
+  /// Chains the draws came from (chain-major), when the source says: an
+  /// ArviZ netCDF or CmdStan CSV files; 0 when unknown (an .npz).
+  int64_t Chains = 0;
   std::vector<std::optional<HostArray>> Sites; // by manifest site index
   bool has(int Site) const { return Sites[Site].has_value(); }
 };

@@ -1,0 +1,42 @@
+//===- InferenceDataNetcdf.h - Posteriors from ArviZ netCDF -----*- C++ -*-===//
+//
+// An ArviZ InferenceData written by `idata.to_netcdf("fit.nc")` (PyMC,
+// NumPyro through az.from_numpyro, CmdStanPy through az.from_cmdstanpy) is
+// a netCDF-4 file with one group per kind; the `posterior` group holds one
+// variable per latent with dims (chain, draw, <name>_dim_0, ...) and a
+// coordinate variable per dim. Read with libnetcdf; (chain, draw) become one
+// draw axis, chain-major, and the chain count is kept.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AIMZ_RUN_INFERENCEDATANETCDF_H
+#define AIMZ_RUN_INFERENCEDATANETCDF_H
+
+#include "aimz/io/Npy.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace aimz::run {
+
+/// The posterior group's variables as arrays of shape (chains * draws, ...).
+struct InferenceDataDraws {
+  std::vector<std::string> Names; // the group's order, coordinates dropped
+  std::map<std::string, io::NpyArray> Arrays;
+  int64_t Chains = 0;
+  int64_t DrawsPerChain = 0;
+};
+
+/// Reads the `posterior` group of an ArviZ netCDF file.
+llvm::Expected<InferenceDataDraws>
+readInferenceDataNetcdf(const std::string &Path);
+
+/// Whether a --posterior argument names a netCDF file (.nc or .netcdf).
+bool isNetcdfArgument(llvm::StringRef Path);
+
+} // namespace aimz::run
+
+#endif // AIMZ_RUN_INFERENCEDATANETCDF_H

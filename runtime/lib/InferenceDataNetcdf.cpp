@@ -1,0 +1,164 @@
+//===- InferenceDataNetcdf.cpp - Posteriors from ArviZ netCDF -------------===//
+#include "aimz/run/InferenceDataNetcdf.h"
+
+#include "aimz/io/Shape.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <netcdf.h>
+
+#include <memory>
+
+namespace aimz::run {
+
+namespace {
+
+llvm::Error error(const llvm::Twine &Msg) {
+  return llvm::make_error<llvm::StringError>(Msg,
+                                             llvm::inconvertibleErrorCode());
+}
+
+/// Closes the file on every path out.
+struct NcFile {
+  int Id = -1;
+  ~NcFile() {
+    if (Id >= 0)
+      nc_close(Id);
+  }
+};
+
+struct NcType {
+  io::DType Type;
+  bool Ok;
+};
+
+NcType dtypeOf(nc_type T) {
+  switch (T) {
+  case NC_FLOAT:
+    return {io::DType::Float32, true};
+  case NC_DOUBLE:
+    return {io::DType::Float64, true};
+  case NC_INT:
+    return {io::DType::Int32, true};
+  case NC_INT64:
+    return {io::DType::Int64, true};
+  case NC_UBYTE: // h5netcdf's bool
+  case NC_BYTE:
+    return {io::DType::Bool, true};
+  default:
+    return {io::DType::Float64, false};
+  }
+}
+
+} // namespace
+
+bool isNetcdfArgument(llvm::StringRef Path) {
+  return Path.ends_with(".nc") || Path.ends_with(".netcdf");
+}
+
+llvm::Expected<InferenceDataDraws>
+readInferenceDataNetcdf(const std::string &Path) {
+  auto Fail = [&](const llvm::Twine &What, int Status) {
+    return error("'" + Path + "': " + What + " (" + nc_strerror(Status) + ")");
+  };
+  NcFile F;
+  if (int St = nc_open(Path.c_str(), NC_NOWRITE, &F.Id); St != NC_NOERR)
+    return Fail("cannot read it as netCDF", St);
+  int Group = -1;
+  if (int St = nc_inq_grp_ncid(F.Id, "posterior", &Group); St != NC_NOERR)
+    return error("'" + Path + "' has no 'posterior' group; write one with "
+                 "ArviZ: idata.to_netcdf(path) for an InferenceData whose "
+                 "posterior holds the draws (az.from_numpyro(mcmc), "
+                 "pm.sample(...))");
+  int NumVars = 0;
+  if (int St = nc_inq_varids(Group, &NumVars, nullptr); St != NC_NOERR)
+    return Fail("cannot list the posterior's variables", St);
+  std::vector<int> Ids(NumVars);
+  nc_inq_varids(Group, &NumVars, Ids.data());
+
+  InferenceDataDraws Out;
+  for (int Id : Ids) {
+    char Name[NC_MAX_NAME + 1] = {0};
+    nc_type Type;
+    int Rank = 0;
+    int DimIds[NC_MAX_VAR_DIMS];
+    if (int St = nc_inq_var(Group, Id, Name, &Type, &Rank, DimIds, nullptr);
+        St != NC_NOERR)
+      return Fail("cannot read a posterior variable", St);
+    std::vector<std::string> DimNames;
+    std::vector<uint64_t> Extents;
+    for (int D = 0; D < Rank; ++D) {
+      char DimName[NC_MAX_NAME + 1] = {0};
+      size_t Len = 0;
+      if (int St = nc_inq_dim(Group, DimIds[D], DimName, &Len); St != NC_NOERR)
+        return Fail(std::string("cannot read the dims of '") + Name + "'", St);
+      DimNames.push_back(DimName);
+      Extents.push_back(Len);
+    }
+    // Coordinates (chain, draw, beta_dim_0, ...) are one-dim variables
+    // named after their dim: labels, not draws.
+    if (Rank == 1 && DimNames[0] == Name)
+      continue;
+    if (Rank < 2 || DimNames[0] != "chain" || DimNames[1] != "draw")
+      return error("'" + Path + "': posterior variable '" + Name +
+                   "' has dims (" + llvm::join(DimNames, ", ") +
+                   "); an InferenceData posterior has (chain, draw, ...)");
+    NcType T = dtypeOf(Type);
+    if (!T.Ok)
+      return error("'" + Path + "': posterior variable '" + Name +
+                   "' has a netCDF type (" + std::to_string(Type) +
+                   ") that is not a number aimz-run reads (float, double, "
+                   "int, int64, bool)");
+    int64_t Chains = static_cast<int64_t>(Extents[0]);
+    int64_t Draws = static_cast<int64_t>(Extents[1]);
+    if (Out.Names.empty()) {
+      Out.Chains = Chains;
+      Out.DrawsPerChain = Draws;
+    } else if (Chains != Out.Chains || Draws != Out.DrawsPerChain) {
+      return error("'" + Path + "': posterior variable '" + Name + "' has " +
+                   std::to_string(Chains) + " chains x " +
+                   std::to_string(Draws) + " draws, but '" + Out.Names[0] +
+                   "' has " + std::to_string(Out.Chains) + " x " +
+                   std::to_string(Out.DrawsPerChain));
+    }
+    uint64_t Count = 1;
+    for (uint64_t E : Extents)
+      Count *= E;
+    size_t Bytes = Count * io::dtypeSize(T.Type);
+    std::shared_ptr<uint8_t[]> Buf(new uint8_t[Bytes ? Bytes : 1]);
+    int St = NC_NOERR;
+    switch (T.Type) {
+    case io::DType::Float32:
+      St = nc_get_var_float(Group, Id, reinterpret_cast<float *>(Buf.get()));
+      break;
+    case io::DType::Float64:
+      St = nc_get_var_double(Group, Id, reinterpret_cast<double *>(Buf.get()));
+      break;
+    case io::DType::Int32:
+      St = nc_get_var_int(Group, Id, reinterpret_cast<int *>(Buf.get()));
+      break;
+    case io::DType::Int64:
+      St = nc_get_var_longlong(Group, Id,
+                               reinterpret_cast<long long *>(Buf.get()));
+      break;
+    default:
+      St = nc_get_var_uchar(Group, Id, Buf.get());
+      break;
+    }
+    if (St != NC_NOERR)
+      return Fail(std::string("cannot read posterior variable '") + Name + "'",
+                  St);
+    // (chain, draw, ...) -> (chain * draw, ...): C order, chain-major.
+    std::vector<uint64_t> Shape = {Extents[0] * Extents[1]};
+    Shape.insert(Shape.end(), Extents.begin() + 2, Extents.end());
+    Out.Arrays.emplace(Name, io::NpyArray::fromMemory(
+                                 T.Type, std::move(Shape), Buf.get(),
+                                 Path + ":posterior/" + Name, Buf));
+    Out.Names.push_back(Name);
+  }
+  if (Out.Names.empty())
+    return error("'" + Path + "': the posterior group holds no variables");
+  return Out;
+}
+
+} // namespace aimz::run

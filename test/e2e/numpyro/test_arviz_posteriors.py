@@ -1,0 +1,94 @@
+"""Posteriors as ArviZ writes them: a NumPyro NUTS fit with two chains,
+az.from_numpyro(mcmc).to_netcdf("fit.nc"), read by aimz-run --posterior
+fit.nc. The draws are the chains one after the other (chain-major), so the
+results equal those of the same draws from an .npz byte for byte, and the
+store records the chain count. A file without a posterior group is one
+error line."""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference  # noqa: F401,E402  (skips without NumPyro)
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+import numpyro  # noqa: E402
+import numpyro.distributions as dist  # noqa: E402
+from numpyro.infer import MCMC, NUTS  # noqa: E402
+
+import aimz_e2e as E  # noqa: E402
+
+try:
+    import arviz as az  # noqa: E402
+except ImportError:  # pragma: no cover - depends on the machine
+    print("skipped: ArviZ is not installed; run tools/setup_venv.sh")
+    sys.exit(77)
+
+
+def linreg(X, y=None):  # dsl-examples/linreg.aimz
+    alpha = numpyro.sample("alpha", dist.Normal(0, 1))
+    beta = numpyro.sample("beta", dist.Normal(0, 1).expand([X.shape[1]]))
+    sigma = numpyro.sample("sigma", dist.HalfNormal(1))
+    with numpyro.plate("obs", X.shape[0]):
+        mu = alpha + X @ beta
+        numpyro.deterministic("eta", jax.numpy.exp(mu))
+        numpyro.sample("y", dist.Normal(mu, sigma), obs=y)
+
+
+class ArvizPosteriors(E.E2ETestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        rng = np.random.default_rng(2)
+        n = 500
+        X = rng.normal(size=(n, 3)).astype(np.float32)
+        y = (0.3 + X @ np.array([1.0, -0.5, 0.2]) +
+             rng.normal(0, 0.5, n)).astype(np.float32)
+        mcmc = MCMC(NUTS(linreg), num_warmup=150, num_samples=60,
+                    num_chains=2, chain_method="sequential",
+                    progress_bar=False)
+        mcmc.run(jax.random.key(3), X, y)
+        cls.nc = cls.path("fit.nc")
+        az.from_numpyro(mcmc).to_netcdf(cls.nc)
+        # The same draws, chains one after the other, as an .npz.
+        s = mcmc.get_samples()
+        cls.npz = cls.savez("fit.npz", **{k: np.asarray(v) for k, v in s.items()
+                                          if k != "eta"})
+        cls.data = {"X": cls.save("X.npy", X), "y": cls.save("y.npy", y)}
+
+    def test_predict_and_log_likelihood_from_netcdf(self):
+        for command, data in (("predict", {"X": self.data["X"]}),
+                              ("log-likelihood", self.data)):
+            a, b = self.fresh(), self.fresh()
+            E.run_cmd(command, E.model("linreg"), data, a, posterior=self.nc,
+                      seed=4)
+            E.run_cmd(command, E.model("linreg"), data, b, posterior=self.npz,
+                      seed=4)
+            ra, rb = E.read_arrays(a), E.read_arrays(b)
+            self.assertEqual(sorted(ra), sorted(rb))
+            for k in ra:
+                self.assertEqual(ra[k].shape[0], 120, k)
+                self.assertTrue(E.same_bytes(ra[k], rb[k]), (command, k))
+            self.assertEqual(E.open_group(a).attrs["num_chains"], 2)
+            self.assertNotIn("num_chains", dict(E.open_group(b).attrs))
+
+    def test_a_file_without_a_posterior_group(self):
+        path = self.path("prior_only.nc")
+        az.from_dict(prior={"alpha": np.zeros((1, 4))}).to_netcdf(path)
+        r = E.run_cmd("predict", E.model("linreg"), {"X": self.data["X"]},
+                      self.fresh(), posterior=path, check=False)
+        self.assert_one_error_line(r, "has no 'posterior' group")
+
+    def test_not_netcdf(self):
+        path = self.path("text.nc")
+        with open(path, "w") as f:
+            f.write("not netcdf\n")
+        r = E.run_cmd("predict", E.model("linreg"), {"X": self.data["X"]},
+                      self.fresh(), posterior=path, check=False)
+        self.assert_one_error_line(r, "cannot read it as netCDF")
+
+
+if __name__ == "__main__":
+    E.main()
