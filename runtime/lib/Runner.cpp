@@ -300,6 +300,15 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
   // Geometry and the default batch from the chunk budget.
   std::vector<OutputArray> Outs;
   uint64_t BytesPerObsAllDraws = 0, BytesPerDrawAllObs = 0;
+  auto Add = [&](OutputArray O) {
+    uint64_t Elem = io::dtypeSize(O.Type);
+    for (uint64_t X : O.Extents)
+      Elem *= X;
+    if (O.ObsAxis >= 0)
+      BytesPerObsAllDraws += Elem / N * D;
+    BytesPerDrawAllObs += Elem;
+    Outs.push_back(std::move(O));
+  };
   for (int S : Sites) {
     const ManifestSite &Si = M.Sites[S];
     OutputArray O;
@@ -318,13 +327,7 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       return E.takeError();
     O.Extents = *E;
     O.ObsAxis = M.obsAxis(Shape);
-    uint64_t Elem = io::dtypeSize(O.Type);
-    for (uint64_t X : O.Extents)
-      Elem *= X;
-    if (O.ObsAxis >= 0)
-      BytesPerObsAllDraws += Elem / N * D;
-    BytesPerDrawAllObs += Elem;
-    Outs.push_back(std::move(O));
+    Add(std::move(O));
   }
   // effect --keep-scenarios: both scenarios' values beside each effect.
   if (Effect && Opts.KeepScenarios) {
@@ -339,13 +342,7 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
         O.Type = M.Sites[O.Site].Type;
         O.Scenario = Role;
         O.EffectOf = I;
-        uint64_t Elem = io::dtypeSize(O.Type);
-        for (uint64_t X : O.Extents)
-          Elem *= X;
-        if (O.ObsAxis >= 0)
-          BytesPerObsAllDraws += Elem / N * D;
-        BytesPerDrawAllObs += Elem;
-        Outs.push_back(std::move(O));
+        Add(std::move(O));
       }
   }
   // effect runs on CPU threads: a GPU keeps one posterior resident per run.

@@ -87,16 +87,21 @@ namespace m = aimz::math;
 #define AIMZ_ROW_ARGS_1 a[i * as]
 #define AIMZ_ROW_ARGS_2 a[i * as], b[i * bs]
 #define AIMZ_ROW_ARGS_3 a[i * as], b[i * bs], c[i * cs]
-#define AIMZ_ROW_SAMPLER(NAME, RET, ARITY, SAMPLE, T, SUFFIX)                 \
+// The row functions' signature, and element i's stream.
+#define AIMZ_ROW_SIGNATURE(NAME, SUFFIX, RET, T)                              \
   AIMZ_SUPPORT void aimz_rt_sample_row_##NAME##_##SUFFIX(                     \
       uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs0,             \
       uint64_t obs_step, uint64_t elem0, uint64_t elem_step, int64_t n,       \
       RET *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs,   \
-      const T *c, int64_t cs) {                                               \
+      const T *c, int64_t cs)
+#define AIMZ_ROW_STREAM(s)                                                    \
+  RandomStream s(seed, static_cast<uint32_t>(site), draw,                     \
+                 obs0 + i * obs_step, elem0 + i * elem_step)
+#define AIMZ_ROW_SAMPLER(NAME, RET, ARITY, SAMPLE, T, SUFFIX)                 \
+  AIMZ_ROW_SIGNATURE(NAME, SUFFIX, RET, T) {                                  \
     (void)b, (void)bs, (void)c, (void)cs;                                     \
     for (int64_t i = 0; i < n; ++i) {                                         \
-      RandomStream s(seed, static_cast<uint32_t>(site), draw,                 \
-                     obs0 + i * obs_step, elem0 + i * elem_step);             \
+      AIMZ_ROW_STREAM(s);                                                     \
       out[i * os] = m::SAMPLE<T>(s, AIMZ_ROW_ARGS_##ARITY);                   \
     }                                                                         \
   }
@@ -108,21 +113,15 @@ namespace m = aimz::math;
 // for the few elements whose first attempt was rejected. Invalid
 // parameters give NaN both times.
 #define AIMZ_SPLIT_ROW_SAMPLER(NAME, ARITY, FIRST, SAMPLE, T, SUFFIX)         \
-  AIMZ_SUPPORT void aimz_rt_sample_row_##NAME##_##SUFFIX(                     \
-      uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs0,             \
-      uint64_t obs_step, uint64_t elem0, uint64_t elem_step, int64_t n,       \
-      T *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs,     \
-      const T *c, int64_t cs) {                                               \
+  AIMZ_ROW_SIGNATURE(NAME, SUFFIX, T, T) {                                    \
     (void)b, (void)bs, (void)c, (void)cs;                                     \
     for (int64_t i = 0; i < n; ++i) {                                         \
-      RandomStream s(seed, static_cast<uint32_t>(site), draw,                 \
-                     obs0 + i * obs_step, elem0 + i * elem_step);             \
+      AIMZ_ROW_STREAM(s);                                                     \
       out[i * os] = m::FIRST<T>(s, AIMZ_ROW_ARGS_##ARITY);                    \
     }                                                                         \
     for (int64_t i = 0; i < n; ++i)                                           \
       if (out[i * os] != out[i * os]) {                                       \
-        RandomStream s(seed, static_cast<uint32_t>(site), draw,               \
-                       obs0 + i * obs_step, elem0 + i * elem_step);           \
+        AIMZ_ROW_STREAM(s);                                                   \
         out[i * os] = m::SAMPLE<T>(s, AIMZ_ROW_ARGS_##ARITY);                 \
       }                                                                       \
   }
