@@ -1,5 +1,6 @@
 //===- Data.cpp - Inputs and posteriors, checked against a manifest -------===//
 #include "aimz/run/Data.h"
+#include "RunError.h"
 #include "aimz/run/InferenceDataNetcdf.h"
 #include "aimz/run/StanCsv.h"
 
@@ -15,10 +16,6 @@
 #include "llvm/Support/FileSystem.h"
 
 namespace aimz::run {
-
-static llvm::Error error(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
 
 static std::string names(const std::vector<ManifestArray> &As) {
   std::vector<std::string> N;

@@ -1,5 +1,6 @@
 //===- InferenceDataNetcdf.cpp - Posteriors from ArviZ netCDF -------------===//
 #include "aimz/run/InferenceDataNetcdf.h"
+#include "RunError.h"
 
 #include "aimz/io/Shape.h"
 
@@ -12,11 +13,6 @@
 namespace aimz::run {
 
 namespace {
-
-llvm::Error error(const llvm::Twine &Msg) {
-  return llvm::make_error<llvm::StringError>(Msg,
-                                             llvm::inconvertibleErrorCode());
-}
 
 /// Closes the file on every path out.
 struct NcFile {

@@ -1,5 +1,6 @@
 //===- Intervention.cpp - do(site = value) for predictive runs ------------===//
 #include "aimz/run/Intervention.h"
+#include "RunError.h"
 
 #include "aimz/io/Npy.h"
 #include "aimz/io/Shape.h"
@@ -15,10 +16,6 @@
 #include <set>
 
 namespace aimz::run {
-
-static llvm::Error error(const llvm::Twine &Msg) {
-  return llvm::make_error<llvm::StringError>(Msg, llvm::inconvertibleErrorCode());
-}
 
 llvm::Expected<std::vector<Intervention>>
 parseInterventions(const std::vector<std::string> &Args) {

@@ -1,5 +1,6 @@
 //===- Runner.cpp - Shard a model's work over devices, stream results -----===//
 #include "aimz/run/Runner.h"
+#include "RunError.h"
 #include "aimz/run/EffectDifference.h"
 #include "aimz/run/WorkSplit.h"
 #include "aimz/gpu/GpuDevice.h"
@@ -22,10 +23,6 @@ namespace aimz::run {
 std::atomic<bool> InterruptRequested{false};
 
 namespace {
-
-llvm::Error error(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
 
 const char *computedName(EntryKind K) {
   switch (K) {

@@ -1,5 +1,6 @@
 //===- StanCsv.cpp - Posterior draws from CmdStan CSV files ---------------===//
 #include "aimz/run/StanCsv.h"
+#include "RunError.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -14,10 +15,6 @@
 
 namespace aimz::run {
 namespace {
-
-llvm::Error error(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
 
 /// One chain's file: its header and its post-warmup draws.
 struct Chain {
