@@ -132,13 +132,14 @@ volatile double Sink;
   }
 #define AIMZ_SPLIT_SAMPLER(SYM, KIND, ARITY, FIRST, SAMPLE)                   \
   __attribute__((noinline)) void row_##SYM(uint64_t Draw, int64_t N,         \
-                                           float *Dst, const Params &P) {     \
+                                           AIMZ_OUT_##KIND *Dst,              \
+                                           const Params &P) {                 \
     for (int64_t I = 0; I < N; ++I) {                                         \
       RandomStream S(1, 7, Draw, static_cast<uint64_t>(I), 0);                \
       Dst[I] = m::FIRST<float>(S, AIMZ_ARGS_##ARITY);                         \
     }                                                                         \
     for (int64_t I = 0; I < N; ++I)                                           \
-      if (Dst[I] != Dst[I]) {                                                 \
+      if (m::first_attempt_rejected(Dst[I])) {                                \
         RandomStream S(1, 7, Draw, static_cast<uint64_t>(I), 0);              \
         Dst[I] = m::SAMPLE<float>(S, AIMZ_ARGS_##ARITY);                      \
       }                                                                       \

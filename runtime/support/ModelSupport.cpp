@@ -110,24 +110,26 @@ namespace m = aimz::math;
   AIMZ_ROW_SAMPLER(NAME, AIMZ_RET_##KIND(double), ARITY, SAMPLE, double, f64)
 // Rejection samplers: the row's first attempts in vector lanes, then the
 // full sampler (from the stream's start: the same words, the same bits)
-// for the few elements whose first attempt was rejected. Invalid
-// parameters give NaN both times.
-#define AIMZ_SPLIT_ROW_SAMPLER(NAME, ARITY, FIRST, SAMPLE, T, SUFFIX)         \
-  AIMZ_ROW_SIGNATURE(NAME, SUFFIX, T, T) {                                    \
+// for the few elements whose first attempt was rejected (NaN, or
+// kUnfinishedCount for counts). Invalid parameters give NaN (or -1).
+#define AIMZ_SPLIT_ROW_SAMPLER(NAME, RET, ARITY, FIRST, SAMPLE, T, SUFFIX)    \
+  AIMZ_ROW_SIGNATURE(NAME, SUFFIX, RET, T) {                                  \
     (void)b, (void)bs, (void)c, (void)cs;                                     \
     for (int64_t i = 0; i < n; ++i) {                                         \
       AIMZ_ROW_STREAM(s);                                                     \
       out[i * os] = m::FIRST<T>(s, AIMZ_ROW_ARGS_##ARITY);                    \
     }                                                                         \
     for (int64_t i = 0; i < n; ++i)                                           \
-      if (out[i * os] != out[i * os]) {                                       \
+      if (m::first_attempt_rejected(out[i * os])) {                           \
         AIMZ_ROW_STREAM(s);                                                   \
         out[i * os] = m::SAMPLE<T>(s, AIMZ_ROW_ARGS_##ARITY);                 \
       }                                                                       \
   }
 #define AIMZ_SPLIT_SAMPLER(NAME, KIND, ARITY, FIRST, SAMPLE)                  \
-  AIMZ_SPLIT_ROW_SAMPLER(NAME, ARITY, FIRST, SAMPLE, float, f32)              \
-  AIMZ_SPLIT_ROW_SAMPLER(NAME, ARITY, FIRST, SAMPLE, double, f64)
+  AIMZ_SPLIT_ROW_SAMPLER(NAME, AIMZ_RET_##KIND(float), ARITY, FIRST, SAMPLE,  \
+                         float, f32)                                          \
+  AIMZ_SPLIT_ROW_SAMPLER(NAME, AIMZ_RET_##KIND(double), ARITY, FIRST, SAMPLE, \
+                         double, f64)
 #include "aimz/math/Distributions.def"
 
 // Event distributions ---------------------------------------------------------

@@ -698,3 +698,25 @@ TEST(SplitSamplers, FirstAttemptIsTheFullSamplersValueF32) {
 TEST(SplitSamplers, FirstAttemptIsTheFullSamplersValueF64) {
   checkSplitSamplers<double>();
 }
+
+// Poisson's row: inversion in 32 fixed steps for rates in (0, 10); its
+// counts are poisson_sample's wherever it finishes, which is almost always.
+TEST(SplitSamplers, PoissonFirstAttemptIsTheFullSamplersCount) {
+  for (double Rate : {0.0, 1e-3, 0.3, 2.0, 7.5, 9.99, 12.0, 500.0, -1.0}) {
+    int64_t Finished = 0, N = 20000;
+    for (int64_t I = 0; I < N; ++I) {
+      RandomStream A(11, 3, 5, static_cast<uint64_t>(I), 0);
+      RandomStream B(11, 3, 5, static_cast<uint64_t>(I), 0);
+      int32_t X = am::poisson_sample_first<float>(A, static_cast<float>(Rate));
+      if (X == am::kUnfinishedCount)
+        continue;
+      ++Finished;
+      ASSERT_EQ(X, am::poisson_sample<float>(B, static_cast<float>(Rate)))
+          << "rate " << Rate << " observation " << I;
+    }
+    if (Rate >= 0 && Rate < 10)
+      EXPECT_GT(Finished, N * 999 / 1000) << "rate " << Rate;
+    else
+      EXPECT_EQ(Finished, 0) << "rate " << Rate << ": left to the full sampler";
+  }
+}

@@ -68,6 +68,7 @@ const PartitionCase kRowSamplerCases[] = {
     {"gamma_f64", "dist_gamma_f64", {}, {}},
     {"inversegamma_f32", "dist_inversegamma_f32", {}, {}},
     {"studentt_f64", "dist_studentt_f64", {}, {}},
+    {"poisson_f32", "dist_poisson_f32", {}, {}},
     {"cauchy_f32", "dist_cauchy_f32", {}, {}},
     {"halfcauchy_f64", "dist_halfcauchy_f64", {}, {}},
 };
