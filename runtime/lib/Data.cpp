@@ -185,16 +185,19 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
   std::optional<StanCsvDraws> Stan;
   std::optional<InferenceDataDraws> Idata;
   int64_t Chains = 0;
+  // Both readers hold named arrays and a chain count.
+  auto Use = [&](const auto &Draws) {
+    Names = Draws.Names;
+    Chains = Draws.Chains;
+    ArrayOf = [&Draws](const std::string &N) -> llvm::Expected<io::NpyArray> {
+      return Draws.Arrays.at(N);
+    };
+  };
   if (isNetcdfArgument(Path)) {
     auto I = readInferenceDataNetcdf(Path);
     if (!I)
       return I.takeError();
-    Idata = std::move(*I);
-    Names = Idata->Names;
-    Chains = Idata->Chains;
-    ArrayOf = [&](const std::string &N) -> llvm::Expected<io::NpyArray> {
-      return Idata->Arrays.at(N);
-    };
+    Use(Idata.emplace(std::move(*I)));
   } else if (isStanCsvArgument(Path)) {
     auto Files = expandPosteriorFiles(Path);
     if (!Files)
@@ -202,12 +205,7 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
     auto S = readStanCsv(*Files);
     if (!S)
       return S.takeError();
-    Stan = std::move(*S);
-    Names = Stan->Names;
-    Chains = Stan->Chains;
-    ArrayOf = [&](const std::string &N) -> llvm::Expected<io::NpyArray> {
-      return Stan->Arrays.at(N);
-    };
+    Use(Stan.emplace(std::move(*S)));
   } else {
     auto Archive = io::NpzArchive::open(Path);
     if (!Archive)

@@ -535,6 +535,10 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
   };
 
   DevicePool Pool(Devices);
+  // effect: each device's copies of the baseline's chunks, reused by every
+  // batch (chunks have the same size in every batch).
+  std::vector<std::vector<std::vector<uint8_t>>> BaseChunksOf(
+      Devices, std::vector<std::vector<uint8_t>>(Outs.size()));
   ProgressBar Bar(Opts.Progress, Batches,
                   static_cast<double>(D) * static_cast<double>(N));
   auto Start = std::chrono::steady_clock::now();
@@ -607,7 +611,7 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
         return llvm::Error::success();
       };
       // effect: the baseline's chunk copies, laid out like the chunks.
-      std::vector<std::vector<uint8_t>> BaseChunks(Outs.size());
+      std::vector<std::vector<uint8_t>> &BaseChunks = BaseChunksOf[Dev];
       std::vector<aimz_view> BaseResults(M.Sites.size(), aimz_view{nullptr, nullptr});
       if (Effect)
         for (size_t I = 0; I < Outs.size(); ++I)

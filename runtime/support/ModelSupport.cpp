@@ -291,7 +291,7 @@ namespace {
 /// C[r] = sum_k A[r, k] * B[k] for Rows rows, each an in-order sum over k
 /// (the same bits for a row in a vector lane or in the remainder): blocks of
 /// 16 rows whose lanes the model's optimizer vectorizes.
-constexpr int64_t kRowTile = 16;
+constexpr int64_t kRowTile = AIMZ_ROW_TILE;
 
 template <class T>
 AIMZ_DEVICE void rowsTimesVector(int64_t Rows, int64_t K, const T *A,

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EntryBuilder.h"
+#include "aimz/abi.h"
 
 namespace aimz {
 namespace lowering {
@@ -56,7 +57,7 @@ bool EntryBuilder::packsLeftSide(ir::MatMulOp Op, StringRef ObsDim) {
 
 /// Elements of one packed block: whole tiles of 16 rows times K.
 Value EntryBuilder::packedBlockElems(ir::MatMulOp Op) {
-  constexpr int64_t Tile = 16; // kRowTile of the support library
+  constexpr int64_t Tile = AIMZ_ROW_TILE;
   Value Tiles = B.create<arith::DivUIOp>(
       Loc, B.create<arith::AddIOp>(Loc, ObsBlock, idx(Tile - 1)), idx(Tile));
   Value K = dimSize(Op.getLhs().getType().getDims()[1], true);

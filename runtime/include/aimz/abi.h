@@ -30,6 +30,10 @@ extern "C" {
 
 #define AIMZ_ABI_VERSION 1
 
+/* Rows per tile of an input packed by aimz_rt_pack_row_tiles: the compiler
+   sizes the packed scratch with it, the support library fills it. */
+#define AIMZ_ROW_TILE 16
+
 typedef struct aimz_view {
   void *data;
   const int64_t *strides;
