@@ -128,7 +128,12 @@ public:
                  : Default;
     };
     // Inputs: a dict of arrays, or an .npz path read as --data reads it.
-    bool NeedY = Kind == EntryKind::LogLikelihood;
+    const bool InferenceData = Get("layout", std::string("flat")) ==
+                               "inference-data";
+    const bool OutOfSample = Get("out_of_sample", false);
+    ObservedUse NeedY = Kind == EntryKind::LogLikelihood ? ObservedUse::Require
+                        : InferenceData && !OutOfSample ? ObservedUse::IfGiven
+                                                        : ObservedUse::Ignore;
     int64_t NumObs = Get("num_observations", int64_t(0));
     DataSet D = take(
         py::isinstance<py::dict>(Data)
@@ -156,6 +161,11 @@ public:
         };
         Post = take(posteriorFromArrays(M, Names, Fn, "the posterior dict",
                                         D, All, W, Strict));
+        // Draws chain-major from `chains` chains (the Python side flattened
+        // a (chain, draw, ...) posterior).
+        int64_t Chains = Get("chains", int64_t(0));
+        if (Chains > 0 && Post->NumDraws % Chains == 0)
+          Post->Chains = Chains;
       } else {
         Post = take(loadPosterior(M, PosteriorArg.cast<std::string>(), D, All,
                                   W, Strict));
@@ -193,9 +203,10 @@ public:
           Merged[K] = V;
       Warnings Ignored;
       BaseData = take(py::isinstance<py::dict>(Data)
-                          ? dataFromArrays(M, viewsOf(Merged), false, Ignored,
-                                           NumObs)
-                          : loadData(M, {Data.cast<std::string>()}, false,
+                          ? dataFromArrays(M, viewsOf(Merged),
+                                           ObservedUse::Ignore, Ignored, NumObs)
+                          : loadData(M, {Data.cast<std::string>()},
+                                     ObservedUse::Ignore,
                                      Ignored, NumObs));
       if (llvm::Error E = bindDimArgs(M, DimArgs, *BaseData))
         raise(std::move(E));
@@ -228,6 +239,8 @@ public:
     O.OutPath = Out;
     O.Format = Get("zarr_format", 2) == 3 ? io::ZarrFormat::V3
                                           : io::ZarrFormat::V2;
+    O.Layout = InferenceData ? OutputLayout::InferenceData : OutputLayout::Flat;
+    O.OutOfSample = OutOfSample;
     // progress: True for the CLI's bar on stderr, or a callable the Python
     // side passes (a tqdm bar), called with (done, total) batches from this
     // thread while it waits.

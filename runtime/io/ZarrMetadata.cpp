@@ -6,6 +6,9 @@
 
 #include "Errors.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -58,6 +61,18 @@ bool validName(StringRef N) {
          N.find_first_of("/\\") == StringRef::npos && N != "zarr.json";
 }
 
+} // namespace
+
+bool validNodePath(StringRef Path) {
+  if (Path.empty())
+    return false;
+  SmallVector<StringRef, 4> Parts;
+  Path.split(Parts, '/');
+  return llvm::all_of(Parts, validName);
+}
+
+namespace {
+
 std::string formatNumber(double V) {
   char Buf[32];
   std::snprintf(Buf, sizeof(Buf), "%.17g", V);
@@ -94,10 +109,11 @@ bool fitsInteger(DType T, double V) {
 } // namespace
 
 Error validateSpec(const ZarrArraySpec &S) {
-  if (!validName(S.Name))
+  if (!validNodePath(S.Name))
     return ioError("invalid Zarr array name '" + S.Name +
-                   "': use a non-empty name without '/', '\\' or a leading "
-                   "'.', other than 'zarr.json'");
+                   "': use a non-empty name without '\\' or a leading "
+                   "'.', other than 'zarr.json' (a '/' separates the group "
+                   "it is in)");
   size_t Rank = S.Shape.size();
   if (S.Chunks.size() != Rank || S.DimNames.size() != Rank)
     return ioError("array '" + S.Name + "' has shape " + formatShape(S.Shape) +

@@ -13,6 +13,10 @@
 
 namespace aimz::io::zarr {
 
+/// Whether Path names a node: '/'-separated components, each non-empty,
+/// without '\\', not starting with '.', not "zarr.json".
+bool validNodePath(llvm::StringRef Path);
+
 /// Checks names, ranks, extents and the fill value of a spec.
 llvm::Error validateSpec(const ZarrArraySpec &Spec);
 

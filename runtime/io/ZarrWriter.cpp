@@ -203,9 +203,11 @@ Error ZarrWriter::addArray(const ZarrArraySpec &Spec) {
     return E;
   if (Error E = zarr::validateSpec(Spec))
     return ioError("cannot add to '" + Dir + "': " + toString(std::move(E)));
-  if (find(Spec.Name))
-    return ioError("the Zarr store '" + Dir + "' already has an array '" +
+  if (find(Spec.Name) || Groups.count(Spec.Name))
+    return ioError("the Zarr store '" + Dir + "' already has a node '" +
                    Spec.Name + "'");
+  if (Error E = checkParentGroup(Spec.Name))
+    return E;
   auto A = std::make_unique<Array>();
   A->Spec = Spec;
   A->Fill = zarr::fillBytes(Spec);
@@ -236,6 +238,36 @@ Error ZarrWriter::addArray(const ZarrArraySpec &Spec) {
   }
   std::unique_lock<std::shared_mutex> L(Mutex);
   Arrays.emplace(Spec.Name, std::move(A));
+  return Error::success();
+}
+
+Error ZarrWriter::checkParentGroup(StringRef Path) const {
+  size_t Slash = Path.rfind('/');
+  if (Slash == StringRef::npos || Groups.count(Path.take_front(Slash)))
+    return Error::success();
+  return ioError("cannot add '" + Path + "' to '" + Dir + "': its group '" +
+                 Path.take_front(Slash) + "' was not declared (addGroup)");
+}
+
+Error ZarrWriter::addGroup(StringRef Path, const json &Attrs) {
+  if (Error E = checkUsable())
+    return E;
+  if (!zarr::validNodePath(Path))
+    return ioError("invalid Zarr group name '" + Path +
+                   "': use '/'-separated non-empty names without '\\' or "
+                   "a leading '.'");
+  if (!Attrs.is_object())
+    return ioError("attributes of group '" + Path + "' must be a JSON "
+                   "object, got " + Attrs.dump());
+  if (find(Path) || Groups.count(Path))
+    return ioError("the Zarr store '" + Dir + "' already has a node '" +
+                   Path + "'");
+  if (Error E = checkParentGroup(Path))
+    return E;
+  std::string GroupDir = Partial + "/" + Path.str();
+  if (std::error_code EC = sys::fs::create_directories(GroupDir))
+    return ioError("cannot create '" + GroupDir + "': " + EC.message());
+  Groups.emplace(Path.str(), Attrs);
   return Error::success();
 }
 
@@ -409,6 +441,14 @@ Error ZarrWriter::finish() {
     // Consolidated metadata lets xarray open the store with one read and
     // without warning about its absence.
     json Meta = {{".zgroup", {{"zarr_format", 2}}}, {".zattrs", GroupAttrs}};
+    for (const auto &[Path, Attrs] : Groups) {
+      if (Error E = writeMetadataFile(Path + "/.zgroup", {{"zarr_format", 2}}))
+        return E;
+      if (Error E = writeMetadataFile(Path + "/.zattrs", Attrs))
+        return E;
+      Meta[Path + "/.zgroup"] = {{"zarr_format", 2}};
+      Meta[Path + "/.zattrs"] = Attrs;
+    }
     {
       std::shared_lock<std::shared_mutex> L(Mutex);
       for (const auto &[Name, A] : Arrays) {
@@ -423,6 +463,10 @@ Error ZarrWriter::finish() {
   } else {
     if (Error E = writeMetadataFile("zarr.json", zarr::v3GroupMeta(GroupAttrs)))
       return E;
+    for (const auto &[Path, Attrs] : Groups)
+      if (Error E = writeMetadataFile(Path + "/zarr.json",
+                                      zarr::v3GroupMeta(Attrs)))
+        return E;
   }
 
   // Every chunk and metadata file was synced as it was committed; the

@@ -59,7 +59,7 @@ static llvm::Error bindShape(const ManifestArray &Decl,
 
 llvm::Expected<DataSet> loadData(const Manifest &M,
                                  const std::vector<std::string> &Args,
-                                 bool NeedObserved, Warnings &W,
+                                 ObservedUse Observed, Warnings &W,
                                  int64_t NumObservations) {
   // Collect name -> array from every argument.
   std::map<std::string, io::NpyArray> Given;
@@ -101,13 +101,13 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
       return std::move(E);
   }
 
-  return dataFromArrays(M, std::move(Given), NeedObserved, W,
+  return dataFromArrays(M, std::move(Given), Observed, W,
                         NumObservations);
 }
 
 llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
                                        std::map<std::string, io::NpyArray> Given,
-                                       bool NeedObserved, Warnings &W,
+                                       ObservedUse Observed, Warnings &W,
                                        int64_t NumObservations) {
   DataSet D;
   std::map<std::string, std::string> BoundBy;
@@ -128,8 +128,9 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
     llvm::consumeError(It->second.adviseSequential());
   }
   auto Out = Given.find(M.Output.Name);
+  const bool NeedObserved = Observed == ObservedUse::Require;
   if (Out != Given.end()) {
-    if (NeedObserved) {
+    if (Observed != ObservedUse::Ignore) {
       std::string What = "observed output '" + M.Output.Name + "'";
       if (auto E = bindShape(M.Output, Out->second.shape(), What, M.ObsDim,
                         D.Bindings, BoundBy))

@@ -85,18 +85,20 @@ public:
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<ResultSink>>
-createZarrSink(const std::string &Dir, io::ZarrFormat Format,
-               const io::CodecOptions &Codec,
-               const std::vector<SinkArray> &Arrays,
-               const nlohmann::json &GroupAttrs, unsigned Threads,
-               bool Sync) {
+llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
+    const std::string &Dir, io::ZarrFormat Format,
+    const io::CodecOptions &Codec, const std::vector<SinkArray> &Arrays,
+    const std::vector<std::pair<std::string, nlohmann::json>> &Groups,
+    const nlohmann::json &GroupAttrs, unsigned Threads, bool Sync) {
   auto S = std::make_unique<ZarrSink>();
   auto W = io::ZarrWriter::create(Dir, Format, Codec, Sync);
   if (!W)
     return W.takeError();
   S->Writer = std::move(*W);
   S->Arrays = Arrays;
+  for (const auto &[Path, Attrs] : Groups)
+    if (llvm::Error E = S->Writer->addGroup(Path, Attrs))
+      return std::move(E);
   uint64_t MaxChunk = 1;
   for (const SinkArray &A : Arrays) {
     if (llvm::Error E = S->Writer->addArray(A.Name, A.Type, A.Shape, A.Chunk,

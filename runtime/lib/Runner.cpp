@@ -1,5 +1,6 @@
 //===- Runner.cpp - Shard a model's work over devices, stream results -----===//
 #include "aimz/run/Runner.h"
+#include "aimz/run/RunPlan.h"
 #include "RunError.h"
 #include "aimz/run/EffectDifference.h"
 #include "aimz/run/WorkSplit.h"
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <ctime>
 #include <functional>
 #include <mutex>
@@ -23,18 +25,6 @@ namespace aimz::run {
 std::atomic<bool> InterruptRequested{false};
 
 namespace {
-
-const char *computedName(EntryKind K) {
-  switch (K) {
-  case EntryKind::Predict:
-    return "posterior_predictive";
-  case EntryKind::LogLikelihood:
-    return "log_likelihood";
-  case EntryKind::PriorPredictive:
-    return "prior_predictive";
-  }
-  return "";
-}
 
 /// One thread per device, each with its own reused scratch buffer; run()
 /// hands every device a task and waits for all of them.
@@ -104,28 +94,29 @@ private:
   bool Stop = false;
 };
 
-/// A returned site's geometry in the output.
-struct OutputArray {
-  int Site;                       // manifest index
-  std::string Name;
-  io::DType Type;
-  std::vector<uint64_t> Extents;  // the site's own shape
-  int ObsAxis;                    // within Extents, or -1
-  std::vector<uint64_t> Shape;    // (draws, ...Extents)
-  std::vector<uint64_t> Chunk;
-  std::vector<int64_t> ChunkStrides; // elements, C order of Chunk
-  uint64_t ChunkBytes = 0;
-  /// effect --keep-scenarios: 1 or 2 for the scenario's or the baseline's
-  /// copy of the effect array Outs[EffectOf] (0: computed by the model).
-  int Scenario = 0;
-  size_t EffectOf = 0;
-};
-
-std::string isoTimeNow() {
-  std::time_t T = std::time(nullptr);
-  char Buf[32];
-  std::strftime(Buf, sizeof Buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&T));
-  return Buf;
+/// InferenceData's observed_data: the observed values, chunk by chunk.
+llvm::Error writeObserved(ResultSink &Sink, size_t I, const OutputArray &O,
+                          const HostArray &H) {
+  uint64_t Rows = H.Shape.empty() ? 1 : H.Shape[0];
+  uint64_t RowBytes = io::dtypeSize(H.Type);
+  for (size_t K = 1; K < H.Shape.size(); ++K)
+    RowBytes *= H.Shape[K];
+  if (RowBytes == 0 || Rows == 0)
+    return llvm::Error::success(); // no chunks
+  const auto *From = static_cast<const uint8_t *>(H.Data);
+  for (uint64_t Row = 0, C = 0; Row < Rows; Row += O.ChunkRows, ++C) {
+    uint64_t N = std::min(O.ChunkRows, Rows - Row);
+    auto P = Sink.buffer(I, static_cast<int64_t>(C));
+    if (!P)
+      return P.takeError();
+    std::memcpy(*P, From + Row * RowBytes, N * RowBytes);
+    std::vector<uint64_t> Coords(O.Chunk.size(), 0);
+    if (!Coords.empty())
+      Coords[0] = C;
+    if (llvm::Error E = Sink.commit(I, static_cast<int64_t>(C), Coords))
+      return E;
+  }
+  return llvm::Error::success();
 }
 
 /// The devices of a run: GPU ordinals first, then CPU worker threads.
@@ -192,170 +183,31 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
                                    const DataSet &Data, const Posterior *Post,
                                    const RunOptions &Opts, Warnings &W) {
   const Manifest &M = Lib.manifest();
-  if (Opts.Kind == EntryKind::PriorPredictive)
-    for (const ManifestSite &S : M.Sites)
-      if (S.improper())
-        return error("prior-predictive: latent '" + S.Name +
-                     "' has a flat prior (ImproperUniform), which has no "
-                     "draws; give it a proper prior to sample the prior "
-                     "predictive");
-  if (llvm::Error E = checkDimsBound(M, Data))
-    return std::move(E);
-  if (llvm::Error E = checkIndexInputs(M, Data))
-    return std::move(E);
-  RunReport R;
-  const int64_t N = Data.NumObs;
-  const int64_t D =
-      Opts.Kind == EntryKind::PriorPredictive ? Opts.NumSamples : Post->NumDraws;
-  if (D <= 0)
-    return error("the number of draws must be positive");
-  // aimz-run effect: a second, baseline pass over every rectangle.
   const bool Effect = Opts.BaselinePost != nullptr;
   const DataSet &BaseData = Opts.BaselineData ? *Opts.BaselineData : Data;
-  if (Effect) {
-    if (Opts.Kind != EntryKind::Predict || !Post)
-      return error("internal error: effect runs the predictive entry point");
-    if (BaseData.NumObs != N || BaseData.Bindings != Data.Bindings)
-      return error("the baseline data (--baseline-data) must have the same "
-                   "observations and dimensions as --data (" +
-                   std::to_string(BaseData.NumObs) + " vs " +
-                   std::to_string(N) + " observations)");
-    if (Opts.BaselinePost->NumDraws != D)
-      return error("internal error: the baseline's draws differ");
-  }
-
-  // The plan: compiled in, honoured, and overridden only where it cannot
-  // work (observation-aligned latents in the posterior need 'draw').
-  bool PostHasLocal = false;
-  std::vector<std::string> LocalGiven;
-  if (Post && Opts.Kind != EntryKind::PriorPredictive)
-    for (size_t S = 0; S < M.Sites.size(); ++S)
-      if ((M.Sites[S].Kind == SiteKind::Latent ||
-           M.Sites[S].Kind == SiteKind::Deterministic) &&
-          M.Sites[S].ObsAligned &&
-          (Post->has(S) || (Effect && Opts.BaselinePost->has(S)))) {
-        PostHasLocal = true;
-        LocalGiven.push_back(M.Sites[S].Name);
-      }
-  bool ObsPlan;
-  switch (Opts.Axis) {
-  case ShardAxis::Auto:
-    ObsPlan = M.Plan == "obs";
-    break;
-  case ShardAxis::Obs:
-    ObsPlan = !PostHasLocal;
-    if (PostHasLocal)
-      W.push_back("--shard-axis obs cannot split the posterior's "
-                  "observation-aligned latent(s) " +
-                  llvm::join(LocalGiven, ", ") +
-                  " across devices; running with --shard-axis draw (pass "
-                  "--shard-axis draw to silence this warning)");
-    break;
-  case ShardAxis::Draw:
-    ObsPlan = false;
-    break;
-  }
-  R.Plan = ObsPlan ? "obs" : "draw";
-
-  // Which sites to write.
-  std::vector<int> Sites;
-  int OutSite = M.outputSiteIndex();
-  // The log-likelihood's terms: the observed site and every factor.
-  auto IsTerm = [&](int S) {
-    return S == OutSite || M.Sites[S].Kind == SiteKind::Factor;
-  };
-  if (Opts.ReturnSites.empty()) {
-    Sites.push_back(OutSite);
-    for (size_t S = 0; S < M.Sites.size(); ++S)
-      if (M.Sites[S].Kind == (Opts.Kind == EntryKind::LogLikelihood
-                                  ? SiteKind::Factor
-                                  : SiteKind::Deterministic))
-        Sites.push_back(S);
-  } else {
-    for (const std::string &Name : Opts.ReturnSites) {
-      int S = M.siteIndex(Name);
-      if (S < 0) {
-        std::vector<std::string> Known;
-        for (const auto &Si : M.Sites)
-          Known.push_back(Si.Name);
-        return error("--return-sites: model '" + M.Model +
-                     "' has no site '" + Name + "' (its sites: " +
-                     llvm::join(Known, ", ") + ")");
-      }
-      if (Opts.Kind == EntryKind::LogLikelihood && !IsTerm(S))
-        return error("--return-sites: log-likelihood returns the output "
-                     "site '" + M.Output.Name + "' and the factors only");
-      if (Opts.Kind != EntryKind::LogLikelihood &&
-          M.Sites[S].Kind == SiteKind::Factor)
-        return error("--return-sites: '" + Name + "' is a factor, which only "
-                     "log-likelihood returns");
-      if (!llvm::is_contained(Sites, S))
-        Sites.push_back(S);
-    }
-  }
-
-  // Geometry and the default batch from the chunk budget.
-  std::vector<OutputArray> Outs;
-  uint64_t BytesPerObsAllDraws = 0, BytesPerDrawAllObs = 0;
-  auto Add = [&](OutputArray O) {
-    uint64_t Elem = io::dtypeSize(O.Type);
-    for (uint64_t X : O.Extents)
-      Elem *= X;
-    if (O.ObsAxis >= 0)
-      BytesPerObsAllDraws += Elem / N * D;
-    BytesPerDrawAllObs += Elem;
-    Outs.push_back(std::move(O));
-  };
-  for (int S : Sites) {
-    const ManifestSite &Si = M.Sites[S];
-    OutputArray O;
-    O.Site = S;
-    O.Name = Si.Name;
-    O.Type = Opts.Kind == EntryKind::LogLikelihood ? M.Precision : Si.Type;
-    // An effect on a bool site is -1, 0 or 1.
-    if (Effect && O.Type == io::DType::Bool)
-      O.Type = io::DType::Int8;
-    // A vector-valued output's log-likelihood: one number per vector.
-    std::vector<ManifestDim> Shape = Si.Shape;
-    if (Opts.Kind == EntryKind::LogLikelihood && S == OutSite)
-      Shape.resize(Shape.size() - Si.EventRank);
-    auto E = resolveShape(Shape, Data.Bindings);
-    if (!E)
-      return E.takeError();
-    O.Extents = *E;
-    O.ObsAxis = M.obsAxis(Shape);
-    Add(std::move(O));
-  }
-  // effect --keep-scenarios: both scenarios' values beside each effect.
-  if (Effect && Opts.KeepScenarios) {
-    size_t Count = Outs.size();
-    for (size_t I = 0; I < Count; ++I)
-      for (int Role : {1, 2}) {
-        OutputArray O = Outs[I];
-        O.Name += Role == 1 ? "_scenario" : "_baseline";
-        if (M.siteIndex(O.Name) >= 0)
-          return error("--keep-scenarios would name an array '" + O.Name +
-                       "', which is also a site of the model");
-        O.Type = M.Sites[O.Site].Type;
-        O.Scenario = Role;
-        O.EffectOf = I;
-        Add(std::move(O));
-      }
-  }
   // effect runs on CPU threads: a GPU keeps one posterior resident per run.
   if (Effect && Opts.Device == DeviceChoice::GPU)
     return error("effect runs on CPU threads only; drop --device gpu");
-  auto Plan = planDevices(Effect ? DeviceChoice::CPU : Opts.Device,
+  auto Devs = planDevices(Effect ? DeviceChoice::CPU : Opts.Device,
                           Opts.Devices);
-  if (!Plan)
-    return Plan.takeError();
+  if (!Devs)
+    return Devs.takeError();
+  const unsigned Devices = Devs->size();
+  auto PlanOr = planRun(M, Data, Post, Opts, Devices, W);
+  if (!PlanOr)
+    return PlanOr.takeError();
+  const RunPlan &Plan = *PlanOr;
+  const std::vector<OutputArray> &Outs = Plan.Outs;
+  const bool ObsPlan = Plan.ObsPlan;
+  const int64_t N = Plan.Observations, D = Plan.Draws;
+
   // GPU devices run the model's PTX through the CUDA driver.
   std::vector<std::unique_ptr<gpu::GpuDevice>> Gpus;
-  if (!Plan->Gpus.empty() && Lib.ptx().empty())
+  if (!Devs->Gpus.empty() && Lib.ptx().empty())
     return error("model '" + Lib.path() +
                  "' has no GPU code (it was compiled without CUDA); "
                  "recompile it, or use --device cpu");
-  for (int Ordinal : Plan->Gpus) {
+  for (int Ordinal : Devs->Gpus) {
     std::string P80 = Lib.ptx().str(), P90 = Lib.ptxSm90().str();
     auto G = gpu::GpuDevice::create(Ordinal, P80.c_str(), P90.c_str());
     if (!G)
@@ -364,104 +216,51 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       W.push_back("gpu:" + std::to_string(Ordinal) + ": " + N);
     Gpus.push_back(std::move(*G));
   }
-  unsigned Devices = Plan->size();
+  RunReport R;
+  R.Plan = ObsPlan ? "obs" : "draw";
   R.DeviceNames = (Gpus.empty() ? "" : std::to_string(Gpus.size()) + " GPU" +
                                            (Gpus.size() == 1 ? "" : "s")) +
-                  (Gpus.empty() || !Plan->Cpus ? "" : " + ") +
-                  (Plan->Cpus ? std::to_string(Plan->Cpus) + " CPU thread" +
-                                    (Plan->Cpus == 1 ? "" : "s")
+                  (Gpus.empty() || !Devs->Cpus ? "" : " + ") +
+                  (Devs->Cpus ? std::to_string(Devs->Cpus) + " CPU thread" +
+                                    (Devs->Cpus == 1 ? "" : "s")
                               : "");
-  int64_t Total = ObsPlan ? N : D;
-  int64_t B = Opts.BatchSize;
-  if (B <= 0) {
-    uint64_t PerUnit = ObsPlan ? BytesPerObsAllDraws : BytesPerDrawAllObs;
-    B = static_cast<int64_t>(Opts.ChunkBudgetBytes / std::max<uint64_t>(1, PerUnit));
-    B = std::max<int64_t>(B, 1);
-    if (B >= static_cast<int64_t>(Devices))
-      B -= B % Devices;
-  } else if (B % Devices != 0) {
-    W.push_back(llvm::formatv("--batch-size {0} is not a multiple of the {1} "
-                              "devices; some devices get less work per batch",
-                              B, Devices)
-                    .str());
-  }
-  bool ToNpz = llvm::StringRef(Opts.OutPath).ends_with(".npz");
-  if (ToNpz)
-    B = Total; // one in-memory pass
-  B = std::min(B, Total);
-  int64_t Batches = (Total + B - 1) / B;
+  const int64_t B = Plan.BatchSize, Batches = Plan.Batches;
   R.Draws = D;
   R.Observations = N;
   R.BatchSize = B;
   R.Batches = Batches;
   R.Devices = Devices;
 
-  for (OutputArray &O : Outs) {
-    O.Shape = {static_cast<uint64_t>(D)};
-    O.Shape.insert(O.Shape.end(), O.Extents.begin(), O.Extents.end());
-    O.Chunk = O.Shape;
-    if (ObsPlan) {
-      if (O.ObsAxis >= 0)
-        O.Chunk[O.ObsAxis + 1] = B;
-    } else {
-      O.Chunk[0] = B;
-    }
-    // Zarr needs chunk extents of at least 1, even for an empty dimension.
-    for (uint64_t &C : O.Chunk)
-      C = std::max<uint64_t>(C, 1);
-    O.ChunkStrides.assign(O.Chunk.size(), 1);
-    for (size_t I = O.Chunk.size() - 1; I-- > 0;)
-      O.ChunkStrides[I] = O.ChunkStrides[I + 1] * O.Chunk[I + 1];
-    O.ChunkBytes = io::dtypeSize(O.Type);
-    for (uint64_t X : O.Chunk)
-      O.ChunkBytes *= X;
-    R.Sites.push_back(O.Name);
-  }
-
   // The sink.
-  nlohmann::json Attrs = {
-      {"computed", Effect ? "effect" : computedName(Opts.Kind)},
-      {"model", M.Model},
-      {"plan", R.Plan},
-      {"seed", Opts.Seed},
-      {"batch_size", B},
-      {"num_draws", D},
-      {"num_observations", N},
-      {"created", isoTimeNow()},
-      {"tool", "aimz-run " + Opts.ToolVersion}};
-  if (Post && Post->Chains > 0 && Opts.Kind != EntryKind::PriorPredictive)
-    Attrs["num_chains"] = Post->Chains;
-  if (!Opts.Interventions.empty()) {
-    nlohmann::json Do = nlohmann::json::object();
-    for (const Intervention &I : Opts.Interventions)
-      Do[I.Site] = I.Value;
-    Attrs["interventions"] = Do;
-  }
-  if (Effect) {
-    nlohmann::json Do = nlohmann::json::object();
-    for (const Intervention &I : Opts.BaselineInterventions)
-      Do[I.Site] = I.Value;
-    Attrs["baseline_interventions"] = Do;
-    Attrs["baseline_data"] = Opts.BaselineData != nullptr;
-  }
   std::vector<SinkArray> SinkArrays;
   for (const OutputArray &O : Outs) {
+    if (!O.Observed)
+      R.Sites.push_back(O.Name);
     SinkArray A;
-    A.Name = O.Name;
+    A.Name = O.Path;
     A.Type = O.Type;
     A.Shape = O.Shape;
     A.Chunk = O.Chunk;
-    A.DimNames.push_back("draw");
-    for (size_t I = 0; I < O.Extents.size(); ++I)
-      A.DimNames.push_back(O.Name + "_dim_" + std::to_string(I));
+    A.DimNames = O.DimNames;
     A.ChunkBytes = O.ChunkBytes;
     SinkArrays.push_back(std::move(A));
   }
+  bool ToNpz = llvm::StringRef(Opts.OutPath).ends_with(".npz");
   auto Sink = ToNpz ? createNpzSink(Opts.OutPath, SinkArrays, Opts.Sync)
                     : createZarrSink(Opts.OutPath, Opts.Format, Opts.Codec,
-                                     SinkArrays, Attrs, Devices, Opts.Sync);
+                                     SinkArrays, Plan.Groups, Plan.Attrs,
+                                     Devices, Opts.Sync);
   if (!Sink)
     return Sink.takeError();
+  // InferenceData's observed_data: copied from the data, chunk by chunk.
+  for (size_t I = 0; I < Outs.size(); ++I) {
+    if (!Outs[I].Observed)
+      continue;
+    if (llvm::Error E = writeObserved(**Sink, I, Outs[I], *Data.Observed)) {
+      (*Sink)->abandon();
+      return std::move(E);
+    }
+  }
 
   // Views that do not change between calls.
   std::vector<std::vector<int64_t>> InStrides, PostStrides(M.Sites.size());
@@ -546,21 +345,22 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
   // Draws per kernel call: small enough to notice Ctrl-C quickly.
   const int64_t DrawStep = ObsPlan ? 16 : 1;
   for (int64_t Batch = 0; Batch < Batches; ++Batch) {
-    int64_t U0 = Batch * B, U1 = std::min(Total, U0 + B);
-    // Chunk buffers for this batch (globals under 'obs': first batch only).
+    const BatchRect Rect = Plan.batch(Batch);
+    // The batch is split over devices along the plan's axis.
+    const int64_t U0 = ObsPlan ? Rect.Obs0 : Rect.Draw0;
+    const int64_t U1 = ObsPlan ? Rect.Obs1 : Rect.Draw1;
+    // Chunk buffers for this batch.
     std::vector<void *> Buffers(Outs.size(), nullptr);
     for (size_t I = 0; I < Outs.size(); ++I) {
-      if (ObsPlan && Outs[I].ObsAxis < 0 && Batch > 0)
-        continue;
-      // An array with an empty dimension has no chunks at all.
-      if (llvm::is_contained(Outs[I].Shape, uint64_t(0)))
+      if (!Plan.fills(I, Batch))
         continue;
       auto P = (*Sink)->buffer(I, Batch);
       if (!P)
         return P.takeError();
       Buffers[I] = *P;
     }
-    int64_t ChunkDraw0 = ObsPlan ? 0 : U0, ChunkObs0 = ObsPlan ? U0 : 0;
+    const int64_t ChunkDraw0 = Plan.chunkDraw0(Batch);
+    const int64_t ChunkObs0 = Plan.chunkObs0(Batch);
 
     auto Work = [&](unsigned Dev, std::vector<uint8_t> &Scratch) -> llvm::Error {
       // This device's share of the batch.
@@ -663,8 +463,8 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
         // The chunk elements of this call's draws and observations.
         auto BoxOf = [&](const OutputArray &O) {
           ChunkBox Box;
-          Box.Lo.assign(O.Chunk.size(), 0);
-          Box.Hi.assign(O.Chunk.begin(), O.Chunk.end());
+          Box.Lo.assign(O.KernelChunk.size(), 0);
+          Box.Hi.assign(O.KernelChunk.begin(), O.KernelChunk.end());
           Box.Lo[0] = Call.draw_begin - ChunkDraw0;
           Box.Hi[0] = Call.draw_end - ChunkDraw0;
           if (O.ObsAxis >= 0) {
@@ -704,14 +504,8 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     for (size_t I = 0; I < Outs.size(); ++I) {
       if (!Buffers[I])
         continue;
-      std::vector<uint64_t> Coords(Outs[I].Chunk.size(), 0);
-      if (ObsPlan) {
-        if (Outs[I].ObsAxis >= 0)
-          Coords[Outs[I].ObsAxis + 1] = Batch;
-      } else {
-        Coords[0] = Batch;
-      }
-      if (llvm::Error E = (*Sink)->commit(I, Batch, Coords)) {
+      if (llvm::Error E =
+              (*Sink)->commit(I, Batch, Plan.chunkCoords(I, Batch))) {
         (*Sink)->abandon();
         return std::move(E);
       }

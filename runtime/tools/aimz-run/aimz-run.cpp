@@ -109,6 +109,23 @@ cl::list<std::string> ReturnSites(
 cl::opt<unsigned> ZarrFormat("zarr-format",
                              cl::desc("Zarr format, 2 or 3 (default 2)"),
                              cl::init(2), RUN_SUBS, cl::cat(RunCat));
+cl::opt<OutputLayout> Layout(
+    "layout", cl::desc("How the store is organized"),
+    cl::values(clEnumValN(OutputLayout::Flat, "flat",
+                          "one group, dims (draw, <site>_dim_0, ...), as "
+                          "aimz writes (default)"),
+               clEnumValN(OutputLayout::InferenceData, "inference-data",
+                          "ArviZ's InferenceData schema: a group per kind "
+                          "(posterior_predictive, log_likelihood, "
+                          "prior_predictive, observed_data, ...), dims "
+                          "(chain, draw, ...)")),
+    cl::init(OutputLayout::Flat), cl::sub(PredictCmd), cl::sub(LogLikCmd),
+    cl::sub(PriorCmd), cl::cat(RunCat));
+cl::opt<bool> OutOfSample(
+    "out-of-sample",
+    cl::desc("--layout inference-data: the data are new observations; "
+             "write the draws to the 'predictions' group"),
+    cl::sub(PredictCmd), cl::cat(RunCat));
 cl::opt<int> CompressionLevel(
     "compression-level", cl::desc("zstd level (default 1)"), cl::init(1),
     RUN_SUBS, cl::cat(RunCat));
@@ -313,8 +330,12 @@ int runCommand(EntryKind Kind, bool Effect = false) {
   };
   if (NumObservations.getNumOccurrences() && NumObservations <= 0)
     return fail("--num-observations must be a positive integer");
-  auto Data = loadData(M, DataArgs, Kind == EntryKind::LogLikelihood, W,
-                       NumObservations);
+  // InferenceData keeps the observed output, when given, as observed_data.
+  ObservedUse Observed = Kind == EntryKind::LogLikelihood ? ObservedUse::Require
+                         : Layout == OutputLayout::InferenceData && !OutOfSample
+                             ? ObservedUse::IfGiven
+                             : ObservedUse::Ignore;
+  auto Data = loadData(M, DataArgs, Observed, W, NumObservations);
   if (!Data)
     return Report(), fail(Data.takeError());
   if (auto E = bindDimArgs(M, DimArgs, *Data))
@@ -348,7 +369,7 @@ int runCommand(EntryKind Kind, bool Effect = false) {
         Args.push_back(A);
     }
     Args.insert(Args.end(), BaselineDataArgs.begin(), BaselineDataArgs.end());
-    auto BD = loadData(M, Args, false, W, NumObservations);
+    auto BD = loadData(M, Args, ObservedUse::Ignore, W, NumObservations);
     if (!BD)
       return Report(), fail("--baseline-data: " + llvm::toString(BD.takeError()));
     if (auto E = bindDimArgs(M, DimArgs, *BD))
@@ -389,6 +410,8 @@ int runCommand(EntryKind Kind, bool Effect = false) {
   O.NumSamples = NumSamples;
   O.OutPath = OutPath;
   O.Format = ZarrFormat == 3 ? io::ZarrFormat::V3 : io::ZarrFormat::V2;
+  O.Layout = Layout;
+  O.OutOfSample = OutOfSample;
   if (!Codec.empty()) {
     auto C = io::CodecOptions::parse(Codec);
     if (!C)

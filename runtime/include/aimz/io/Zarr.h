@@ -1,6 +1,7 @@
 //===- Zarr.h - Zarr v2/v3 directory-store writer ---------------*- C++ -*-===//
 //
-// Writes one Zarr group with any number of arrays. Everything goes into
+// Writes one Zarr group with any number of arrays, directly in it or in
+// subgroups declared with addGroup ("group/array"). Everything goes into
 // "<dir>.partial/" and finish() renames it to "<dir>": a run that fails, is
 // killed, or never calls finish() leaves no "<dir>" that reads as complete,
 // and an existing store at "<dir>" is replaced only at that moment.
@@ -79,8 +80,14 @@ public:
   /// Without a successful finish(), deletes "<Dir>.partial".
   ~ZarrWriter();
 
-  /// Declares an array and writes its metadata. Names are single path
-  /// components. Not thread-safe with respect to writeChunk().
+  /// Declares a subgroup ("name", or "outer/name" below a declared group)
+  /// with its attributes; its metadata is written by finish().
+  llvm::Error addGroup(llvm::StringRef Path,
+                       const nlohmann::json &Attrs = nlohmann::json::object());
+
+  /// Declares an array and writes its metadata. A name is one path
+  /// component, or "group/name" in a group declared with addGroup. Not
+  /// thread-safe with respect to writeChunk().
   llvm::Error addArray(const ZarrArraySpec &Spec);
   llvm::Error addArray(llvm::StringRef Name, DType Type,
                        llvm::ArrayRef<uint64_t> Shape,
@@ -138,6 +145,8 @@ private:
   /// Arrays are heap-allocated and never removed, so the pointer stays valid.
   Array *find(llvm::StringRef Name) const;
   llvm::Error checkUsable() const;
+  /// Path's parent is the root or a declared group.
+  llvm::Error checkParentGroup(llvm::StringRef Path) const;
   llvm::Error writeMetadataFile(llvm::StringRef RelPath,
                                 const nlohmann::json &J);
   llvm::Error writeEncodedChunk(const Array &A, llvm::ArrayRef<uint64_t> Coords,
@@ -153,6 +162,8 @@ private:
   bool Sync;
   std::unique_ptr<OutputLock> Lock;
   nlohmann::json GroupAttrs = nlohmann::json::object();
+  /// Subgroups by path, with their attributes.
+  std::map<std::string, nlohmann::json, std::less<>> Groups;
   mutable std::shared_mutex Mutex; ///< Guards Arrays' map structure.
   std::map<std::string, std::unique_ptr<Array>, std::less<>> Arrays;
   bool Finished = false;

@@ -23,6 +23,13 @@ struct DataSet {
   int64_t NumObs = 0;
 };
 
+/// What a command does with the observed output when the data has it.
+enum class ObservedUse {
+  Ignore,  ///< sampled, not read: ignored with a warning (predict)
+  IfGiven, ///< read when given (InferenceData's observed_data)
+  Require  ///< log-likelihood: an error when missing
+};
+
 /// Loads `--data` arguments: `name=file.npy` or `file.npz` (every member).
 /// Checks names, ranks, dtypes and that dims bind consistently; a name
 /// given twice (by two arguments or archives) is refused.
@@ -31,14 +38,14 @@ struct DataSet {
 /// agree with the data when the data has the axis.
 llvm::Expected<DataSet> loadData(const Manifest &M,
                                  const std::vector<std::string> &Args,
-                                 bool NeedObserved, Warnings &W,
+                                 ObservedUse Observed, Warnings &W,
                                  int64_t NumObservations = 0);
 
 /// The same checks for arrays already in memory (the Python module): name ->
 /// array, used in place when the dtype matches.
 llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
                                        std::map<std::string, io::NpyArray> Given,
-                                       bool NeedObserved, Warnings &W,
+                                       ObservedUse Observed, Warnings &W,
                                        int64_t NumObservations = 0);
 
 struct Posterior {

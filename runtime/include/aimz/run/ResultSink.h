@@ -40,14 +40,15 @@ public:
   virtual std::string abandonNote() const = 0;
 };
 
-/// A Zarr group at Dir, chunks compressed by `Threads` workers. Holds the
-/// output lock from creation on; with Sync, durable before it appears.
-llvm::Expected<std::unique_ptr<ResultSink>>
-createZarrSink(const std::string &Dir, io::ZarrFormat Format,
-               const io::CodecOptions &Codec,
-               const std::vector<SinkArray> &Arrays,
-               const nlohmann::json &GroupAttrs, unsigned Threads,
-               bool Sync);
+/// A Zarr group at Dir, chunks compressed by `Threads` workers; arrays
+/// named "group/name" go into the subgroups `Groups` declares (with their
+/// attributes). Holds the output lock from creation on; with Sync, durable
+/// before it appears.
+llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
+    const std::string &Dir, io::ZarrFormat Format,
+    const io::CodecOptions &Codec, const std::vector<SinkArray> &Arrays,
+    const std::vector<std::pair<std::string, nlohmann::json>> &Groups,
+    const nlohmann::json &GroupAttrs, unsigned Threads, bool Sync);
 
 /// One .npz written at finish(); the whole result is held in memory. Holds
 /// the output lock from creation on.

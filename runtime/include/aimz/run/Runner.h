@@ -28,6 +28,11 @@ enum class ShardAxis { Auto, Obs, Draw };
 /// threads, GPUs only, or both.
 enum class DeviceChoice { Default, CPU, GPU, All };
 
+/// How the store is organized: aimz's flat group, or ArviZ's
+/// InferenceData schema (a group per kind of result, dims (chain, draw,
+/// ...)).
+enum class OutputLayout { Flat, InferenceData };
+
 struct RunOptions {
   EntryKind Kind = EntryKind::Predict;
   ShardAxis Axis = ShardAxis::Auto;
@@ -52,6 +57,10 @@ struct RunOptions {
   int64_t NumSamples = 1000;            // prior predictive draws
   std::string OutPath;                  // a directory store, or *.npz
   io::ZarrFormat Format = io::ZarrFormat::V2;
+  OutputLayout Layout = OutputLayout::Flat;
+  /// InferenceData: the inputs are new observations, so predictive draws
+  /// go to the 'predictions' group (aimz's in_sample=False).
+  bool OutOfSample = false;
   io::CodecOptions Codec;
   bool Progress = false;
   /// Called after each batch is committed, with the batches done and the

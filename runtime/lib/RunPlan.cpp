@@ -1,0 +1,421 @@
+//===- RunPlan.cpp - What a run computes and where each batch goes --------===//
+#include "aimz/run/RunPlan.h"
+#include "RunError.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <ctime>
+
+namespace aimz::run {
+
+namespace {
+
+const char *computedName(EntryKind K) {
+  switch (K) {
+  case EntryKind::Predict:
+    return "posterior_predictive";
+  case EntryKind::LogLikelihood:
+    return "log_likelihood";
+  case EntryKind::PriorPredictive:
+    return "prior_predictive";
+  }
+  return "";
+}
+
+std::string isoTimeNow() {
+  std::time_t T = std::time(nullptr);
+  char Buf[32];
+  std::strftime(Buf, sizeof Buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&T));
+  return Buf;
+}
+
+/// The plan: compiled in, honoured, and overridden only where it cannot
+/// work (observation-aligned latents in the posterior need 'draw').
+bool chooseObsPlan(const Manifest &M, const Posterior *Post,
+                   const RunOptions &Opts, Warnings &W) {
+  std::vector<std::string> LocalGiven;
+  if (Post && Opts.Kind != EntryKind::PriorPredictive)
+    for (size_t S = 0; S < M.Sites.size(); ++S)
+      if ((M.Sites[S].Kind == SiteKind::Latent ||
+           M.Sites[S].Kind == SiteKind::Deterministic) &&
+          M.Sites[S].ObsAligned &&
+          (Post->has(S) || (Opts.BaselinePost && Opts.BaselinePost->has(S))))
+        LocalGiven.push_back(M.Sites[S].Name);
+  switch (Opts.Axis) {
+  case ShardAxis::Auto:
+    return M.Plan == "obs";
+  case ShardAxis::Obs:
+    if (LocalGiven.empty())
+      return true;
+    W.push_back("--shard-axis obs cannot split the posterior's "
+                "observation-aligned latent(s) " +
+                llvm::join(LocalGiven, ", ") +
+                " across devices; running with --shard-axis draw (pass "
+                "--shard-axis draw to silence this warning)");
+    return false;
+  case ShardAxis::Draw:
+    return false;
+  }
+  return false;
+}
+
+/// The manifest indices of the sites to write, in order.
+llvm::Expected<std::vector<int>> chooseSites(const Manifest &M,
+                                             const RunOptions &Opts) {
+  std::vector<int> Sites;
+  int OutSite = M.outputSiteIndex();
+  // The log-likelihood's terms: the observed site and every factor.
+  auto IsTerm = [&](int S) {
+    return S == OutSite || M.Sites[S].Kind == SiteKind::Factor;
+  };
+  if (Opts.ReturnSites.empty()) {
+    Sites.push_back(OutSite);
+    for (size_t S = 0; S < M.Sites.size(); ++S)
+      if (M.Sites[S].Kind == (Opts.Kind == EntryKind::LogLikelihood
+                                  ? SiteKind::Factor
+                                  : SiteKind::Deterministic))
+        Sites.push_back(S);
+    return Sites;
+  }
+  for (const std::string &Name : Opts.ReturnSites) {
+    int S = M.siteIndex(Name);
+    if (S < 0) {
+      std::vector<std::string> Known;
+      for (const auto &Si : M.Sites)
+        Known.push_back(Si.Name);
+      return error("--return-sites: model '" + M.Model + "' has no site '" +
+                   Name + "' (its sites: " + llvm::join(Known, ", ") + ")");
+    }
+    if (Opts.Kind == EntryKind::LogLikelihood && !IsTerm(S))
+      return error("--return-sites: log-likelihood returns the output "
+                   "site '" + M.Output.Name + "' and the factors only");
+    if (Opts.Kind != EntryKind::LogLikelihood &&
+        M.Sites[S].Kind == SiteKind::Factor)
+      return error("--return-sites: '" + Name + "' is a factor, which only "
+                   "log-likelihood returns");
+    if (!llvm::is_contained(Sites, S))
+      Sites.push_back(S);
+  }
+  return Sites;
+}
+
+/// InferenceData's group for a site's draws.
+std::string groupOf(const Manifest &M, const RunOptions &Opts, int Site) {
+  switch (Opts.Kind) {
+  case EntryKind::Predict:
+    return Opts.OutOfSample ? "predictions" : "posterior_predictive";
+  case EntryKind::LogLikelihood:
+    return "log_likelihood";
+  case EntryKind::PriorPredictive:
+    // Draws of the observed variable, and of latents and deterministics.
+    return Site == M.outputSiteIndex() ? "prior_predictive" : "prior";
+  }
+  return "";
+}
+
+void setKernelStrides(OutputArray &O) {
+  O.ChunkStrides.assign(O.KernelChunk.size(), 1);
+  for (size_t I = O.KernelChunk.size() - 1; I-- > 0;)
+    O.ChunkStrides[I] = O.ChunkStrides[I + 1] * O.KernelChunk[I + 1];
+  O.ChunkBytes = io::dtypeSize(O.Type);
+  for (uint64_t X : O.KernelChunk)
+    O.ChunkBytes *= X;
+}
+
+} // namespace
+
+BatchRect RunPlan::batch(int64_t B) const {
+  BatchRect R;
+  if (ObsPlan) {
+    R.Draw1 = Draws;
+    R.Obs0 = B * BatchSize;
+    R.Obs1 = std::min(Observations, R.Obs0 + BatchSize);
+    return R;
+  }
+  // Blocks of BatchSize draws within each chain.
+  int64_t PerChain = (DrawsPerChain + BatchSize - 1) / BatchSize;
+  int64_t Chain = B / PerChain, Block = B % PerChain;
+  R.Draw0 = Chain * DrawsPerChain + Block * BatchSize;
+  R.Draw1 = Chain * DrawsPerChain +
+            std::min(DrawsPerChain, (Block + 1) * BatchSize);
+  R.Obs1 = Observations;
+  return R;
+}
+
+bool RunPlan::fills(size_t I, int64_t B) const {
+  const OutputArray &O = Outs[I];
+  if (O.Observed || llvm::is_contained(O.Shape, uint64_t(0)))
+    return false;
+  return !(ObsPlan && O.ObsAxis < 0 && B > 0);
+}
+
+std::vector<uint64_t> RunPlan::chunkCoords(size_t I, int64_t B) const {
+  const OutputArray &O = Outs[I];
+  std::vector<uint64_t> Coords(O.Chunk.size(), 0);
+  const size_t Lead = InferenceData ? 2 : 1; // (chain,) draw
+  if (ObsPlan) {
+    if (O.ObsAxis >= 0)
+      Coords[O.ObsAxis + Lead] = B;
+    return Coords;
+  }
+  int64_t PerChain = (DrawsPerChain + BatchSize - 1) / BatchSize;
+  if (InferenceData)
+    Coords[0] = B / PerChain;
+  Coords[Lead - 1] = B % PerChain;
+  return Coords;
+}
+
+int64_t RunPlan::chunkDraw0(int64_t B) const {
+  return ObsPlan ? 0 : batch(B).Draw0;
+}
+
+int64_t RunPlan::chunkObs0(int64_t B) const {
+  return ObsPlan ? batch(B).Obs0 : 0;
+}
+
+llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
+                                const Posterior *Post, const RunOptions &Opts,
+                                unsigned Devices, Warnings &W) {
+  if (Opts.Kind == EntryKind::PriorPredictive)
+    for (const ManifestSite &S : M.Sites)
+      if (S.improper())
+        return error("prior-predictive: latent '" + S.Name +
+                     "' has a flat prior (ImproperUniform), which has no "
+                     "draws; give it a proper prior to sample the prior "
+                     "predictive");
+  if (llvm::Error E = checkDimsBound(M, Data))
+    return std::move(E);
+  if (llvm::Error E = checkIndexInputs(M, Data))
+    return std::move(E);
+  RunPlan P;
+  const int64_t N = Data.NumObs;
+  const int64_t D =
+      Opts.Kind == EntryKind::PriorPredictive ? Opts.NumSamples : Post->NumDraws;
+  if (D <= 0)
+    return error("the number of draws must be positive");
+  // aimz-run effect: a second, baseline pass over every rectangle.
+  const bool Effect = Opts.BaselinePost != nullptr;
+  if (Effect) {
+    const DataSet &BaseData = Opts.BaselineData ? *Opts.BaselineData : Data;
+    if (Opts.Kind != EntryKind::Predict || !Post)
+      return error("internal error: effect runs the predictive entry point");
+    if (BaseData.NumObs != N || BaseData.Bindings != Data.Bindings)
+      return error("the baseline data (--baseline-data) must have the same "
+                   "observations and dimensions as --data (" +
+                   std::to_string(BaseData.NumObs) + " vs " +
+                   std::to_string(N) + " observations)");
+    if (Opts.BaselinePost->NumDraws != D)
+      return error("internal error: the baseline's draws differ");
+  }
+  const bool ToNpz = llvm::StringRef(Opts.OutPath).ends_with(".npz");
+  P.InferenceData = Opts.Layout == OutputLayout::InferenceData;
+  if (P.InferenceData && ToNpz)
+    return error("--layout inference-data writes a Zarr store; give --out "
+                 "a directory (e.g. out.zarr), not an .npz");
+  if (P.InferenceData && Effect)
+    return error("effect writes the flat layout (an effect is not one of "
+                 "ArviZ's groups); drop --layout inference-data");
+  if (Opts.OutOfSample && !(P.InferenceData && Opts.Kind == EntryKind::Predict))
+    return error("--out-of-sample names the InferenceData group of "
+                 "predictive draws; use it with predict and --layout "
+                 "inference-data");
+  P.ObsPlan = chooseObsPlan(M, Post, Opts, W);
+  P.Draws = D;
+  P.Observations = N;
+  P.Chains = 1;
+  if (P.InferenceData && Post && Post->Chains > 1 &&
+      Opts.Kind != EntryKind::PriorPredictive && D % Post->Chains == 0)
+    P.Chains = Post->Chains;
+  P.DrawsPerChain = D / P.Chains;
+
+  auto Sites = chooseSites(M, Opts);
+  if (!Sites)
+    return Sites.takeError();
+
+  // Geometry and the default batch from the chunk budget.
+  std::vector<OutputArray> &Outs = P.Outs;
+  uint64_t BytesPerObsAllDraws = 0, BytesPerDrawAllObs = 0;
+  auto Add = [&](OutputArray O) {
+    uint64_t Elem = io::dtypeSize(O.Type);
+    for (uint64_t X : O.Extents)
+      Elem *= X;
+    if (O.ObsAxis >= 0)
+      BytesPerObsAllDraws += Elem / N * D;
+    BytesPerDrawAllObs += Elem;
+    Outs.push_back(std::move(O));
+  };
+  int OutSite = M.outputSiteIndex();
+  for (int S : *Sites) {
+    const ManifestSite &Si = M.Sites[S];
+    OutputArray O;
+    O.Site = S;
+    O.Name = Si.Name;
+    O.Type = Opts.Kind == EntryKind::LogLikelihood ? M.Precision : Si.Type;
+    // An effect on a bool site is -1, 0 or 1.
+    if (Effect && O.Type == io::DType::Bool)
+      O.Type = io::DType::Int8;
+    // A vector-valued output's log-likelihood: one number per vector.
+    std::vector<ManifestDim> Shape = Si.Shape;
+    if (Opts.Kind == EntryKind::LogLikelihood && S == OutSite)
+      Shape.resize(Shape.size() - Si.EventRank);
+    auto E = resolveShape(Shape, Data.Bindings);
+    if (!E)
+      return E.takeError();
+    O.Extents = *E;
+    O.ObsAxis = M.obsAxis(Shape);
+    Add(std::move(O));
+  }
+  // effect --keep-scenarios: both scenarios' values beside each effect.
+  if (Effect && Opts.KeepScenarios) {
+    size_t Count = Outs.size();
+    for (size_t I = 0; I < Count; ++I)
+      for (int Role : {1, 2}) {
+        OutputArray O = Outs[I];
+        O.Name += Role == 1 ? "_scenario" : "_baseline";
+        if (M.siteIndex(O.Name) >= 0)
+          return error("--keep-scenarios would name an array '" + O.Name +
+                       "', which is also a site of the model");
+        O.Type = M.Sites[O.Site].Type;
+        O.Scenario = Role;
+        O.EffectOf = I;
+        Add(std::move(O));
+      }
+  }
+
+  // The batch size.
+  const int64_t Total = P.ObsPlan ? N : D;
+  int64_t B = Opts.BatchSize;
+  if (B <= 0) {
+    uint64_t PerUnit = P.ObsPlan ? BytesPerObsAllDraws : BytesPerDrawAllObs;
+    B = static_cast<int64_t>(Opts.ChunkBudgetBytes /
+                             std::max<uint64_t>(1, PerUnit));
+    B = std::max<int64_t>(B, 1);
+    if (B >= static_cast<int64_t>(Devices))
+      B -= B % Devices;
+  } else if (B % Devices != 0) {
+    W.push_back(llvm::formatv("--batch-size {0} is not a multiple of the {1} "
+                              "devices; some devices get less work per batch",
+                              B, Devices)
+                    .str());
+  }
+  if (ToNpz)
+    B = Total; // one in-memory pass
+  // A batch of the 'draw' plan stays within a chain.
+  B = std::min(B, P.ObsPlan ? Total : P.DrawsPerChain);
+  P.BatchSize = B;
+  P.Batches = P.ObsPlan ? (N + B - 1) / B
+                        : P.Chains * ((P.DrawsPerChain + B - 1) / B);
+
+  for (OutputArray &O : Outs) {
+    O.KernelChunk = {static_cast<uint64_t>(D)};
+    O.KernelChunk.insert(O.KernelChunk.end(), O.Extents.begin(),
+                         O.Extents.end());
+    if (P.ObsPlan) {
+      if (O.ObsAxis >= 0)
+        O.KernelChunk[O.ObsAxis + 1] = B;
+    } else {
+      O.KernelChunk[0] = B;
+    }
+    // Zarr needs chunk extents of at least 1, even for an empty dimension.
+    for (uint64_t &C : O.KernelChunk)
+      C = std::max<uint64_t>(C, 1);
+    setKernelStrides(O);
+    std::vector<uint64_t> Lead = {static_cast<uint64_t>(D)};
+    std::vector<uint64_t> LeadChunk = {O.KernelChunk[0]};
+    O.DimNames = {"draw"};
+    O.Path = O.Name;
+    if (P.InferenceData) {
+      Lead = {static_cast<uint64_t>(P.Chains),
+              static_cast<uint64_t>(P.DrawsPerChain)};
+      // 'obs': every draw of every chain; 'draw': a block of one chain.
+      LeadChunk = P.ObsPlan ? Lead
+                            : std::vector<uint64_t>{1, O.KernelChunk[0]};
+      O.DimNames = {"chain", "draw"};
+      O.Path = groupOf(M, Opts, O.Site) + "/" + O.Name;
+    }
+    O.Shape = Lead;
+    O.Shape.insert(O.Shape.end(), O.Extents.begin(), O.Extents.end());
+    O.Chunk = LeadChunk;
+    O.Chunk.insert(O.Chunk.end(), O.KernelChunk.begin() + 1,
+                   O.KernelChunk.end());
+    for (uint64_t &C : O.Chunk)
+      C = std::max<uint64_t>(C, 1);
+    for (size_t I = 0; I < O.Extents.size(); ++I)
+      O.DimNames.push_back(O.Name + "_dim_" + std::to_string(I));
+  }
+
+  // InferenceData: the observed values beside the draws.
+  if (P.InferenceData && Data.Observed && !Opts.OutOfSample) {
+    const HostArray &H = *Data.Observed;
+    OutputArray O;
+    O.Site = OutSite;
+    O.Name = M.Output.Name;
+    O.Path = "observed_data/" + O.Name;
+    O.Type = H.Type;
+    O.Extents = H.Shape;
+    O.Shape = H.Shape;
+    O.Observed = true;
+    uint64_t RowBytes = io::dtypeSize(H.Type);
+    for (size_t I = 1; I < H.Shape.size(); ++I)
+      RowBytes *= H.Shape[I];
+    O.ChunkRows = std::max<uint64_t>(
+        1, std::min<uint64_t>(H.Shape.empty() ? 1 : H.Shape[0],
+                              Opts.ChunkBudgetBytes /
+                                  std::max<uint64_t>(1, RowBytes)));
+    O.Chunk = H.Shape;
+    if (!O.Chunk.empty())
+      O.Chunk[0] = O.ChunkRows;
+    for (uint64_t &C : O.Chunk)
+      C = std::max<uint64_t>(C, 1);
+    for (size_t I = 0; I < H.Shape.size(); ++I)
+      O.DimNames.push_back(O.Name + "_dim_" + std::to_string(I));
+    O.KernelChunk = O.Chunk;
+    setKernelStrides(O);
+    Outs.push_back(std::move(O));
+  }
+
+  // The store's attributes.
+  P.Attrs = {{"computed", Effect ? "effect" : computedName(Opts.Kind)},
+             {"model", M.Model},
+             {"plan", P.ObsPlan ? "obs" : "draw"},
+             {"seed", Opts.Seed},
+             {"batch_size", B},
+             {"num_draws", D},
+             {"num_observations", N},
+             {"created", isoTimeNow()},
+             {"tool", "aimz-run " + Opts.ToolVersion}};
+  if (Post && Post->Chains > 0 && Opts.Kind != EntryKind::PriorPredictive)
+    P.Attrs["num_chains"] = Post->Chains;
+  if (!Opts.Interventions.empty()) {
+    nlohmann::json Do = nlohmann::json::object();
+    for (const Intervention &I : Opts.Interventions)
+      Do[I.Site] = I.Value;
+    P.Attrs["interventions"] = Do;
+  }
+  if (Effect) {
+    nlohmann::json Do = nlohmann::json::object();
+    for (const Intervention &I : Opts.BaselineInterventions)
+      Do[I.Site] = I.Value;
+    P.Attrs["baseline_interventions"] = Do;
+    P.Attrs["baseline_data"] = Opts.BaselineData != nullptr;
+  }
+  if (P.InferenceData) {
+    P.Attrs["layout"] = "inference-data";
+    // ArviZ's group attributes.
+    nlohmann::json GroupAttrs = {
+        {"created_at", P.Attrs["created"]},
+        {"inference_library", "aimzc"},
+        {"inference_library_version", Opts.ToolVersion}};
+    for (const OutputArray &O : Outs) {
+      std::string Group = O.Path.substr(0, O.Path.find('/'));
+      if (std::none_of(P.Groups.begin(), P.Groups.end(),
+                       [&](const auto &G) { return G.first == Group; }))
+        P.Groups.emplace_back(Group, GroupAttrs);
+    }
+  }
+  return P;
+}
+
+} // namespace aimz::run
