@@ -7,6 +7,7 @@
 // turns results into xarray Datasets.
 //
 //===----------------------------------------------------------------------===//
+#include "aimz/Driver.h"
 #include "aimz/io/Shape.h"
 #include "aimz/run/Data.h"
 #include "aimz/run/ModelLibrary.h"
@@ -21,11 +22,13 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <thread>
 
 namespace py = pybind11;
 using namespace aimz;
 using namespace aimz::run;
+using aimz::DType;
 
 namespace {
 
@@ -101,9 +104,9 @@ std::vector<Intervention> interventionsOf(const py::object &O) {
   return Out;
 }
 
-class Model {
+class LoadedModel {
 public:
-  explicit Model(const std::string &Path)
+  explicit LoadedModel(const std::string &Path)
       : Lib(take(ModelLibrary::open(Path))) {}
 
   std::string path() const { return Lib->path(); }
@@ -241,6 +244,7 @@ public:
                                           : io::ZarrFormat::V2;
     O.Layout = InferenceData ? OutputLayout::InferenceData : OutputLayout::Flat;
     O.OutOfSample = OutOfSample;
+    O.Resume = Get("resume", false);
     // progress: True for the CLI's bar on stderr, or a callable the Python
     // side passes (a tqdm bar), called with (done, total) batches from this
     // thread while it waits.
@@ -334,6 +338,42 @@ private:
   std::unique_ptr<ModelLibrary> Lib;
 };
 
+/// The compiler in process: Source (named Name in diagnostics) to the
+/// library at Output. Returns the warnings' text; a model that does not
+/// compile raises aimzc.Error carrying the diagnostics aimzc would print.
+std::string compileLibrary(const std::string &Source, const std::string &Name,
+                           const std::string &Output,
+                           const std::string &TargetCPU,
+                           const std::string &Precision, bool EmbedPTX) {
+  CompileOptions O;
+  O.OutputFile = Output;
+  O.TargetCPU = TargetCPU;
+  O.EmbedPTX = EmbedPTX;
+  if (Precision == "f32")
+    O.Precision = DType::F32;
+  else if (Precision == "f64")
+    O.Precision = DType::F64;
+  else if (Precision != "auto")
+    throw py::value_error("precision must be 'auto', 'f32' or 'f64', not '" +
+                          Precision + "'");
+  std::string Diags;
+  bool Ok;
+  {
+    // LLVM's target set-up is global: one compile at a time.
+    static std::mutex CompileMutex;
+    py::gil_scoped_release NoGil;
+    std::lock_guard<std::mutex> L(CompileMutex);
+    llvm::raw_string_ostream Errs(Diags);
+    Ok = compileSource(Source, Name, O, Errs);
+  }
+  if (!Ok) {
+    PyErr_SetString(AimzError, Diags.empty() ? "the model did not compile"
+                                             : Diags.c_str());
+    throw py::error_already_set();
+  }
+  return Diags;
+}
+
 } // namespace
 
 PYBIND11_MODULE(_native, Mod) {
@@ -341,10 +381,13 @@ PYBIND11_MODULE(_native, Mod) {
   AimzError = PyErr_NewException("aimzc.Error", PyExc_RuntimeError, nullptr);
   Mod.attr("Error") = py::handle(AimzError);
   Mod.attr("version") = AIMZ_RUN_VERSION;
-  py::class_<Model>(Mod, "Model")
+  Mod.def("compile", &compileLibrary, py::arg("source"), py::arg("name"),
+          py::arg("output"), py::arg("target_cpu") = "",
+          py::arg("precision") = "auto", py::arg("embed_ptx") = true);
+  py::class_<LoadedModel>(Mod, "Model")
       .def(py::init<const std::string &>(), py::arg("path"))
-      .def_property_readonly("path", &Model::path)
-      .def_property_readonly("manifest_json", &Model::manifestJson)
-      .def("run", &Model::run, py::arg("command"), py::arg("data"),
+      .def_property_readonly("path", &LoadedModel::path)
+      .def_property_readonly("manifest_json", &LoadedModel::manifestJson)
+      .def("run", &LoadedModel::run, py::arg("command"), py::arg("data"),
            py::arg("posterior"), py::arg("out"), py::arg("options"));
 }

@@ -1,20 +1,26 @@
 """aimzc: compiled probabilistic models run from Python.
 
     import aimzc
-    model = aimzc.load("linreg.so")          # compiled by `aimzc linreg.aimz -o linreg.so`
+    model = aimzc.compile("linreg.aimz")     # or aimzc.load("linreg.so")
     pred = model.predict({"X": X}, mcmc.get_samples(), seed=0)   # xarray.Dataset
     ll = model.log_likelihood({"X": X, "y": y}, "fit-*.csv")     # Stan's CSVs
 
 `data` and `posterior` are dicts of NumPy arrays (a NumPyro
-`mcmc.get_samples()` dict as it is) or paths (`.npz`; CmdStan CSV files for
-the posterior). C-contiguous arrays of the model's dtype are used in place,
+`mcmc.get_samples()` dict as it is; `get_samples(group_by_chain=True)`
+keeps its chains), an ArviZ InferenceData or an xarray Dataset with
+(chain, draw, ...) dims (the posterior), or paths (`.npz`; an ArviZ netCDF
+or CmdStan CSV files for the posterior). C-contiguous arrays of the model's dtype are used in place,
 without a copy. The work runs in the same native runtime as `aimz-run`,
 with the GIL released; Ctrl-C stops it cleanly. Results are the CLI's Zarr
 store: opened lazily when `out=` names a directory, else read into memory
-and the temporary store removed. Errors raise `aimzc.Error` with the CLI's
+and the temporary store removed. With `layout="inference-data"` the result
+is an `arviz.InferenceData` (groups posterior_predictive or predictions,
+log_likelihood, prior and prior_predictive, observed_data; dims (chain,
+draw, ...)), or a dict of group -> xarray.Dataset where ArviZ is missing. Errors raise `aimzc.Error` with the CLI's
 one-line message.
 """
 
+import atexit
 import json
 import os
 import shutil
@@ -27,7 +33,7 @@ from . import _native
 Error = _native.Error
 __version__ = _native.version
 
-__all__ = ["Error", "Model", "load"]
+__all__ = ["Error", "Model", "compile", "load"]
 
 
 def _arrays(arg, what):
@@ -45,6 +51,44 @@ def _arrays(arg, what):
             a = np.ascontiguousarray(a)
         out[str(name)] = a
     return out
+
+
+def _posterior(arg, sites):
+    """The posterior as the native side takes it, and its chain count (0:
+    unknown). An InferenceData (its posterior group) or a Dataset with
+    (chain, draw) dims, and a dict whose every array has two leading axes
+    more than its site (NumPyro's get_samples(group_by_chain=True)), are
+    flattened chain-major: a view, no copy, where the layout allows."""
+    if hasattr(arg, "posterior") and hasattr(arg, "groups"):
+        arg = arg.posterior  # arviz.InferenceData
+    if hasattr(arg, "data_vars"):  # xarray.Dataset
+        if "chain" not in arg.dims or "draw" not in arg.dims:
+            raise ValueError("a posterior Dataset needs 'chain' and 'draw' "
+                             "dimensions (ArviZ's posterior group)")
+        chains = int(arg.sizes["chain"])
+        out = {}
+        for name, v in arg.data_vars.items():
+            v = v.transpose("chain", "draw", ...)
+            a = np.asarray(v.values)
+            out[str(name)] = a.reshape((-1,) + a.shape[2:])
+        return out, chains
+    if arg is None or isinstance(arg, (str, os.PathLike)) or \
+            not hasattr(arg, "items"):
+        return arg, 0
+    ranks = {s["name"]: len(s.get("shape", [])) for s in sites}
+    arrays = {str(k): np.asarray(v) for k, v in arg.items()}
+    known = [k for k in arrays if k in ranks]
+    grouped = bool(known) and all(arrays[k].ndim == ranks[k] + 2
+                                  for k in known)
+    if not grouped:
+        return arg, 0
+    leads = {arrays[k].shape[:2] for k in known}
+    if len(leads) != 1:
+        raise ValueError("posterior arrays grouped by chain disagree on "
+                         "(chains, draws): %s" % sorted(leads))
+    chains = next(iter(leads))[0]
+    return {k: a.reshape((-1,) + a.shape[2:]) if k in ranks else a
+            for k, a in arrays.items()}, chains
 
 
 def _interventions(arg, what):
@@ -94,6 +138,9 @@ class Model:
                 "auto", "obs", "draw"):
             raise ValueError("shard_axis must be 'auto', 'obs' or 'draw'")
         import xarray as xr
+        posterior, chains = _posterior(posterior, self.info.get("sites", []))
+        if chains:
+            options["chains"] = chains
         post = _arrays(posterior, "posterior")
         for key in ("intervention", "baseline_intervention"):
             if key in options:
@@ -101,6 +148,9 @@ class Model:
         if "baseline_data" in options:
             options["baseline_data"] = _arrays(options["baseline_data"],
                                                "baseline_data")
+        if options.get("resume") and out is None:
+            raise ValueError("resume=True continues the store at `out` that "
+                             "an interrupted run left; give out=")
         bar = _progress(options, command)
         # Without `out`, a temporary store read into memory and removed.
         tmp = None if out is not None else tempfile.mkdtemp(prefix="aimzc-")
@@ -114,6 +164,8 @@ class Model:
                 if bar is not None:
                     bar.close()
             _warn(warnings)
+            if options.get("layout") == "inference-data":
+                return _open_inference_data(store, tmp is not None, report)
             ds = xr.open_zarr(store)
             if tmp is not None:
                 with ds:
@@ -127,21 +179,26 @@ class Model:
     def predict(self, data, posterior, *, seed=0, shard_axis="auto",
                 batch_size=None, devices=None, return_sites=None, out=None,
                 progress=False, codec=None, dims=None, strict=False,
-                intervention=None):
+                intervention=None, layout="flat", out_of_sample=False,
+                resume=False):
         """Posterior predictive draws of the output (and deterministic
         sites), one per posterior draw and observation. `intervention`:
         {site: number or array of the site's shape}, do(site = value) as
-        NumPyro's `do` (aimz-run's --intervene)."""
+        NumPyro's `do` (aimz-run's --intervene). `layout="inference-data"`
+        returns ArviZ's groups (`out_of_sample=True`: 'predictions', as
+        aimz's in_sample=False)."""
         return self._run("predict", data, posterior, out, dict(
             seed=seed, shard_axis=shard_axis, batch_size=batch_size,
             devices=devices, return_sites=return_sites, progress=progress,
-            codec=codec, dims=dims, strict=strict, intervention=intervention))
+            codec=codec, dims=dims, strict=strict, intervention=intervention,
+            layout=_layout(layout), out_of_sample=out_of_sample,
+            resume=resume))
 
     def effect(self, data, posterior, *, intervention=None,
                baseline_intervention=None, baseline_data=None, seed=0,
                shard_axis="auto", batch_size=None, devices=None,
                return_sites=None, out=None, progress=False, codec=None,
-               dims=None, strict=False, keep_scenarios=False):
+               dims=None, strict=False, keep_scenarios=False, resume=False):
         """Scenario minus baseline predictive draws with common random
         numbers (aimz-run effect): the scenario is `data` with
         `intervention`, the baseline `data` updated by `baseline_data`
@@ -154,27 +211,64 @@ class Model:
             devices=devices, return_sites=return_sites, progress=progress,
             codec=codec, dims=dims, strict=strict, intervention=intervention,
             baseline_intervention=baseline_intervention,
-            baseline_data=baseline_data, keep_scenarios=keep_scenarios))
+            baseline_data=baseline_data, keep_scenarios=keep_scenarios,
+            resume=resume))
 
     def log_likelihood(self, data, posterior, *, shard_axis="auto",
                        batch_size=None, devices=None, out=None,
-                       progress=False, codec=None, dims=None, strict=False):
+                       progress=False, codec=None, dims=None, strict=False,
+                       layout="flat", resume=False):
         """Pointwise log-likelihood of the observed output (in `data`, under
-        the output's name) per posterior draw, plus factor terms."""
+        the output's name) per posterior draw, plus factor terms.
+        `layout="inference-data"`: ArviZ's log_likelihood group, ready for
+        az.loo / az.waic once joined to the fit (`idata.extend(...)`)."""
         return self._run("log_likelihood", data, posterior, out, dict(
             shard_axis=shard_axis, batch_size=batch_size, devices=devices,
-            progress=progress, codec=codec, dims=dims, strict=strict))
+            progress=progress, codec=codec, dims=dims, strict=strict,
+            layout=_layout(layout), resume=resume))
 
     def prior_predictive(self, data, num_samples=1000, *, seed=0,
                          shard_axis="auto", batch_size=None, devices=None,
                          return_sites=None, out=None, progress=False,
-                         codec=None, dims=None, num_observations=None):
-        """Draws from the prior predictive: every latent from its prior."""
+                         codec=None, dims=None, num_observations=None,
+                         layout="flat", resume=False):
+        """Draws from the prior predictive: every latent from its prior.
+        `layout="inference-data"`: groups prior_predictive (the output) and
+        prior (latents and deterministics)."""
         return self._run("prior_predictive", data, None, out, dict(
             num_samples=num_samples, seed=seed, shard_axis=shard_axis,
             batch_size=batch_size, devices=devices,
             return_sites=return_sites, progress=progress, codec=codec,
-            dims=dims, num_observations=num_observations))
+            dims=dims, num_observations=num_observations,
+            layout=_layout(layout), resume=resume))
+
+
+def _layout(layout):
+    if layout not in ("flat", "inference-data"):
+        raise ValueError("layout must be 'flat' or 'inference-data', not %r"
+                         % (layout,))
+    return layout
+
+
+def _open_inference_data(store, in_memory, report):
+    """The InferenceData groups of a store: an arviz.InferenceData, or a
+    dict of group -> xarray.Dataset where ArviZ is not installed."""
+    import xarray as xr
+    import zarr
+    groups = {}
+    for name, _ in zarr.open_group(store, mode="r").groups():
+        ds = xr.open_zarr(store, group=name)
+        if in_memory:
+            with ds:
+                ds = ds.load()
+        groups[name] = ds
+    try:
+        import arviz as az
+    except ImportError:
+        return groups
+    for ds in groups.values():
+        ds.attrs["aimzc_report"] = json.dumps(report)
+    return az.InferenceData(**groups)
 
 
 _TITLES = {"predict": "Posterior predictive sampling",
@@ -211,6 +305,47 @@ def _warn(messages):
     import warnings
     for m in messages:
         warnings.warn(m, stacklevel=3)
+
+
+def compile(model, output=None, *, target_cpu=None, precision="auto",
+            gpu=True):
+    """Compiles a model in this process (the same compiler as `aimzc`) and
+    loads it. `model` is a path to a `.aimz` file or the model's source
+    text. The library goes to `output` (a path ending in .so), else into
+    a temporary directory removed when Python exits. `target_cpu` as
+    aimzc's --target-cpu (default: this host's), `precision` 'auto', 'f32'
+    or 'f64', `gpu=False` leaves the GPU code out. A model that does not
+    compile raises aimzc.Error carrying aimzc's diagnostics (with source
+    lines)."""
+    if isinstance(model, os.PathLike) or (
+            isinstance(model, str) and "\n" not in model and
+            model.rstrip().endswith(".aimz")):
+        path = os.fspath(model)
+        with open(path, encoding="utf-8") as f:
+            source, name = f.read(), path
+    elif isinstance(model, str):
+        source, name = model, "<source>"
+    else:
+        raise TypeError("model must be a path to a .aimz file or its source "
+                        "text; got %s" % type(model).__name__)
+    if output is None:
+        tmp = tempfile.mkdtemp(prefix="aimzc-model-")
+        _TEMPORARY_DIRS.append(tmp)
+        output = os.path.join(tmp, "model.so")
+    warnings = _native.compile(source, name, os.fspath(output),
+                               target_cpu or "", precision, bool(gpu))
+    if warnings:
+        _warn([w for w in warnings.splitlines() if w])
+    return Model(output)
+
+
+_TEMPORARY_DIRS = []
+
+
+@atexit.register
+def _remove_temporary_dirs():
+    for d in _TEMPORARY_DIRS:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def load(path):

@@ -189,3 +189,87 @@ def test_intervention_and_effect_match_the_cli(linreg, work):
         m.effect({"X": X}, post)
     with pytest.raises(aimzc.Error, match="no site 'nope'"):
         m.predict({"X": X}, post, intervention={"nope": 1})
+
+
+def _groups(result):
+    """{group: Dataset} from an InferenceData result (or the dict returned
+    where ArviZ is missing)."""
+    if isinstance(result, dict):
+        return result
+    return {g: getattr(result, g) for g in result.groups()}
+
+
+def test_inference_data_layout_and_chains(linreg, work):
+    X, y, post = problem(n=500, D=16)
+    m = aimzc.load(linreg)
+    flat = m.predict({"X": X}, post, seed=2, batch_size=100)
+    # NumPyro's get_samples(group_by_chain=True): 4 chains of 4 draws.
+    grouped = {k: v.reshape((4, 4) + v.shape[1:]) for k, v in post.items()}
+    idata = _groups(m.predict({"X": X, "y": y}, grouped, seed=2,
+                              shard_axis="draw", batch_size=3,
+                              layout="inference-data"))
+    assert sorted(idata) == ["observed_data", "posterior_predictive"]
+    pp = idata["posterior_predictive"]
+    assert pp["y"].dims == ("chain", "draw", "y_dim_0")
+    assert pp["y"].shape == (4, 4, 500)
+    np.testing.assert_array_equal(pp["y"].values.reshape(16, 500),
+                                  flat["y"].values)
+    np.testing.assert_array_equal(idata["observed_data"]["y"].values, y)
+    # A Dataset with (chain, draw) dims, as ArviZ's posterior group.
+    ds = xr.Dataset({k: (("chain", "draw") + tuple(
+        "%s_dim_%d" % (k, i) for i in range(v.ndim - 2)), v)
+        for k, v in grouped.items()})
+    again = _groups(m.predict({"X": X}, ds, seed=2,
+                              layout="inference-data", out_of_sample=True))
+    assert sorted(again) == ["predictions"]
+    np.testing.assert_array_equal(again["predictions"]["y"].values,
+                                  pp["y"].values)
+    ll = _groups(m.log_likelihood({"X": X, "y": y}, grouped,
+                                  layout="inference-data"))
+    assert ll["log_likelihood"]["y"].shape == (4, 4, 500)
+    prior = _groups(m.prior_predictive({"X": X}, 8, return_sites=["y", "beta"],
+                                       layout="inference-data"))
+    assert sorted(prior) == ["prior", "prior_predictive"]
+    assert prior["prior"]["beta"].dims == ("chain", "draw", "beta_dim_0")
+    with pytest.raises(ValueError, match="layout must be"):
+        m.predict({"X": X}, post, layout="arviz")
+    with pytest.raises(aimzc.Error, match="--layout inference-data"):
+        m.predict({"X": X}, post, out_of_sample=True)
+
+
+def test_compile_in_process(linreg, work):
+    """compile() runs aimzc's pipeline in this process: the same results as
+    the CLI's library, from a path or from source text."""
+    X, y, post = problem(n=700, D=8)
+    path = os.path.join(EXAMPLES, "linreg.aimz")
+    ref = aimzc.load(linreg).predict({"X": X}, post, seed=5)
+    out = str(work / "inproc.so")
+    m = aimzc.compile(path, out, gpu=False)
+    assert m.path == out and os.path.exists(out)
+    assert m.info["plan"] == "obs"
+    got = m.predict({"X": X}, post, seed=5)
+    np.testing.assert_array_equal(got["y"].values, ref["y"].values)
+    with open(path) as f:
+        text = f.read()
+    from_text = aimzc.compile(text, gpu=False)
+    assert os.path.dirname(from_text.path) != str(work)
+    np.testing.assert_array_equal(
+        from_text.predict({"X": X}, post, seed=5)["y"].values,
+        ref["y"].values)
+    f64 = aimzc.compile(text, precision="f64", gpu=False)
+    assert f64.info["precision"] == "f64"
+
+
+def test_compile_errors_carry_the_diagnostics():
+    bad = "model m(X: f32[n]) -> (y: f32[n]) {\n  y ~ Normal(0, sigmaa);\n}\n"
+    with pytest.raises(aimzc.Error) as e:
+        aimzc.compile(bad)
+    msg = str(e.value)
+    assert "sigmaa" in msg and "<source>:2" in msg, msg
+    assert "^" in msg  # the source line with a caret, as aimzc prints it
+    with pytest.raises(ValueError, match="precision"):
+        aimzc.compile(bad, precision="f16")
+    with pytest.raises(FileNotFoundError):
+        aimzc.compile("no/such/model.aimz")
+    with pytest.raises(TypeError):
+        aimzc.compile(42)

@@ -22,11 +22,12 @@ namespace {
 constexpr int MaxDepth = 64;
 
 /// Metadata files, chunk keys ("0", "3.1.0", v3's "c/0/1" components, "c"
-/// alone for a scalar) and
-/// this library's temporaries ("<name>.<random>.tmp").
+/// alone for a scalar), a partial store's run record and this library's
+/// temporaries ("<name>.<random>.tmp").
 bool isStoreFile(StringRef Name) {
   if (Name == ".zgroup" || Name == ".zattrs" || Name == ".zarray" ||
-      Name == ".zmetadata" || Name == "zarr.json" || Name == "c")
+      Name == ".zmetadata" || Name == "zarr.json" || Name == "c" ||
+      Name == ".aimz-run.json")
     return true;
   if (Name.ends_with(".tmp"))
     return true;

@@ -10,6 +10,7 @@
 #include "ZarrMetadata.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <mutex>
+#include <set>
 
 using namespace llvm;
 using json = nlohmann::json;
@@ -121,6 +123,51 @@ ZarrWriter::ZarrWriter(std::string D, ZarrFormat F, CodecOptions C, bool S)
 Expected<std::unique_ptr<ZarrWriter>>
 ZarrWriter::create(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
                    bool Sync) {
+  return open(DirArg, Format, std::move(Codec), Sync, nullptr);
+}
+
+Expected<std::unique_ptr<ZarrWriter>>
+ZarrWriter::resume(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
+                   bool Sync, const json &Record) {
+  return open(DirArg, Format, std::move(Codec), Sync, &Record);
+}
+
+namespace {
+/// The run record's name in a partial store (a store file, see StoreTree).
+constexpr const char *RunRecordFile = ".aimz-run.json";
+
+/// "seed (3 then, 4 now)" for short values, else the key alone.
+std::string describeDifference(const std::string &Key, const json &Then,
+                               const json &Now) {
+  std::string A = Then.is_null() ? "none" : Then.dump();
+  std::string B = Now.is_null() ? "none" : Now.dump();
+  if (A.size() + B.size() > 80)
+    return Key;
+  return Key + " (" + A + " then, " + B + " now)";
+}
+
+/// Why an interrupted run's record does not match this run's, or "".
+std::string recordDifferences(const json &Then, const json &Now) {
+  std::set<std::string> Keys;
+  for (const auto &[K, V] : Then.items())
+    Keys.insert(K);
+  for (const auto &[K, V] : Now.items())
+    Keys.insert(K);
+  std::string Out;
+  for (const std::string &K : Keys) {
+    json A = Then.contains(K) ? Then[K] : json();
+    json B = Now.contains(K) ? Now[K] : json();
+    if (A == B)
+      continue;
+    Out += (Out.empty() ? "" : ", ") + describeDifference(K, A, B);
+  }
+  return Out;
+}
+} // namespace
+
+Expected<std::unique_ptr<ZarrWriter>>
+ZarrWriter::open(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
+                 bool Sync, const json *ResumeRecord) {
   std::string Dir = DirArg.rtrim('/').str();
   if (Dir.empty())
     return ioError("the Zarr store path is empty");
@@ -137,15 +184,83 @@ ZarrWriter::create(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
   std::unique_ptr<ZarrWriter> W(
       new ZarrWriter(Dir, Format, std::move(Codec), Sync));
   W->Abandoned = true; // Until the partial store is ours to clean up.
-  // With the lock held, a leftover partial store is stale: its run is gone.
-  if (Error E = removeStoreTree(W->Partial))
-    return ioError("cannot replace the stale partial store '" + W->Partial +
-                   "' of an interrupted run: " + toString(std::move(E)));
-  if (::mkdir(W->Partial.c_str(), 0777) != 0)
-    return errnoError("cannot create", W->Partial, errno);
+  if (ResumeRecord) {
+    if (Error E = checkNotSymlink(W->Partial))
+      return {std::move(E)};
+    if (!sys::fs::is_directory(W->Partial))
+      return ioError("nothing to resume at '" + Dir + "': there is no "
+                     "partial store '" + W->Partial + "' (a run that fails "
+                     "with an error or completes leaves none); run without "
+                     "--resume");
+    if (Error E = checkStoreTree(W->Partial))
+      return ioError("refusing to resume into '" + W->Partial + "': " +
+                     toString(std::move(E)));
+    std::string RecordPath = W->Partial + "/" + RunRecordFile;
+    auto Text = MemoryBuffer::getFile(RecordPath);
+    json Then = Text ? json::parse((*Text)->getBuffer(), nullptr,
+                                   /*allow_exceptions=*/false)
+                     : json();
+    if (!Then.is_object())
+      return ioError("cannot resume '" + W->Partial + "': its run record '" +
+                     RecordPath + "' is " +
+                     (Text ? "not a JSON object" : "missing") +
+                     "; run without --resume to start over");
+    std::string Diff = recordDifferences(Then, *ResumeRecord);
+    if (!Diff.empty())
+      return ioError("cannot resume '" + W->Partial + "': this run differs "
+                     "from the interrupted one in " + Diff + "; run it as "
+                     "before, or without --resume to start over");
+    W->Resumed = true;
+  } else {
+    // With the lock held, a leftover partial store is stale: its run is
+    // gone.
+    if (Error E = removeStoreTree(W->Partial))
+      return ioError("cannot replace the stale partial store '" + W->Partial +
+                     "' of an interrupted run: " + toString(std::move(E)));
+    if (::mkdir(W->Partial.c_str(), 0777) != 0)
+      return errnoError("cannot create", W->Partial, errno);
+  }
   W->Abandoned = false;
   W->Lock = std::move(*Lock);
   return W;
+}
+
+Error ZarrWriter::setRunRecord(const json &Record) {
+  if (Error E = checkUsable())
+    return E;
+  if (!Record.is_object())
+    return ioError("the run record of '" + Dir + "' must be a JSON object");
+  return writeMetadataFile(RunRecordFile, Record);
+}
+
+bool ZarrWriter::markWritten(Array &A, uint64_t Index) {
+  uint64_t Bit = uint64_t(1) << (Index % 64);
+  if (A.WrittenBits[Index / 64].fetch_or(Bit) & Bit)
+    return false;
+  A.Written.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+bool ZarrWriter::hasChunk(StringRef Name, ArrayRef<uint64_t> Coords) {
+  Array *A = find(Name);
+  if (!A || Coords.size() != A->Grid.size())
+    return false;
+  uint64_t Index = 0;
+  for (size_t I = 0; I < Coords.size(); ++I) {
+    if (Coords[I] >= A->Grid[I])
+      return false;
+    Index = Index * A->Grid[I] + Coords[I];
+  }
+  if (A->WrittenBits[Index / 64].load() & (uint64_t(1) << (Index % 64)))
+    return true;
+  if (!Resumed)
+    return false;
+  std::string Path =
+      Partial + "/" + Name.str() + "/" + zarr::chunkKey(Format, Coords);
+  if (!sys::fs::is_regular_file(Path))
+    return false;
+  markWritten(*A, Index);
+  return true;
 }
 
 ZarrWriter::~ZarrWriter() {
@@ -158,6 +273,13 @@ void ZarrWriter::abandon() {
     return;
   Abandoned = true;
   consumeError(removeStoreTree(Partial));
+  Lock.reset();
+}
+
+void ZarrWriter::suspend() {
+  if (Abandoned || Finished)
+    return;
+  Abandoned = true;
   Lock.reset();
 }
 
@@ -364,9 +486,7 @@ Error ZarrWriter::writeChunk(StringRef Name, ArrayRef<uint64_t> Coords,
   uint64_t Index = 0;
   for (size_t I = 0; I < Coords.size(); ++I)
     Index = Index * A.Grid[I] + Coords[I];
-  uint64_t Bit = uint64_t(1) << (Index % 64);
-  if (!(A.WrittenBits[Index / 64].fetch_or(Bit) & Bit))
-    A.Written.fetch_add(1, std::memory_order_relaxed);
+  markWritten(A, Index);
   return Error::success();
 }
 
@@ -469,6 +589,11 @@ Error ZarrWriter::finish() {
         return E;
   }
 
+  // The run record is for resuming the partial store, not part of the
+  // store.
+  std::string RecordPath = Partial + "/" + RunRecordFile;
+  if (std::error_code EC = sys::fs::remove(RecordPath))
+    return ioError("cannot remove '" + RecordPath + "': " + EC.message());
   // Every chunk and metadata file was synced as it was committed; the
   // directories holding them are synced before the store can appear.
   if (Sync)

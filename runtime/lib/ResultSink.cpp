@@ -47,6 +47,19 @@ public:
     return "no store was written at '" + Writer->path() +
            "' (the partial output was removed)";
   }
+  bool hasChunk(size_t Array, llvm::ArrayRef<uint64_t> Coords) override {
+    return Writer->hasChunk(Arrays[Array].Name, Coords);
+  }
+  void suspend() override {
+    Pending.clear();
+    Pipeline.reset();
+    Writer->suspend();
+  }
+  std::string suspendNote() const override {
+    return "no store was written at '" + Writer->path() +
+           "'; the partial store '" + Writer->partialPath() +
+           "' was kept: run the same command with --resume to finish it";
+  }
 };
 
 class NpzSink : public ResultSink {
@@ -89,12 +102,17 @@ llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
     const std::string &Dir, io::ZarrFormat Format,
     const io::CodecOptions &Codec, const std::vector<SinkArray> &Arrays,
     const std::vector<std::pair<std::string, nlohmann::json>> &Groups,
-    const nlohmann::json &GroupAttrs, unsigned Threads, bool Sync) {
+    const nlohmann::json &GroupAttrs, unsigned Threads, bool Sync,
+    const nlohmann::json &RunRecord, bool Resume) {
   auto S = std::make_unique<ZarrSink>();
-  auto W = io::ZarrWriter::create(Dir, Format, Codec, Sync);
+  auto W = Resume ? io::ZarrWriter::resume(Dir, Format, Codec, Sync, RunRecord)
+                  : io::ZarrWriter::create(Dir, Format, Codec, Sync);
   if (!W)
     return W.takeError();
   S->Writer = std::move(*W);
+  if (!Resume)
+    if (llvm::Error E = S->Writer->setRunRecord(RunRecord))
+      return std::move(E);
   S->Arrays = Arrays;
   for (const auto &[Path, Attrs] : Groups)
     if (llvm::Error E = S->Writer->addGroup(Path, Attrs))

@@ -2,6 +2,7 @@
 #include "aimz/run/Runner.h"
 #include "aimz/run/RunPlan.h"
 #include "RunError.h"
+#include "RunRecord.h"
 #include "aimz/run/EffectDifference.h"
 #include "aimz/run/WorkSplit.h"
 #include "aimz/gpu/GpuDevice.h"
@@ -246,10 +247,20 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     SinkArrays.push_back(std::move(A));
   }
   bool ToNpz = llvm::StringRef(Opts.OutPath).ends_with(".npz");
+  if (ToNpz && Opts.Resume)
+    return error("--resume continues a Zarr store; an .npz output is "
+                 "written whole at the end and has nothing to resume");
+  nlohmann::json Record;
+  if (!ToNpz) {
+    auto Rec = runRecord(Lib, Data, Post, Opts, Plan);
+    if (!Rec)
+      return Rec.takeError();
+    Record = std::move(*Rec);
+  }
   auto Sink = ToNpz ? createNpzSink(Opts.OutPath, SinkArrays, Opts.Sync)
                     : createZarrSink(Opts.OutPath, Opts.Format, Opts.Codec,
                                      SinkArrays, Plan.Groups, Plan.Attrs,
-                                     Devices, Opts.Sync);
+                                     Devices, Opts.Sync, Record, Opts.Resume);
   if (!Sink)
     return Sink.takeError();
   // InferenceData's observed_data: copied from the data, chunk by chunk.
@@ -344,8 +355,33 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
 
   // Draws per kernel call: small enough to notice Ctrl-C quickly.
   const int64_t DrawStep = ObsPlan ? 16 : 1;
+  // A resumed run skips the batches the interrupted one finished: those
+  // whose chunks are all in the store.
+  auto Finished = [&](int64_t Batch) {
+    bool Any = false;
+    for (size_t I = 0; I < Outs.size(); ++I) {
+      if (!Plan.fills(I, Batch))
+        continue;
+      if (!(*Sink)->hasChunk(I, Plan.chunkCoords(I, Batch)))
+        return false;
+      Any = true;
+    }
+    return Any;
+  };
+  if (Opts.Resume) {
+    int64_t Done = 0;
+    for (int64_t Batch = 0; Batch < Batches; ++Batch)
+      Done += Finished(Batch);
+    R.ResumedBatches = Done;
+  }
   for (int64_t Batch = 0; Batch < Batches; ++Batch) {
     const BatchRect Rect = Plan.batch(Batch);
+    if (Opts.Resume && Finished(Batch)) {
+      Bar.update(Batch + 1, 0); // done before: no part of this run's rate
+      if (Opts.OnBatch)
+        Opts.OnBatch(Batch + 1, Batches);
+      continue;
+    }
     // The batch is split over devices along the plan's axis.
     const int64_t U0 = ObsPlan ? Rect.Obs0 : Rect.Draw0;
     const int64_t U1 = ObsPlan ? Rect.Obs1 : Rect.Draw1;
@@ -498,8 +534,8 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       return std::move(E);
     }
     if (InterruptRequested.load()) {
-      (*Sink)->abandon();
-      return error("interrupted; " + (*Sink)->abandonNote());
+      (*Sink)->suspend();
+      return error("interrupted; " + (*Sink)->suspendNote());
     }
     for (size_t I = 0; I < Outs.size(); ++I) {
       if (!Buffers[I])

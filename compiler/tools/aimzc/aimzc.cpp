@@ -5,52 +5,29 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aimz/AST.h"
-#include "aimz/Conversion/Passes.h"
 #include "aimz/Diagnostics.h"
-#include "aimz/MLIRGen.h"
+#include "aimz/Driver.h"
 #include "aimz/Manifest.h"
 #include "aimz/Parser.h"
 #include "aimz/Sema.h"
-#include "aimz/Target/GPUCode.h"
-#include "aimz/Target/ModelLibrary.h"
 #include "aimz/Version.h"
 
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/Bitcode/BitcodeReader.h"
-#include "llvm/Bitcode/BitcodeWriter.h"
-
-#include <cstdio>
-#include <thread>
 #include "mlir/Pass/PassManager.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/ToolOutputFile.h"
-
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
+
 using namespace aimz;
 namespace cl = llvm::cl;
 
 namespace {
-
-enum class EmitKind {
-  AST,
-  Sites,
-  Manifest,
-  MLIR,
-  Lowered,
-  LLVM,
-  Asm,
-  PTX,
-  Library
-};
 
 cl::OptionCategory Category("aimzc options");
 
@@ -108,129 +85,6 @@ int fail(const llvm::Twine &Msg) {
 int fail(llvm::Error E) {
   std::string Msg = llvm::toString(std::move(E));
   return fail(Msg);
-}
-
-/// Lowers the model through MLIR and LLVM as far as `Emit` asks; writes the
-/// result to `Out`, or links `OutputFile` for a library.
-int compileModel(const Model &M, const ModelInfo &Info, EmitKind Emit,
-                 llvm::SourceMgr &SM, llvm::raw_fd_ostream &Out) {
-  mlir::MLIRContext Ctx;
-  // Ops carry the model's file:line:col; an MLIR diagnostic then prints as
-  // our own do, with the source line and a caret.
-  mlir::SourceMgrDiagnosticHandler Handler(SM, &Ctx);
-  auto Module = generateMLIR(Ctx, M, Info, &SM);
-  if (!Module)
-    return 1;
-  if (Emit == EmitKind::MLIR) {
-    Module->print(Out);
-    return 0;
-  }
-  mlir::PassManager PM(&Ctx);
-  if (mlir::failed(mlir::applyPassManagerCLOptions(PM)))
-    return 1;
-  PM.addPass(createLowerModelToLoopsPass());
-  if (Emit != EmitKind::Lowered)
-    buildLoopsToLLVMPipeline(PM);
-  if (mlir::failed(PM.run(*Module)))
-    return fail("internal error: lowering failed");
-  if (Emit == EmitKind::Lowered) {
-    Module->print(Out);
-    return 0;
-  }
-  llvm::LLVMContext LLCtx;
-  auto LLModule = translateToLLVMIR(*Module, LLCtx);
-  if (!LLModule)
-    return fail(LLModule.takeError());
-  if (Emit == EmitKind::PTX) {
-    if (GPUArch != "sm_80" && GPUArch != "sm_90")
-      return fail("--gpu-arch must be sm_80 or sm_90");
-    auto PTX = generatePTX(**LLModule, GPUArch);
-    if (!PTX)
-      return fail(PTX.takeError());
-    Out << *PTX;
-    return 0;
-  }
-  // The library carries the GPU kernels too, when this aimzc can make them.
-  // Each architecture is generated on its own thread, in its own context
-  // (from a bitcode copy), while this thread optimizes the CPU code.
-  std::string PTX80, PTX90;
-  std::vector<std::thread> GPUThreads;
-  std::string GPUWarnings[2];
-  llvm::SmallVector<char, 0> Bitcode;
-  if (Emit == EmitKind::Library && !NoPTX && gpuSupportAvailable()) {
-    llvm::raw_svector_ostream BS(Bitcode);
-    llvm::WriteBitcodeToFile(**LLModule, BS);
-    initializeGPUTargets();
-    std::string *Texts[2] = {&PTX80, &PTX90};
-    const char *Archs[2] = {"sm_80", "sm_90"};
-    for (int I = 0; I < 2; ++I)
-      GPUThreads.emplace_back([&, I] {
-        llvm::LLVMContext Ctx;
-        auto Copy = llvm::parseBitcodeFile(
-            llvm::MemoryBufferRef(llvm::StringRef(Bitcode.data(), Bitcode.size()),
-                                  "model"),
-            Ctx);
-        if (!Copy) {
-          GPUWarnings[I] = llvm::toString(Copy.takeError());
-          return;
-        }
-        auto P = generatePTX(**Copy, Archs[I]);
-        if (!P)
-          GPUWarnings[I] = llvm::toString(P.takeError());
-        else
-          *Texts[I] = std::move(*P);
-      });
-  }
-  auto TM = createHostTargetMachine(TargetCPU);
-  if (!TM) {
-    for (auto &T : GPUThreads)
-      T.join();
-    return fail(TM.takeError());
-  }
-  llvm::Error Optimized = optimizeModule(**LLModule, **TM);
-  for (auto &T : GPUThreads)
-    T.join();
-  if (Optimized)
-    return fail(std::move(Optimized));
-  for (int I = 0; I < 2; ++I)
-    if (!GPUWarnings[I].empty())
-      llvm::WithColor::warning(llvm::errs(), "aimzc")
-          << "no " << (I ? "sm_90" : "sm_80")
-          << " PTX embedded: " << GPUWarnings[I] << "\n";
-  addLibraryData(**LLModule, manifestJSON(Info), PTX80, PTX90);
-  if (Emit == EmitKind::LLVM) {
-    (*LLModule)->print(Out, nullptr);
-    return 0;
-  }
-  if (Emit == EmitKind::Asm)
-    return emitMachineCode(**LLModule, **TM, Out, true) ? 1 : 0;
-
-  // A library: object to a temporary file, then link.
-  llvm::SmallString<128> Obj;
-  int FD;
-  if (auto EC = llvm::sys::fs::createTemporaryFile("aimz-model", "o", FD, Obj))
-    return fail("cannot create a temporary file: " + EC.message());
-  llvm::FileRemover RemoveObj(Obj);
-  {
-    llvm::raw_fd_ostream ObjOut(FD, true);
-    if (auto E = emitMachineCode(**LLModule, **TM, ObjOut, false))
-      return fail(std::move(E));
-  }
-  // Linked beside the target under a fresh name, then renamed over it: an
-  // existing library is replaced whole or not at all, and a file planted
-  // at a fixed temporary name is never written through.
-  llvm::SmallString<256> Tmp;
-  if (auto EC = llvm::sys::fs::createUniqueFile(
-          OutputFile + ".%%%%%%%%.tmp", Tmp))
-    return fail("cannot create a temporary file next to '" + OutputFile +
-                "': " + EC.message());
-  llvm::FileRemover RemoveTmp(Tmp);
-  if (auto E = linkSharedLibrary(Obj, Tmp))
-    return fail(std::move(E));
-  if (auto EC = llvm::sys::fs::rename(Tmp, OutputFile))
-    return fail("cannot write '" + OutputFile + "': " + EC.message());
-  RemoveTmp.releaseFile();
-  return 0;
 }
 
 /// The largest model source read: far beyond any real model, small enough
@@ -323,11 +177,26 @@ int main(int argc, char **argv) {
   EmitKind What = Emit;
   if (!Emit.getNumOccurrences() && !OutputFile.empty())
     What = EmitKind::Library;
+  CompileOptions O;
+  O.Emit = What;
+  O.OutputFile = OutputFile;
+  O.TargetCPU = TargetCPU;
+  O.GPUArch = GPUArch;
+  O.EmbedPTX = !NoPTX;
+  O.Precision = Forced;
+  O.PassManagerCLOptions = true;
+  // An error already printed as a diagnostic comes back without a message.
+  auto Finish = [](llvm::Error E) {
+    if (!E)
+      return 0;
+    std::string Msg = llvm::toString(std::move(E));
+    return Msg.empty() ? 1 : fail(Msg);
+  };
   if (What == EmitKind::Library) {
     if (OutputFile.empty())
       return fail("--emit=so needs an output file: -o model.so");
-    llvm::raw_fd_ostream Null(-1, false);
-    return compileModel(*M, *Info, What, SM, Null);
+    llvm::raw_null_ostream Null;
+    return Finish(compileModel(*M, *Info, O, SM, Null, llvm::errs()));
   }
 
   std::error_code EC;
@@ -343,6 +212,6 @@ int main(int argc, char **argv) {
     Out << manifestJSON(*Info) << "\n";
     return 0;
   default:
-    return compileModel(*M, *Info, What, SM, Out);
+    return Finish(compileModel(*M, *Info, O, SM, Out, llvm::errs()));
   }
 }

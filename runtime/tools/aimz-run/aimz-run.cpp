@@ -148,6 +148,13 @@ cl::opt<bool> NoSync(
     cl::desc("Publish the output without waiting for it to reach the disk "
              "(faster; a power loss may then leave a damaged store)"),
     RUN_SUBS, cl::cat(RunCat));
+cl::opt<bool> Resume(
+    "resume",
+    cl::desc("Continue the run that was interrupted (a signal, a killed "
+             "process, a lost node) from its '<out>.partial' store, "
+             "skipping the batches it finished; the same command otherwise. "
+             "Refused when anything that determines the output differs"),
+    RUN_SUBS, cl::cat(RunCat));
 cl::list<std::string> Intervene(
     "intervene",
     cl::desc("do(SITE = VALUE): the latent or deterministic site takes the "
@@ -424,6 +431,7 @@ int runCommand(EntryKind Kind, bool Effect = false) {
   O.Progress = !Quiet && !NoProgress && (Progress || Tty);
   O.ToolVersion = AIMZ_RUN_VERSION;
   O.Sync = !NoSync;
+  O.Resume = Resume;
 
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
@@ -441,7 +449,16 @@ int runCommand(EntryKind Kind, bool Effect = false) {
                  << " s (plan " << R->Plan << ", " << R->DeviceNames
                  << ", batch "
                  << R->BatchSize << ")\n";
-    if (!llvm::StringRef(OutPath).ends_with(".npz"))
+    if (Resume)
+      llvm::outs() << "resumed: " << R->ResumedBatches << " of " << R->Batches
+                   << " batches were written by the interrupted run\n";
+    const bool Npz = llvm::StringRef(OutPath).ends_with(".npz");
+    if (!Npz && Layout == OutputLayout::InferenceData)
+      llvm::outs() << "open it with: python3 -c \"import xarray as xr; "
+                      "print(xr.open_datatree('"
+                   << OutPath << "', engine='zarr'))\" (xarray >= 2024.10; "
+                   << "arviz.InferenceData.from_datatree takes the tree)\n";
+    else if (!Npz)
       llvm::outs() << "open it with: /usr/bin/python3 -c \"import xarray as "
                       "xr; print(xr.open_zarr('"
                    << OutPath << "'))\"\n";

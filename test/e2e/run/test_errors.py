@@ -424,7 +424,8 @@ class BadInputs(E.E2ETestCase):
 
 class Interrupt(E.E2ETestCase):
     """Ctrl-C stops a run within about a second, says what it left, and
-    leaves no store (complete or partial)."""
+    leaves no complete-looking store: only the partial store, for
+    --resume (test_resume.py)."""
 
     def test_sigint_mid_run(self):
         rng = np.random.default_rng(7)
@@ -464,8 +465,10 @@ class Interrupt(E.E2ETestCase):
         self.assertEqual(len(lines), 1, err)
         self.assertIn("interrupted", lines[0])
         self.assertIn(os.path.basename(out), lines[0])
+        self.assertIn("--resume", lines[0])
         self.assertEqual([f for f in os.listdir(self.dir)
-                          if f.startswith(os.path.basename(out))], [])
+                          if f.startswith(os.path.basename(out))],
+                         [os.path.basename(out) + ".partial"])
 
 if __name__ == "__main__":
     E.main()

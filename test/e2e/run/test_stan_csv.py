@@ -175,5 +175,82 @@ class StanCsv(E.E2ETestCase):
         self.assert_one_error_line(r, "'ab'", "some entries are missing")
 
 
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "..", "..", "fixtures", "stan")
+
+
+def read_rstan_csv(path):
+    """(column names, post-warmup rows) of a CSV written by rstan itself,
+    read independently of aimz-run: rows before "# Adaptation terminated"
+    are warmup."""
+    names, rows, sampling = None, [], False
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("# Adaptation terminated"):
+                sampling = True
+            if not line or line.startswith("#"):
+                continue
+            if names is None:
+                names = line.split(",")
+            elif sampling:
+                rows.append([float(v) for v in line.split(",")])
+    return names, np.array(rows)
+
+
+class RstanFit(E.E2ETestCase):
+    """Two chains of test/fixtures/stan/linreg.stan written by rstan 2.21
+    (make_fixtures.R), with Stan's own pointwise log-likelihood as a
+    generated quantity: aimz-run reads the files as rstan wrote them and
+    its log-likelihood of every draw agrees with Stan's."""
+
+    def setUp(self):
+        super().setUp()
+        table = np.genfromtxt(os.path.join(FIXTURES, "data.csv"),
+                              delimiter=",", names=True)
+        self.X = np.stack([table["X1"], table["X2"], table["X3"]],
+                          axis=1).astype(np.float32)
+        self.y = table["y"].astype(np.float32)
+        self.files = [os.path.join(FIXTURES, "fit-%d.csv" % c)
+                      for c in (1, 2)]
+        chains = [read_rstan_csv(f) for f in self.files]
+        self.names = chains[0][0]
+        self.rows = np.concatenate([c[1] for c in chains])  # chain-major
+        self.per_chain = len(chains[0][1])
+
+    def column(self, name):
+        return self.rows[:, self.names.index(name)]
+
+    def test_log_likelihood_agrees_with_stan(self):
+        so = E.model("linreg")
+        data = {"X": self.save("X.npy", self.X),
+                "y": self.save("y.npy", self.y)}
+        out = self.fresh()
+        r = E.run_cmd("log-likelihood", so, data, out,
+                      posterior=os.path.join(FIXTURES, "fit-*.csv"),
+                      batch=17)
+        self.assertIn("log_lik", r.stderr)  # not a site: warned, ignored
+        ours = E.read_arrays(out)["y"]
+        stan = np.stack([self.column("log_lik.%d" % (n + 1))
+                         for n in range(len(self.y))], axis=1)
+        self.assertEqual(ours.shape, stan.shape)
+        self.assertEqual(ours.shape[0], 2 * self.per_chain)
+        # Stan prints 6 significant digits of draws and log_lik alike.
+        np.testing.assert_allclose(ours, stan, rtol=1e-4, atol=2e-4)
+
+    def test_predict_and_chains(self):
+        so = E.model("linreg")
+        out = self.fresh()
+        E.run_cmd("predict", so, {"X": self.save("X.npy", self.X)}, out,
+                  posterior=os.path.join(FIXTURES, "fit-*.csv"),
+                  sites=["eta"], extra=["--layout", "inference-data"])
+        eta = E.open_group(out)["posterior_predictive/eta"][...]
+        beta = np.stack([self.column("beta.%d" % k) for k in (1, 2, 3)],
+                        axis=1)
+        want = np.exp(self.column("alpha")[:, None] + beta @ self.X.T)
+        self.assertEqual(eta.shape, (2, self.per_chain, len(self.y)))
+        np.testing.assert_allclose(eta.reshape(want.shape), want, rtol=2e-5)
+
+
 if __name__ == "__main__":
     E.main()

@@ -262,7 +262,9 @@ TEST(ZarrWriter, SpecErrors) {
     json Attrs;
     const char *Want;
   } Cases[] = {
-      {"a/b", {1}, {1}, {"d"}, json::object(), "invalid Zarr array name"},
+      {"a/b", {1}, {1}, {"d"}, json::object(), "its group 'a' was not declared"},
+      {"a//b", {1}, {1}, {"d"}, json::object(), "invalid Zarr array name"},
+      {"a/.b", {1}, {1}, {"d"}, json::object(), "invalid Zarr array name"},
       {".hidden", {1}, {1}, {"d"}, json::object(), "invalid Zarr array name"},
       {"a", {1, 2}, {1}, {"d", "e"}, json::object(), "same length"},
       {"a", {4}, {0}, {"d"}, json::object(), "chunk extents must be >= 1"},
@@ -277,7 +279,7 @@ TEST(ZarrWriter, SpecErrors) {
   }
   ASSERT_OK(W->addArray("a", DType::Int8, {4}, {2}, {"d"}));
   std::string M = errorText(W->addArray("a", DType::Int8, {4}, {2}, {"d"}));
-  EXPECT_NE(M.find("already has an array 'a'"), std::string::npos) << M;
+  EXPECT_NE(M.find("already has a node 'a'"), std::string::npos) << M;
   ZarrArraySpec S;
   S.Name = "u";
   S.Type = DType::UInt8;
@@ -290,6 +292,130 @@ TEST(ZarrWriter, SpecErrors) {
       << M;
   M = errorText(W->setGroupAttrs(json(3)));
   EXPECT_NE(M.find("must be a JSON object"), std::string::npos) << M;
+}
+
+TEST(ZarrWriter, Subgroups) {
+  for (ZarrFormat F : {ZarrFormat::V2, ZarrFormat::V3}) {
+    TempDir Tmp;
+    std::string Dir = Tmp / "g.zarr";
+    auto W = makeWriter(Dir, F);
+    ASSERT_TRUE(W);
+    ASSERT_OK(W->addGroup("posterior", {{"created_at", "now"}}));
+    ASSERT_OK(W->addGroup("posterior/inner"));
+    ASSERT_OK(W->addArray("posterior/mu", DType::Float32, {2}, {2}, {"draw"}));
+    ASSERT_OK(W->addArray("posterior/inner/x", DType::Int8, {1}, {1}, {"d"}));
+    ASSERT_OK(W->addArray("top", DType::Int8, {1}, {1}, {"d"}));
+    std::string M = errorText(W->addGroup("top"));
+    EXPECT_NE(M.find("already has a node 'top'"), std::string::npos) << M;
+    M = errorText(W->addGroup("posterior/mu"));
+    EXPECT_NE(M.find("already has a node 'posterior/mu'"), std::string::npos)
+        << M;
+    M = errorText(W->addGroup("top/below"));
+    EXPECT_NE(M.find("its group 'top' was not declared"), std::string::npos)
+        << M;
+    M = errorText(W->addGroup("missing/below"));
+    EXPECT_NE(M.find("its group 'missing' was not declared"),
+              std::string::npos)
+        << M;
+    M = errorText(W->addGroup("bad//name"));
+    EXPECT_NE(M.find("invalid Zarr group name"), std::string::npos) << M;
+    M = errorText(W->addGroup("attrs", json::array()));
+    EXPECT_NE(M.find("must be a JSON object"), std::string::npos) << M;
+    float V[2] = {1, 2};
+    ASSERT_OK(W->writeChunk("posterior/mu", {0}, V, sizeof(V)));
+    ASSERT_OK(W->finish());
+    if (F == ZarrFormat::V2) {
+      EXPECT_EQ(readJson(Dir + "/posterior/.zgroup"), json({{"zarr_format", 2}}));
+      EXPECT_EQ(readJson(Dir + "/posterior/.zattrs")["created_at"], "now");
+      EXPECT_EQ(readJson(Dir + "/posterior/inner/.zgroup"),
+                json({{"zarr_format", 2}}));
+      json C = readJson(Dir + "/.zmetadata")["metadata"];
+      EXPECT_TRUE(C.contains("posterior/.zgroup"));
+      EXPECT_TRUE(C.contains("posterior/inner/.zattrs"));
+      EXPECT_EQ(C["posterior/mu/.zarray"]["shape"], json({2}));
+      EXPECT_EQ(C["posterior/inner/x/.zarray"]["dtype"], "|i1");
+      EXPECT_TRUE(llvm::sys::fs::exists(Dir + "/posterior/mu/0"));
+    } else {
+      json G = readJson(Dir + "/posterior/zarr.json");
+      EXPECT_EQ(G["node_type"], "group");
+      EXPECT_EQ(G["attributes"]["created_at"], "now");
+      EXPECT_EQ(readJson(Dir + "/posterior/inner/zarr.json")["node_type"],
+                "group");
+      EXPECT_EQ(readJson(Dir + "/posterior/mu/zarr.json")["node_type"],
+                "array");
+      EXPECT_TRUE(llvm::sys::fs::exists(Dir + "/posterior/mu/c/0"));
+    }
+  }
+}
+
+TEST(ZarrWriter, ResumeKeepsChunksOfTheSameRun) {
+  TempDir Tmp;
+  std::string Dir = Tmp / "r.zarr";
+  json Record = {{"seed", 1}, {"inputs", {{"X", "<f4 (4,) 0123"}}}};
+  std::vector<float> Chunk(2, 1.5f), Other(2, -2.f);
+  {
+    auto W = makeWriter(Dir, ZarrFormat::V2);
+    ASSERT_TRUE(W);
+    ASSERT_OK(W->setRunRecord(Record));
+    ASSERT_OK(W->addArray("x", DType::Float32, {8}, {2}, {"d"}));
+    ASSERT_OK(W->writeChunk("x", {0}, Chunk.data(), 8));
+    ASSERT_OK(W->writeChunk("x", {2}, Chunk.data(), 8));
+    EXPECT_TRUE(W->hasChunk("x", {2}));
+    EXPECT_FALSE(W->hasChunk("x", {1}));
+    W->suspend(); // As an interrupted run: the partial store stays.
+  }
+  EXPECT_FALSE(llvm::sys::fs::exists(Dir));
+  ASSERT_TRUE(llvm::sys::fs::exists(Dir + ".partial/x/2"));
+
+  json Other1 = Record;
+  Other1["seed"] = 2;
+  Other1["plan"] = "obs";
+  auto Refused = ZarrWriter::resume(Dir, ZarrFormat::V2, {}, true, Other1);
+  std::string M = errorText(Refused);
+  EXPECT_NE(M.find("plan (none then, \"obs\" now), seed (1 then, 2 now)"),
+            std::string::npos)
+      << M;
+  auto None = ZarrWriter::resume(Tmp / "none.zarr", ZarrFormat::V2, {},
+                                 true, Record);
+  M = errorText(None);
+  EXPECT_NE(M.find("nothing to resume"), std::string::npos) << M;
+
+  auto W = ZarrWriter::resume(Dir, ZarrFormat::V2, {}, true, Record);
+  ASSERT_TRUE(static_cast<bool>(W)) << llvm::toString(W.takeError());
+  ASSERT_OK((*W)->addArray("x", DType::Float32, {8}, {2}, {"d"}));
+  EXPECT_TRUE((*W)->hasChunk("x", {0}));
+  EXPECT_FALSE((*W)->hasChunk("x", {1}));
+  EXPECT_TRUE((*W)->hasChunk("x", {2}));
+  EXPECT_FALSE((*W)->hasChunk("x", {3}));
+  EXPECT_FALSE((*W)->hasChunk("x", {4})); // outside the grid
+  EXPECT_FALSE((*W)->hasChunk("y", {0}));
+  EXPECT_EQ((*W)->chunksWritten("x"), 2u);
+  ASSERT_OK((*W)->writeChunk("x", {1}, Other.data(), 8));
+  ASSERT_OK((*W)->writeChunk("x", {3}, Other.data(), 8));
+  ASSERT_OK((*W)->finish());
+  EXPECT_FALSE(llvm::sys::fs::exists(Dir + ".partial"));
+  EXPECT_FALSE(llvm::sys::fs::exists(Dir + "/.aimz-run.json"));
+  CodecOptions O;
+  for (int C = 0; C < 4; ++C) {
+    auto Bytes = readChunk(Dir + "/x/" + std::to_string(C), O, 8);
+    float V[2];
+    std::memcpy(V, Bytes.data(), 8);
+    EXPECT_EQ(V[0], C % 2 ? -2.f : 1.5f) << C;
+  }
+}
+
+TEST(ZarrWriter, ResumeNeedsARunRecord) {
+  TempDir Tmp;
+  std::string Dir = Tmp / "n.zarr";
+  {
+    auto W = makeWriter(Dir, ZarrFormat::V3);
+    ASSERT_TRUE(W);
+    W->suspend();
+  }
+  auto R = ZarrWriter::resume(Dir, ZarrFormat::V3, {}, true, json::object());
+  std::string M = errorText(R);
+  EXPECT_NE(M.find("run record"), std::string::npos) << M;
+  EXPECT_NE(M.find("missing"), std::string::npos) << M;
 }
 
 TEST(ZarrWriter, StoreAppearsOnlyOnFinish) {

@@ -75,6 +75,14 @@ public:
   create(llvm::StringRef Dir, ZarrFormat Format, CodecOptions Codec = {},
          bool Sync = true);
 
+  /// Continues the partial store "<Dir>.partial" of an interrupted run:
+  /// chunks already there stay (see hasChunk). Refuses, naming what
+  /// differs, unless Record equals the run record the interrupted run
+  /// stored with setRunRecord.
+  static llvm::Expected<std::unique_ptr<ZarrWriter>>
+  resume(llvm::StringRef Dir, ZarrFormat Format, CodecOptions Codec,
+         bool Sync, const nlohmann::json &Record);
+
   ZarrWriter(const ZarrWriter &) = delete;
   ZarrWriter &operator=(const ZarrWriter &) = delete;
   /// Without a successful finish(), deletes "<Dir>.partial".
@@ -94,6 +102,16 @@ public:
                        llvm::ArrayRef<uint64_t> Chunks,
                        llvm::ArrayRef<std::string> DimNames,
                        const nlohmann::json &Attrs = nlohmann::json::object());
+
+  /// Stores Record (a JSON object: whatever determines the store's bytes)
+  /// in the partial store, durably, for a later resume(); finish() removes
+  /// it.
+  llvm::Error setRunRecord(const nlohmann::json &Record);
+
+  /// Whether chunk Coords of Array is in the store: written by this writer,
+  /// or, in a resumed store, by the interrupted run (a chunk's file appears
+  /// under its key only once complete). Such a chunk counts as written.
+  bool hasChunk(llvm::StringRef Array, llvm::ArrayRef<uint64_t> Coords);
 
   /// Replaces the group's attributes (a JSON object); written by finish().
   llvm::Error setGroupAttrs(const nlohmann::json &Attrs);
@@ -121,6 +139,10 @@ public:
 
   /// Deletes everything written so far. The writer is unusable afterwards.
   void abandon();
+
+  /// Stops writing and leaves the partial store for resume(); releases the
+  /// lock. The writer is unusable afterwards.
+  void suspend();
 
   const std::string &path() const { return Dir; }
   const std::string &partialPath() const { return Partial; }
@@ -152,6 +174,12 @@ private:
   llvm::Error writeEncodedChunk(const Array &A, llvm::ArrayRef<uint64_t> Coords,
                                 llvm::ArrayRef<uint8_t> Encoded);
   llvm::Error fillUnwrittenChunks(Array &A);
+  /// Marks chunk Index of A written; true when it was not yet.
+  static bool markWritten(Array &A, uint64_t Index);
+  /// create() and resume(): takes the lock, then starts or reopens Partial.
+  static llvm::Expected<std::unique_ptr<ZarrWriter>>
+  open(llvm::StringRef Dir, ZarrFormat Format, CodecOptions Codec, bool Sync,
+       const nlohmann::json *ResumeRecord);
   /// After the rename: makes it durable, releases the lock.
   llvm::Error publish();
 
@@ -168,6 +196,8 @@ private:
   std::map<std::string, std::unique_ptr<Array>, std::less<>> Arrays;
   bool Finished = false;
   bool Abandoned = false;
+  /// Reopened by resume(): chunk files may predate this writer.
+  bool Resumed = false;
 };
 
 } // namespace aimz::io

@@ -38,17 +38,30 @@ public:
   virtual void abandon() = 0;
   /// What abandon() left behind, for the user.
   virtual std::string abandonNote() const = 0;
+  /// Whether the chunk of array `Array` at Coords is in the output already
+  /// (written by the interrupted run a resumed sink continues).
+  virtual bool hasChunk(size_t Array, llvm::ArrayRef<uint64_t> Coords) {
+    return false;
+  }
+  /// Stops, keeping what a later run can resume (an interrupted run);
+  /// outputs that cannot resume are dropped as by abandon().
+  virtual void suspend() { abandon(); }
+  /// What suspend() left behind, for the user.
+  virtual std::string suspendNote() const { return abandonNote(); }
 };
 
 /// A Zarr group at Dir, chunks compressed by `Threads` workers; arrays
 /// named "group/name" go into the subgroups `Groups` declares (with their
 /// attributes). Holds the output lock from creation on; with Sync, durable
-/// before it appears.
+/// before it appears. RunRecord (what determines the bytes) is kept in the
+/// partial store; with Resume, the partial store of an interrupted run with
+/// an equal record is continued instead of started afresh.
 llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
     const std::string &Dir, io::ZarrFormat Format,
     const io::CodecOptions &Codec, const std::vector<SinkArray> &Arrays,
     const std::vector<std::pair<std::string, nlohmann::json>> &Groups,
-    const nlohmann::json &GroupAttrs, unsigned Threads, bool Sync);
+    const nlohmann::json &GroupAttrs, unsigned Threads, bool Sync,
+    const nlohmann::json &RunRecord, bool Resume);
 
 /// One .npz written at finish(); the whole result is held in memory. Holds
 /// the output lock from creation on.

@@ -67,6 +67,10 @@ struct RunOptions {
   /// total (the Python module's progress bar); on the run's thread.
   std::function<void(int64_t Done, int64_t Total)> OnBatch;
   bool Sync = true; // make the output durable before it appears
+  /// Continue the partial Zarr store an interrupted run left at
+  /// "<OutPath>.partial", skipping the batches whose chunks are all there;
+  /// refused when anything that determines the bytes differs.
+  bool Resume = false;
   size_t ChunkBudgetBytes = 8u << 20; // target size of one chunk
   std::string ToolVersion;
 };
@@ -78,6 +82,8 @@ struct RunReport {
   std::string DeviceNames; // "2 CPU threads", "1 GPU (NVIDIA H200 ...)"
   double Seconds = 0;
   std::vector<std::string> Sites;
+  /// --resume: batches the interrupted run had finished (not redone).
+  int64_t ResumedBatches = 0;
 };
 
 /// The devices `Choice` selects, described for `aimz-run devices`; an

@@ -1,0 +1,212 @@
+"""--layout inference-data: the store follows ArviZ's InferenceData schema
+(posterior_predictive / predictions, log_likelihood, prior and
+prior_predictive, observed_data; dims (chain, draw, <site>_dim_0, ...)),
+read with the real clients: ArviZ from PyPI through xarray's DataTree
+reader (ArviZ's own from_zarr refuses zarr 3), xarray per group and
+zarr-python 3. Values are those of the flat layout byte for byte, whatever
+the plan, batch size and device count; az.loo and az.waic on our
+log_likelihood agree with ArviZ on the same values computed in NumPy from
+a real NumPyro fit with two chains."""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference  # noqa: F401,E402  (skips without NumPyro)
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+import numpyro  # noqa: E402
+import numpyro.distributions as dist  # noqa: E402
+from numpyro.infer import MCMC, NUTS  # noqa: E402
+
+import aimz_e2e as E  # noqa: E402
+
+try:
+    import arviz as az  # noqa: E402
+    import xarray as xr  # noqa: E402
+    import zarr  # noqa: E402
+except ImportError:  # pragma: no cover - depends on the machine
+    print("skipped: ArviZ/xarray/zarr are not installed; run "
+          "tools/setup_venv.sh")
+    sys.exit(77)
+
+
+def linreg(X, y=None):  # dsl-examples/linreg.aimz
+    alpha = numpyro.sample("alpha", dist.Normal(0, 1))
+    beta = numpyro.sample("beta", dist.Normal(0, 1).expand([X.shape[1]]))
+    sigma = numpyro.sample("sigma", dist.HalfNormal(1))
+    with numpyro.plate("obs", X.shape[0]):
+        mu = alpha + X @ beta
+        numpyro.deterministic("eta", jax.numpy.exp(mu))
+        numpyro.sample("y", dist.Normal(mu, sigma), obs=y)
+
+
+def open_idata(path):
+    return az.InferenceData.from_datatree(xr.open_datatree(path,
+                                                           engine="zarr"))
+
+
+CHAINS, DRAWS, N = 2, 60, 300
+
+
+class InferenceDataLayout(E.E2ETestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        rng = np.random.default_rng(5)
+        X = rng.normal(size=(N, 3)).astype(np.float32)
+        y = (0.3 + X @ np.array([1.0, -0.5, 0.2]) +
+             rng.normal(0, 0.5, N)).astype(np.float32)
+        mcmc = MCMC(NUTS(linreg), num_warmup=150, num_samples=DRAWS,
+                    num_chains=CHAINS, chain_method="sequential",
+                    progress_bar=False)
+        mcmc.run(jax.random.key(6), X, y)
+        # NumPyro's own pointwise log-likelihood, and a fit without it.
+        cls.numpyro_idata = az.from_numpyro(mcmc)
+        cls.nc = cls.path("fit.nc")
+        az.from_numpyro(mcmc, log_likelihood=False).to_netcdf(cls.nc)
+        cls.samples = {k: np.asarray(v) for k, v in
+                       mcmc.get_samples(group_by_chain=True).items()}
+        cls.X, cls.y = X, y
+        cls.data = {"X": cls.save("X.npy", X), "y": cls.save("y.npy", y)}
+
+    def run_both(self, command, data, extra=(), **kw):
+        """The flat store and the InferenceData one for the same run."""
+        flat, idl = self.fresh(), self.fresh()
+        E.run_cmd(command, E.model("linreg"), data, flat, extra=extra, **kw)
+        E.run_cmd(command, E.model("linreg"), data, idl,
+                  extra=["--layout", "inference-data"] + list(extra), **kw)
+        return flat, idl
+
+    def assert_same_values(self, flat, idl, group, chains):
+        ra = E.read_arrays(flat)
+        g = zarr.open_group(idl, mode="r")[group]
+        self.assertEqual(sorted(ra), sorted(g.array_keys()))
+        for k, a in ra.items():
+            b = g[k][...]
+            self.assertEqual(b.shape[:2], (chains, a.shape[0] // chains), k)
+            self.assertTrue(E.same_bytes(b.reshape(a.shape), a), (group, k))
+
+    def test_predict_groups_dims_and_values(self):
+        for axis, batch, devices in (("obs", 64, 2), ("draw", 7, 2),
+                                     ("draw", 1000, 1), ("obs", None, 1)):
+            flat, idl = self.run_both("predict", self.data, posterior=self.nc,
+                                      seed=3, axis=axis, batch=batch,
+                                      devices=devices)
+            self.assert_same_values(flat, idl, "posterior_predictive", CHAINS)
+            idata = open_idata(idl)
+            self.assertEqual(sorted(idata.groups()),
+                             ["observed_data", "posterior_predictive"])
+            pp = idata.posterior_predictive
+            self.assertEqual(pp.y.dims, ("chain", "draw", "y_dim_0"))
+            self.assertEqual(pp.y.shape, (CHAINS, DRAWS, N))
+            self.assertEqual(pp.attrs["inference_library"], "aimzc")
+            for key in ("created_at", "inference_library_version"):
+                self.assertIn(key, pp.attrs)
+            self.assertTrue(E.same_bytes(idata.observed_data.y.values,
+                                         self.y))
+            # Chain c's draws are the fit's chain c.
+            mu = (self.samples["alpha"][..., None] +
+                  np.einsum("cdk,nk->cdn", self.samples["beta"], self.X))
+            np.testing.assert_allclose(pp.eta.values, np.exp(mu), rtol=2e-5)
+
+    def test_every_group_opens_with_xarray(self):
+        _, idl = self.run_both("predict", self.data, posterior=self.nc)
+        for group in ("posterior_predictive", "observed_data"):
+            ds = xr.open_zarr(idl, group=group)
+            self.assertIn("y", ds)
+        root = E.open_dataset(idl)
+        self.assertEqual(root.attrs["layout"], "inference-data")
+        self.assertEqual(root.attrs["num_chains"], CHAINS)
+
+    def test_loo_and_waic_agree_with_arviz_on_numpy_values(self):
+        flat, idl = self.run_both("log-likelihood", self.data,
+                                  posterior=self.nc, axis="draw", batch=9)
+        self.assert_same_values(flat, idl, "log_likelihood", CHAINS)
+        ours = open_idata(idl)
+        self.assertEqual(ours.log_likelihood.y.dims,
+                         ("chain", "draw", "y_dim_0"))
+        # The user's workflow: the fit plus our groups.
+        fit = az.from_netcdf(self.nc)
+        fit.extend(ours)
+        # The same pointwise log-likelihood in NumPy (float64).
+        s = {k: v.astype(np.float64) for k, v in self.samples.items()}
+        mu = s["alpha"][..., None] + np.einsum("cdk,nk->cdn", s["beta"],
+                                               self.X.astype(np.float64))
+        sd = s["sigma"][..., None]
+        ll = (-0.5 * ((self.y - mu) / sd) ** 2 - np.log(sd) -
+              0.5 * np.log(2 * np.pi))
+        ref = az.from_netcdf(self.nc)
+        ref.add_groups(log_likelihood={"y": ll})
+        for fn in (az.loo, az.waic):
+            est = "elpd_loo" if fn is az.loo else "elpd_waic"
+            a = fn(fit, pointwise=True)
+            for other in (ref, self.numpyro_idata):
+                b = fn(other, pointwise=True)
+                self.assertAlmostEqual(a[est], b[est],
+                                       delta=1e-4 * abs(b[est]))
+                np.testing.assert_allclose(a["se"], b["se"], rtol=1e-3)
+
+    def test_prior_predictive_groups(self):
+        flat, idl = self.run_both("prior-predictive", {"X": self.data["X"]},
+                                  num_samples=50, sites=["y", "alpha", "eta"],
+                                  seed=1)
+        idata = open_idata(idl)
+        self.assertEqual(sorted(idata.groups()), ["prior", "prior_predictive"])
+        self.assertEqual(idata.prior_predictive.y.shape, (1, 50, N))
+        self.assertEqual(idata.prior.alpha.dims, ("chain", "draw"))
+        fa = E.read_arrays(flat)
+        self.assertTrue(E.same_bytes(idata.prior.alpha.values[0], fa["alpha"]))
+        self.assertTrue(E.same_bytes(idata.prior_predictive.y.values[0],
+                                     fa["y"]))
+
+    def test_out_of_sample_writes_predictions(self):
+        _, idl = self.run_both("predict", self.data, posterior=self.nc)
+        out = self.fresh()
+        E.run_cmd("predict", E.model("linreg"), self.data, out,
+                  posterior=self.nc,
+                  extra=["--layout", "inference-data", "--out-of-sample"])
+        idata = open_idata(out)
+        self.assertEqual(sorted(idata.groups()), ["predictions"])
+        self.assertTrue(E.same_bytes(idata.predictions.y.values,
+                                     open_idata(idl).posterior_predictive.y
+                                     .values))
+
+    def test_zarr_v3_store(self):
+        flat, idl = self.run_both("predict", {"X": self.data["X"]},
+                                  posterior=self.nc, fmt=3, axis="draw",
+                                  batch=16)
+        g = zarr.open_group(idl, mode="r")
+        self.assertEqual(sorted(k for k, _ in g.groups()),
+                         ["posterior_predictive"])
+        self.assertEqual(g["posterior_predictive"].attrs["inference_library"],
+                         "aimzc")
+        self.assertEqual(g["posterior_predictive"]["y"].metadata
+                         .dimension_names, ("chain", "draw", "y_dim_0"))
+        idata = open_idata(idl)
+        self.assertEqual(idata.posterior_predictive.y.shape, (CHAINS, DRAWS, N))
+
+    def test_an_npz_posterior_is_one_chain(self):
+        npz = self.savez("fit.npz", **{k: v.reshape(-1, *v.shape[2:])
+                                       for k, v in self.samples.items()
+                                       if k != "eta"})
+        _, idl = self.run_both("predict", {"X": self.data["X"]},
+                               posterior=npz)
+        self.assertEqual(open_idata(idl).posterior_predictive.y.shape,
+                         (1, CHAINS * DRAWS, N))
+
+    def test_errors(self):
+        r = E.run_cmd("predict", E.model("linreg"), {"X": self.data["X"]},
+                      self.path("out.npz"), posterior=self.nc,
+                      extra=["--layout", "inference-data"], check=False)
+        self.assert_one_error_line(r, "give --out a directory")
+        r = E.run_cmd("predict", E.model("linreg"), {"X": self.data["X"]},
+                      self.fresh(), posterior=self.nc,
+                      extra=["--out-of-sample"], check=False)
+        self.assert_one_error_line(r, "--layout inference-data")
+
+
+if __name__ == "__main__":
+    E.main()

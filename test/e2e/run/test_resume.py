@@ -1,0 +1,196 @@
+"""--resume: a run killed mid-way (SIGKILL, or Ctrl-C) leaves its partial
+store, never a complete-looking one; --resume finishes it, skipping the
+batches already written, and the store is byte-identical to an
+uninterrupted run. Anything that determines the bytes differing is refused
+with one error line naming it."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aimz_e2e as E  # noqa: E402
+
+
+def store_files(path):
+    """relative path -> bytes of every file in a store."""
+    out = {}
+    for root, _, files in os.walk(path):
+        for f in files:
+            p = os.path.join(root, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, path)] = fh.read()
+    return out
+
+
+def chunk_files(partial):
+    n = 0
+    for _, _, files in os.walk(partial):
+        n += sum(1 for f in files if f[0].isdigit() and
+                 not f.endswith(".tmp"))
+    return n
+
+
+class Resume(E.E2ETestCase):
+    """Two models, one per plan: an MLP (obs) and a local latent (draw)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        rng = np.random.default_rng(5)
+        n, d, H, D = 40_000, 100, 128, 24
+        cls.mlp_data = {"X": cls.save("X.npy", rng.normal(
+            size=(n, d)).astype(np.float32))}
+
+        def w(*shape):
+            return (rng.normal(size=(D,) + shape) * 0.1).astype(np.float32)
+        cls.mlp_post = cls.savez("mlp_post.npz", w1=w(d, H), b1=w(H),
+                                 w2=w(H, H), b2=w(H), w3=w(H, H), b3=w(H),
+                                 w4=w(H), b4=w())
+        n2, D2 = 200_000, 60
+        cls.ll_data = {"x": cls.save("x.npy", rng.normal(
+            size=n2).astype(np.float32))}
+        cls.ll_post = cls.savez(
+            "ll_post.npz", beta=rng.normal(size=D2).astype(np.float32),
+            tau=rng.uniform(0.5, 1.5, D2).astype(np.float32),
+            sigma=rng.uniform(0.3, 1, D2).astype(np.float32),
+            z=rng.normal(size=(D2, n2)).astype(np.float32))
+
+    def command(self, model, data, post, out, extra=()):
+        cmd = [E.AIMZ_RUN, "predict", E.model(model)]
+        for k, v in data.items():
+            cmd += ["--data", "%s=%s" % (k, v)]
+        return cmd + ["--posterior", post, "--out", out, "--seed", "3",
+                      "--devices", "2", "--no-progress"] + list(extra)
+
+    def interrupted(self, cmd, out, sig):
+        """Starts cmd, sends sig once a few chunks are in the partial
+        store; the partial store it leaves (or skips the test when the run
+        was too quick to interrupt)."""
+        partial = out + ".partial"
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        t0 = time.time()
+        while time.time() - t0 < 60 and p.poll() is None and (
+                not os.path.isdir(partial) or chunk_files(partial) < 3):
+            time.sleep(0.005)
+        if p.poll() is not None:
+            p.communicate()
+            self.skipTest("the run finished before it could be interrupted")
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=30)
+        self.assertFalse(os.path.exists(out), "complete-looking store")
+        self.assertTrue(os.path.isdir(partial), err)
+        self.assertTrue(os.path.exists(os.path.join(partial,
+                                                    ".aimz-run.json")))
+        return p.returncode, err
+
+    def check_resumes(self, model, data, post, extra, sig):
+        ref = self.fresh()
+        E.aimz_run(*self.command(model, data, post, ref, extra)[1:])
+        out = self.fresh()
+        cmd = self.command(model, data, post, out, extra)
+        rc, err = self.interrupted(cmd, out, sig)
+        if sig == signal.SIGKILL:
+            self.assertEqual(rc, -signal.SIGKILL)
+        else:
+            self.assertEqual(rc, 130, err)
+            lines = [l for l in err.splitlines() if l.strip()]
+            self.assertEqual(len(lines), 1, err)
+            self.assertIn("interrupted", lines[0])
+            self.assertIn("--resume", lines[0])
+        r = E.aimz_run(*cmd[1:] + ["--resume"])
+        self.assertIn("resumed: ", r.stdout)
+        done = int(r.stdout.split("resumed: ")[1].split()[0])
+        self.assertGreater(done, 0, r.stdout)  # chunks were there
+        self.assertFalse(os.path.exists(out + ".partial"))
+        a, b = store_files(ref), store_files(out)
+        self.assertEqual(sorted(a), sorted(b))
+        for k in a:
+            if k.endswith(".zattrs") or k.endswith(".zmetadata") or \
+                    k.endswith("zarr.json"):
+                continue  # the creation time differs
+            self.assertTrue(a[k] == b[k], k)
+        A, B = E.read_arrays(ref), E.read_arrays(out)
+        for k in A:
+            self.assertTrue(E.same_bytes(A[k], B[k]), k)
+        attrs = dict(E.open_group(out).attrs)
+        ref_attrs = dict(E.open_group(ref).attrs)
+        attrs.pop("created")
+        ref_attrs.pop("created")
+        self.assertEqual(attrs, ref_attrs)
+
+    def test_obs_plan_after_sigkill(self):
+        self.check_resumes("mlp", self.mlp_data, self.mlp_post,
+                           ["--batch-size", "1000"], signal.SIGKILL)
+
+    def test_draw_plan_after_ctrl_c(self):
+        self.check_resumes("local_latent", self.ll_data, self.ll_post,
+                           ["--batch-size", "3", "--return-sites", "y,z"],
+                           signal.SIGINT)
+
+    def test_inference_data_v3_after_sigkill(self):
+        self.check_resumes("mlp", self.mlp_data, self.mlp_post,
+                           ["--batch-size", "700", "--zarr-format", "3",
+                            "--layout", "inference-data"], signal.SIGKILL)
+
+    def test_refusals(self):
+        out = self.fresh()
+        extra = ["--batch-size", "1000"]
+        cmd = self.command("mlp", self.mlp_data, self.mlp_post, out, extra)
+        self.interrupted(cmd, out, signal.SIGKILL)
+        before = store_files(out + ".partial")
+        other_so = self.path("other.so")
+        shutil.copyfile(E.model("mlp"), other_so)
+        with open(other_so, "ab") as f:
+            f.write(b"\0")  # another library, which loads the same
+        X = np.load(self.mlp_data["X"])
+        X[7, 3] += 1
+        other_x = self.save("X2.npy", X)
+        with np.load(self.mlp_post) as z:
+            post = {k: z[k] for k in z.files}
+        post["b4"] = post["b4"] + 1
+        other_post = self.savez("post2.npz", **post)
+
+        def swap(flag, value):
+            c = list(cmd)
+            c[c.index(flag) + 1] = value
+            return c
+        cases = [
+            (swap("--seed", "4"), ["seed (3 then, 4 now)"]),
+            (swap("--batch-size", "999"), ["batch_size"]),
+            (swap("--data", "X=" + other_x), ["inputs"]),
+            (swap("--posterior", other_post), ["posterior"]),
+            ([cmd[0], cmd[1], other_so] + cmd[3:], ["model_library"]),
+            (cmd + ["--zarr-format", "3"], ["zarr_format"]),
+            (cmd + ["--codec", "zstd:3"], ["codec"]),
+            (cmd + ["--return-sites", "y,w1"], ["arrays"]),
+        ]
+        for c, fragments in cases:
+            with self.subTest(fragments=fragments):
+                r = E.aimz_run(*c[1:] + ["--resume"], check=False)
+                self.assert_one_error_line(r, "cannot resume", "--resume",
+                                           *fragments)
+        # Nothing was touched by the refusals.
+        self.assertEqual(store_files(out + ".partial"), before)
+        self.assertFalse(os.path.exists(out))
+        # Nothing to resume; and an .npz is never partial.
+        r = E.aimz_run(*swap("--out", self.fresh())[1:] + ["--resume"],
+                       check=False)
+        self.assert_one_error_line(r, "nothing to resume", "partial store")
+        r = E.aimz_run(*swap("--out", self.fresh(".npz"))[1:] + ["--resume"],
+                       check=False)
+        self.assert_one_error_line(r, "--resume", ".npz")
+        # A run without --resume starts over, replacing the partial store.
+        E.aimz_run(*cmd[1:])
+        self.assertFalse(os.path.exists(out + ".partial"))
+        self.assertFalse(os.path.exists(os.path.join(out, ".aimz-run.json")))
+
+
+if __name__ == "__main__":
+    E.main()
