@@ -121,7 +121,7 @@ def test_errors_are_exceptions_with_the_cli_message(linreg):
         aimzc.load("/nonexistent/not-a-model.so")
 
 
-def test_ctrl_c_stops_the_run_and_leaves_no_store(linreg, work):
+def test_ctrl_c_stops_the_run_and_leaves_only_a_partial_store(linreg, work):
     X, _, post = problem(n=400_000, D=400, seed=1)
     m = aimzc.load(linreg)
     out = work / "interrupted.zarr"
@@ -132,6 +132,13 @@ def test_ctrl_c_stops_the_run_and_leaves_no_store(linreg, work):
         m.predict({"X": X}, post, out=out)
     assert time.monotonic() - t0 < 20
     assert not os.path.exists(out)
+    # Only the partial store is left, for resume=True (which checks that it
+    # is the same run; test/e2e/run/test_resume.py finishes such runs).
+    assert os.path.isdir(str(out) + ".partial")
+    with pytest.raises(aimzc.Error, match=r"seed \(0 then, 1 now\)"):
+        m.predict({"X": X}, post, out=out, seed=1, resume=True)
+    with pytest.raises(ValueError, match="give out="):
+        m.predict({"X": X}, post, resume=True)
     # The model is usable afterwards.
     small = m.predict({"X": X[:100]}, {k: v[:2] for k, v in post.items()})
     assert small["y"].shape == (2, 100)
@@ -206,7 +213,7 @@ def test_inference_data_layout_and_chains(linreg, work):
     # NumPyro's get_samples(group_by_chain=True): 4 chains of 4 draws.
     grouped = {k: v.reshape((4, 4) + v.shape[1:]) for k, v in post.items()}
     idata = _groups(m.predict({"X": X, "y": y}, grouped, seed=2,
-                              shard_axis="draw", batch_size=3,
+                              shard_axis="draw", batch_size=2,
                               layout="inference-data"))
     assert sorted(idata) == ["observed_data", "posterior_predictive"]
     pp = idata["posterior_predictive"]

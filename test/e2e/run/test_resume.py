@@ -4,6 +4,7 @@ batches already written, and the store is byte-identical to an
 uninterrupted run. Anything that determines the bytes differing is refused
 with one error line naming it."""
 
+import json
 import os
 import shutil
 import signal
@@ -26,6 +27,14 @@ def store_files(path):
             with open(p, "rb") as fh:
                 out[os.path.relpath(p, path)] = fh.read()
     return out
+
+
+def root_attrs(store):
+    v2 = os.path.join(store, ".zattrs")
+    with open(v2 if os.path.exists(v2) else
+              os.path.join(store, "zarr.json")) as f:
+        j = json.load(f)
+    return j.get("attributes", j) if "zarr_format" in j else j
 
 
 def chunk_files(partial):
@@ -116,14 +125,15 @@ class Resume(E.E2ETestCase):
                     k.endswith("zarr.json"):
                 continue  # the creation time differs
             self.assertTrue(a[k] == b[k], k)
-        A, B = E.read_arrays(ref), E.read_arrays(out)
-        for k in A:
-            self.assertTrue(E.same_bytes(A[k], B[k]), k)
-        attrs = dict(E.open_group(out).attrs)
-        ref_attrs = dict(E.open_group(ref).attrs)
-        attrs.pop("created")
+        attrs, ref_attrs = root_attrs(out), root_attrs(ref)
+        self.assertNotEqual(attrs.pop("created"), None)
         ref_attrs.pop("created")
         self.assertEqual(attrs, ref_attrs)
+        if "3" not in extra:  # Debian's zarr 2 reads v2 stores
+            A, B = E.read_arrays(ref), E.read_arrays(out)
+            self.assertTrue(A)
+            for k in A:
+                self.assertTrue(E.same_bytes(A[k], B[k]), k)
 
     def test_obs_plan_after_sigkill(self):
         self.check_resumes("mlp", self.mlp_data, self.mlp_post,
@@ -131,7 +141,7 @@ class Resume(E.E2ETestCase):
 
     def test_draw_plan_after_ctrl_c(self):
         self.check_resumes("local_latent", self.ll_data, self.ll_post,
-                           ["--batch-size", "3", "--return-sites", "y,z"],
+                           ["--batch-size", "4", "--return-sites", "y,z"],
                            signal.SIGINT)
 
     def test_inference_data_v3_after_sigkill(self):
@@ -163,7 +173,7 @@ class Resume(E.E2ETestCase):
             return c
         cases = [
             (swap("--seed", "4"), ["seed (3 then, 4 now)"]),
-            (swap("--batch-size", "999"), ["batch_size"]),
+            (swap("--batch-size", "998"), ["batch_size"]),
             (swap("--data", "X=" + other_x), ["inputs"]),
             (swap("--posterior", other_post), ["posterior"]),
             ([cmd[0], cmd[1], other_so] + cmd[3:], ["model_library"]),
