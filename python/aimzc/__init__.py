@@ -178,7 +178,7 @@ class Model:
 
     def predict(self, data, posterior, *, seed=0, shard_axis="auto",
                 batch_size=None, devices=None, return_sites=None, out=None,
-                progress=False, codec=None, dims=None, strict=False,
+                progress=True, codec=None, dims=None, strict=False,
                 intervention=None, layout="flat", out_of_sample=False,
                 resume=False):
         """Posterior predictive draws of the output (and deterministic
@@ -197,7 +197,7 @@ class Model:
     def effect(self, data, posterior, *, intervention=None,
                baseline_intervention=None, baseline_data=None, seed=0,
                shard_axis="auto", batch_size=None, devices=None,
-               return_sites=None, out=None, progress=False, codec=None,
+               return_sites=None, out=None, progress=True, codec=None,
                dims=None, strict=False, keep_scenarios=False, resume=False):
         """Scenario minus baseline predictive draws with common random
         numbers (aimz-run effect): the scenario is `data` with
@@ -216,7 +216,7 @@ class Model:
 
     def log_likelihood(self, data, posterior, *, shard_axis="auto",
                        batch_size=None, devices=None, out=None,
-                       progress=False, codec=None, dims=None, strict=False,
+                       progress=True, codec=None, dims=None, strict=False,
                        layout="flat", resume=False):
         """Pointwise log-likelihood of the observed output (in `data`, under
         the output's name) per posterior draw, plus factor terms.
@@ -229,7 +229,7 @@ class Model:
 
     def prior_predictive(self, data, num_samples=1000, *, seed=0,
                          shard_axis="auto", batch_size=None, devices=None,
-                         return_sites=None, out=None, progress=False,
+                         return_sites=None, out=None, progress=True,
                          codec=None, dims=None, num_observations=None,
                          layout="flat", resume=False):
         """Draws from the prior predictive: every latent from its prior.

@@ -90,8 +90,10 @@ Expected<std::vector<Entry>> listChecked(int Dir, const std::string &Label) {
   return Out;
 }
 
-/// Checks (and with Remove, removes) the contents of Dir.
-Error walk(int Dir, const std::string &Label, bool Remove, int Depth) {
+enum class WalkMode { Check, RemoveAll, RemoveTemporaries };
+
+/// Checks (and removes, by Mode) the contents of Dir.
+Error walk(int Dir, const std::string &Label, WalkMode Mode, int Depth) {
   if (Depth > MaxDepth)
     return ioError("'" + Label + "' is nested deeper than a Zarr store is");
   Expected<std::vector<Entry>> Entries = listChecked(Dir, Label);
@@ -103,11 +105,14 @@ Error walk(int Dir, const std::string &Label, bool Remove, int Depth) {
       int Sub = openDir(Dir, E.Name.c_str());
       if (Sub < 0)
         return errnoError("cannot open", Path, errno);
-      Error Inner = walk(Sub, Path, Remove, Depth + 1);
+      Error Inner = walk(Sub, Path, Mode, Depth + 1);
       ::close(Sub);
       if (Inner)
         return Inner;
     }
+    bool Remove = Mode == WalkMode::RemoveAll ||
+                  (Mode == WalkMode::RemoveTemporaries && !E.Dir &&
+                   StringRef(E.Name).ends_with(".tmp"));
     if (Remove &&
         ::unlinkat(Dir, E.Name.c_str(), E.Dir ? AT_REMOVEDIR : 0) != 0)
       return errnoError("cannot remove", Path, errno);
@@ -133,11 +138,11 @@ Expected<int> openTop(const std::string &Path) {
   return errnoError("cannot open", Path, E);
 }
 
-Error walkTop(const std::string &Path, bool Remove) {
+Error walkTop(const std::string &Path, WalkMode Mode) {
   Expected<int> FD = openTop(Path);
   if (!FD)
     return FD.takeError();
-  Error E = walk(*FD, Path, Remove, 0);
+  Error E = walk(*FD, Path, Mode, 0);
   ::close(*FD);
   return E;
 }
@@ -177,15 +182,23 @@ Error syncWalk(int Dir, const std::string &Label, int Depth) {
 
 } // namespace
 
-Error checkStoreTree(const std::string &Path) { return walkTop(Path, false); }
+Error checkStoreTree(const std::string &Path) {
+  return walkTop(Path, WalkMode::Check);
+}
+
+Error removeStoreTemporaries(const std::string &Path) {
+  if (Error E = walkTop(Path, WalkMode::Check))
+    return E;
+  return walkTop(Path, WalkMode::RemoveTemporaries);
+}
 
 Error removeStoreTree(const std::string &Path) {
   struct stat St;
   if (::lstat(Path.c_str(), &St) != 0 && errno == ENOENT)
     return Error::success();
-  if (Error E = walkTop(Path, false))
+  if (Error E = walkTop(Path, WalkMode::Check))
     return E;
-  if (Error E = walkTop(Path, true))
+  if (Error E = walkTop(Path, WalkMode::RemoveAll))
     return E;
   if (::rmdir(Path.c_str()) != 0)
     return errnoError("cannot remove", Path, errno);

@@ -26,6 +26,10 @@ llvm::Error checkStoreTree(const std::string &Path);
 /// the check fails. A missing Path is not an error.
 llvm::Error removeStoreTree(const std::string &Path);
 
+/// Checks as above, then removes the temporaries ("<name>.<random>.tmp")
+/// that writers killed mid-write left in the tree.
+llvm::Error removeStoreTemporaries(const std::string &Path);
+
 /// fsyncs every directory of the tree (after its files were synced), so
 /// that a power loss cannot drop entries of a published store.
 llvm::Error syncStoreDirectories(const std::string &Path);

@@ -210,7 +210,10 @@ ZarrWriter::open(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
       return ioError("cannot resume '" + W->Partial + "': this run differs "
                      "from the interrupted one in " + Diff + "; run it as "
                      "before, or without --resume to start over");
-    W->Resumed = true;
+    // Chunks being written when the run was killed left temporaries.
+    if (Error E = removeStoreTemporaries(W->Partial))
+      return ioError("cannot resume '" + W->Partial + "': " +
+                     toString(std::move(E)));
   } else {
     // With the lock held, a leftover partial store is stale: its run is
     // gone.
@@ -225,9 +228,29 @@ ZarrWriter::open(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
   return W;
 }
 
+Expected<std::unique_ptr<ZarrWriter>>
+ZarrWriter::attach(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
+                   bool Sync) {
+  std::string Dir = DirArg.rtrim('/').str();
+  if (Error E = validateCodec(Codec))
+    return ioError("cannot write '" + Dir + "': " + toString(std::move(E)));
+  std::unique_ptr<ZarrWriter> W(
+      new ZarrWriter(Dir, Format, std::move(Codec), Sync));
+  if (Error E = checkNotSymlink(W->Partial))
+    return {std::move(E)};
+  if (!sys::fs::is_directory(W->Partial))
+    return ioError("cannot join the run writing '" + Dir + "': its partial "
+                   "store '" + W->Partial + "' is not there; is the output "
+                   "directory on a filesystem every process shares?");
+  W->Attached = true;
+  return W;
+}
+
 Error ZarrWriter::setRunRecord(const json &Record) {
   if (Error E = checkUsable())
     return E;
+  if (Attached)
+    return ioError("the run record of '" + Dir + "' is the creator's");
   if (!Record.is_object())
     return ioError("the run record of '" + Dir + "' must be a JSON object");
   return writeMetadataFile(RunRecordFile, Record);
@@ -253,8 +276,8 @@ bool ZarrWriter::hasChunk(StringRef Name, ArrayRef<uint64_t> Coords) {
   }
   if (A->WrittenBits[Index / 64].load() & (uint64_t(1) << (Index % 64)))
     return true;
-  if (!Resumed)
-    return false;
+  // Not by this writer: by another process of a shared run, or by the run
+  // this one resumes.
   std::string Path =
       Partial + "/" + Name.str() + "/" + zarr::chunkKey(Format, Coords);
   if (!sys::fs::is_regular_file(Path))
@@ -272,7 +295,8 @@ void ZarrWriter::abandon() {
   if (Abandoned || Finished)
     return;
   Abandoned = true;
-  consumeError(removeStoreTree(Partial));
+  if (!Attached) // The creator removes it.
+    consumeError(removeStoreTree(Partial));
   Lock.reset();
 }
 
@@ -346,17 +370,21 @@ Error ZarrWriter::addArray(const ZarrArraySpec &Spec) {
   std::string ArrayDir = Partial + "/" + Spec.Name;
   if (std::error_code EC = sys::fs::create_directories(ArrayDir))
     return ioError("cannot create '" + ArrayDir + "': " + EC.message());
+  // An attached writer's metadata is the creator's to write.
   if (Format == ZarrFormat::V2) {
     A->Meta = zarr::v2ArrayMeta(Spec, Codec);
     A->Attrs = zarr::v2ArrayAttrs(Spec);
-    if (Error E = writeMetadataFile(Spec.Name + "/.zarray", A->Meta))
-      return E;
-    if (Error E = writeMetadataFile(Spec.Name + "/.zattrs", A->Attrs))
-      return E;
+    if (!Attached) {
+      if (Error E = writeMetadataFile(Spec.Name + "/.zarray", A->Meta))
+        return E;
+      if (Error E = writeMetadataFile(Spec.Name + "/.zattrs", A->Attrs))
+        return E;
+    }
   } else {
     A->Meta = zarr::v3ArrayMeta(Spec, Codec);
-    if (Error E = writeMetadataFile(Spec.Name + "/zarr.json", A->Meta))
-      return E;
+    if (!Attached)
+      if (Error E = writeMetadataFile(Spec.Name + "/zarr.json", A->Meta))
+        return E;
   }
   std::unique_lock<std::shared_mutex> L(Mutex);
   Arrays.emplace(Spec.Name, std::move(A));
@@ -530,6 +558,10 @@ Error ZarrWriter::fillUnwrittenChunks(Array &A) {
         Coords[I] = Rest % A.Grid[I];
         Rest /= A.Grid[I];
       }
+      // Another process of the run, or the interrupted run this one
+      // resumed, may have written it.
+      if (hasChunk(A.Spec.Name, Coords))
+        continue;
       if (Error E = writeEncodedChunk(A, Coords,
                                       ArrayRef<uint8_t>(Encoded.data(), *N)))
         return E;
@@ -546,6 +578,9 @@ uint64_t ZarrWriter::chunksWritten(StringRef Name) const {
 Error ZarrWriter::finish() {
   if (Error E = checkUsable())
     return E;
+  if (Attached)
+    return ioError("the store '" + Dir + "' is finished by the process that "
+                   "created it");
   if (Format == ZarrFormat::V2) {
     {
       std::shared_lock<std::shared_mutex> L(Mutex);

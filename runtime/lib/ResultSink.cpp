@@ -33,6 +33,7 @@ public:
     return Pipeline->submit(Arrays[Array].Name, Coords, std::move(B),
                             Arrays[Array].ChunkBytes);
   }
+  llvm::Error drain() override { return Pipeline->drain(); }
   llvm::Error finish() override {
     if (llvm::Error E = Pipeline->drain())
       return E;
@@ -103,14 +104,17 @@ llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
     const io::CodecOptions &Codec, const std::vector<SinkArray> &Arrays,
     const std::vector<std::pair<std::string, nlohmann::json>> &Groups,
     const nlohmann::json &GroupAttrs, unsigned Threads, bool Sync,
-    const nlohmann::json &RunRecord, bool Resume) {
+    const nlohmann::json &RunRecord, SinkStart Start) {
   auto S = std::make_unique<ZarrSink>();
-  auto W = Resume ? io::ZarrWriter::resume(Dir, Format, Codec, Sync, RunRecord)
-                  : io::ZarrWriter::create(Dir, Format, Codec, Sync);
+  auto W = Start == SinkStart::Resume
+               ? io::ZarrWriter::resume(Dir, Format, Codec, Sync, RunRecord)
+           : Start == SinkStart::Attach
+               ? io::ZarrWriter::attach(Dir, Format, Codec, Sync)
+               : io::ZarrWriter::create(Dir, Format, Codec, Sync);
   if (!W)
     return W.takeError();
   S->Writer = std::move(*W);
-  if (!Resume)
+  if (Start == SinkStart::Create)
     if (llvm::Error E = S->Writer->setRunRecord(RunRecord))
       return std::move(E);
   S->Arrays = Arrays;
@@ -124,8 +128,9 @@ llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
       return std::move(E);
     MaxChunk = std::max(MaxChunk, A.ChunkBytes);
   }
-  if (llvm::Error E = S->Writer->setGroupAttrs(GroupAttrs))
-    return std::move(E);
+  if (Start != SinkStart::Attach)
+    if (llvm::Error E = S->Writer->setGroupAttrs(GroupAttrs))
+      return std::move(E);
   io::PipelineOptions P;
   P.Threads = Threads;
   P.BufferBytes = MaxChunk;

@@ -8,6 +8,7 @@
 #include "aimz/gpu/GpuDevice.h"
 #include "aimz/run/ProgressBar.h"
 #include "aimz/run/ResultSink.h"
+#include "aimz/run/RunGroup.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -180,9 +181,14 @@ llvm::Expected<std::vector<std::string>> describeDevices(DeviceChoice Choice,
   return Lines;
 }
 
-llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
-                                   const DataSet &Data, const Posterior *Post,
-                                   const RunOptions &Opts, Warnings &W) {
+namespace {
+
+/// runModel for one process of Group. Agreed is set at the group's first
+/// agreement: an error returned before it has not reached the others yet.
+llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
+                                     const DataSet &Data, const Posterior *Post,
+                                     const RunOptions &Opts, Warnings &W,
+                                     RunGroup &Group, bool &Agreed) {
   const Manifest &M = Lib.manifest();
   const bool Effect = Opts.BaselinePost != nullptr;
   const DataSet &BaseData = Opts.BaselineData ? *Opts.BaselineData : Data;
@@ -250,6 +256,11 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
   if (ToNpz && Opts.Resume)
     return error("--resume continues a Zarr store; an .npz output is "
                  "written whole at the end and has nothing to resume");
+  const bool Shared = Group.size() > 1;
+  if (ToNpz && Shared)
+    return error("an .npz output is written whole by one process; give a "
+                 "Zarr store (a directory) as --out for a run of " +
+                 std::to_string(Group.size()) + " processes");
   nlohmann::json Record;
   if (!ToNpz) {
     auto Rec = runRecord(Lib, Data, Post, Opts, Plan);
@@ -257,21 +268,41 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       return Rec.takeError();
     Record = std::move(*Rec);
   }
-  auto Sink = ToNpz ? createNpzSink(Opts.OutPath, SinkArrays, Opts.Sync)
-                    : createZarrSink(Opts.OutPath, Opts.Format, Opts.Codec,
-                                     SinkArrays, Plan.Groups, Plan.Attrs,
-                                     Devices, Opts.Sync, Record, Opts.Resume);
-  if (!Sink)
-    return Sink.takeError();
-  // InferenceData's observed_data: copied from the data, chunk by chunk.
-  for (size_t I = 0; I < Outs.size(); ++I) {
-    if (!Outs[I].Observed)
-      continue;
-    if (llvm::Error E = writeObserved(**Sink, I, Outs[I], *Data.Observed)) {
-      (*Sink)->abandon();
-      return std::move(E);
-    }
+  // Every process is ready. Process 0 starts the store (lock, partial
+  // store, metadata); then the others join it.
+  Agreed = true;
+  if (llvm::Error E = Group.agree(llvm::Error::success()))
+    return std::move(E);
+  const bool Creator = Group.rank() == 0;
+  std::unique_ptr<ResultSink> Sink;
+  auto startSink = [&](SinkStart Start) -> llvm::Error {
+    auto S = ToNpz ? createNpzSink(Opts.OutPath, SinkArrays, Opts.Sync)
+                   : createZarrSink(Opts.OutPath, Opts.Format, Opts.Codec,
+                                    SinkArrays, Plan.Groups, Plan.Attrs,
+                                    Devices, Opts.Sync, Record, Start);
+    if (!S)
+      return S.takeError();
+    Sink = std::move(*S);
+    return llvm::Error::success();
+  };
+  if (llvm::Error E = Group.agree(
+          Creator ? startSink(Opts.Resume ? SinkStart::Resume
+                                          : SinkStart::Create)
+                  : llvm::Error::success()))
+    return std::move(E);
+  if (llvm::Error E = Group.agree(Creator ? llvm::Error::success()
+                                          : startSink(SinkStart::Attach))) {
+    if (Creator)
+      Sink->abandon();
+    return std::move(E);
   }
+  // From here on every failure goes through one last agreement, so that
+  // no process waits for one that stopped.
+  llvm::Error RunErr = llvm::Error::success();
+  // InferenceData's observed_data: copied from the data, chunk by chunk.
+  for (size_t I = 0; Creator && I < Outs.size() && !RunErr; ++I)
+    if (Outs[I].Observed)
+      RunErr = writeObserved(*Sink, I, Outs[I], *Data.Observed);
 
   // Views that do not change between calls.
   std::vector<std::vector<int64_t>> InStrides, PostStrides(M.Sites.size());
@@ -362,19 +393,21 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     for (size_t I = 0; I < Outs.size(); ++I) {
       if (!Plan.fills(I, Batch))
         continue;
-      if (!(*Sink)->hasChunk(I, Plan.chunkCoords(I, Batch)))
+      if (!Sink->hasChunk(I, Plan.chunkCoords(I, Batch)))
         return false;
       Any = true;
     }
     return Any;
   };
-  if (Opts.Resume) {
+  if (Opts.Resume && Creator) {
     int64_t Done = 0;
     for (int64_t Batch = 0; Batch < Batches; ++Batch)
       Done += Finished(Batch);
     R.ResumedBatches = Done;
   }
-  for (int64_t Batch = 0; Batch < Batches; ++Batch) {
+  // Batches come from the group's counter: with one process, in order.
+  for (int64_t Batch = RunErr ? Batches : Group.claimBatch(); Batch < Batches;
+       Batch = Group.claimBatch()) {
     const BatchRect Rect = Plan.batch(Batch);
     if (Opts.Resume && Finished(Batch)) {
       Bar.update(Batch + 1, 0); // done before: no part of this run's rate
@@ -387,14 +420,17 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
     const int64_t U1 = ObsPlan ? Rect.Obs1 : Rect.Draw1;
     // Chunk buffers for this batch.
     std::vector<void *> Buffers(Outs.size(), nullptr);
-    for (size_t I = 0; I < Outs.size(); ++I) {
+    for (size_t I = 0; I < Outs.size() && !RunErr; ++I) {
       if (!Plan.fills(I, Batch))
         continue;
-      auto P = (*Sink)->buffer(I, Batch);
+      auto P = Sink->buffer(I, Batch);
       if (!P)
-        return P.takeError();
-      Buffers[I] = *P;
+        RunErr = P.takeError();
+      else
+        Buffers[I] = *P;
     }
+    if (RunErr)
+      break;
     const int64_t ChunkDraw0 = Plan.chunkDraw0(Batch);
     const int64_t ChunkObs0 = Plan.chunkObs0(Batch);
 
@@ -530,36 +566,67 @@ llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
       return Gpu ? Gpu->finish() : llvm::Error::success();
     };
     if (llvm::Error E = Pool.run(Work)) {
-      (*Sink)->abandon();
-      return std::move(E);
+      RunErr = std::move(E);
+      break;
     }
-    if (InterruptRequested.load()) {
-      (*Sink)->suspend();
-      return error("interrupted; " + (*Sink)->suspendNote());
-    }
-    for (size_t I = 0; I < Outs.size(); ++I) {
-      if (!Buffers[I])
-        continue;
-      if (llvm::Error E =
-              (*Sink)->commit(I, Batch, Plan.chunkCoords(I, Batch))) {
-        (*Sink)->abandon();
-        return std::move(E);
-      }
-    }
+    if (InterruptRequested.load())
+      break;
+    for (size_t I = 0; I < Outs.size() && !RunErr; ++I)
+      if (Buffers[I])
+        RunErr = Sink->commit(I, Batch, Plan.chunkCoords(I, Batch));
+    if (RunErr)
+      break;
     double Pairs = static_cast<double>(U1 - U0) * (ObsPlan ? D : N);
     Bar.update(Batch + 1, Pairs);
     if (Opts.OnBatch)
       Opts.OnBatch(Batch + 1, Batches);
   }
-  if (llvm::Error E = (*Sink)->finish()) {
-    (*Sink)->abandon();
+  const bool Interrupted = InterruptRequested.load();
+  if (!RunErr && Interrupted)
+    RunErr = error("interrupted; " + Sink->suspendNote());
+  // Every chunk of this process is in the store before the others hear
+  // that it is done.
+  if (!RunErr)
+    RunErr = Sink->drain();
+  if (llvm::Error E = Group.agree(std::move(RunErr))) {
+    // An interrupted run, and any run of several processes, stays
+    // resumable; otherwise nothing is left behind.
+    if (Interrupted || Shared) {
+      std::string Note = Sink->suspendNote();
+      Sink->suspend();
+      std::string Msg = llvm::toString(std::move(E));
+      if (Shared && Msg.find("--resume") == std::string::npos)
+        Msg += "; " + Note;
+      return error(Msg);
+    }
+    Sink->abandon();
     return std::move(E);
   }
+  llvm::Error Published = Creator ? Sink->finish() : llvm::Error::success();
+  if (Creator && Published)
+    Sink->abandon();
+  if (llvm::Error E = Group.agree(std::move(Published)))
+    return std::move(E);
   Bar.finish();
   R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                             Start)
                   .count();
   return R;
+}
+
+} // namespace
+
+llvm::Expected<RunReport> runModel(const ModelLibrary &Lib,
+                                   const DataSet &Data, const Posterior *Post,
+                                   const RunOptions &Opts, Warnings &W) {
+  RunGroup Alone;
+  RunGroup &Group = Opts.Group ? *Opts.Group : Alone;
+  bool Agreed = false;
+  auto R = runInGroup(Lib, Data, Post, Opts, W, Group, Agreed);
+  if (Agreed || R)
+    return R;
+  // Failed before the first agreement: the other processes learn it there.
+  return Group.agree(R.takeError());
 }
 
 } // namespace aimz::run

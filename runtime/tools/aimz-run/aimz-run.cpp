@@ -1,7 +1,10 @@
 //===- aimz-run.cpp - Run compiled models over data and posteriors --------===//
+#include "MpiRunGroup.h"
+
 #include "aimz/gpu/CudaDriver.h"
 #include "aimz/run/Data.h"
 #include "aimz/run/ModelLibrary.h"
+#include "aimz/run/RunGroup.h"
 #include "aimz/run/Runner.h"
 #include "aimz/run/Version.h"
 
@@ -13,6 +16,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <sys/stat.h>
 #include <thread>
@@ -201,9 +205,24 @@ std::string printable(llvm::StringRef S) {
   return Out;
 }
 
+/// The MPI ranks sharing this run (null without mpirun), this process's
+/// rank, and whether the ranks have agreed on the run's outcome yet.
+RunGroup *Group = nullptr;
+int Rank = 0;
+bool Agreed = false;
+
+/// Prints an error once: under mpirun, rank 0 prints the lowest failing
+/// rank's error after the ranks agree on it (which the others wait for).
 int fail(const llvm::Twine &Msg) {
-  llvm::WithColor::error(llvm::errs(), "aimz-run") << printable(Msg.str())
-                                                   << "\n";
+  std::string Text = Msg.str();
+  if (Group && !Agreed) {
+    Agreed = true;
+    Text = llvm::toString(Group->agree(
+        llvm::createStringError(llvm::inconvertibleErrorCode(), Text)));
+  }
+  if (Rank == 0)
+    llvm::WithColor::error(llvm::errs(), "aimz-run") << printable(Text)
+                                                     << "\n";
   return 1;
 }
 
@@ -329,7 +348,7 @@ int runCommand(EntryKind Kind, bool Effect = false) {
   const Manifest &M = (*Lib)->manifest();
   Warnings W;
   auto Report = [&] {
-    if (!Quiet)
+    if (!Quiet && Rank == 0)
       for (const std::string &S : W)
         llvm::WithColor::warning(llvm::errs(), "aimz-run") << printable(S)
                                                            << "\n";
@@ -428,7 +447,8 @@ int runCommand(EntryKind Kind, bool Effect = false) {
   if (CompressionLevel.getNumOccurrences())
     O.Codec.Level = CompressionLevel;
   bool Tty = llvm::sys::Process::StandardErrIsDisplayed();
-  O.Progress = !Quiet && !NoProgress && (Progress || Tty);
+  O.Progress = !Quiet && !NoProgress && (Progress || Tty) && Rank == 0;
+  O.Group = Group;
   O.ToolVersion = AIMZ_RUN_VERSION;
   O.Sync = !NoSync;
   O.Resume = Resume;
@@ -436,13 +456,14 @@ int runCommand(EntryKind Kind, bool Effect = false) {
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
   auto R = runModel(**Lib, *Data, Post ? &*Post : nullptr, O, W);
+  Agreed = true; // runModel's outcome is the group's
   Report();
   if (!R) {
     int Code = InterruptRequested ? 130 : 1;
     fail(R.takeError());
     return Code;
   }
-  if (!Quiet) {
+  if (!Quiet && Rank == 0) {
     llvm::outs() << "wrote " << OutPath << ": " << llvm::join(R->Sites, ", ")
                  << " for " << R->Draws << " draws x " << R->Observations
                  << " observations in " << llvm::format("%.2f", R->Seconds)
@@ -472,7 +493,11 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(RunCat);
   cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
     OS << "aimz-run " << AIMZ_RUN_VERSION << " (model ABI "
-       << AIMZ_ABI_VERSION << ")\n";
+       << AIMZ_ABI_VERSION
+#ifdef AIMZ_HAVE_MPI
+       << ", MPI"
+#endif
+       << ")\n";
   });
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -487,6 +512,21 @@ int main(int argc, char **argv) {
       "--intervene treat=1 --baseline-intervene treat=0 --out effect.zarr\n"
       "  aimz-run info model.so\n"
       "  aimz-run devices\n");
+  // Under mpirun, the ranks share the run (docs/scale-out.md).
+  std::unique_ptr<RunGroup> Mpi;
+  if ((PredictCmd || LogLikCmd || PriorCmd || EffectCmd) && launchedByMpi()) {
+#ifdef AIMZ_HAVE_MPI
+    Mpi = joinMpiRun();
+    Group = Mpi.get();
+    Rank = Group->rank();
+#else
+    const char *Size = std::getenv("OMPI_COMM_WORLD_SIZE");
+    if (Size && std::atoi(Size) > 1)
+      return fail("this aimz-run was built without MPI, so its processes "
+                  "cannot share a run; install libopenmpi-dev and rebuild, "
+                  "or run one process");
+#endif
+  }
   if (PredictCmd)
     return runCommand(EntryKind::Predict);
   if (LogLikCmd)

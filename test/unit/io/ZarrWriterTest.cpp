@@ -380,8 +380,16 @@ TEST(ZarrWriter, ResumeKeepsChunksOfTheSameRun) {
   M = errorText(None);
   EXPECT_NE(M.find("nothing to resume"), std::string::npos) << M;
 
+  // A chunk being written when the run was killed.
+  std::string Stray = Dir + ".partial/x/1.a1b2c3.tmp";
+  std::ofstream(Stray) << "torn";
+  auto Again = ZarrWriter::resume(Dir, ZarrFormat::V2, {}, true, Other1);
+  EXPECT_FALSE(static_cast<bool>(Again));
+  llvm::consumeError(Again.takeError());
+  EXPECT_TRUE(llvm::sys::fs::exists(Stray)); // a refusal touches nothing
   auto W = ZarrWriter::resume(Dir, ZarrFormat::V2, {}, true, Record);
   ASSERT_TRUE(static_cast<bool>(W)) << llvm::toString(W.takeError());
+  EXPECT_FALSE(llvm::sys::fs::exists(Stray));
   ASSERT_OK((*W)->addArray("x", DType::Float32, {8}, {2}, {"d"}));
   EXPECT_TRUE((*W)->hasChunk("x", {0}));
   EXPECT_FALSE((*W)->hasChunk("x", {1}));

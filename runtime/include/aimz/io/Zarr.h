@@ -83,6 +83,14 @@ public:
   resume(llvm::StringRef Dir, ZarrFormat Format, CodecOptions Codec,
          bool Sync, const nlohmann::json &Record);
 
+  /// Joins the partial store that another process of the same run created
+  /// (and holds the lock of), to write chunks into it: arrays and groups
+  /// are declared as by the creator, whose metadata stands; hasChunk sees
+  /// every process's chunks; only the creator finishes or removes it.
+  static llvm::Expected<std::unique_ptr<ZarrWriter>>
+  attach(llvm::StringRef Dir, ZarrFormat Format, CodecOptions Codec,
+         bool Sync);
+
   ZarrWriter(const ZarrWriter &) = delete;
   ZarrWriter &operator=(const ZarrWriter &) = delete;
   /// Without a successful finish(), deletes "<Dir>.partial".
@@ -109,8 +117,9 @@ public:
   llvm::Error setRunRecord(const nlohmann::json &Record);
 
   /// Whether chunk Coords of Array is in the store: written by this writer,
-  /// or, in a resumed store, by the interrupted run (a chunk's file appears
-  /// under its key only once complete). Such a chunk counts as written.
+  /// by another writer attached to the store, or by the interrupted run a
+  /// resumed store continues (a chunk's file appears under its key only
+  /// once complete). Such a chunk counts as written.
   bool hasChunk(llvm::StringRef Array, llvm::ArrayRef<uint64_t> Coords);
 
   /// Replaces the group's attributes (a JSON object); written by finish().
@@ -196,8 +205,8 @@ private:
   std::map<std::string, std::unique_ptr<Array>, std::less<>> Arrays;
   bool Finished = false;
   bool Abandoned = false;
-  /// Reopened by resume(): chunk files may predate this writer.
-  bool Resumed = false;
+  /// Made by attach(): another process's store.
+  bool Attached = false;
 };
 
 } // namespace aimz::io

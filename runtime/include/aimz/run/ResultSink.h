@@ -32,6 +32,8 @@ public:
   /// Hands a filled buffer on (compression happens in the background).
   virtual llvm::Error commit(size_t Array, int64_t Batch,
                              llvm::ArrayRef<uint64_t> Coords) = 0;
+  /// Waits until every committed chunk is written.
+  virtual llvm::Error drain() { return llvm::Error::success(); }
   /// Waits for outstanding work and makes the output appear, atomically.
   virtual llvm::Error finish() = 0;
   /// Drops everything; no output appears.
@@ -50,18 +52,24 @@ public:
   virtual std::string suspendNote() const { return abandonNote(); }
 };
 
+/// How a Zarr sink starts its store.
+enum class SinkStart {
+  Create, ///< afresh, replacing a stale partial store
+  Resume, ///< the partial store of an interrupted run with an equal record
+  Attach  ///< the partial store another process of this run created
+};
+
 /// A Zarr group at Dir, chunks compressed by `Threads` workers; arrays
 /// named "group/name" go into the subgroups `Groups` declares (with their
-/// attributes). Holds the output lock from creation on; with Sync, durable
-/// before it appears. RunRecord (what determines the bytes) is kept in the
-/// partial store; with Resume, the partial store of an interrupted run with
-/// an equal record is continued instead of started afresh.
+/// attributes). Holds the output lock from creation on (unless attached);
+/// with Sync, durable before it appears. RunRecord (what determines the
+/// bytes) is kept in the partial store for a later resume.
 llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
     const std::string &Dir, io::ZarrFormat Format,
     const io::CodecOptions &Codec, const std::vector<SinkArray> &Arrays,
     const std::vector<std::pair<std::string, nlohmann::json>> &Groups,
     const nlohmann::json &GroupAttrs, unsigned Threads, bool Sync,
-    const nlohmann::json &RunRecord, bool Resume);
+    const nlohmann::json &RunRecord, SinkStart Start);
 
 /// One .npz written at finish(); the whole result is held in memory. Holds
 /// the output lock from creation on.

@@ -22,6 +22,8 @@
 
 namespace aimz::run {
 
+class RunGroup;
+
 enum class ShardAxis { Auto, Obs, Draw };
 
 /// Which devices a run uses: GPUs when present (Default), CPU worker
@@ -71,6 +73,9 @@ struct RunOptions {
   /// "<OutPath>.partial", skipping the batches whose chunks are all there;
   /// refused when anything that determines the bytes differs.
   bool Resume = false;
+  /// The processes sharing this run (MPI ranks), each calling runModel with
+  /// the same arguments; null: this process alone.
+  RunGroup *Group = nullptr;
   size_t ChunkBudgetBytes = 8u << 20; // target size of one chunk
   std::string ToolVersion;
 };
