@@ -92,7 +92,7 @@ class Mpi(E.E2ETestCase):
         cases = [("mlp", self.mlp_data, self.mlp_post,
                   ["--batch-size", "700"], "predict"),
                  ("local_latent", self.ll_data, self.ll_post,
-                  ["--batch-size", "3", "--return-sites", "y,z"], "predict"),
+                  ["--batch-size", "7", "--return-sites", "y,z"], "predict"),
                  ("mlp", self.mlp_data, self.mlp_post,
                   ["--batch-size", "500", "--zarr-format", "3", "--layout",
                    "inference-data"], "predict")]
