@@ -499,9 +499,8 @@ llvm::Error GpuDevice::run(int Entry, const aimz_call &HostCall,
   return finish();
 }
 
-llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
-                              const RectangleLayout &L) {
-  // Check the call against its layout.
+llvm::Expected<bool> GpuDevice::checkCall(int Entry, const aimz_call &C,
+                                          const RectangleLayout &L) const {
   if (Entry < 0 || Entry > 2)
     return error("GpuDevice::submit: entry " + std::to_string(Entry) +
                  " is not 0 (predict), 1 (log-likelihood) or 2 (prior)");
@@ -513,7 +512,7 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
   if (Draws < 0 || ObsN < 0)
     return error("GpuDevice::submit: an empty or reversed rectangle");
   if (Draws == 0)
-    return llvm::Error::success();
+    return false;
   if (ObsN == 0)
     return error(llvm::formatv(
                      "{0}: draws {1}..{2} with no observations cannot run on "
@@ -545,16 +544,16 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
   };
   for (size_t I = 0; I < NI; ++I)
     if (llvm::Error E = CheckView(C.inputs[I], L.Inputs[I], "input " + std::to_string(I)))
-      return E;
+      return std::move(E);
   if (C.observed)
     if (llvm::Error E = CheckView(*C.observed, L.Observed, "the observed array"))
-      return E;
+      return std::move(E);
   if (!C.observed && L.Observed.Bytes > 0)
     return error("GpuDevice::submit: the layout has observed values, the call none");
   for (size_t S = 0; S < NS; ++S) {
     if (llvm::Error E = CheckView(C.posterior[S], L.Posterior[S],
                                   "posterior site " + std::to_string(S)))
-      return E;
+      return std::move(E);
     const ResultLayout &R = L.Results[S];
     if (!C.results[S].data)
       continue;
@@ -564,25 +563,21 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
                    " is wanted but its layout (element size, strides or "
                    "observation axis) is incomplete");
   }
+  return true;
+}
 
-  if (llvm::Error E = makeCurrent())
-    return E;
-  Slot &S = Slots[NextSlot];
-  if (llvm::Error E = retire(S))
-    return E;
-
-  // The launches: whole rows of observation blocks per launch, as many
-  // draws as the per-launch thread bound allows; a single draw's row is cut
-  // into launches at block boundaries if it alone is too wide.
-  const int64_t Block = C.obs_block > 0 ? C.obs_block : DefaultObsBlock;
-  const int64_t Blocks = (ObsN + Block - 1) / Block;
-  const int64_t Threads = Draws * Blocks;
-  const int64_t PerThread = static_cast<int64_t>(alignUp(L.ScratchBytes, 64));
+std::vector<GpuDevice::Launch>
+GpuDevice::planLaunches(const aimz_call &C, int64_t Block,
+                        int64_t PerThread) const {
+  // Whole rows of observation blocks per launch, as many draws as the
+  // per-launch thread bound allows; a single draw's row is cut into
+  // launches at block boundaries if it alone is too wide.
+  const int64_t Blocks = (C.obs_end - C.obs_begin + Block - 1) / Block;
   int64_t MaxT = Opts.MaxThreadsPerLaunch;
   if (PerThread > 0)
     MaxT = std::min(MaxT, std::max<int64_t>(1, Opts.ScratchBudgetBytes / PerThread));
   std::vector<Launch> Launches;
-  int64_t First = 0, Widest = 0;
+  int64_t First = 0;
   if (Blocks <= MaxT) {
     const int64_t Step = std::max<int64_t>(1, MaxT / Blocks);
     for (int64_t D = C.draw_begin; D < C.draw_end; D += Step) {
@@ -600,10 +595,14 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
         First += T;
       }
   }
-  for (const Launch &La : Launches)
-    Widest = std::max(Widest, La.Threads);
+  return Launches;
+}
 
-  // The call block's layout.
+llvm::Expected<GpuDevice::CallBlock>
+GpuDevice::layoutCallBlock(const aimz_call &C, const RectangleLayout &L,
+                           size_t NumLaunches, int64_t Threads) {
+  const size_t NI = L.Inputs.size(), NS = L.Results.size();
+  CallBlock B;
   size_t Off = 0;
   auto Reserve = [&](size_t Bytes, size_t Align = 8) {
     Off = alignUp(Off, Align);
@@ -611,41 +610,37 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
     Off += Bytes;
     return At;
   };
-  const size_t CallsOff = Reserve(Launches.size() * sizeof(aimz_call), 16);
-  const size_t DimsOff = Reserve(static_cast<size_t>(L.NumDims) * 8);
-  const size_t InViewsOff = Reserve(NI * sizeof(aimz_view));
-  const size_t ObsViewOff = Reserve(sizeof(aimz_view));
-  const size_t PostViewsOff = Reserve(NS * sizeof(aimz_view));
-  const size_t ResViewsOff = Reserve(NS * sizeof(aimz_view));
+  B.Calls = Reserve(NumLaunches * sizeof(aimz_call), 16);
+  B.Dims = Reserve(static_cast<size_t>(L.NumDims) * 8);
+  B.InViews = Reserve(NI * sizeof(aimz_view));
+  B.ObsView = Reserve(sizeof(aimz_view));
+  B.PostViews = Reserve(NS * sizeof(aimz_view));
+  B.ResViews = Reserve(NS * sizeof(aimz_view));
   auto StridesOf = [&](const aimz_view &V, int Rank) -> size_t {
     return V.data && V.strides && Rank > 0 ? Reserve(static_cast<size_t>(Rank) * 8)
                                            : SIZE_MAX;
   };
-  std::vector<size_t> InStridesOff(NI), PostStridesOff(NS), ResStridesOff(NS, SIZE_MAX);
+  B.InStrides.resize(NI);
+  B.PostStrides.resize(NS);
+  B.ResStrides.assign(NS, SIZE_MAX);
   for (size_t I = 0; I < NI; ++I)
-    InStridesOff[I] = StridesOf(C.inputs[I], L.Inputs[I].Rank);
-  const size_t ObsStridesOff =
-      C.observed ? StridesOf(*C.observed, L.Observed.Rank) : SIZE_MAX;
+    B.InStrides[I] = StridesOf(C.inputs[I], L.Inputs[I].Rank);
+  B.ObsStrides = C.observed ? StridesOf(*C.observed, L.Observed.Rank) : SIZE_MAX;
   for (size_t I = 0; I < NS; ++I)
-    PostStridesOff[I] = StridesOf(C.posterior[I], L.Posterior[I].Rank);
+    B.PostStrides[I] = StridesOf(C.posterior[I], L.Posterior[I].Rank);
   for (size_t I = 0; I < NS; ++I)
     if (C.results[I].data)
-      ResStridesOff[I] = Reserve((1 + L.Results[I].Extents.size()) * 8);
-  const size_t StatusOff = Reserve(static_cast<size_t>(Threads) * 4, PieceAlign);
+      B.ResStrides[I] = Reserve((1 + L.Results[I].Extents.size()) * 8);
+  B.Status = Reserve(static_cast<size_t>(Threads) * 4, PieceAlign);
 
   // Array placement: resident arrays are looked up (or uploaded now);
   // streamed ones get a piece of the call block.
-  struct Streamed {
-    const void *Src;
-    size_t Bytes, Off;
-  };
-  std::vector<Streamed> StreamedArrays;
-  std::vector<cu::DevicePtr> InPtr(NI, 0), PostPtr(NS, 0);
-  std::vector<size_t> InBlockOff(NI, SIZE_MAX), PostBlockOff(NS, SIZE_MAX);
-  cu::DevicePtr ObsPtr = 0;
-  size_t ObsBlockOff = SIZE_MAX;
+  B.InPtr.assign(NI, 0);
+  B.PostPtr.assign(NS, 0);
+  B.InPiece.assign(NI, SIZE_MAX);
+  B.PostPiece.assign(NS, SIZE_MAX);
   auto Place = [&](const aimz_view &V, const ArrayLayout &A, cu::DevicePtr &Ptr,
-                   size_t &BlockOff, const std::string &What) -> llvm::Error {
+                   size_t &Piece, const std::string &What) -> llvm::Error {
     if (!V.data)
       return llvm::Error::success(); // stays NULL
     if (A.Bytes == 0) {
@@ -653,8 +648,8 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
       return llvm::Error::success();
     }
     if (!A.Resident) {
-      BlockOff = Reserve(static_cast<size_t>(A.Bytes), PieceAlign);
-      StreamedArrays.push_back({V.data, static_cast<size_t>(A.Bytes), BlockOff});
+      Piece = Reserve(static_cast<size_t>(A.Bytes), PieceAlign);
+      B.Streamed.push_back({V.data, static_cast<size_t>(A.Bytes), Piece});
       return llvm::Error::success();
     }
     auto P = resident(V.data, A.Bytes, What.c_str());
@@ -664,23 +659,29 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
     return llvm::Error::success();
   };
   for (size_t I = 0; I < NI; ++I)
-    if (llvm::Error E = Place(C.inputs[I], L.Inputs[I], InPtr[I], InBlockOff[I],
+    if (llvm::Error E = Place(C.inputs[I], L.Inputs[I], B.InPtr[I], B.InPiece[I],
                               "input " + std::to_string(I)))
-      return E;
+      return std::move(E);
   if (C.observed)
-    if (llvm::Error E = Place(*C.observed, L.Observed, ObsPtr, ObsBlockOff,
+    if (llvm::Error E = Place(*C.observed, L.Observed, B.ObsPtr, B.ObsPiece,
                               "the observed values"))
-      return E;
+      return std::move(E);
   for (size_t I = 0; I < NS; ++I)
-    if (llvm::Error E = Place(C.posterior[I], L.Posterior[I], PostPtr[I],
-                              PostBlockOff[I], "posterior site " + std::to_string(I)))
-      return E;
-  const size_t BlockBytes = Off;
+    if (llvm::Error E = Place(C.posterior[I], L.Posterior[I], B.PostPtr[I],
+                              B.PostPiece[I], "posterior site " + std::to_string(I)))
+      return std::move(E);
+  B.Bytes = Off;
+  return B;
+}
 
-  // The results buffer: each wanted site compact over the rectangle.
-  std::vector<SiteCopy> Sites;
-  std::vector<size_t> SiteOfResult(NS, SIZE_MAX);
-  size_t ResultBytes = 0;
+GpuDevice::ResultCopies GpuDevice::resultCopies(const aimz_call &C,
+                                                const RectangleLayout &L) {
+  // Each wanted site compact over the rectangle in the results buffer.
+  const size_t NS = L.Results.size();
+  const int64_t Draws = C.draw_end - C.draw_begin;
+  const int64_t ObsN = C.obs_end - C.obs_begin;
+  ResultCopies Out;
+  Out.SiteOf.assign(NS, SIZE_MAX);
   for (size_t I = 0; I < NS; ++I) {
     const aimz_view &V = C.results[I];
     if (!V.data)
@@ -702,27 +703,21 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
     if (R.ObsAxis >= 0)
       HostOff += (C.obs_begin - C.result_obs_origin) * SC.HostStrides[1 + R.ObsAxis];
     SC.HostBase = static_cast<uint8_t *>(V.data) + HostOff * R.ElemBytes;
-    SC.DevOffset = ResultBytes;
-    ResultBytes = alignUp(ResultBytes + static_cast<size_t>(Elems * R.ElemBytes), PieceAlign);
-    SiteOfResult[I] = Sites.size();
-    Sites.push_back(std::move(SC));
+    SC.DevOffset = Out.Bytes;
+    Out.Bytes = alignUp(Out.Bytes + static_cast<size_t>(Elems * R.ElemBytes), PieceAlign);
+    Out.SiteOf[I] = Out.Sites.size();
+    Out.Sites.push_back(std::move(SC));
   }
+  return Out;
+}
 
-  // Buffers (grow-only; this slot is idle, so growing is safe).
-  const size_t ScratchBytes =
-      std::max<size_t>(static_cast<size_t>(Widest * PerThread), PieceAlign);
-  if (llvm::Error E = grow(S.Block, BlockBytes, "the call block"))
-    return E;
-  if (llvm::Error E = grow(S.BlockStage, BlockBytes, "the call block"))
-    return E;
-  if (llvm::Error E = grow(S.Results, std::max(ResultBytes, PieceAlign), "results"))
-    return E;
-  if (llvm::Error E = grow(S.ResultStage, std::max(ResultBytes, PieceAlign), "results"))
-    return E;
-  if (llvm::Error E = grow(S.Scratch, ScratchBytes, "scratch"))
-    return E;
-
-  // Fill the call block in pinned memory, with device addresses.
+void GpuDevice::fillCallBlock(const Slot &S, const aimz_call &C,
+                              const RectangleLayout &L, const CallBlock &B,
+                              const std::vector<Launch> &Launches,
+                              const ResultCopies &R, int64_t PerThread,
+                              int64_t Threads) const {
+  // In pinned memory, with device addresses.
+  const size_t NI = L.Inputs.size(), NS = L.Results.size();
   uint8_t *P = static_cast<uint8_t *>(S.BlockStage.Ptr);
   const cu::DevicePtr Base = S.Block.Ptr;
   auto DevAt = [&](size_t O) { return O == SIZE_MAX ? cu::DevicePtr(0) : Base + O; };
@@ -735,28 +730,28 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
       std::memcpy(P + At, Src, N * 8);
   };
   if (L.NumDims > 0)
-    std::memcpy(P + DimsOff, C.dims, static_cast<size_t>(L.NumDims) * 8);
+    std::memcpy(P + B.Dims, C.dims, static_cast<size_t>(L.NumDims) * 8);
   for (size_t I = 0; I < NI; ++I) {
-    cu::DevicePtr D = InBlockOff[I] != SIZE_MAX ? DevAt(InBlockOff[I]) : InPtr[I];
-    PutStrides(InStridesOff[I], C.inputs[I].strides, L.Inputs[I].Rank);
-    PutView(InViewsOff + I * sizeof(aimz_view), D, InStridesOff[I]);
+    cu::DevicePtr D = B.InPiece[I] != SIZE_MAX ? DevAt(B.InPiece[I]) : B.InPtr[I];
+    PutStrides(B.InStrides[I], C.inputs[I].strides, L.Inputs[I].Rank);
+    PutView(B.InViews + I * sizeof(aimz_view), D, B.InStrides[I]);
   }
   if (C.observed) {
-    cu::DevicePtr D = ObsBlockOff != SIZE_MAX ? DevAt(ObsBlockOff) : ObsPtr;
-    PutStrides(ObsStridesOff, C.observed->strides, L.Observed.Rank);
-    PutView(ObsViewOff, D, ObsStridesOff);
+    cu::DevicePtr D = B.ObsPiece != SIZE_MAX ? DevAt(B.ObsPiece) : B.ObsPtr;
+    PutStrides(B.ObsStrides, C.observed->strides, L.Observed.Rank);
+    PutView(B.ObsView, D, B.ObsStrides);
   }
   for (size_t I = 0; I < NS; ++I) {
-    cu::DevicePtr D = PostBlockOff[I] != SIZE_MAX ? DevAt(PostBlockOff[I]) : PostPtr[I];
-    PutStrides(PostStridesOff[I], C.posterior[I].strides, L.Posterior[I].Rank);
-    PutView(PostViewsOff + I * sizeof(aimz_view), D, PostStridesOff[I]);
-    if (SiteOfResult[I] == SIZE_MAX) {
-      PutView(ResViewsOff + I * sizeof(aimz_view), 0, SIZE_MAX);
+    cu::DevicePtr D = B.PostPiece[I] != SIZE_MAX ? DevAt(B.PostPiece[I]) : B.PostPtr[I];
+    PutStrides(B.PostStrides[I], C.posterior[I].strides, L.Posterior[I].Rank);
+    PutView(B.PostViews + I * sizeof(aimz_view), D, B.PostStrides[I]);
+    if (R.SiteOf[I] == SIZE_MAX) {
+      PutView(B.ResViews + I * sizeof(aimz_view), 0, SIZE_MAX);
     } else {
-      const SiteCopy &SC = Sites[SiteOfResult[I]];
-      PutStrides(ResStridesOff[I], SC.DevStrides.data(), SC.DevStrides.size());
-      PutView(ResViewsOff + I * sizeof(aimz_view), S.Results.Ptr + SC.DevOffset,
-              ResStridesOff[I]);
+      const SiteCopy &SC = R.Sites[R.SiteOf[I]];
+      PutStrides(B.ResStrides[I], SC.DevStrides.data(), SC.DevStrides.size());
+      PutView(B.ResViews + I * sizeof(aimz_view), S.Results.Ptr + SC.DevOffset,
+              B.ResStrides[I]);
     }
   }
   for (size_t K = 0; K < Launches.size(); ++K) {
@@ -766,36 +761,42 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
     D.draw_end = La.DrawEnd;
     D.obs_begin = La.ObsBegin;
     D.obs_end = La.ObsEnd;
-    D.dims = static_cast<const int64_t *>(C.dims ? hostPtr(DevAt(DimsOff)) : nullptr);
-    D.inputs = static_cast<const aimz_view *>(C.inputs ? hostPtr(DevAt(InViewsOff)) : nullptr);
-    D.observed = static_cast<const aimz_view *>(C.observed ? hostPtr(DevAt(ObsViewOff)) : nullptr);
-    D.posterior = static_cast<const aimz_view *>(C.posterior ? hostPtr(DevAt(PostViewsOff)) : nullptr);
-    D.results = static_cast<const aimz_view *>(C.results ? hostPtr(DevAt(ResViewsOff)) : nullptr);
+    D.dims = static_cast<const int64_t *>(C.dims ? hostPtr(DevAt(B.Dims)) : nullptr);
+    D.inputs = static_cast<const aimz_view *>(C.inputs ? hostPtr(DevAt(B.InViews)) : nullptr);
+    D.observed = static_cast<const aimz_view *>(C.observed ? hostPtr(DevAt(B.ObsView)) : nullptr);
+    D.posterior = static_cast<const aimz_view *>(C.posterior ? hostPtr(DevAt(B.PostViews)) : nullptr);
+    D.results = static_cast<const aimz_view *>(C.results ? hostPtr(DevAt(B.ResViews)) : nullptr);
     D.scratch = hostPtr(S.Scratch.Ptr);
     D.scratch_bytes = PerThread;
     D.scratch_needed = 0;
     D.result_draw_origin = C.draw_begin; // the compact results' origin
     D.result_obs_origin = C.obs_begin;
-    std::memcpy(P + CallsOff + K * sizeof(aimz_call), &D, sizeof D);
+    std::memcpy(P + B.Calls + K * sizeof(aimz_call), &D, sizeof D);
   }
-  std::memset(P + StatusOff, 0xFF, static_cast<size_t>(Threads) * 4); // StatusNotRun
+  std::memset(P + B.Status, 0xFF, static_cast<size_t>(Threads) * 4); // StatusNotRun
   static_assert(StatusNotRun == -1, "status words are preset with 0xFF bytes");
-  for (const Streamed &A : StreamedArrays)
+  for (const CallBlock::Piece &A : B.Streamed)
     std::memcpy(P + A.Off, A.Src, A.Bytes);
+}
 
-  // Queue: call block in, kernels, results and status out, event.
+llvm::Error GpuDevice::enqueue(Slot &S, int Entry, const CallBlock &B,
+                               const std::vector<Launch> &Launches,
+                               size_t ResultBytes, int64_t Threads) {
+  // Call block in, kernels, results and status out, event.
+  uint8_t *P = static_cast<uint8_t *>(S.BlockStage.Ptr);
+  const cu::DevicePtr Base = S.Block.Ptr;
   auto Fail = [&](llvm::Error E) {
     Drv.StreamSynchronize(S.Stream); // leave no copy reading our buffers
     return E;
   };
-  if (llvm::Error E = Drv.check(Drv.MemcpyHtoDAsync(Base, P, BlockBytes, S.Stream),
+  if (llvm::Error E = Drv.check(Drv.MemcpyHtoDAsync(Base, P, B.Bytes, S.Stream),
                                 where() + ": cuMemcpyHtoDAsync"))
     return Fail(std::move(E));
   const int64_t TPB = Opts.ThreadsPerBlock;
   for (size_t K = 0; K < Launches.size(); ++K) {
     const Launch &La = Launches[K];
-    cu::DevicePtr CallPtr = Base + CallsOff + K * sizeof(aimz_call);
-    cu::DevicePtr StatusPtr = Base + StatusOff + static_cast<size_t>(La.FirstThread) * 4;
+    cu::DevicePtr CallPtr = Base + B.Calls + K * sizeof(aimz_call);
+    cu::DevicePtr StatusPtr = Base + B.Status + static_cast<size_t>(La.FirstThread) * 4;
     void *Params[] = {&CallPtr, &StatusPtr};
     const unsigned Grid = static_cast<unsigned>((La.Threads + TPB - 1) / TPB);
     if (llvm::Error E = Drv.check(
@@ -809,7 +810,7 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
                                                       ResultBytes, S.Stream),
                                   where() + ": cuMemcpyDtoHAsync"))
       return Fail(std::move(E));
-  if (llvm::Error E = Drv.check(Drv.MemcpyDtoHAsync(P + StatusOff, Base + StatusOff,
+  if (llvm::Error E = Drv.check(Drv.MemcpyDtoHAsync(P + B.Status, Base + B.Status,
                                                     static_cast<size_t>(Threads) * 4,
                                                     S.Stream),
                                 where() + ": cuMemcpyDtoHAsync"))
@@ -817,6 +818,52 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
   if (llvm::Error E = Drv.check(Drv.EventRecord(S.Done, S.Stream),
                                 where() + ": cuEventRecord"))
     return Fail(std::move(E));
+  return llvm::Error::success();
+}
+
+llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
+                              const RectangleLayout &L) {
+  auto Runs = checkCall(Entry, C, L);
+  if (!Runs)
+    return Runs.takeError();
+  if (!*Runs)
+    return llvm::Error::success();
+  if (llvm::Error E = makeCurrent())
+    return E;
+  Slot &S = Slots[NextSlot];
+  if (llvm::Error E = retire(S))
+    return E;
+
+  const int64_t Block = C.obs_block > 0 ? C.obs_block : DefaultObsBlock;
+  const int64_t Threads =
+      (C.draw_end - C.draw_begin) * ((C.obs_end - C.obs_begin + Block - 1) / Block);
+  const int64_t PerThread = static_cast<int64_t>(alignUp(L.ScratchBytes, 64));
+  std::vector<Launch> Launches = planLaunches(C, Block, PerThread);
+  int64_t Widest = 0;
+  for (const Launch &La : Launches)
+    Widest = std::max(Widest, La.Threads);
+  auto B = layoutCallBlock(C, L, Launches.size(), Threads);
+  if (!B)
+    return B.takeError();
+  ResultCopies R = resultCopies(C, L);
+
+  // Buffers (grow-only; this slot is idle, so growing is safe).
+  const size_t ScratchBytes =
+      std::max<size_t>(static_cast<size_t>(Widest * PerThread), PieceAlign);
+  if (llvm::Error E = grow(S.Block, B->Bytes, "the call block"))
+    return E;
+  if (llvm::Error E = grow(S.BlockStage, B->Bytes, "the call block"))
+    return E;
+  if (llvm::Error E = grow(S.Results, std::max(R.Bytes, PieceAlign), "results"))
+    return E;
+  if (llvm::Error E = grow(S.ResultStage, std::max(R.Bytes, PieceAlign), "results"))
+    return E;
+  if (llvm::Error E = grow(S.Scratch, ScratchBytes, "scratch"))
+    return E;
+
+  fillCallBlock(S, C, L, *B, Launches, R, PerThread, Threads);
+  if (llvm::Error E = enqueue(S, Entry, *B, Launches, R.Bytes, Threads))
+    return E;
 
   S.Busy = true;
   S.Entry = Entry;
@@ -826,16 +873,16 @@ llvm::Error GpuDevice::submit(int Entry, const aimz_call &C,
   S.ObsEnd = C.obs_end;
   S.ObsBlock = Block;
   S.Launches = std::move(Launches);
-  S.StatusOffset = StatusOff;
+  S.StatusOffset = B->Status;
   S.Threads = Threads;
-  S.ResultBytes = ResultBytes;
-  S.Sites = std::move(Sites);
+  S.ResultBytes = R.Bytes;
+  S.Sites = std::move(R.Sites);
   NextSlot ^= 1;
   Stats.Rectangles += 1;
   Stats.Launches += S.Launches.size();
   Stats.Threads += static_cast<uint64_t>(Threads);
-  Stats.BytesToDevice += BlockBytes;
-  Stats.BytesFromDevice += ResultBytes + static_cast<uint64_t>(Threads) * 4;
+  Stats.BytesToDevice += B->Bytes;
+  Stats.BytesFromDevice += R.Bytes + static_cast<uint64_t>(Threads) * 4;
   return llvm::Error::success();
 }
 

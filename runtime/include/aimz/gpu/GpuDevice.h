@@ -209,12 +209,59 @@ private:
     cu::DevicePtr Ptr = 0;
     int64_t Bytes = 0;
   };
+  /// A rectangle's call block: where each part lies (byte offsets;
+  /// SIZE_MAX: absent) and where each array is on the device.
+  struct CallBlock {
+    size_t Calls = 0, Dims = 0, InViews = 0, ObsView = 0, PostViews = 0,
+           ResViews = 0, Status = 0, Bytes = 0;
+    std::vector<size_t> InStrides, PostStrides, ResStrides;
+    size_t ObsStrides = SIZE_MAX;
+    /// A streamed array, copied into the block at Off.
+    struct Piece {
+      const void *Src;
+      size_t Bytes, Off;
+    };
+    std::vector<Piece> Streamed;
+    /// Resident arrays' device addresses; streamed ones' pieces.
+    std::vector<cu::DevicePtr> InPtr, PostPtr;
+    std::vector<size_t> InPiece, PostPiece;
+    cu::DevicePtr ObsPtr = 0;
+    size_t ObsPiece = SIZE_MAX;
+  };
+  /// Where a rectangle's wanted sites lie in the results buffer.
+  struct ResultCopies {
+    std::vector<SiteCopy> Sites;
+    std::vector<size_t> SiteOf; // per site: index into Sites, or SIZE_MAX
+    size_t Bytes = 0;
+  };
 
   GpuDevice(CudaDriver &D) : Drv(D) {}
   llvm::Error init(int Ordinal, const char *PtxSm80, const char *PtxSm90,
                    const GpuOptions &Opts);
   llvm::Error makeCurrent();
   llvm::Error retire(Slot &S);
+  // submit()'s steps.
+  /// Checks a call against its layout; false: no draws, nothing to run.
+  llvm::Expected<bool> checkCall(int Entry, const aimz_call &C,
+                                 const RectangleLayout &L) const;
+  std::vector<Launch> planLaunches(const aimz_call &C, int64_t Block,
+                                   int64_t PerThread) const;
+  /// Lays out the call block and places the arrays (uploading resident
+  /// ones not on the device yet).
+  llvm::Expected<CallBlock> layoutCallBlock(const aimz_call &C,
+                                            const RectangleLayout &L,
+                                            size_t NumLaunches,
+                                            int64_t Threads);
+  static ResultCopies resultCopies(const aimz_call &C,
+                                   const RectangleLayout &L);
+  void fillCallBlock(const Slot &S, const aimz_call &C,
+                     const RectangleLayout &L, const CallBlock &B,
+                     const std::vector<Launch> &Launches,
+                     const ResultCopies &R, int64_t PerThread,
+                     int64_t Threads) const;
+  llvm::Error enqueue(Slot &S, int Entry, const CallBlock &B,
+                      const std::vector<Launch> &Launches, size_t ResultBytes,
+                      int64_t Threads);
   llvm::Error grow(DeviceBuffer &B, size_t Need, const char *What);
   llvm::Error grow(PinnedBuffer &B, size_t Need, const char *What);
   void release(DeviceBuffer &B);
