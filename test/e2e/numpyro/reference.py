@@ -12,7 +12,7 @@ import sys
 try:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     import jax
-    import numpyro  # noqa: F401
+    import numpyro
     import scipy  # noqa: F401
     jax.config.update("jax_enable_x64", True)
 except ImportError as e:  # pragma: no cover - depends on the machine
@@ -21,3 +21,15 @@ except ImportError as e:  # pragma: no cover - depends on the machine
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "run"))
+
+
+def linreg(X, y=None):
+    """dsl-examples/linreg.aimz in NumPyro, its deterministic eta too."""
+    import numpyro.distributions as dist
+    alpha = numpyro.sample("alpha", dist.Normal(0, 1))
+    beta = numpyro.sample("beta", dist.Normal(0, 1).expand([X.shape[1]]))
+    sigma = numpyro.sample("sigma", dist.HalfNormal(1))
+    with numpyro.plate("obs", X.shape[0]):
+        mu = alpha + X @ beta
+        numpyro.deterministic("eta", jax.numpy.exp(mu))
+        numpyro.sample("y", dist.Normal(mu, sigma), obs=y)

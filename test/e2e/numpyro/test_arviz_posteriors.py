@@ -15,7 +15,6 @@ import reference  # noqa: F401,E402  (skips without NumPyro)
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 import numpyro  # noqa: E402
-import numpyro.distributions as dist  # noqa: E402
 from numpyro.infer import MCMC, NUTS  # noqa: E402
 
 import aimz_e2e as E  # noqa: E402
@@ -27,14 +26,7 @@ except ImportError:  # pragma: no cover - depends on the machine
     sys.exit(77)
 
 
-def linreg(X, y=None):  # dsl-examples/linreg.aimz
-    alpha = numpyro.sample("alpha", dist.Normal(0, 1))
-    beta = numpyro.sample("beta", dist.Normal(0, 1).expand([X.shape[1]]))
-    sigma = numpyro.sample("sigma", dist.HalfNormal(1))
-    with numpyro.plate("obs", X.shape[0]):
-        mu = alpha + X @ beta
-        numpyro.deterministic("eta", jax.numpy.exp(mu))
-        numpyro.sample("y", dist.Normal(mu, sigma), obs=y)
+linreg = reference.linreg  # dsl-examples/linreg.aimz
 
 
 class ArvizPosteriors(E.E2ETestCase):

@@ -316,6 +316,24 @@ def linreg_data(rng, n, k, draws):
     return X, y, post
 
 
+def mlp_posterior(rng, d, draws):
+    """Draws for dsl-examples/mlp.aimz (hidden layers 128 wide)."""
+    H = 128
+
+    def w(*shape):
+        return (rng.normal(size=(draws,) + shape) * 0.1).astype(np.float32)
+    return dict(w1=w(d, H), b1=w(H), w2=w(H, H), b2=w(H), w3=w(H, H),
+                b3=w(H), w4=w(H), b4=w())
+
+
+def local_latent_posterior(rng, n, draws):
+    """Draws for dsl-examples/local_latent.aimz, z included."""
+    return dict(beta=rng.normal(size=draws).astype(np.float32),
+                tau=rng.uniform(0.5, 1.5, draws).astype(np.float32),
+                sigma=rng.uniform(0.3, 1, draws).astype(np.float32),
+                z=rng.normal(size=(draws, n)).astype(np.float32))
+
+
 def linreg_mu(X, post):
     """(draws, n) alpha + X @ beta in float64."""
     return (post["alpha"].astype(np.float64)[:, None]

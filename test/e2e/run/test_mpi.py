@@ -43,23 +43,16 @@ class Mpi(E.E2ETestCase):
         if not mpi_enabled():
             raise unittest.SkipTest("no mpirun or aimz-run built without MPI")
         rng = np.random.default_rng(9)
-        n, d, H, D = 6000, 20, 128, 10  # mlp.aimz fixes H
+        n, d, D = 6000, 20, 10
         cls.mlp_data = {"X": cls.save("X.npy", rng.normal(
             size=(n, d)).astype(np.float32))}
-
-        def w(*shape):
-            return (rng.normal(size=(D,) + shape) * 0.1).astype(np.float32)
-        cls.mlp_post = cls.savez("mlp_post.npz", w1=w(d, H), b1=w(H),
-                                 w2=w(H, H), b2=w(H), w3=w(H, H), b3=w(H),
-                                 w4=w(H), b4=w())
+        cls.mlp_post = cls.savez("mlp_post.npz",
+                                 **E.mlp_posterior(rng, d, D))
         n2, D2 = 5000, 30
         cls.ll_data = {"x": cls.save("x.npy", rng.normal(
             size=n2).astype(np.float32))}
-        cls.ll_post = cls.savez(
-            "ll_post.npz", beta=rng.normal(size=D2).astype(np.float32),
-            tau=rng.uniform(0.5, 1.5, D2).astype(np.float32),
-            sigma=rng.uniform(0.3, 1, D2).astype(np.float32),
-            z=rng.normal(size=(D2, n2)).astype(np.float32))
+        cls.ll_post = cls.savez("ll_post.npz",
+                                **E.local_latent_posterior(rng, n2, D2))
 
     def args(self, model, data, post, out, extra=(), command="predict"):
         a = [E.AIMZ_RUN, command, E.model(model)]
@@ -146,12 +139,8 @@ class Mpi(E.E2ETestCase):
         rng = np.random.default_rng(3)
         n = 200_000
         x = self.save("big_x.npy", rng.normal(size=n).astype(np.float32))
-        D = 40
-        post = self.savez(
-            "big_post.npz", beta=rng.normal(size=D).astype(np.float32),
-            tau=rng.uniform(0.5, 1.5, D).astype(np.float32),
-            sigma=rng.uniform(0.3, 1, D).astype(np.float32),
-            z=rng.normal(size=(D, n)).astype(np.float32))
+        post = self.savez("big_post.npz",
+                          **E.local_latent_posterior(rng, n, 40))
         extra = ["--batch-size", "1", "--return-sites", "y,z"]
         ref, out = self.fresh(), self.fresh()
         E.aimz_run(*self.args("local_latent", {"x": x}, post, ref, extra)[1:])

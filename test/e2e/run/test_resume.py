@@ -52,23 +52,16 @@ class Resume(E.E2ETestCase):
     def setUpClass(cls):
         super().setUpClass()
         rng = np.random.default_rng(5)
-        n, d, H, D = 40_000, 100, 128, 24
+        n, d, D = 40_000, 100, 24
         cls.mlp_data = {"X": cls.save("X.npy", rng.normal(
             size=(n, d)).astype(np.float32))}
-
-        def w(*shape):
-            return (rng.normal(size=(D,) + shape) * 0.1).astype(np.float32)
-        cls.mlp_post = cls.savez("mlp_post.npz", w1=w(d, H), b1=w(H),
-                                 w2=w(H, H), b2=w(H), w3=w(H, H), b3=w(H),
-                                 w4=w(H), b4=w())
+        cls.mlp_post = cls.savez("mlp_post.npz",
+                                 **E.mlp_posterior(rng, d, D))
         n2, D2 = 200_000, 60
         cls.ll_data = {"x": cls.save("x.npy", rng.normal(
             size=n2).astype(np.float32))}
-        cls.ll_post = cls.savez(
-            "ll_post.npz", beta=rng.normal(size=D2).astype(np.float32),
-            tau=rng.uniform(0.5, 1.5, D2).astype(np.float32),
-            sigma=rng.uniform(0.3, 1, D2).astype(np.float32),
-            z=rng.normal(size=(D2, n2)).astype(np.float32))
+        cls.ll_post = cls.savez("ll_post.npz",
+                                **E.local_latent_posterior(rng, n2, D2))
 
     def command(self, model, data, post, out, extra=()):
         cmd = [E.AIMZ_RUN, "predict", E.model(model)]
