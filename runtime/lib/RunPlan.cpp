@@ -224,6 +224,7 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
   P.ObsPlan = chooseObsPlan(M, Post, Opts, W);
   P.Draws = D;
   P.Observations = N;
+  // Unknown chains (an .npz, CmdStan chains of unequal lengths): one.
   P.Chains = 1;
   if (P.InferenceData && Post && Post->Chains > 1 &&
       Opts.Kind != EntryKind::PriorPredictive && D % Post->Chains == 0)

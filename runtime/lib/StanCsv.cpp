@@ -250,7 +250,11 @@ readStanCsv(const std::vector<std::string> &Files) {
                                       Files.front() + ":" + Name, Values);
     Out.Arrays.emplace(Name, std::move(A));
   }
-  Out.Chains = static_cast<int64_t>(Chains.size());
+  // Chains of unequal lengths have no (chain, draw) grid: unknown.
+  bool Equal = llvm::all_of(Chains, [&](const Chain &C) {
+    return C.Rows.size() == Chains.front().Rows.size();
+  });
+  Out.Chains = Equal ? static_cast<int64_t>(Chains.size()) : 0;
   Out.Draws = Draws;
   return Out;
 }

@@ -173,6 +173,7 @@ class Resume(E.E2ETestCase):
             (cmd + ["--zarr-format", "3"], ["zarr_format"]),
             (cmd + ["--codec", "zstd:3"], ["codec"]),
             (cmd + ["--return-sites", "y,w1"], ["arrays"]),
+            (cmd + ["--shard-axis", "draw"], ["plan (\"obs\" then, \"draw\" now)"]),
         ]
         for c, fragments in cases:
             with self.subTest(fragments=fragments):

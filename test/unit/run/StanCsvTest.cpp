@@ -85,8 +85,11 @@ TEST_F(StanCsvTest, ChainsConcatenateInOrderAndCrlfIsFine) {
   std::string C3 = "lp__,sigma\n# Adaptation terminated\n-1,9\n";
   auto R = readStanCsv({write("b.csv", C2), write("c.csv", C3)});
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-  EXPECT_EQ(R->Chains, 2);
+  EXPECT_EQ(R->Chains, 0); // 2 and 1 draws: no (chain, draw) grid
   EXPECT_EQ(R->Draws, 3);
+  auto Even = readStanCsv({write("d.csv", C2), write("e.csv", C2)});
+  ASSERT_TRUE(bool(Even)) << llvm::toString(Even.takeError());
+  EXPECT_EQ(Even->Chains, 2);
   const io::NpyArray &S = R->Arrays.at("sigma");
   EXPECT_EQ(at(S, 0), 7);
   EXPECT_EQ(at(S, 1), 8);
