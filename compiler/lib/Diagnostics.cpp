@@ -22,4 +22,10 @@ void Diagnostics::note(llvm::SMLoc Loc, const llvm::Twine &Msg) {
   SM.PrintMessage(OS, Loc, llvm::SourceMgr::DK_Note, Msg);
 }
 
+void Diagnostics::printSummary() {
+  if (Errors > MaxPrintedErrors)
+    OS << Errors << " errors in all; the first " << MaxPrintedErrors
+       << " are shown\n";
+}
+
 } // namespace aimz

@@ -27,6 +27,8 @@ public:
 
   unsigned errorCount() const { return Errors; }
   bool hadError() const { return Errors != 0; }
+  /// When more errors were reported than printed, says how many there were.
+  void printSummary();
 
   /// After this many errors the rest are counted but not printed.
   static constexpr unsigned MaxPrintedErrors = 20;

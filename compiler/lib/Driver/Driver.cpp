@@ -179,9 +179,7 @@ bool compileSource(llvm::StringRef Source, llvm::StringRef Name,
     return false;
   std::optional<ModelInfo> Info = analyzeModel(*M, Diags, O.Precision);
   if (!Info) {
-    if (Diags.errorCount() > Diagnostics::MaxPrintedErrors)
-      Errs << Diags.errorCount() << " errors in all; the first "
-           << Diagnostics::MaxPrintedErrors << " are shown\n";
+    Diags.printSummary();
     return false;
   }
   llvm::raw_null_ostream Null;

@@ -168,9 +168,7 @@ int main(int argc, char **argv) {
     Forced = Precision == PrecisionKind::F64 ? DType::F64 : DType::F32;
   std::optional<ModelInfo> Info = analyzeModel(*M, Diags, Forced);
   if (!Info) {
-    if (Diags.errorCount() > Diagnostics::MaxPrintedErrors)
-      llvm::errs() << Diags.errorCount() << " errors in all; the first "
-                   << Diagnostics::MaxPrintedErrors << " are shown\n";
+    Diags.printSummary();
     return 1;
   }
 
