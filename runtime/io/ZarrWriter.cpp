@@ -192,9 +192,6 @@ ZarrWriter::open(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
                      "partial store '" + W->Partial + "' (a run that fails "
                      "with an error or completes leaves none); run without "
                      "--resume");
-    if (Error E = checkStoreTree(W->Partial))
-      return ioError("refusing to resume into '" + W->Partial + "': " +
-                     toString(std::move(E)));
     std::string RecordPath = W->Partial + "/" + RunRecordFile;
     auto Text = MemoryBuffer::getFile(RecordPath);
     json Then = Text ? json::parse((*Text)->getBuffer(), nullptr,
@@ -210,9 +207,10 @@ ZarrWriter::open(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
       return ioError("cannot resume '" + W->Partial + "': this run differs "
                      "from the interrupted one in " + Diff + "; run it as "
                      "before, or without --resume to start over");
-    // Chunks being written when the run was killed left temporaries.
+    // Checks the tree (nothing foreign, no links), then removes the
+    // temporaries of chunks being written when the run was killed.
     if (Error E = removeStoreTemporaries(W->Partial))
-      return ioError("cannot resume '" + W->Partial + "': " +
+      return ioError("refusing to resume into '" + W->Partial + "': " +
                      toString(std::move(E)));
   } else {
     // With the lock held, a leftover partial store is stale: its run is
@@ -256,6 +254,17 @@ Error ZarrWriter::setRunRecord(const json &Record) {
   return writeMetadataFile(RunRecordFile, Record);
 }
 
+uint64_t ZarrWriter::chunkIndex(const Array &A, ArrayRef<uint64_t> Coords) {
+  uint64_t Index = 0;
+  for (size_t I = 0; I < Coords.size(); ++I)
+    Index = Index * A.Grid[I] + Coords[I];
+  return Index;
+}
+
+bool ZarrWriter::isWritten(const Array &A, uint64_t Index) {
+  return A.WrittenBits[Index / 64].load() & (uint64_t(1) << (Index % 64));
+}
+
 bool ZarrWriter::markWritten(Array &A, uint64_t Index) {
   uint64_t Bit = uint64_t(1) << (Index % 64);
   if (A.WrittenBits[Index / 64].fetch_or(Bit) & Bit)
@@ -268,13 +277,11 @@ bool ZarrWriter::hasChunk(StringRef Name, ArrayRef<uint64_t> Coords) {
   Array *A = find(Name);
   if (!A || Coords.size() != A->Grid.size())
     return false;
-  uint64_t Index = 0;
-  for (size_t I = 0; I < Coords.size(); ++I) {
+  for (size_t I = 0; I < Coords.size(); ++I)
     if (Coords[I] >= A->Grid[I])
       return false;
-    Index = Index * A->Grid[I] + Coords[I];
-  }
-  if (A->WrittenBits[Index / 64].load() & (uint64_t(1) << (Index % 64)))
+  const uint64_t Index = chunkIndex(*A, Coords);
+  if (isWritten(*A, Index))
     return true;
   // Not by this writer: by another process of a shared run, or by the run
   // this one resumes.
@@ -511,10 +518,7 @@ Error ZarrWriter::writeChunk(StringRef Name, ArrayRef<uint64_t> Coords,
   if (Error E = writeEncodedChunk(A, Coords,
                                   ArrayRef<uint8_t>(Scr.Encoded.data(), *N)))
     return E;
-  uint64_t Index = 0;
-  for (size_t I = 0; I < Coords.size(); ++I)
-    Index = Index * A.Grid[I] + Coords[I];
-  markWritten(A, Index);
+  markWritten(A, chunkIndex(A, Coords));
   return Error::success();
 }
 
@@ -552,7 +556,7 @@ Error ZarrWriter::fillUnwrittenChunks(Array &A) {
     return N.takeError();
   std::vector<uint64_t> Coords(A.Grid.size(), 0);
   for (uint64_t Index = 0; Index < A.NumChunks; ++Index) {
-    if (!(A.WrittenBits[Index / 64].load() & (uint64_t(1) << (Index % 64)))) {
+    if (!isWritten(A, Index)) {
       uint64_t Rest = Index;
       for (size_t I = A.Grid.size(); I-- > 0;) {
         Coords[I] = Rest % A.Grid[I];

@@ -183,6 +183,9 @@ private:
   llvm::Error writeEncodedChunk(const Array &A, llvm::ArrayRef<uint64_t> Coords,
                                 llvm::ArrayRef<uint8_t> Encoded);
   llvm::Error fillUnwrittenChunks(Array &A);
+  /// Row-major index of chunk Coords (within the grid) of A.
+  static uint64_t chunkIndex(const Array &A, llvm::ArrayRef<uint64_t> Coords);
+  static bool isWritten(const Array &A, uint64_t Index);
   /// Marks chunk Index of A written; true when it was not yet.
   static bool markWritten(Array &A, uint64_t Index);
   /// create() and resume(): takes the lock, then starts or reopens Partial.
