@@ -16,6 +16,7 @@ and the invariants the runtime promises (same seed -> same bytes).
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -178,6 +179,36 @@ def read_arrays(path):
     return {k: g[k][...] for k in g.array_keys()}
 
 
+def file_contents(root):
+    """path -> bytes of every file under root (links not followed)."""
+    out = {}
+    for dp, dns, fns in os.walk(root):
+        for f in fns:
+            p = os.path.join(dp, f)
+            if not os.path.islink(p):
+                with open(p, "rb") as fh:
+                    out[os.path.relpath(p, root)] = fh.read()
+    return out
+
+
+def root_attrs(store):
+    """The root group's attributes of a v2 or v3 store, read as JSON."""
+    v2 = os.path.join(store, ".zattrs")
+    with open(v2 if os.path.exists(v2) else
+              os.path.join(store, "zarr.json")) as f:
+        j = json.load(f)
+    return j.get("attributes", j) if "zarr_format" in j else j
+
+
+def chunk_files(root):
+    """How many complete chunk files (not temporaries) are under root."""
+    n = 0
+    for _, _, files in os.walk(root):
+        n += sum(1 for f in files if f[0].isdigit() and
+                 not f.endswith(".tmp"))
+    return n
+
+
 def same_bytes(a, b):
     a = np.ascontiguousarray(a)
     b = np.ascontiguousarray(b)
@@ -263,6 +294,20 @@ class E2ETestCase(unittest.TestCase):
         self.assertIn("error:", lines[0], r)
         for f in fragments:
             self.assertIn(f.lower(), lines[0].lower(), r)
+
+    def assert_same_store(self, ref, out):
+        """The same files with the same bytes, metadata and attributes
+        aside from the creation time."""
+        a, b = file_contents(ref), file_contents(out)
+        self.assertEqual(sorted(a), sorted(b))
+        for k in a:
+            if k.endswith((".zattrs", ".zmetadata", "zarr.json")):
+                continue  # the creation time differs
+            self.assertTrue(a[k] == b[k], k)
+        at, bt = root_attrs(ref), root_attrs(out)
+        self.assertNotEqual(bt.pop("created"), None)
+        at.pop("created")
+        self.assertEqual(at, bt)
 
     def assert_store_layout(self, path, site, shape, chunks, dtype,
                             attrs=None):

@@ -20,18 +20,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aimz_e2e as E  # noqa: E402
 
 
-def snapshot(root):
-    """path -> bytes of every file under root (links not followed)."""
-    out = {}
-    for dp, dns, fns in os.walk(root):
-        for f in fns:
-            p = os.path.join(dp, f)
-            if not os.path.islink(p):
-                with open(p, "rb") as fh:
-                    out[os.path.relpath(p, root)] = fh.read()
-    return out
-
-
 class Hostile(E.E2ETestCase):
     N, K, D = 2000, 3, 10
 
@@ -54,7 +42,7 @@ class Hostile(E.E2ETestCase):
                         (".zgroup", b'{"zarr_format": 2}')]:
             with open(os.path.join(d, f), "wb") as fh:
                 fh.write(data)
-        return d, snapshot(d)
+        return d, E.file_contents(d)
 
     def predict(self, out, check=False, seed=1, extra=()):
         return E.run_cmd("predict", self.linreg, {"X": self.Xp}, out,
@@ -135,7 +123,7 @@ class Hostile(E.E2ETestCase):
         os.symlink(d, out + ".partial")
         r = self.predict(out)
         self.assert_one_error_line(r, "symbolic link", ".partial")
-        self.assertEqual(snapshot(d), before)
+        self.assertEqual(E.file_contents(d), before)
         self.assertTrue(os.path.islink(out + ".partial"))
 
     def test_foreign_file_in_stale_partial_is_kept(self):
@@ -155,22 +143,22 @@ class Hostile(E.E2ETestCase):
         self.predict(store, check=True)
         with open(os.path.join(store, "README"), "w") as fh:
             fh.write("mine")
-        before = snapshot(store)
+        before = E.file_contents(store)
         link = self.fresh()
         os.symlink(store, link)
         r = self.predict(link)
         self.assert_one_error_line(r, "symbolic link")
-        self.assertEqual(snapshot(store), before)
+        self.assertEqual(E.file_contents(store), before)
 
     def test_store_with_a_users_file_is_not_replaced(self):
         store = self.fresh()
         self.predict(store, check=True)
         with open(os.path.join(store, "y", "analysis.ipynb"), "w") as fh:
             fh.write("{}")
-        before = snapshot(store)
+        before = E.file_contents(store)
         r = self.predict(store, seed=2)
         self.assert_one_error_line(r, "analysis.ipynb", "refusing to replace")
-        self.assertEqual(snapshot(store), before)
+        self.assertEqual(E.file_contents(store), before)
 
     def test_own_store_is_replaced(self):
         store = self.fresh()

@@ -17,7 +17,6 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aimz_e2e as E  # noqa: E402
-from test_resume import chunk_files, root_attrs, store_files  # noqa: E402
 
 MPIRUN = shutil.which("mpirun")
 
@@ -68,18 +67,6 @@ class Mpi(E.E2ETestCase):
             raise AssertionError("mpirun failed (rc %d):\n%s\n%s"
                                  % (p.returncode, p.stdout, p.stderr))
         return p
-
-    def assert_same_store(self, ref, out):
-        a, b = store_files(ref), store_files(out)
-        self.assertEqual(sorted(a), sorted(b))
-        for k in a:
-            if k.endswith((".zattrs", ".zmetadata", "zarr.json")):
-                continue  # the creation time differs
-            self.assertTrue(a[k] == b[k], k)
-        at, bt = root_attrs(ref), root_attrs(out)
-        at.pop("created")
-        bt.pop("created")
-        self.assertEqual(at, bt)
 
     def test_byte_identical_to_one_process(self):
         cases = [("mlp", self.mlp_data, self.mlp_post,
@@ -150,7 +137,7 @@ class Mpi(E.E2ETestCase):
         partial = out + ".partial"
         t0 = time.time()
         while time.time() - t0 < 60 and p.poll() is None and (
-                not os.path.isdir(partial) or chunk_files(partial) < 4):
+                not os.path.isdir(partial) or E.chunk_files(partial) < 4):
             time.sleep(0.005)
         ranks = subprocess.run(["pgrep", "-P", str(p.pid)],
                                capture_output=True, text=True).stdout.split()
