@@ -78,6 +78,11 @@ Error OutputFile::writeAt(uint64_t At, const void *Bytes, size_t N) {
   return Error::success();
 }
 
+void OutputFile::startWriteback() {
+  if (FD >= 0)
+    (void)::sync_file_range(FD, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
 Error OutputFile::commit(bool Sync) {
   int Fd = FD;
   FD = -1;

@@ -38,6 +38,10 @@ public:
   /// Bytes appended so far.
   uint64_t offset() const { return Offset; }
 
+  /// Asks the kernel to start writing the bytes so far to the disk, without
+  /// waiting (advisory: a later synced commit still waits for them).
+  void startWriteback();
+
   /// Closes and renames the temporary to the final path; with Sync, its
   /// data reaches the disk first (fdatasync).
   llvm::Error commit(bool Sync = false);

@@ -5,6 +5,7 @@
 #include "aimz/io/Zarr.h"
 
 #include "Errors.h"
+#include "CommitQueue.h"
 #include "OutputFile.h"
 #include "StoreTree.h"
 #include "ZarrMetadata.h"
@@ -119,6 +120,23 @@ void fillPattern(uint8_t *Dst, uint64_t Bytes, ArrayRef<uint8_t> Fill) {
 ZarrWriter::ZarrWriter(std::string D, ZarrFormat F, CodecOptions C, bool S)
     : Dir(std::move(D)), Partial(Dir + ".partial"), Format(F),
       Codec(std::move(C)), Sync(S) {}
+
+Error ZarrWriter::commitInBackground() {
+  if (!Sync || Commits)
+    return Error::success();
+  // The queue's threads only wait for the disk: a few let several syncs
+  // be in flight; the bound keeps dirty pages and descriptors in check.
+  Expected<std::unique_ptr<CommitQueue>> Q =
+      CommitQueue::create(/*Threads=*/4, /*MaxPending=*/16);
+  if (!Q)
+    return Q.takeError();
+  Commits = std::move(*Q);
+  return Error::success();
+}
+
+Error ZarrWriter::flushChunks() {
+  return Commits ? Commits->drain() : Error::success();
+}
 
 Expected<std::unique_ptr<ZarrWriter>>
 ZarrWriter::create(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
@@ -296,12 +314,16 @@ bool ZarrWriter::hasChunk(StringRef Name, ArrayRef<uint64_t> Coords) {
 ZarrWriter::~ZarrWriter() {
   if (!Finished)
     abandon();
+  // Before the arrays its callbacks mark.
+  Commits.reset();
 }
 
 void ZarrWriter::abandon() {
   if (Abandoned || Finished)
     return;
   Abandoned = true;
+  if (Commits)
+    Commits->cancel();
   if (!Attached) // The creator removes it.
     consumeError(removeStoreTree(Partial));
   Lock.reset();
@@ -311,6 +333,9 @@ void ZarrWriter::suspend() {
   if (Abandoned || Finished)
     return;
   Abandoned = true;
+  // Chunks not yet synced are dropped: the resumed run writes them again.
+  if (Commits)
+    Commits->cancel();
   Lock.reset();
 }
 
@@ -515,14 +540,11 @@ Error ZarrWriter::writeChunk(StringRef Name, ArrayRef<uint64_t> Coords,
     return ioError("chunk " + formatShape(Coords) + " of array '" + Name +
                    "' in '" + Dir + "': " + toString(N.takeError()));
 
-  if (Error E = writeEncodedChunk(A, Coords,
-                                  ArrayRef<uint8_t>(Scr.Encoded.data(), *N)))
-    return E;
-  markWritten(A, chunkIndex(A, Coords));
-  return Error::success();
+  return writeEncodedChunk(A, Coords,
+                           ArrayRef<uint8_t>(Scr.Encoded.data(), *N));
 }
 
-Error ZarrWriter::writeEncodedChunk(const Array &A, ArrayRef<uint64_t> Coords,
+Error ZarrWriter::writeEncodedChunk(Array &A, ArrayRef<uint64_t> Coords,
                                     ArrayRef<uint8_t> Encoded) {
   std::string Key = zarr::chunkKey(Format, Coords);
   std::string Path = Partial + "/" + A.Spec.Name + "/" + Key;
@@ -536,7 +558,16 @@ Error ZarrWriter::writeEncodedChunk(const Array &A, ArrayRef<uint64_t> Coords,
     return Out.takeError();
   if (Error E = Out->write(Encoded.data(), Encoded.size()))
     return E;
-  return Out->commit(Sync);
+  // A chunk counts as written once it is under its name (and, with Sync,
+  // durable there).
+  const uint64_t Index = chunkIndex(A, Coords);
+  if (Commits)
+    return Commits->submit(std::move(*Out),
+                           [&A, Index] { markWritten(A, Index); });
+  if (Error E = Out->commit(Sync))
+    return E;
+  markWritten(A, Index);
+  return Error::success();
 }
 
 Error ZarrWriter::fillUnwrittenChunks(Array &A) {
@@ -585,6 +616,8 @@ Error ZarrWriter::finish() {
   if (Attached)
     return ioError("the store '" + Dir + "' is finished by the process that "
                    "created it");
+  if (Error E = flushChunks())
+    return E;
   if (Format == ZarrFormat::V2) {
     {
       std::shared_lock<std::shared_mutex> L(Mutex);
@@ -593,6 +626,8 @@ Error ZarrWriter::finish() {
           if (Error E = fillUnwrittenChunks(*Entry.second))
             return E;
     }
+    if (Error E = flushChunks())
+      return E;
     if (Error E = writeMetadataFile(".zgroup", {{"zarr_format", 2}}))
       return E;
     if (Error E = writeMetadataFile(".zattrs", GroupAttrs))

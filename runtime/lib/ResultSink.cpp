@@ -33,7 +33,11 @@ public:
     return Pipeline->submit(Arrays[Array].Name, Coords, std::move(B),
                             Arrays[Array].ChunkBytes);
   }
-  llvm::Error drain() override { return Pipeline->drain(); }
+  llvm::Error drain() override {
+    if (llvm::Error E = Pipeline->drain())
+      return E;
+    return Writer->flushChunks();
+  }
   llvm::Error finish() override {
     if (llvm::Error E = Pipeline->drain())
       return E;
@@ -114,6 +118,9 @@ llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
   if (!W)
     return W.takeError();
   S->Writer = std::move(*W);
+  // Syncing chunks off the compressor threads (a no-op without Sync).
+  if (llvm::Error E = S->Writer->commitInBackground())
+    return std::move(E);
   if (Start == SinkStart::Create)
     if (llvm::Error E = S->Writer->setRunRecord(RunRecord))
       return std::move(E);

@@ -267,6 +267,42 @@ void EntryBuilder::emit(Operation *Op) {
   Loc = Saved;
 }
 
+Value EntryBuilder::siteWanted(int64_t SiteId) {
+  Value Table = loadField(Call, FResults, ptrType());
+  Value Data = B.create<LLVM::LoadOp>(
+      Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * SiteId)));
+  return B.create<LLVM::ICmpOp>(Loc, LLVM::ICmpPredicate::ne, Data,
+                                B.create<LLVM::ZeroOp>(Loc, ptrType()));
+}
+
+void EntryBuilder::emitDemanded(Operation *Op) {
+  auto It = Demand.find(Op);
+  if (!needsBuffer(Op) || Op->getNumResults() != 1 || It == Demand.end() ||
+      It->second.Always)
+    return emit(Op);
+  const SiteDemand &D = It->second;
+  if (D.Sites.empty())
+    return; // No recorded site reads it.
+  Location Saved = Loc;
+  Loc = Op->getLoc();
+  Value Wanted;
+  for (int64_t S : D.Sites) {
+    Value W = siteWanted(S);
+    Wanted = Wanted ? B.create<arith::OrIOp>(Loc, Wanted, W).getResult() : W;
+  }
+  // The value's view is made before the test, where later ops can use it;
+  // the op fills the same scratch inside.
+  View Out = buffer(Op, cast<ir::ArrayType>(Op->getResult(0).getType()));
+  auto If = B.create<scf::IfOp>(Loc, Wanted, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard G(B);
+    B.setInsertionPointToStart(If.thenBlock());
+    emit(Op);
+  }
+  Views[Op->getResult(0)] = Out;
+  Loc = Saved;
+}
+
 void EntryBuilder::emitOp(Operation *Op) {
   if (auto In = dyn_cast<ir::InputOp>(Op)) {
     // Observation-aligned inputs start at the block's row; the others (no
@@ -404,6 +440,7 @@ func::FuncOp EntryBuilder::build(StringRef Name) {
     DimValues.push_back(toIndex(B.create<LLVM::LoadOp>(
         Loc, B.getI64Type(), gep(DimsPtr, B.getI64Type(), i64(I)))));
 
+  Demand = computeSiteDemand(Model.getBody().front(), Kind);
   SmallVector<Operation *> Global, Obs;
   for (Operation &Op : Model.getBody().front())
     (isObsOp(&Op, Model.getObsDim()) ? Obs : Global).push_back(&Op);
@@ -424,14 +461,14 @@ func::FuncOp EntryBuilder::build(StringRef Name) {
     Draw = DrawLoop.getInductionVar();
     BlockStart = Value();
     for (Operation *Op : Global)
-      emit(Op);
+      emitDemanded(Op);
     auto ObsLoop = B.create<scf::ForOp>(Loc, ObsBegin, ObsEnd, ObsBlock);
     B.setInsertionPointToStart(ObsLoop.getBody());
     BlockStart = ObsLoop.getInductionVar();
     BlockLen = B.create<arith::MinSIOp>(
         Loc, ObsBlock, B.create<arith::SubIOp>(Loc, ObsEnd, BlockStart));
     for (Operation *Op : Obs)
-      emit(Op);
+      emitDemanded(Op);
   }
   Value Result = B.create<LLVM::LoadOp>(Loc, B.getI32Type(), Status);
   B.create<scf::YieldOp>(Loc, Result);

@@ -30,6 +30,7 @@
 
 #include "aimz/Dialect/AimzDialect.h"
 #include "aimz/Distributions.h"
+#include "SiteDemand.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -178,6 +179,12 @@ private:
 
   /// Emits `Op` with its location (the model's line) on what it creates.
   void emit(Operation *Op);
+  /// emit(Op), run only when a site that needs its value is asked for
+  /// (SiteDemand); not at all when no recorded site needs it.
+  void emitDemanded(Operation *Op);
+  /// i1: results[SiteId] is given (the caller asked for the site).
+  Value siteWanted(int64_t SiteId);
+  DenseMap<Operation *, SiteDemand> Demand;
   void emitOp(Operation *Op);
   void emitElementwise(Operation *Op);
   void emitStack(ir::StackOp Op);

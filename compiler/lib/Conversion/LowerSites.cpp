@@ -343,12 +343,7 @@ void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
   }
   Views[Op.getResult()] = Y;
   // Write the densities to the output site's result slot.
-  Value Table = loadField(Call, FResults, ptrType());
-  Value Data = B.create<LLVM::LoadOp>(
-      Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * Op.getSiteId())));
-  Value Wanted = B.create<LLVM::ICmpOp>(Loc, LLVM::ICmpPredicate::ne, Data,
-                                        B.create<LLVM::ZeroOp>(Loc, ptrType()));
-  auto If = B.create<scf::IfOp>(Loc, Wanted, false);
+  auto If = B.create<scf::IfOp>(Loc, siteWanted(Op.getSiteId()), false);
   OpBuilder::InsertionGuard G(B);
   B.setInsertionPointToStart(If.thenBlock());
   View R = viewOfCallArray(FResults, Op.getSiteId(), LLType, true,
@@ -359,12 +354,7 @@ void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
 
 void EntryBuilder::copyOut(Value V, int64_t SiteId) {
   auto T = cast<ir::ArrayType>(V.getType());
-  Value Table = loadField(Call, FResults, ptrType());
-  Value Data = B.create<LLVM::LoadOp>(
-      Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * SiteId)));
-  Value Wanted = B.create<LLVM::ICmpOp>(Loc, LLVM::ICmpPredicate::ne, Data,
-                                        B.create<LLVM::ZeroOp>(Loc, ptrType()));
-  auto If = B.create<scf::IfOp>(Loc, Wanted, false);
+  auto If = B.create<scf::IfOp>(Loc, siteWanted(SiteId), false);
   OpBuilder::InsertionGuard G(B);
   B.setInsertionPointToStart(If.thenBlock());
   Value ObsOff = BlockStart ? Value(B.create<arith::SubIOp>(Loc, BlockStart,

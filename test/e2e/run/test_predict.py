@@ -158,6 +158,20 @@ class LinregPartitions(E.E2ETestCase):
             for s in ("y", "eta"):
                 self.assertTrue(E.same_bytes(got[s], self.ref[s]), s)
 
+    def test_each_site_alone_equals_the_full_run(self):
+        # Work only unrequested sites need is skipped (SiteDemand): y and
+        # eta share mu; asking for one must not change the other's bytes.
+        for sites, axis, batch in ((["y"], "obs", 250), (["eta"], "obs", 250),
+                                   (["eta"], "draw", 6),
+                                   (["sigma", "y"], "draw", 6)):
+            out, r = self.predict(axis=axis, devices=2, batch=batch,
+                                  seed=self.SEED, sites=sites)
+            got = E.read_arrays(out)
+            self.assertEqual(sorted(got), sorted(sites))
+            for s in sites:
+                want = self.post[s] if s == "sigma" else self.ref[s]
+                self.assertTrue(E.same_bytes(got[s], want), (sites, s))
+
     def test_npz_output_equals_zarr(self):
         sites = ["y", "eta", "beta"]
         for axis, devices, batch in (("obs", 2, 100), ("draw", 3, 4)):

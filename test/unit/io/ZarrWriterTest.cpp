@@ -6,6 +6,7 @@
 
 #include "llvm/Support/FileSystem.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -441,6 +442,79 @@ TEST(ZarrWriter, StoreAppearsOnlyOnFinish) {
   EXPECT_FALSE(exists(Dir + ".partial"));
   W.reset(); // Destroying a finished writer keeps the store.
   EXPECT_TRUE(exists(Dir + "/.zgroup"));
+}
+
+// Chunks synced in the background: the same store, every file the same
+// bytes, written from several threads; a chunk shows once flushed.
+TEST(ZarrWriter, BackgroundCommitsWriteTheSameStore) {
+  TempDir Tmp;
+  const uint64_t N = 37, Len = 1000;
+  auto Write = [&](const std::string &Dir, bool Background) {
+    auto W = makeWriter(Dir, ZarrFormat::V2);
+    ASSERT_TRUE(W);
+    if (Background)
+      ASSERT_OK(W->commitInBackground());
+    // The last chunk is an edge chunk; integers get the v2 zero fill.
+    ASSERT_OK(W->addArray("f", DType::Float32, {N * Len - 7}, {Len}, {"i"}));
+    ASSERT_OK(W->addArray("k", DType::Int32, {4 * Len}, {Len}, {"i"}));
+    std::vector<std::thread> Ts;
+    for (int T = 0; T < 3; ++T)
+      Ts.emplace_back([&, T] {
+        std::vector<float> F(Len);
+        for (uint64_t C = T; C < N; C += 3) {
+          for (uint64_t I = 0; I < Len; ++I)
+            F[I] = std::sin(float(C * Len + I));
+          EXPECT_FALSE(static_cast<bool>(
+              W->writeChunk("f", {C}, F.data(), Len * 4)));
+        }
+      });
+    for (auto &T : Ts)
+      T.join();
+    std::vector<int32_t> K(Len, 5);
+    ASSERT_OK(W->writeChunk("k", {2}, K.data(), Len * 4));
+    ASSERT_OK(W->flushChunks());
+    EXPECT_EQ(W->chunksWritten("f"), N);
+    EXPECT_TRUE(exists(Dir + ".partial/f/36"));
+    ASSERT_OK(W->finish());
+  };
+  Write(Tmp / "plain.zarr", false);
+  Write(Tmp / "background.zarr", true);
+  std::vector<std::string> Plain = listTree(Tmp / "plain.zarr");
+  ASSERT_EQ(Plain, listTree(Tmp / "background.zarr"));
+  // The filled integer chunks too.
+  for (const char *F : {"f/36", "k/0", "k/2", "k/3", ".zmetadata"})
+    EXPECT_NE(std::find(Plain.begin(), Plain.end(), F), Plain.end()) << F;
+  for (const std::string &F : Plain) {
+    if (llvm::sys::fs::is_directory(Tmp / ("plain.zarr/" + F)))
+      continue;
+    EXPECT_EQ(readFile(Tmp / ("plain.zarr/" + F)),
+              readFile(Tmp / ("background.zarr/" + F)))
+        << F;
+  }
+}
+
+// A chunk whose background commit fails fails the flush and the finish,
+// naming the file; nothing appears.
+TEST(ZarrWriter, BackgroundCommitFailureIsReported) {
+  TempDir Tmp;
+  std::string Dir = Tmp / "a.zarr";
+  auto W = makeWriter(Dir, ZarrFormat::V2);
+  ASSERT_TRUE(W);
+  ASSERT_OK(W->commitInBackground());
+  ASSERT_OK(W->addArray("x", DType::Float32, {8}, {4}, {"i"}));
+  // A non-empty directory where chunk 1 goes: its rename fails.
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Dir + ".partial/x/1"));
+  writeFile(Dir + ".partial/x/1/in-the-way", "x");
+  float V[4] = {1, 2, 3, 4};
+  ASSERT_OK(W->writeChunk("x", {0}, V, 16));
+  // The failure shows here or at the latest at the flush.
+  llvm::Error E1 = W->writeChunk("x", {1}, V, 16);
+  std::string M = E1 ? toString(std::move(E1)) : errorText(W->flushChunks());
+  EXPECT_NE(M.find("cannot rename"), std::string::npos) << M;
+  EXPECT_NE(M.find("x/1"), std::string::npos) << M;
+  std::string F = errorText(W->finish());
+  EXPECT_NE(F.find("cannot rename"), std::string::npos) << F;
+  EXPECT_FALSE(exists(Dir));
 }
 
 TEST(ZarrWriter, FinishTwiceFails) {

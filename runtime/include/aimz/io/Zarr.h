@@ -37,6 +37,8 @@
 
 namespace aimz::io {
 
+class CommitQueue;
+
 enum class ZarrFormat { V2, V3 };
 
 struct ZarrArraySpec {
@@ -137,6 +139,17 @@ public:
   llvm::Error writeChunk(llvm::StringRef Array, llvm::ArrayRef<uint64_t> Coords,
                          const void *Data, size_t Bytes);
 
+  /// With Sync: from now on writeChunk hands each written chunk to threads
+  /// that sync and rename it in the background, so that the threads that
+  /// compress never wait for the disk. A chunk then appears under its key,
+  /// and counts in chunksWritten, once flushChunks() or finish() returns.
+  /// Without Sync, nothing changes.
+  llvm::Error commitInBackground();
+
+  /// Waits until every chunk written so far is under its key (durable, with
+  /// Sync); the first error of a background commit, if one failed.
+  llvm::Error flushChunks();
+
   /// Distinct chunks written so far to an array (0 for unknown arrays).
   uint64_t chunksWritten(llvm::StringRef Array) const;
 
@@ -180,7 +193,7 @@ private:
   llvm::Error checkParentGroup(llvm::StringRef Path) const;
   llvm::Error writeMetadataFile(llvm::StringRef RelPath,
                                 const nlohmann::json &J);
-  llvm::Error writeEncodedChunk(const Array &A, llvm::ArrayRef<uint64_t> Coords,
+  llvm::Error writeEncodedChunk(Array &A, llvm::ArrayRef<uint64_t> Coords,
                                 llvm::ArrayRef<uint8_t> Encoded);
   llvm::Error fillUnwrittenChunks(Array &A);
   /// Row-major index of chunk Coords (within the grid) of A.
@@ -201,6 +214,7 @@ private:
   CodecOptions Codec;
   bool Sync;
   std::unique_ptr<OutputLock> Lock;
+  std::unique_ptr<CommitQueue> Commits; ///< commitInBackground()'s.
   nlohmann::json GroupAttrs = nlohmann::json::object();
   /// Subgroups by path, with their attributes.
   std::map<std::string, nlohmann::json, std::less<>> Groups;
