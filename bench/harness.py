@@ -647,6 +647,31 @@ class Bench:
             log("    aimz-run's output differs from its own one-device run "
                 "(rc %d, see %s)" % (m1["rc"], m1["log"]))
         rm(one)
+        # The same command without syncing the store to the disk, as the
+        # peers write theirs: the computation and the codec apart from the
+        # disk's speed (and its weather, on a shared virtual disk).
+        ns = os.path.join(stores, "aimz_nosync.zarr")
+        rm(ns)
+        mns = measure(self.aimz_cmd(wl, n, ns, plan) + ["--no-sync"],
+                      self.env, os.path.join(self.logs,
+                                             tag + "_aimz_nosync.log"))
+        if mns["rc"] == 0:
+            same = store_digest(ns, site) == store_digest(ours, site)
+            nsr = self.row(workload=label, n=n, tool="aimz-run",
+                           variant="%d devices, --no-sync" % os.cpu_count(),
+                           wall_s=mns["wall_s"], cpu_s=mns["cpu_s"],
+                           peak_anon_mib=mns["peak_anon_mib"],
+                           max_rss_mib=mns["max_rss_mib"],
+                           out_mib=dir_bytes(ns) / 2**20,
+                           check="same array as the synced run" if same
+                           else "FAILED: differs from the synced run")
+            nsr["bound_s"] = us["bound_s"]
+            log(self.fmt_row_short(nsr))
+            if same:
+                timed.append((nsr, lambda out, res: (
+                    self.aimz_cmd(wl, n, out, plan) + ["--no-sync"],
+                    self.env)))
+        rm(ns)
         spec = self.spec_of(ours)
         spec_path = os.path.join(self.work, "spec.json")
         json.dump(spec, open(spec_path, "w"))
@@ -1149,6 +1174,46 @@ class Bench:
                              btxt, r["check"]))
         return "\n".join(lines)
 
+    def summary(self):
+        """The README's table: per workload, aimz-run's median (synced, and
+        with --no-sync) and each peer's as a multiple of the synced one."""
+        peers = [("numpy", "as-is", "NumPy as-is"),
+                 ("numpyro", "as-is", "NumPyro `Predictive`"),
+                 ("aimz-jax", "as-is", "aimz (JAX)")]
+        head = ("| workload (%d draws) | n | aimz-run | aimz-run --no-sync | "
+                % self.D + " | ".join(p[2] for p in peers) + " |")
+        lines = [head, "|" + "---|" * (4 + len(peers))]
+        keys = []
+        for r in self.rows:
+            if (r["workload"], r["n"]) not in keys:
+                keys.append((r["workload"], r["n"]))
+
+        def cell(r, base):
+            if not r or not r.get("wall_s") or r["check"] in (
+                    "FAILED", "MISMATCH", "skipped"):
+                return "-"
+            t = "%.2f s" % r["wall_s"]
+            if r.get("spread") is not None:
+                t += " ±%.0f%%" % (50 * r["spread"])
+            if base and r is not base and base.get("wall_s"):
+                t += ", %.1fx" % (r["wall_s"] / base["wall_s"])
+            return t
+        for wl, n in keys:
+            rows = [r for r in self.rows if r["workload"] == wl and
+                    r["n"] == n]
+
+            def find(tool, variant):
+                return next((r for r in rows if r["tool"] == tool and
+                             r["variant"].endswith(variant)), None)
+            us = find("aimz-run", "devices")
+            if not us:
+                continue
+            cells = [cell(us, None), cell(find("aimz-run", "--no-sync"), None)]
+            cells += [cell(find(t, v), us) for t, v, _ in peers]
+            lines.append("| %s | %s | %s |" % (wl, "{:,}".format(n),
+                                                " | ".join(cells)))
+        return "\n".join(lines)
+
     def report(self):
         elapsed = time.perf_counter() - self.t0
         tab = self.table()
@@ -1164,7 +1229,9 @@ class Bench:
                  "the best one-core sgemm x cores). startup = interpreter, "
                  "imports and posterior loading (R + rstan + data for Stan), "
                  "included in wall. Stan keeps its output in R memory (no "
-                 "store). CPU = user + sys of the process tree.", ""]
+                 "store). CPU = user + sys of the process tree.", "",
+                 "Summary (the README's table; ratios = peer / aimz-run "
+                 "synced):", "", self.summary(), ""]
         if self.stan_compile:
             lines.append("Stan compile (stan_model, -O3, once per program):")
             for m, c in self.stan_compile.items():
