@@ -134,10 +134,6 @@ def measure(cmd, env, logpath, timeout=None):
     """Runs cmd under /usr/bin/time -v; samples the tree's RssAnon."""
     tfile = logpath + ".time"
     full = ["/usr/bin/time", "-v", "-o", tfile] + [str(c) for c in cmd]
-    # Every command starts with no dirty pages of an earlier one (a peer
-    # that does not sync its store leaves them to the kernel, whose
-    # writeback would otherwise land in the next command's time).
-    os.sync()
     with open(logpath, "w") as lf:
         lf.write("$ %s\n" % " ".join(str(c) for c in cmd))
         lf.flush()
