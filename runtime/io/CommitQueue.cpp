@@ -10,8 +10,8 @@ using namespace llvm;
 
 namespace aimz::io {
 
-Expected<std::unique_ptr<CommitQueue>>
-CommitQueue::create(unsigned Threads, size_t MaxPending) {
+Expected<std::unique_ptr<CommitQueue>> CommitQueue::create(unsigned Threads,
+                                                           size_t MaxPending) {
   std::unique_ptr<CommitQueue> Q(
       new CommitQueue(std::max<size_t>(1, MaxPending)));
   try {
@@ -42,9 +42,8 @@ Error CommitQueue::submit(OutputFile F, Committed Done) {
   // most of its bytes are on the disk.
   F.startWriteback();
   std::unique_lock<std::mutex> L(Mutex);
-  NotFull.wait(L, [&] {
-    return FirstError || Queue.size() + Running < MaxPending;
-  });
+  NotFull.wait(
+      L, [&] { return FirstError || Queue.size() + Running < MaxPending; });
   if (FirstError)
     return failure();
   Queue.push_back(Job{std::move(F), std::move(Done)});

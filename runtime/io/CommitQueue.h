@@ -1,4 +1,4 @@
-//===- CommitQueue.h - Durable commits off the compressing threads -*- C++ -*-===//
+//===- CommitQueue.h - Synced commits off the compressors ---*- C++ -*-===//
 //
 // A synced commit (fdatasync, close, rename) waits for the disk. Done on the
 // thread that compressed the chunk, that wait idles a core which could be
@@ -34,8 +34,8 @@ public:
 
   /// Threads commit files concurrently; at most MaxPending files wait or
   /// are being committed (bounding the dirty pages and open descriptors).
-  static llvm::Expected<std::unique_ptr<CommitQueue>>
-  create(unsigned Threads, size_t MaxPending);
+  static llvm::Expected<std::unique_ptr<CommitQueue>> create(unsigned Threads,
+                                                             size_t MaxPending);
 
   CommitQueue(const CommitQueue &) = delete;
   CommitQueue &operator=(const CommitQueue &) = delete;

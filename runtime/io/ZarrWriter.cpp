@@ -4,8 +4,8 @@
 #include "aimz/io/Shape.h"
 #include "aimz/io/Zarr.h"
 
-#include "Errors.h"
 #include "CommitQueue.h"
+#include "Errors.h"
 #include "OutputFile.h"
 #include "StoreTree.h"
 #include "ZarrMetadata.h"

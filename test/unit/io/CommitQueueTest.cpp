@@ -32,9 +32,9 @@ TEST(CommitQueue, CommitsEveryFileUnderItsName) {
   std::atomic<int> Done{0};
   const int N = 40;
   for (int I = 0; I < N; ++I)
-    ASSERT_OK((*Q)->submit(written(Tmp / std::to_string(I),
-                                   "chunk " + std::to_string(I)),
-                           [&] { ++Done; }));
+    ASSERT_OK((*Q)->submit(
+        written(Tmp / std::to_string(I), "chunk " + std::to_string(I)),
+        [&] { ++Done; }));
   ASSERT_OK((*Q)->drain());
   EXPECT_EQ(Done.load(), N);
   std::vector<std::string> Names = listTree(Tmp.path());
