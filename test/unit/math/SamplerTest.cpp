@@ -632,7 +632,8 @@ TEST(SamplerDiscrete, WordBudgetIsAmple) {
 // must give one for most valid parameters (else the row is no faster).
 template <class T, class First, class Full>
 void checkFirstAttempt(const char *Name, First F, Full S,
-                       std::initializer_list<std::array<T, 2>> Params) {
+                       std::initializer_list<std::array<T, 2>> Params,
+                       int MinPercent = 85) {
   for (const auto &P : Params) {
     int64_t Numbers = 0, N = 20000;
     for (int64_t I = 0; I < N; ++I) {
@@ -647,7 +648,7 @@ void checkFirstAttempt(const char *Name, First F, Full S,
           << Name << "(" << P[0] << ", " << P[1] << ") observation " << I
           << ": first attempt " << X << ", full sampler " << Y;
     }
-    EXPECT_GT(Numbers, N * 85 / 100)
+    EXPECT_GT(Numbers, N * MinPercent / 100)
         << Name << "(" << P[0] << ", " << P[1] << "): too few first attempts accepted";
   }
   // Invalid parameters: NaN from both.
@@ -690,6 +691,70 @@ template <class T> void checkSplitSamplers() {
         return am::student_t_sample<T>(S, Df, T(0.5), Scale);
       },
       TParams);
+  // Beta: both gammas' first attempts, in the stream order of beta_sample
+  // (each squeeze accepts ~92%, so ~84% of pairs).
+  checkFirstAttempt<T>(
+      "Beta",
+      [](RandomStream &S, T A, T B) { return am::beta_sample_first<T>(S, A, B); },
+      [](RandomStream &S, T A, T B) { return am::beta_sample<T>(S, A, B); },
+      Params, /*MinPercent=*/80);
+}
+
+// The gamma-Poisson rows: the gamma's squeezed first attempt, then
+// Poisson's inversion; wherever both finish, the full sampler's count.
+template <class T, class First, class Full>
+void checkGammaPoissonFirst(const char *Name, First F, Full S,
+                            std::initializer_list<std::array<T, 2>> Params) {
+  for (const auto &P : Params) {
+    int64_t Finished = 0, N = 20000;
+    for (int64_t I = 0; I < N; ++I) {
+      RandomStream A(11, 3, 5, static_cast<uint64_t>(I), 0);
+      RandomStream B(11, 3, 5, static_cast<uint64_t>(I), 0);
+      int32_t X = F(A, P[0], P[1]);
+      if (X == am::kUnfinishedCount)
+        continue;
+      ++Finished;
+      ASSERT_EQ(X, S(B, P[0], P[1]))
+          << Name << "(" << P[0] << ", " << P[1] << ") observation " << I;
+    }
+    // Small rates: almost every count finishes in the vector lanes.
+    EXPECT_GT(Finished, N * 85 / 100) << Name << "(" << P[0] << ", " << P[1] << ")";
+  }
+  for (auto Bad : {std::array<T, 2>{T(-1), T(1)}, {T(1), T(0)},
+                   {std::numeric_limits<T>::quiet_NaN(), T(1)}}) {
+    RandomStream A(11, 3, 5, 0, 0), B(11, 3, 5, 0, 0);
+    EXPECT_EQ(F(A, Bad[0], Bad[1]), am::kUnfinishedCount) << Name;
+    EXPECT_EQ(S(B, Bad[0], Bad[1]), am::kInvalidCount) << Name;
+  }
+}
+
+template <class T> void checkGammaPoissonSplits() {
+  // NegativeBinomial2(mean, concentration), GammaPoisson(concentration, rate).
+  checkGammaPoissonFirst<T>(
+      "NegativeBinomial2",
+      [](RandomStream &S, T M, T C) {
+        return am::negative_binomial2_sample_first<T>(S, M, C);
+      },
+      [](RandomStream &S, T M, T C) {
+        return am::negative_binomial2_sample<T>(S, M, C);
+      },
+      {{T(0.5), T(0.3)}, {T(1.5), T(2)}, {T(2), T(20)}, {T(3), T(200)}});
+  checkGammaPoissonFirst<T>(
+      "GammaPoisson",
+      [](RandomStream &S, T C, T R) {
+        return am::gamma_poisson_sample_first<T>(S, C, R);
+      },
+      [](RandomStream &S, T C, T R) {
+        return am::gamma_poisson_sample<T>(S, C, R);
+      },
+      {{T(0.4), T(1)}, {T(3), T(2)}, {T(20), T(10)}});
+}
+
+TEST(SplitSamplers, GammaPoissonFirstAttemptIsTheFullSamplersCountF32) {
+  checkGammaPoissonSplits<float>();
+}
+TEST(SplitSamplers, GammaPoissonFirstAttemptIsTheFullSamplersCountF64) {
+  checkGammaPoissonSplits<double>();
 }
 
 TEST(SplitSamplers, FirstAttemptIsTheFullSamplersValueF32) {

@@ -72,12 +72,14 @@ template <class T> AIMZ_MATH_FN T mt_gamma(RandomStream& s, T a) {
 
 /// log of a Gamma(a, 1) variate, a > 0; uses the boost
 /// Gamma(a) = Gamma(a + 1) * U^(1/a) for a < 1, in log space so that tiny
-/// shapes do not underflow.
+/// shapes do not underflow. The boost's U is drawn whatever a is, so what
+/// follows in the stream (Beta's second gamma, a gamma-Poisson's count)
+/// starts at the same word for every a, as in the row samplers' first
+/// attempts (boosted_gamma_squeezed).
 template <class T> AIMZ_MATH_FN T log_std_gamma(RandomStream& s, T a) {
-  if (a >= T(1)) return elementary::log(mt_gamma(s, a));
-  const T g = mt_gamma(s, a + T(1));
+  const T g = mt_gamma(s, a < T(1) ? a + T(1) : a);
   const T u = uniform01<T>(s);
-  return elementary::log(g) + elementary::log_uniform(u) / a;
+  return a >= T(1) ? elementary::log(g) : elementary::log(g) + elementary::log_uniform(u) / a;
 }
 
 /// mt_gamma's first attempt when its squeeze accepts it (about 98% of
@@ -98,8 +100,8 @@ template <class T> AIMZ_HOT_FN T mt_gamma_squeezed(RandomStream& s, T a, bool& o
 }
 
 /// The squeezed first attempt of log_std_gamma's Gamma(a, 1) (a + 1 when a
-/// < 1) and the boost's uniform U, drawn whatever a is (nothing follows
-/// it in the stream when a >= 1): the same stream words as log_std_gamma.
+/// < 1) and the boost's uniform U, drawn whatever a is, as log_std_gamma
+/// draws it: the same stream words as log_std_gamma.
 template <class T> AIMZ_HOT_FN T boosted_gamma_squeezed(RandomStream& s, T a, bool& ok, T& u) {
   const T g = mt_gamma_squeezed(s, a < T(1) ? a + T(1) : a, ok);
   u = uniform01<T>(s);
@@ -179,6 +181,29 @@ template <class T> AIMZ_MATH_FN T beta_sample(RandomStream& s, T concentration1,
     return detail::finish(s, concentration1 >= concentration0 ? T(1) : T(0));
   }
   return detail::finish(s, sigmoid(lx - ly));
+}
+
+namespace detail {
+/// log_std_gamma's value from boosted_gamma_squeezed's G and U, with the
+/// same arithmetic.
+template <class T> AIMZ_HOT_FN T log_boosted(T g, T u, T a) {
+  return a >= T(1) ? elementary::log(g) : elementary::log(g) + elementary::log_uniform(u) / a;
+}
+}  // namespace detail
+
+/// beta_sample where both gammas' first attempts are accepted by the
+/// squeeze, NaN elsewhere: the vector half of its row sampler.
+template <class T> AIMZ_HOT_FN T beta_sample_first(RandomStream& s, T concentration1, T concentration0) {
+  const bool streamOk = s.ok();  // as in gamma_sample_first
+  bool ok1, ok0;
+  T u1, u0;
+  const T g1 = detail::boosted_gamma_squeezed(s, concentration1, ok1, u1);
+  const T g0 = detail::boosted_gamma_squeezed(s, concentration0, ok0, u0);
+  const T lx = detail::log_boosted(g1, u1, concentration1);
+  const T ly = detail::log_boosted(g0, u0, concentration0);
+  const bool ok = ok1 & ok0 & streamOk & detail::pos_finite(concentration1) & detail::pos_finite(concentration0) &
+                  !(std::isinf(lx) & std::isinf(ly));
+  return ok ? sigmoid(lx - ly) : detail::nan<T>();
 }
 
 /// Uniform(low, high): low + (high - low) U, clamped to [low, high].
@@ -516,12 +541,27 @@ template <class T> AIMZ_MATH_FN T truncated_normal_sample(RandomStream& s, T loc
 // sampler computes), then the count.
 
 namespace detail {
+/// log(kMaxPoissonRate): larger log rates are invalid draws.
+constexpr double kLogMaxPoissonRate = 20.79441541679836;  // log(2^30)
+static_assert(kMaxPoissonRate == 1073741824.0, "update kLogMaxPoissonRate");
+
 /// Poisson(Gamma(a, rate)) with the gamma drawn in log space; a rate above
 /// kMaxPoissonRate is an invalid draw.
 AIMZ_MATH_FN std::int32_t gamma_poisson_core(RandomStream& s, double a, double log_rate) {
   const double log_lam = log_std_gamma(s, a) - log_rate;
-  if (!(log_lam <= std::log(kMaxPoissonRate))) return log_lam < 0.0 ? 0 : kInvalidCount;
-  return poisson_sample<double>(s, std::exp(log_lam));
+  if (!(log_lam <= kLogMaxPoissonRate)) return log_lam < 0.0 ? 0 : kInvalidCount;
+  return poisson_sample<double>(s, elementary::exp(log_lam));
+}
+
+/// gamma_poisson_core when the gamma's first attempt is accepted by the
+/// squeeze and the count's by poisson_sample_first, else kUnfinishedCount.
+AIMZ_HOT_FN std::int32_t gamma_poisson_first(RandomStream& s, double a, double log_rate) {
+  bool ok;
+  double u;
+  const double g = boosted_gamma_squeezed(s, a, ok, u);
+  const double log_lam = log_boosted(g, u, a) - log_rate;
+  const std::int32_t k = poisson_sample_first<double>(s, elementary::exp(log_lam));
+  return (ok & (log_lam <= kLogMaxPoissonRate)) ? k : kUnfinishedCount;
 }
 }  // namespace detail
 
@@ -529,7 +569,16 @@ AIMZ_MATH_FN std::int32_t gamma_poisson_core(RandomStream& s, double a, double l
 template <class T> AIMZ_MATH_FN std::int32_t gamma_poisson_sample(RandomStream& s, T concentration, T rate) {
   const double a = static_cast<double>(concentration), r = static_cast<double>(rate);
   if (!detail::pos_finite(a) || !detail::pos_finite(r)) return kInvalidCount;
-  return detail::gamma_poisson_core(s, a, std::log(r));
+  return detail::gamma_poisson_core(s, a, elementary::log(r));
+}
+
+/// gamma_poisson_sample's first attempt (kUnfinishedCount when rejected or
+/// invalid): the vector half of its row sampler.
+template <class T> AIMZ_HOT_FN std::int32_t gamma_poisson_sample_first(RandomStream& s, T concentration, T rate) {
+  const double a = static_cast<double>(concentration), r = static_cast<double>(rate);
+  const bool valid = detail::pos_finite(a) & detail::pos_finite(r);
+  const std::int32_t k = detail::gamma_poisson_first(s, valid ? a : 1.0, elementary::log(valid ? r : 1.0));
+  return valid ? k : kUnfinishedCount;
 }
 
 /// NegativeBinomial2(mean, concentration) = GammaPoisson(concentration,
@@ -537,7 +586,17 @@ template <class T> AIMZ_MATH_FN std::int32_t gamma_poisson_sample(RandomStream& 
 template <class T> AIMZ_MATH_FN std::int32_t negative_binomial2_sample(RandomStream& s, T mean, T concentration) {
   const double m = static_cast<double>(mean), a = static_cast<double>(concentration);
   if (!detail::pos_finite(m) || !detail::pos_finite(a)) return kInvalidCount;
-  return detail::gamma_poisson_core(s, a, std::log(a) - std::log(m));
+  return detail::gamma_poisson_core(s, a, elementary::log(a) - elementary::log(m));
+}
+
+/// negative_binomial2_sample's first attempt (kUnfinishedCount when
+/// rejected or invalid): the vector half of its row sampler.
+template <class T> AIMZ_HOT_FN std::int32_t negative_binomial2_sample_first(RandomStream& s, T mean, T concentration) {
+  const double m = static_cast<double>(mean), a = static_cast<double>(concentration);
+  const bool valid = detail::pos_finite(m) & detail::pos_finite(a);
+  const double av = valid ? a : 1.0, mv = valid ? m : 1.0;
+  const std::int32_t k = detail::gamma_poisson_first(s, av, elementary::log(av) - elementary::log(mv));
+  return valid ? k : kUnfinishedCount;
 }
 
 /// NegativeBinomialProbs(total_count, probs) = GammaPoisson(total_count,
