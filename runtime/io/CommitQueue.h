@@ -12,18 +12,12 @@
 #define AIMZ_IO_LIB_COMMITQUEUE_H
 
 #include "OutputFile.h"
+#include "aimz/io/WorkQueue.h"
 
 #include "llvm/Support/Error.h"
 
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <string>
-#include <thread>
-#include <vector>
 
 namespace aimz::io {
 
@@ -58,18 +52,9 @@ private:
     OutputFile File;
     Committed Done;
   };
-  CommitQueue(size_t MaxPending) : MaxPending(MaxPending) {}
-  void work();
-  llvm::Error failure() const;
+  explicit CommitQueue(size_t MaxPending);
 
-  const size_t MaxPending;
-  std::mutex Mutex;
-  std::condition_variable NotEmpty, NotFull, Idle;
-  std::deque<Job> Queue;
-  size_t Running = 0;
-  bool Stopping = false;
-  std::optional<std::string> FirstError;
-  std::vector<std::thread> Workers;
+  WorkQueue<Job> Jobs;
 };
 
 } // namespace aimz::io

@@ -1,10 +1,11 @@
 //===- ChunkPipeline.h - Bounded compress-and-write thread pool -*- C++ -*-===//
 //
 // Producers (the model kernels) fill chunk buffers and submit them; worker
-// threads compress and write them. Both the queue and the buffer pool are
-// bounded, so a producer that outpaces the disk blocks rather than growing
-// memory. The first failure is kept: queued work is dropped, later submits
-// fail fast, and drain() reports it.
+// threads compress and write them (a WorkQueue). Both the queue and the
+// buffer pool are bounded, so a producer that outpaces the disk blocks
+// rather than growing memory. The first failure is kept: queued work is
+// dropped (returning its buffers), later submits and acquires fail fast,
+// and drain() reports it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,20 +13,16 @@
 #define AIMZ_IO_CHUNKPIPELINE_H
 
 #include "aimz/io/BufferPool.h"
+#include "aimz/io/WorkQueue.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace aimz::io {
@@ -82,26 +79,18 @@ public:
   /// any (every call reports it again). The pipeline stays usable if none.
   llvm::Error drain();
 
-  unsigned threads() const { return static_cast<unsigned>(Workers.size()); }
+  unsigned threads() const { return Jobs.threads(); }
   size_t queueDepth() const { return QueueDepth; }
   BufferPool &pool() { return Pool; }
 
 private:
-  ChunkPipeline(ChunkSink Sink, size_t QueueDepth, size_t BufferBytes,
-                size_t MaxBuffers);
-  void work();
-  llvm::Error failure() const; ///< Needs Mutex held.
+  ChunkPipeline(size_t QueueDepth, size_t BufferBytes, size_t MaxBuffers);
 
-  ChunkSink Sink;
   size_t QueueDepth;
+  // Declared before Jobs: the queue's jobs hold pooled buffers, so the
+  // pool must outlive it.
   BufferPool Pool;
-  std::mutex Mutex;
-  std::condition_variable NotEmpty, NotFull, Idle;
-  std::deque<ChunkJob> Queue;
-  size_t Running = 0;
-  bool Stopping = false;
-  std::optional<std::string> FirstError;
-  std::vector<std::thread> Workers;
+  WorkQueue<ChunkJob> Jobs;
 };
 
 } // namespace aimz::io
