@@ -712,11 +712,13 @@ template <class T> void checkSplitSamplers() {
 // Poisson's inversion; wherever both finish, the full sampler's count
 // (small rates: almost every count finishes in the vector lanes).
 template <class T, class First, class Full>
-void checkGammaPoissonFirst(const char *Name, First F, Full S,
-                            std::initializer_list<std::array<T, 2>> Params) {
+void checkGammaPoissonFirst(
+    const char *Name, First F, Full S,
+    std::initializer_list<std::array<T, 2>> Params,
+    std::initializer_list<std::array<T, 2>> Invalid = {
+        {T(-1), T(1)}, {T(1), T(0)}, {std::numeric_limits<T>::quiet_NaN(), T(1)}}) {
   checkFirstAttemptsAgree<T>(Name, F, S, Params, /*MinPercent=*/85);
-  for (auto Bad : {std::array<T, 2>{T(-1), T(1)}, {T(1), T(0)},
-                   {std::numeric_limits<T>::quiet_NaN(), T(1)}}) {
+  for (auto Bad : Invalid) {
     RandomStream A(11, 3, 5, 0, 0), B(11, 3, 5, 0, 0);
     EXPECT_EQ(F(A, Bad[0], Bad[1]), am::kUnfinishedCount) << Name;
     EXPECT_EQ(S(B, Bad[0], Bad[1]), am::kInvalidCount) << Name;
@@ -743,6 +745,66 @@ template <class T> void checkGammaPoissonSplits() {
         return am::gamma_poisson_sample<T>(S, C, R);
       },
       {{T(0.4), T(1)}, {T(3), T(2)}, {T(20), T(10)}});
+}
+
+template <class T> void checkNegativeBinomialSplits() {
+  checkGammaPoissonFirst<T>(
+      "NegativeBinomialProbs",
+      [](RandomStream &S, T N, T P) {
+        return am::negative_binomial_probs_sample_first<T>(S, N, P);
+      },
+      [](RandomStream &S, T N, T P) {
+        return am::negative_binomial_probs_sample<T>(S, N, P);
+      },
+      {{T(0.5), T(0.3)}, {T(2), T(0.5)}, {T(20), T(0.05)}},
+      {{T(-1), T(0.5)}, {T(1), T(1)}, {T(1), T(-0.1)},
+       {std::numeric_limits<T>::quiet_NaN(), T(0.5)}});
+  checkGammaPoissonFirst<T>(
+      "NegativeBinomialLogits",
+      [](RandomStream &S, T N, T L) {
+        return am::negative_binomial_logits_sample_first<T>(S, N, L);
+      },
+      [](RandomStream &S, T N, T L) {
+        return am::negative_binomial_logits_sample<T>(S, N, L);
+      },
+      {{T(0.5), T(-1)}, {T(3), T(-0.5)}, {T(20), T(-3)}},
+      {{T(-1), T(0)}, {T(1), std::numeric_limits<T>::infinity()},
+       {T(1), std::numeric_limits<T>::quiet_NaN()}});
+  // Zero-inflated NB2 (mean, concentration, gate), and with gate logits.
+  for (auto P : {std::array<T, 3>{T(1), T(2), T(0.3)}, {T(0.5), T(0.4), T(0)},
+                 {T(2.5), T(20), T(0.9)}}) {
+    checkFirstAttemptsAgree<T>(
+        "ZeroInflatedNegativeBinomial2",
+        [G = P[2]](RandomStream &S, T M, T C) {
+          return am::zero_inflated_negative_binomial2_sample_first<T>(S, M, C,
+                                                                      G);
+        },
+        [G = P[2]](RandomStream &S, T M, T C) {
+          return am::zero_inflated_negative_binomial2_sample<T>(S, M, C, G);
+        },
+        {{P[0], P[1]}}, /*MinPercent=*/85);
+    checkFirstAttemptsAgree<T>(
+        "ZeroInflatedNegativeBinomial2(gate_logits)",
+        [G = P[2] - T(0.5)](RandomStream &S, T M, T C) {
+          return am::zero_inflated_negative_binomial2_logits_sample_first<T>(
+              S, M, C, G);
+        },
+        [G = P[2] - T(0.5)](RandomStream &S, T M, T C) {
+          return am::zero_inflated_negative_binomial2_logits_sample<T>(S, M, C,
+                                                                       G);
+        },
+        {{P[0], P[1]}}, /*MinPercent=*/85);
+  }
+  RandomStream A(11, 3, 5, 0, 0);
+  EXPECT_EQ(am::zero_inflated_negative_binomial2_sample_first<T>(A, T(1), T(1),
+                                                                 T(1.5)),
+            am::kUnfinishedCount)
+      << "an invalid gate is left to the full sampler";
+}
+
+TEST(SplitSamplers, NegativeBinomialFirstAttemptsAreTheFullSamplersCounts) {
+  checkNegativeBinomialSplits<float>();
+  checkNegativeBinomialSplits<double>();
 }
 
 TEST(SplitSamplers, GammaPoissonFirstAttemptIsTheFullSamplersCountF32) {

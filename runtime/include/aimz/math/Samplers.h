@@ -605,7 +605,18 @@ template <class T> AIMZ_MATH_FN std::int32_t negative_binomial_probs_sample(Rand
   const double n = static_cast<double>(total_count), p = static_cast<double>(probs);
   if (!detail::pos_finite(n) || !(p >= 0.0 && p < 1.0)) return kInvalidCount;
   if (p == 0.0) return detail::finish_count(s, 0.0);
-  return detail::gamma_poisson_core(s, n, std::log1p(-p) - std::log(p));
+  return detail::gamma_poisson_core(s, n, elementary::log1p(-p) - elementary::log(p));
+}
+
+/// negative_binomial_probs_sample's first attempt (kUnfinishedCount when
+/// rejected, invalid or p = 0): the vector half of its row sampler.
+template <class T>
+AIMZ_HOT_FN std::int32_t negative_binomial_probs_sample_first(RandomStream& s, T total_count, T probs) {
+  const double n = static_cast<double>(total_count), p = static_cast<double>(probs);
+  const bool valid = detail::pos_finite(n) & (p > 0.0) & (p < 1.0);
+  const double nv = valid ? n : 1.0, pv = valid ? p : 0.5;
+  const std::int32_t k = detail::gamma_poisson_first(s, nv, elementary::log1p(-pv) - elementary::log(pv));
+  return valid ? k : kUnfinishedCount;
 }
 
 /// NegativeBinomialLogits(total_count, logits): probs = sigmoid(logits).
@@ -613,6 +624,16 @@ template <class T> AIMZ_MATH_FN std::int32_t negative_binomial_logits_sample(Ran
   const double n = static_cast<double>(total_count), l = static_cast<double>(logits);
   if (!detail::pos_finite(n) || std::isnan(l) || l == detail::inf<double>()) return kInvalidCount;
   return detail::gamma_poisson_core(s, n, -l);  // rate = exp(-logits)
+}
+
+/// negative_binomial_logits_sample's first attempt (kUnfinishedCount when
+/// rejected or invalid): the vector half of its row sampler.
+template <class T>
+AIMZ_HOT_FN std::int32_t negative_binomial_logits_sample_first(RandomStream& s, T total_count, T logits) {
+  const double n = static_cast<double>(total_count), l = static_cast<double>(logits);
+  const bool valid = detail::pos_finite(n) & !std::isnan(l) & (l != detail::inf<double>());
+  const std::int32_t k = detail::gamma_poisson_first(s, valid ? n : 1.0, valid ? -l : 0.0);
+  return valid ? k : kUnfinishedCount;
 }
 
 /// ZeroInflatedPoisson(gate, rate): 0 with probability gate, else Poisson.
@@ -641,6 +662,37 @@ template <class T> AIMZ_MATH_FN std::int32_t zero_inflated_negative_binomial2_lo
   if (std::isnan(gate_logits) || !detail::pos_finite(mean) || !detail::pos_finite(concentration)) return kInvalidCount;
   if (uniform01<double>(s) < sigmoid(static_cast<double>(gate_logits))) return detail::finish_count(s, 0.0);
   return negative_binomial2_sample<T>(s, mean, concentration);
+}
+
+namespace detail {
+/// The zero-inflated NB2 first attempt: the gate's uniform, then (unless it
+/// picks the zero) negative_binomial2_sample_first; kUnfinishedCount when
+/// invalid or rejected.
+template <class T>
+AIMZ_HOT_FN std::int32_t zero_inflated_nb2_first(RandomStream& s, T mean, T concentration, double gate, bool valid) {
+  const bool streamOk = s.ok();  // as in gamma_sample_first
+  const bool zero = uniform01<double>(s) < gate;
+  const std::int32_t k = negative_binomial2_sample_first<T>(s, mean, concentration);
+  return !(valid & detail::pos_finite(mean) & detail::pos_finite(concentration)) ? kUnfinishedCount
+         : zero                                                                  ? (streamOk ? 0 : kUnfinishedCount)
+                                                                                 : k;
+}
+}  // namespace detail
+
+/// zero_inflated_negative_binomial2_sample's first attempt: the vector half
+/// of its row sampler.
+template <class T>
+AIMZ_HOT_FN std::int32_t zero_inflated_negative_binomial2_sample_first(RandomStream& s, T mean, T concentration, T gate) {
+  return detail::zero_inflated_nb2_first<T>(s, mean, concentration, static_cast<double>(gate),
+                                            detail::valid_prob(gate));
+}
+
+/// zero_inflated_negative_binomial2_logits_sample's first attempt.
+template <class T>
+AIMZ_HOT_FN std::int32_t zero_inflated_negative_binomial2_logits_sample_first(RandomStream& s, T mean, T concentration,
+                                                                             T gate_logits) {
+  return detail::zero_inflated_nb2_first<T>(s, mean, concentration, sigmoid(static_cast<double>(gate_logits)),
+                                            !std::isnan(gate_logits));
 }
 
 /// BetaBinomial(concentration1, concentration0, total_count):
