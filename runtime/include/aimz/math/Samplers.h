@@ -70,6 +70,14 @@ template <class T> AIMZ_MATH_FN T mt_gamma(RandomStream& s, T a) {
   return nan<T>();
 }
 
+/// log of a Gamma(a, 1) variate from a Gamma(a, 1) draw G (a >= 1) or a
+/// Gamma(a + 1, 1) draw G and the boost's uniform U (a < 1): the one
+/// expression log_std_gamma and the row samplers' first attempts share,
+/// so that both give the same bits.
+template <class T> AIMZ_HOT_FN T log_boosted(T g, T u, T a) {
+  return a >= T(1) ? elementary::log(g) : elementary::log(g) + elementary::log_uniform(u) / a;
+}
+
 /// log of a Gamma(a, 1) variate, a > 0; uses the boost
 /// Gamma(a) = Gamma(a + 1) * U^(1/a) for a < 1, in log space so that tiny
 /// shapes do not underflow. The boost's U is drawn whatever a is, so what
@@ -79,7 +87,7 @@ template <class T> AIMZ_MATH_FN T mt_gamma(RandomStream& s, T a) {
 template <class T> AIMZ_MATH_FN T log_std_gamma(RandomStream& s, T a) {
   const T g = mt_gamma(s, a < T(1) ? a + T(1) : a);
   const T u = uniform01<T>(s);
-  return a >= T(1) ? elementary::log(g) : elementary::log(g) + elementary::log_uniform(u) / a;
+  return log_boosted(g, u, a);
 }
 
 /// mt_gamma's first attempt when its squeeze accepts it (about 98% of
@@ -183,14 +191,6 @@ template <class T> AIMZ_MATH_FN T beta_sample(RandomStream& s, T concentration1,
   return detail::finish(s, sigmoid(lx - ly));
 }
 
-namespace detail {
-/// log_std_gamma's value from boosted_gamma_squeezed's G and U, with the
-/// same arithmetic.
-template <class T> AIMZ_HOT_FN T log_boosted(T g, T u, T a) {
-  return a >= T(1) ? elementary::log(g) : elementary::log(g) + elementary::log_uniform(u) / a;
-}
-}  // namespace detail
-
 /// beta_sample where both gammas' first attempts are accepted by the
 /// squeeze, NaN elsewhere: the vector half of its row sampler.
 template <class T> AIMZ_HOT_FN T beta_sample_first(RandomStream& s, T concentration1, T concentration0) {
@@ -253,8 +253,8 @@ template <class T> AIMZ_HOT_FN T student_t_sample_first(RandomStream& s, T df, T
   const T half = T(0.5) * df;
   bool ok;
   T u;
-  const T lg0 = elementary::log(detail::boosted_gamma_squeezed(s, half, ok, u));
-  const T lg = half < T(1) ? lg0 + elementary::log_uniform(u) / half : lg0;
+  const T g = detail::boosted_gamma_squeezed(s, half, ok, u);
+  const T lg = detail::log_boosted(g, u, half);
   const T t = z * elementary::exp(T(0.5) * (elementary::log(half) - lg));
   const bool normal = std::isinf(df);
   const T x = normal ? loc + scale * z : loc + scale * t;
@@ -489,8 +489,8 @@ template <class T> AIMZ_HOT_FN T inverse_gamma_sample_first(RandomStream& s, T c
   const bool streamOk = s.ok();  // as in gamma_sample_first
   bool ok;
   T u;
-  const T lg0 = elementary::log(detail::boosted_gamma_squeezed(s, a, ok, u));
-  const T lg = a < T(1) ? lg0 + elementary::log_uniform(u) / a : lg0;
+  const T g = detail::boosted_gamma_squeezed(s, a, ok, u);
+  const T lg = detail::log_boosted(g, u, a);
   ok = ok & streamOk & detail::pos_finite(a) & detail::pos_finite(rate);
   return ok ? elementary::exp(elementary::log(rate) - lg) : detail::nan<T>();
 }
