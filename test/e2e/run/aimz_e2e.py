@@ -379,6 +379,23 @@ def local_latent_posterior(rng, n, draws):
                 z=rng.normal(size=(draws, n)).astype(np.float32))
 
 
+def save_obs_and_draw_plan_inputs(case, rng, mlp_shape, local_shape):
+    """Saves in case's directory the inputs of the two models the resume
+    and MPI tests run, one per plan: an MLP's X (n, d) with D posterior
+    draws (obs plan), set as case.mlp_data / case.mlp_post, and
+    local_latent's x (n2,) with D2 draws (draw plan), as case.ll_data /
+    case.ll_post. mlp_shape = (n, d, D), local_shape = (n2, D2)."""
+    n, d, D = mlp_shape
+    case.mlp_data = {"X": case.save("X.npy", rng.normal(
+        size=(n, d)).astype(np.float32))}
+    case.mlp_post = case.savez("mlp_post.npz", **mlp_posterior(rng, d, D))
+    n2, D2 = local_shape
+    case.ll_data = {"x": case.save("x.npy", rng.normal(
+        size=n2).astype(np.float32))}
+    case.ll_post = case.savez("ll_post.npz",
+                              **local_latent_posterior(rng, n2, D2))
+
+
 def linreg_mu(X, post):
     """(draws, n) alpha + X @ beta in float64."""
     return (post["alpha"].astype(np.float64)[:, None]

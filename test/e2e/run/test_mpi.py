@@ -41,17 +41,8 @@ class Mpi(E.E2ETestCase):
         super().setUpClass()
         if not mpi_enabled():
             raise unittest.SkipTest("no mpirun or aimz-run built without MPI")
-        rng = np.random.default_rng(9)
-        n, d, D = 6000, 20, 10
-        cls.mlp_data = {"X": cls.save("X.npy", rng.normal(
-            size=(n, d)).astype(np.float32))}
-        cls.mlp_post = cls.savez("mlp_post.npz",
-                                 **E.mlp_posterior(rng, d, D))
-        n2, D2 = 5000, 30
-        cls.ll_data = {"x": cls.save("x.npy", rng.normal(
-            size=n2).astype(np.float32))}
-        cls.ll_post = cls.savez("ll_post.npz",
-                                **E.local_latent_posterior(rng, n2, D2))
+        E.save_obs_and_draw_plan_inputs(cls, np.random.default_rng(9),
+                                        (6000, 20, 10), (5000, 30))
 
     def args(self, model, data, post, out, extra=(), command="predict"):
         a = [E.AIMZ_RUN, command, E.model(model)]

@@ -23,17 +23,8 @@ class Resume(E.E2ETestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        rng = np.random.default_rng(5)
-        n, d, D = 40_000, 100, 24
-        cls.mlp_data = {"X": cls.save("X.npy", rng.normal(
-            size=(n, d)).astype(np.float32))}
-        cls.mlp_post = cls.savez("mlp_post.npz",
-                                 **E.mlp_posterior(rng, d, D))
-        n2, D2 = 200_000, 60
-        cls.ll_data = {"x": cls.save("x.npy", rng.normal(
-            size=n2).astype(np.float32))}
-        cls.ll_post = cls.savez("ll_post.npz",
-                                **E.local_latent_posterior(rng, n2, D2))
+        E.save_obs_and_draw_plan_inputs(cls, np.random.default_rng(5),
+                                        (40_000, 100, 24), (200_000, 60))
 
     def command(self, model, data, post, out, extra=()):
         cmd = [E.AIMZ_RUN, "predict", E.model(model)]
