@@ -286,6 +286,13 @@ AIMZ_SUPPORT double aimz_rt_phi_f64(double X) {
 // rounds a row by its place in a call, and Debian's serial build is not
 // safe to call from several threads at once).
 
+#ifndef __CUDA_ARCH__
+/// The model CPU's widest SIMD vector in bytes (64 with AVX-512, 32 with
+/// AVX2, else 16): aimzc defines it as a constant before optimizing the
+/// model, so only the matching register tile's code remains.
+extern "C" const int32_t aimz_rt_vector_bytes;
+#endif
+
 namespace {
 
 /// C[r] = sum_k A[r, k] * B[k] for Rows rows, each an in-order sum over k
@@ -388,6 +395,23 @@ AIMZ_DEVICE void matmulInOrder(int64_t Batch, int64_t M, int64_t N, int64_t K,
       }
 }
 
+#ifndef __CUDA_ARCH__
+/// C rows = A rows @ B in the register tile that fits the model's CPU.
+template <class T>
+void gemmForTarget(int64_t Rows, int64_t N, int64_t K,
+                   aimz::math::gemm::RowSpace<const T> A, int64_t SAk,
+                   const T *B, int64_t SBk, int64_t SBn,
+                   aimz::math::gemm::RowSpace<T> C, int64_t SCn) {
+  namespace g = aimz::math::gemm;
+  if (aimz_rt_vector_bytes >= 64)
+    g::gemm<T, g::Avx512Tile>(Rows, N, K, A, SAk, B, SBk, SBn, C, SCn);
+  else if (aimz_rt_vector_bytes == 32)
+    g::gemm<T, g::Avx2Tile>(Rows, N, K, A, SAk, B, SBk, SBn, C, SCn);
+  else
+    g::gemm<T, g::SseTile>(Rows, N, K, A, SAk, B, SBk, SBn, C, SCn);
+}
+#endif
+
 template <class T>
 AIMZ_DEVICE void matmul(int64_t Batch, int64_t M, int64_t N, int64_t K,
                         const T *A, int64_t SAb, int64_t SAm, int64_t SAk,
@@ -399,14 +423,14 @@ AIMZ_DEVICE void matmul(int64_t Batch, int64_t M, int64_t N, int64_t K,
 #ifndef __CUDA_ARCH__
     namespace g = aimz::math::gemm;
     if (SBb == 0) {
-      g::gemm<T>(Batch * M, N, K, g::RowSpace<const T>{A, M, SAb, SAm}, SAk,
-                 B, SBk, SBn, g::RowSpace<T>{C, M, SCb, SCm}, SCn);
+      gemmForTarget<T>(Batch * M, N, K, g::RowSpace<const T>{A, M, SAb, SAm},
+                       SAk, B, SBk, SBn, g::RowSpace<T>{C, M, SCb, SCm}, SCn);
       return;
     }
     for (int64_t b = 0; b < Batch; ++b)
-      g::gemm<T>(M, N, K, g::RowSpace<const T>{A + b * SAb, M, 0, SAm}, SAk,
-                 B + b * SBb, SBk, SBn, g::RowSpace<T>{C + b * SCb, M, 0, SCm},
-                 SCn);
+      gemmForTarget<T>(M, N, K, g::RowSpace<const T>{A + b * SAb, M, 0, SAm},
+                       SAk, B + b * SBb, SBk, SBn,
+                       g::RowSpace<T>{C + b * SCb, M, 0, SCm}, SCn);
 #else
     matmulInOrder<T>(Batch, M, N, K, A, SAb, SAm, SAk, B, SBb, SBk, SBn, C,
                      SCb, SCm, SCn);

@@ -69,6 +69,15 @@ static llvm::Error linkSupport(llvm::Module &M) {
   return llvm::Error::success();
 }
 
+/// Defines the support library's aimz_rt_vector_bytes for the model's CPU
+/// (the register tile of its matrix products follows the vector width).
+static void defineVectorBytes(llvm::Module &M, int32_t Bytes) {
+  auto *I32 = llvm::Type::getInt32Ty(M.getContext());
+  new llvm::GlobalVariable(M, I32, true, llvm::GlobalValue::ExternalLinkage,
+                           llvm::ConstantInt::get(I32, Bytes),
+                           "aimz_rt_vector_bytes");
+}
+
 static void addString(llvm::Module &M, llvm::StringRef Name,
                       llvm::StringRef Text) {
   auto *Init = llvm::ConstantDataArray::getString(M.getContext(), Text, true);
@@ -135,13 +144,15 @@ void runO3(llvm::Module &M, llvm::TargetMachine &TM,
 llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
   M.setDataLayout(TM.createDataLayout());
   M.setTargetTriple(TM.getTargetTriple().str());
+  const llvm::MCSubtargetInfo &STI = *TM.getMCSubtargetInfo();
+  const bool Avx512 = STI.checkFeatures("+avx512f");
+  defineVectorBytes(M, Avx512 ? 64 : STI.checkFeatures("+avx") ? 32 : 16);
   if (auto E = linkSupport(M))
     return E;
   // Every function gets the target's CPU and features so that the support
   // code inlines and the vectorizer uses the widest registers: LLVM keeps
   // to 256-bit vectors on AVX-512 CPUs unless told otherwise, and the
   // samplers and products run 1.3-1.5x faster with 512 (bench/samplers.cpp).
-  const bool Avx512 = TM.getMCSubtargetInfo()->checkFeatures("+avx512f");
   for (llvm::Function &F : M) {
     if (F.isDeclaration())
       continue;

@@ -91,6 +91,36 @@ class Features(E.E2ETestCase):
             np.testing.assert_allclose(ll, ref, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6, atol=1e-7)
 
+    def test_mlp_for_x86_64_v3_writes_the_hosts_bytes(self):
+        # The matrix products' register tile follows the target's vectors
+        # (64-byte zmm tiles with AVX-512, 32-byte ymm tiles with AVX2):
+        # the grouping changes, every element's in-order sum does not, so a
+        # library built for AVX2 writes an AVX-512 host's bytes. (On an AVX2
+        # host both builds use the same tile; the GoogleTest Gemm tests
+        # compare the tiles themselves.)
+        with open("/proc/cpuinfo") as f:
+            if " fma" not in f.read():
+                self.skipTest("the host has no FMA; x86-64-v3 fuses")
+        so = self.path("mlp_v3.so")
+        r = E.aimzc(E.source_of("mlp"), "-o", so, "--target-cpu=x86-64-v3",
+                    "--no-ptx")
+        self.assertEqual(r.rc, 0, r)
+        rng = np.random.default_rng(5)
+        n = 700
+        data = {"X": self.save("mlp_X.npy", rng.normal(
+                    size=(n, 100)).astype(np.float32)),
+                "y": self.save("mlp_y.npy", rng.integers(
+                    0, 2, n).astype(np.int32))}
+        post = self.savez("mlp_post.npz", **E.mlp_posterior(rng, 100, 6))
+        # Log-likelihoods: every bit of every logit shows in them.
+        outs = []
+        for lib in (E.model("mlp"), so):
+            out = self.fresh()
+            E.run_cmd("log-likelihood", lib, data, out, posterior=post,
+                      batch=96)
+            outs.append(out)
+        self.assert_same_store(outs[0], outs[1])
+
     # -- a model without inputs
 
     def test_model_without_inputs(self):

@@ -5,7 +5,7 @@
 // RUN: aimz-opt --aimz-lower-to-loops %s | FileCheck %s
 
 // CHECK-DAG: func.func private @aimz_rt_sample_row_normal_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
-// CHECK-DAG: func.func private @aimz_rt_sample_binomial_logits_f64(i64, i64, i64, i64, i64, f64, f64, f64, f64, f64) -> i32
+// CHECK-DAG: func.func private @aimz_rt_sample_row_binomial_logits_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-DAG: func.func private @aimz_rt_logp_binomial_logits_f64(f64, f64, f64, f64, f64, f64) -> f64
 // CHECK-DAG: func.func private @aimz_rt_sample_row_bernoulli_probs_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-NOT: _f32(
@@ -15,7 +15,7 @@
 // CHECK: call @aimz_rt_sample_row_normal_f64(
 // CHECK: scf.for
 // CHECK: call @aimz_rt_sample_row_bernoulli_probs_f64(
-// CHECK: call @aimz_rt_sample_binomial_logits_f64(
+// CHECK: call @aimz_rt_sample_row_binomial_logits_f64(
 // CHECK-LABEL: func.func @aimz_log_likelihood(%{{.*}}: !llvm.ptr) -> i32
 // CHECK: call @aimz_rt_logp_binomial_logits_f64(
 // The prior predictive runs the predictive kernel with no posterior.

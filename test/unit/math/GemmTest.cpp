@@ -43,9 +43,11 @@ template <class T> struct Problem {
       X = static_cast<T>(D(Rng));
   }
 
-  /// Rows [R0, R1) through the kernel, into C (laid out with SCr/SCn).
+  /// Rows [R0, R1) through the kernel with register tiles of shape S, into
+  /// C (laid out with SCr/SCn).
+  template <class S = g::Avx512Tile>
   void run(int64_t R0, int64_t R1, std::vector<T> &C) const {
-    g::gemm<T>(R1 - R0, N, K, g::RowSpace<const T>{A.data() + R0 * SAr, 1, SAr, 0},
+    g::gemm<T, S>(R1 - R0, N, K, g::RowSpace<const T>{A.data() + R0 * SAr, 1, SAr, 0},
                SAk, B.data(), SBk, SBn,
                g::RowSpace<T>{C.data() + R0 * SCr, 1, SCr, 0}, SCn);
   }
@@ -86,10 +88,10 @@ template <class T> void checkAll(const Problem<T> &P, const std::vector<T> &C) {
   }
 }
 
-template <class T> void shapes(bool Strided) {
-  // Rows and columns around the tile sizes, K across the panel depth.
-  const int64_t RowsList[] = {1, 7, 8, 9, 23};
-  const int64_t NList[] = {2, 15, 16, 17, 33, 64, 70};
+template <class T, class S> void shapes(bool Strided) {
+  // Rows and columns around every tile's sizes, K across the panel depth.
+  const int64_t RowsList[] = {1, 5, 6, 7, 8, 9, 13, 23};
+  const int64_t NList[] = {2, 7, 8, 9, 15, 16, 17, 24, 33, 64, 70};
   const int64_t KList[] = {0, 1, 5, 100, 256, 257, 600};
   uint32_t Seed = 1;
   for (int64_t Rows : RowsList)
@@ -99,17 +101,43 @@ template <class T> void shapes(bool Strided) {
                                         << "x" << N);
         Problem<T> P(Rows, N, K, Strided, Seed++);
         std::vector<T> C = P.output();
-        P.run(0, Rows, C);
+        P.template run<S>(0, Rows, C);
         checkAll(P, C);
         if (testing::Test::HasFatalFailure())
           return;
       }
 }
 
-TEST(Gemm, FloatInOrderAtEveryEdge) { shapes<float>(false); }
-TEST(Gemm, DoubleInOrderAtEveryEdge) { shapes<double>(false); }
-TEST(Gemm, FloatStridedOperands) { shapes<float>(true); }
-TEST(Gemm, DoubleStridedOperands) { shapes<double>(true); }
+TEST(Gemm, FloatInOrderAtEveryEdge) {
+  shapes<float, g::Avx512Tile>(false);
+  shapes<float, g::Avx2Tile>(false);
+  shapes<float, g::SseTile>(false);
+}
+TEST(Gemm, DoubleInOrderAtEveryEdge) {
+  shapes<double, g::Avx512Tile>(false);
+  shapes<double, g::Avx2Tile>(false);
+  shapes<double, g::SseTile>(false);
+}
+TEST(Gemm, FloatStridedOperands) {
+  shapes<float, g::Avx512Tile>(true);
+  shapes<float, g::Avx2Tile>(true);
+}
+TEST(Gemm, DoubleStridedOperands) {
+  shapes<double, g::Avx512Tile>(true);
+  shapes<double, g::SseTile>(true);
+}
+
+TEST(Gemm, EveryTileShapeGivesTheSameBits) {
+  // A model compiled for an AVX-512 CPU and one compiled for AVX2 must
+  // write the same draws: the tile decides the grouping, not the sums.
+  Problem<float> P(37, 130, 300, false, 11);
+  std::vector<float> Wide = P.output(), Avx2 = P.output(), Sse = P.output();
+  P.run<g::Avx512Tile>(0, P.Rows, Wide);
+  P.run<g::Avx2Tile>(0, P.Rows, Avx2);
+  P.run<g::SseTile>(0, P.Rows, Sse);
+  EXPECT_EQ(0, std::memcmp(Wide.data(), Avx2.data(), Wide.size() * 4));
+  EXPECT_EQ(0, std::memcmp(Wide.data(), Sse.data(), Wide.size() * 4));
+}
 
 TEST(Gemm, RowsSplitAnyWayGiveTheSameBits) {
   Problem<float> P(61, 40, 130, false, 99);

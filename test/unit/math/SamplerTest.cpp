@@ -842,3 +842,61 @@ TEST(SplitSamplers, PoissonFirstAttemptIsTheFullSamplersCount) {
       EXPECT_EQ(Finished, 0) << "rate " << Rate << ": left to the full sampler";
   }
 }
+
+// Binomial's rows: BINV's first uniform in 32 fixed steps (n p < 10) or
+// BTRS's squeezed first pair, on either side of p = 1/2 and with logits;
+// the full sampler's count wherever it finishes, which is almost always.
+template <class T> void checkBinomialSplits() {
+  auto Probs = [](RandomStream &S, T N, T P) {
+    return am::binomial_sample_first<T>(S, N, P);
+  };
+  auto FullProbs = [](RandomStream &S, T N, T P) {
+    return am::binomial_sample<T>(S, N, P);
+  };
+  auto Logits = [](RandomStream &S, T N, T L) {
+    return am::binomial_logits_sample_first<T>(S, N, L);
+  };
+  auto FullLogits = [](RandomStream &S, T N, T L) {
+    return am::binomial_logits_sample<T>(S, N, L);
+  };
+  // Inversion (n min(p, q) < 10) and the trivial counts: nearly all.
+  checkFirstAttemptsAgree<T>(
+      "Binomial", Probs, FullProbs,
+      {{T(1), T(0.5)}, {T(10), T(0.3)}, {T(40), T(0.2)}, {T(40), T(0.9)},
+       {T(1000), T(0.005)}, {T(0), T(0.3)}, {T(12), T(0)}, {T(12), T(1)}},
+      /*MinPercent=*/99);
+  checkFirstAttemptsAgree<T>(
+      "BinomialLogits", Logits, FullLogits,
+      {{T(1), T(0)}, {T(10), T(-0.8)}, {T(40), T(2)}, {T(1000), T(-6)},
+       {T(5), T(-800)}, {T(5), T(800)}},
+      /*MinPercent=*/99);
+  // BTRS: its squeeze accepts 0.86 (0.92 - 4.2 / b) of first pairs, b =
+  // 1.15 + 2.53 sqrt(n p q): 54% at n p q = 29, 79% at 2e5.
+  checkFirstAttemptsAgree<T>(
+      "Binomial", Probs, FullProbs,
+      {{T(1000), T(0.4)}, {T(1000), T(0.97)}, {T(1e6), T(0.3)}},
+      /*MinPercent=*/50);
+  checkFirstAttemptsAgree<T>("BinomialLogits", Logits, FullLogits,
+                             {{T(1000), T(0.3)}, {T(1e6), T(-1)}},
+                             /*MinPercent=*/50);
+  // Invalid parameters: left to the full sampler, which rejects them.
+  for (auto Bad : {std::array<T, 2>{T(-1), T(0.5)}, {T(2.5), T(0.5)},
+                   {T(3), T(1.5)}, {T(3), std::numeric_limits<T>::quiet_NaN()},
+                   {std::numeric_limits<T>::infinity(), T(0.5)}}) {
+    RandomStream A(11, 3, 5, 0, 0), B(11, 3, 5, 0, 0);
+    EXPECT_EQ(am::binomial_sample_first<T>(A, Bad[0], Bad[1]), am::kUnfinishedCount);
+    EXPECT_EQ(am::binomial_sample<T>(B, Bad[0], Bad[1]), am::kInvalidCount);
+  }
+  RandomStream A(11, 3, 5, 0, 0);
+  EXPECT_EQ(am::binomial_logits_sample_first<T>(
+                A, T(3), std::numeric_limits<T>::quiet_NaN()),
+            am::kUnfinishedCount);
+  // A stream whose coordinates are out of range: never a count.
+  RandomStream C(11, 3, 5, RandomStream::kMaxObs + 1, 0);
+  EXPECT_EQ(am::binomial_sample_first<T>(C, T(10), T(0.3)), am::kUnfinishedCount);
+}
+
+TEST(SplitSamplers, BinomialFirstAttemptIsTheFullSamplersCount) {
+  checkBinomialSplits<float>();
+  checkBinomialSplits<double>();
+}

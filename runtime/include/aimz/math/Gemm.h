@@ -14,9 +14,12 @@
 // All state lives on the caller's stack (a 32 KiB panel of B and the
 // tile): safe to run on any number of threads at once.
 //
-// The register tile is MR rows x NV vectors of 64 bytes (8 x 32 floats,
-// 8 x 16 doubles): sixteen zmm accumulators with AVX-512; narrower targets
-// split each vector.
+// The register tile's shape follows the target's registers (TileShape):
+// with AVX-512, 8 rows x 2 vectors of 64 bytes (sixteen of the 32 zmm
+// registers accumulate); with AVX2 or SSE, 6 rows x 2 vectors of 32 or 16
+// bytes (twelve of the 16 ymm/xmm registers). The shape changes which
+// elements share an instruction, never an element's sum, so every shape
+// gives the same bits.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -26,14 +29,22 @@
 
 namespace aimz::math::gemm {
 
-/// One 64-byte SIMD vector of T (GCC/Clang vector extension).
-template <class T> struct Vec {
-  typedef T Type __attribute__((vector_size(64)));
-  static constexpr int Lanes = 64 / sizeof(T);
+/// A register tile: Rows rows x Vectors SIMD vectors of Bytes bytes each.
+template <int Bytes, int Rows, int Vectors> struct TileShape {
+  static constexpr int VectorBytes = Bytes;
+  static constexpr int MR = Rows;    ///< rows per register tile
+  static constexpr int NV = Vectors; ///< vectors per register tile row
 };
+using Avx512Tile = TileShape<64, 8, 2>; ///< 16 of 32 zmm registers
+using Avx2Tile = TileShape<32, 6, 2>;   ///< 12 of 16 ymm registers
+using SseTile = TileShape<16, 6, 2>;    ///< 12 of 16 xmm registers
 
-constexpr int MR = 8; ///< rows per register tile
-constexpr int NV = 2; ///< vectors per register tile row
+/// One SIMD vector of T of S::VectorBytes bytes (GCC/Clang extension).
+template <class T, class S> struct Vec {
+  typedef T Type __attribute__((vector_size(S::VectorBytes)));
+  static constexpr int Lanes = S::VectorBytes / sizeof(T);
+  static constexpr int Width = S::NV * Lanes; ///< columns per tile row
+};
 
 /// Where the rows of one side live: row r = (r / M, r % M) as (batch
 /// element, row within it).
@@ -43,12 +54,11 @@ template <class T> struct RowSpace {
   T *row(int64_t R) const { return Base + (R / M) * SB + (R % M) * SM; }
 };
 
-/// Packs columns [Col0, Col0 + NV * Lanes) of the K x N matrix B into
-/// K consecutive tile rows, zero beyond N.
-template <class T>
+/// Packs columns [Col0, Col0 + W) of the K x N matrix B into K consecutive
+/// tile rows of W elements, zero beyond N.
+template <class T, int W>
 inline void packPanel(int64_t K, int64_t N, const T *B, int64_t SBk,
                       int64_t SBn, int64_t Col0, T *Panel) {
-  constexpr int W = NV * Vec<T>::Lanes;
   const int64_t Cols = N - Col0 < W ? N - Col0 : W;
   for (int64_t k = 0; k < K; ++k) {
     T *Dst = Panel + k * W;
@@ -67,13 +77,14 @@ inline void packPanel(int64_t K, int64_t N, const T *B, int64_t SBk,
 
 /// One register tile: Acc[r][v] += ARow[r][k * SAk] * Panel[k][v] for
 /// k = 0 .. K - 1 in order.
-template <class T>
-inline void tile(int64_t K, const T *const ARow[MR], int64_t SAk,
-                 const T *Panel, typename Vec<T>::Type Acc[MR][NV]) {
-  using V = typename Vec<T>::Type;
+template <class T, class S>
+inline void tile(int64_t K, const T *const ARow[S::MR], int64_t SAk,
+                 const T *Panel, typename Vec<T, S>::Type Acc[S::MR][S::NV]) {
+  using V = typename Vec<T, S>::Type;
+  constexpr int MR = S::MR, NV = S::NV;
   for (int64_t k = 0; k < K; ++k) {
     V Bk[NV];
-    std::memcpy(Bk, Panel + k * NV * Vec<T>::Lanes, sizeof(Bk));
+    std::memcpy(Bk, Panel + k * Vec<T, S>::Width, sizeof(Bk));
     for (int R = 0; R < MR; ++R) {
       T A = ARow[R][k * SAk];
       for (int J = 0; J < NV; ++J)
@@ -82,19 +93,21 @@ inline void tile(int64_t K, const T *const ARow[MR], int64_t SAk,
   }
 }
 
-/// Inner-dimension steps per packed panel: a panel (KC x 64 * NV bytes,
-/// 32 KiB) lives on the stack and in L1. A longer K continues from the
+/// Inner-dimension steps per packed panel: a panel (KC x NV vectors, at
+/// most 32 KiB) lives on the stack and in L1. A longer K continues from the
 /// partial sums stored in C, which is the same sum in the same order.
 constexpr int64_t KC = 256;
 
-/// C rows = A rows @ B for Rows rows sharing one K x N right side.
-template <class T>
+/// C rows = A rows @ B for Rows rows sharing one K x N right side, in
+/// register tiles of shape S.
+template <class T, class S = Avx512Tile>
 void gemm(int64_t Rows, int64_t N, int64_t K, RowSpace<const T> A,
           int64_t SAk, const T *B, int64_t SBk, int64_t SBn, RowSpace<T> C,
           int64_t SCn) {
-  using V = typename Vec<T>::Type;
-  constexpr int W = NV * Vec<T>::Lanes;
-  alignas(64) T Panel[KC * W];
+  using V = typename Vec<T, S>::Type;
+  constexpr int W = Vec<T, S>::Width;
+  constexpr int MR = S::MR, NV = S::NV;
+  alignas(S::VectorBytes) T Panel[KC * W];
   const T *ARow[MR];
   T *CRow[MR];
   V Acc[MR][NV];
@@ -103,7 +116,7 @@ void gemm(int64_t Rows, int64_t N, int64_t K, RowSpace<const T> A,
     const int64_t Cols = N - Col0 < W ? N - Col0 : W;
     for (int64_t K0 = 0; K0 == 0 || K0 < K; K0 += KC) {
       const int64_t KHere = K - K0 < KC ? K - K0 : KC;
-      packPanel<T>(KHere, N, B + K0 * SBk, SBk, SBn, Col0, Panel);
+      packPanel<T, W>(KHere, N, B + K0 * SBk, SBk, SBn, Col0, Panel);
       for (int64_t R0 = 0; R0 < Rows; R0 += MR) {
         const int64_t Here = Rows - R0 < MR ? Rows - R0 : MR;
         // Rows past the edge repeat the last one; their results are dropped.
@@ -123,7 +136,7 @@ void gemm(int64_t Rows, int64_t N, int64_t K, RowSpace<const T> A,
             std::memcpy(Acc[R], Lane[R], sizeof(Lane[R]));
           }
         }
-        tile<T>(KHere, ARow, SAk, Panel, Acc);
+        tile<T, S>(KHere, ARow, SAk, Panel, Acc);
         for (int R = 0; R < Here; ++R) {
           std::memcpy(Lane[R], Acc[R], sizeof(Lane[R]));
           if (SCn == 1) {

@@ -264,6 +264,9 @@ template <class T> AIMZ_HOT_FN T student_t_sample_first(RandomStream& s, T df, T
 
 // ------------------------------------------------------------------ discrete
 
+/// What a discrete first attempt returns when the full sampler must run.
+constexpr std::int32_t kUnfinishedCount = -2;
+
 namespace detail {
 
 /// Poisson by sequential-search inversion, for rate < 10.
@@ -310,7 +313,7 @@ AIMZ_MATH_FN double poisson_ptrs(RandomStream& s, double lam) {
 AIMZ_MATH_FN double binomial_inversion(RandomStream& s, double n, double p, double q, double log_q) {
   const double ratio = p / q;
   const double a = (n + 1.0) * ratio;
-  const double r0 = std::exp(n * log_q);
+  const double r0 = elementary::exp(n * log_q);  // as in binomial_first
   double bound = std::floor(n * p + 20.0 * std::sqrt(n * p * q + 1.0) + 10.0);
   if (bound > n) bound = n;
   for (int it = 0; it < kMaxRejections && s.ok(); ++it) {
@@ -355,6 +358,51 @@ AIMZ_MATH_FN double binomial_btrs(RandomStream& s, double n, double p, double q,
   return -1.0;
 }
 
+/// binomial_core's first attempt for n > 0, 0 < p <= 1/2, in straight-line
+/// code that a row vectorizes: BINV's first uniform, searched in at most 32
+/// steps, when n p < 10; else BTRS's first pair when its squeeze accepts.
+/// Either way the scalar sampler's words and arithmetic, so its bits; -1
+/// when the scalar sampler would go on (or the stream gave out).
+AIMZ_HOT_FN double binomial_first(RandomStream& s, double n, double p, double q, double log_q) {
+  const bool streamOk = s.ok();  // as in gamma_sample_first
+  const double u = uniform01<double>(s);
+  const double v = uniform01<double>(s);
+  // BINV (binomial_inversion's first uniform).
+  const double ratio = p / q;
+  const double a = (n + 1.0) * ratio;
+  double bound = std::floor(n * p + 20.0 * std::sqrt(n * p * q + 1.0) + 10.0);
+  bound = bound > n ? n : bound;
+  double ui = u;
+  double px = elementary::exp(n * log_q);
+  double x = 0.0;
+  bool going = true, overflow = false;
+#ifdef __clang__
+#pragma unroll
+#endif
+  for (int step = 0; step < 32; ++step) {
+    going = going & (ui > px);
+    x = going ? x + 1.0 : x;
+    overflow = overflow | (going & (x > bound));
+    going = going & !(x > bound);
+    ui = going ? ui - px : ui;
+    px = going ? px * (a / x - ratio) : px;
+  }
+  const bool inversionDone = !going & !overflow;
+  // BTRS (binomial_btrs's first pair, squeeze only).
+  const double spq = std::sqrt(n * p * q);
+  const double b = 1.15 + 2.53 * spq;
+  const double ab = -0.0873 + 0.0248 * b + 0.01 * p;
+  const double vr = 0.92 - 4.2 / b;
+  const double ub = u - 0.5;
+  const double us = 0.5 - std::fabs(ub);
+  const double c = n * p + 0.5;
+  const double k = std::floor((2.0 * ab / us + b) * ub + c);
+  const bool squeezed = (k >= 0.0) & (k <= n) & (us >= 0.07) & (v <= vr);
+  const bool inversion = n * p < 10.0;
+  const bool done = streamOk & (inversion ? inversionDone : squeezed);
+  return done ? (inversion ? x : k) : -1.0;
+}
+
 /// Binomial(n, p) with p <= 1/2 and q = 1 - p given accurately.
 AIMZ_MATH_FN double binomial_core(RandomStream& s, double n, double p, double q, double log_p, double log_q) {
   if (n == 0.0 || p == 0.0) return 0.0;
@@ -386,10 +434,42 @@ template <class T> AIMZ_MATH_FN std::int32_t binomial_sample(RandomStream& s, T 
   if (!detail::valid_total_count(n) || n > kMaxBinomialCount || !detail::valid_prob(p)) return kInvalidCount;
   if (p > 0.5) {
     const double q = 1.0 - p;  // exact for p >= 1/2
-    const double k = detail::binomial_core(s, n, q, p, std::log1p(-p), std::log(p));
+    const double k = detail::binomial_core(s, n, q, p, elementary::log1p(-p), elementary::log(p));
     return k < 0.0 ? kInvalidCount : detail::finish_count(s, n - k);
   }
-  return detail::finish_count(s, detail::binomial_core(s, n, p, 1.0 - p, std::log(p), std::log1p(-p)));
+  return detail::finish_count(s, detail::binomial_core(s, n, p, 1.0 - p, elementary::log(p), elementary::log1p(-p)));
+}
+
+namespace detail {
+
+/// The first attempt of binomial_sample (probs) or binomial_logits_sample
+/// given p <= 1/2 of the flipped or unflipped count, q and log q as those
+/// samplers compute them: the count, or kUnfinishedCount when the full
+/// sampler must run (invalid parameters included).
+AIMZ_HOT_FN std::int32_t binomial_sample_first(RandomStream& s, double n, bool valid, bool flip, double p,
+                                               double q, double log_q) {
+  const bool streamOk = s.ok();
+  const bool trivial = (n == 0.0) | (p == 0.0);
+  const bool run = valid & !trivial;
+  const double k = binomial_first(s, run ? n : 1.0, run ? p : 0.25, run ? q : 0.75,
+                                  run ? log_q : -0.28768207245178090);
+  const double count = trivial ? 0.0 : k;
+  const bool done = valid & streamOk & (count >= 0.0);
+  return done ? static_cast<std::int32_t>(flip ? n - count : count) : kUnfinishedCount;
+}
+
+}  // namespace detail
+
+/// binomial_sample's first attempt (kUnfinishedCount when it goes on or the
+/// parameters are invalid): the vector half of its row sampler.
+template <class T> AIMZ_HOT_FN std::int32_t binomial_sample_first(RandomStream& s, T total_count, T probs) {
+  const double n = static_cast<double>(total_count);
+  const double p = static_cast<double>(probs);
+  const bool valid = detail::valid_total_count(n) & (n <= kMaxBinomialCount) & detail::valid_prob(p);
+  const bool flip = p > 0.5;
+  const double pv = valid ? p : 0.25;
+  const double log_q = flip ? elementary::log(pv) : elementary::log1p(-pv);
+  return detail::binomial_sample_first(s, n, valid, flip, flip ? 1.0 - pv : pv, flip ? pv : 1.0 - pv, log_q);
 }
 
 /// Binomial(total_count, sigmoid(logits)).
@@ -406,6 +486,19 @@ template <class T> AIMZ_MATH_FN std::int32_t binomial_logits_sample(RandomStream
   return detail::finish_count(s, detail::binomial_core(s, n, p, q, -softplus(-l), -softplus(l)));
 }
 
+/// binomial_logits_sample's first attempt (kUnfinishedCount when it goes
+/// on or the parameters are invalid): the vector half of its row sampler.
+template <class T> AIMZ_HOT_FN std::int32_t binomial_logits_sample_first(RandomStream& s, T total_count, T logits) {
+  const double n = static_cast<double>(total_count);
+  const double l = static_cast<double>(logits);
+  const bool valid = detail::valid_total_count(n) & (n <= kMaxBinomialCount) & (l == l);
+  const double lv = valid ? l : 0.0;
+  const bool flip = lv > 0.0;
+  const double p = sigmoid(lv), q = sigmoid(-lv);
+  return detail::binomial_sample_first(s, n, valid, flip, flip ? q : p, flip ? p : q,
+                                       flip ? -softplus(-lv) : -softplus(lv));
+}
+
 /// Poisson(rate): inversion for rate < 10, PTRS for rate >= 10.
 /// rate must be in [0, 2^30].
 template <class T> AIMZ_MATH_FN std::int32_t poisson_sample(RandomStream& s, T rate) {
@@ -415,9 +508,6 @@ template <class T> AIMZ_MATH_FN std::int32_t poisson_sample(RandomStream& s, T r
   const double k = lam < 10.0 ? detail::poisson_inversion(s, lam) : detail::poisson_ptrs(s, lam);
   return detail::finish_count(s, k);
 }
-
-/// What a discrete first attempt returns when the full sampler must run.
-constexpr std::int32_t kUnfinishedCount = -2;
 
 /// Whether a row's first attempt left element x to the full sampler (NaN
 /// for continuous samplers, kUnfinishedCount for counts).

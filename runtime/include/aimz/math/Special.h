@@ -220,10 +220,12 @@ template <class T> AIMZ_MATH_FN T log_beta(T a, T b) {
   return log_gamma(p) + log_gamma(q) - log_gamma(p + q);
 }
 
-/// log(1 + exp(x)), stable for all x.
+/// log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)), stable for all x.
+/// Branch-free on Elementary.h's exp and log1p, so that rows of it (the
+/// logits families' densities and samplers) vectorize with the same bits.
 template <class T> AIMZ_MATH_FN T softplus(T x) {
-  if (x > T(0)) return x + std::log1p(std::exp(-x));
-  return std::log1p(std::exp(x));
+  const T m = x > T(0) ? x : T(0);
+  return m + elementary::log1p(elementary::exp(-std::fabs(x)));
 }
 
 /// log(sigmoid(x)) = -softplus(-x).
