@@ -380,12 +380,15 @@ AIMZ_HOT_FN double binomial_first(RandomStream& s, double n, double p, double q,
 #pragma unroll
 #endif
   for (int step = 0; step < 32; ++step) {
+    // As in poisson_sample_first: x is step + 1 while going, and ui, px
+    // run on unconditionally (their values after the stop are unused).
+    const double xs = step + 1.0;
     going = going & (ui > px);
-    x = going ? x + 1.0 : x;
-    overflow = overflow | (going & (x > bound));
-    going = going & !(x > bound);
-    ui = going ? ui - px : ui;
-    px = going ? px * (a / x - ratio) : px;
+    x = going ? xs : x;
+    overflow = overflow | (going & (xs > bound));
+    going = going & !(xs > bound);
+    ui = ui - px;
+    px = px * (a / xs - ratio);
   }
   const bool inversionDone = !going & !overflow;
   // BTRS (binomial_btrs's first pair, squeeze only).
@@ -531,10 +534,14 @@ template <class T> AIMZ_HOT_FN std::int32_t poisson_sample_first(RandomStream& s
 #pragma unroll
 #endif
   for (int step = 0; step < 32; ++step) {
+    // While going, k is step + 1 when p is updated, so l / (step + 1) is
+    // poisson_inversion's l / k; u and p run on unconditionally (their
+    // values after the stop are unused). No select or division on the
+    // recurrence's path: its latency, not the lanes, set the row's speed.
     going = going & (u > p);
-    u = going ? u - p : u;
-    k = going ? k + 1.0 : k;
-    p = going ? p * (l / k) : p;
+    k = going ? step + 1.0 : k;
+    u = u - p;
+    p = p * (l / (step + 1.0));
   }
   const std::int32_t x = static_cast<std::int32_t>(k);
   return lam == 0.0 ? 0 : (small & !going & streamOk) ? x : kUnfinishedCount;
