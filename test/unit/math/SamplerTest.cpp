@@ -18,6 +18,7 @@
 #include "TestUtil.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Samplers.h"
+#include "aimz/math/Truncated.h"
 
 namespace am = aimz::math;
 using am::RandomStream;
@@ -899,4 +900,34 @@ template <class T> void checkBinomialSplits() {
 TEST(SplitSamplers, BinomialFirstAttemptIsTheFullSamplersCount) {
   checkBinomialSplits<float>();
   checkBinomialSplits<double>();
+}
+
+// The truncated StudentT draws by inverting the t's survival function
+// (Newton inside a bracket): the quantile must give back the probability
+// to the continued fraction's accuracy, deep into both tails, for heavy
+// and light tails alike.
+TEST(TruncatedStudentT, QuantileInvertsTheSurvivalFunction) {
+  for (double Df : {0.3, 1.0, 3.0, 30.0, 1e4}) {
+    am::detail::StudentTBase B{Df};
+    for (double Q : {1e-250, 1e-40, 1e-9, 1e-3, 0.1, 0.3, 0.4999999, 0.5,
+                     0.5000001, 0.7, 0.99, 1 - 1e-9}) {
+      double T = B.isf(Q);
+      ASSERT_FALSE(std::isnan(T)) << "df " << Df << " q " << Q;
+      // Quantiles where t * t overflows (df 1 at q = 1e-250: t ~ 3e249)
+      // come back as the largest t the search reached; the truncation's
+      // bound then clamps the draw.
+      if (Df <= 1 && Q < 1e-200) {
+        EXPECT_GT(T, 1e100) << "df " << Df << " q " << Q;
+        continue;
+      }
+      ASSERT_TRUE(std::isfinite(T)) << "df " << Df << " q " << Q;
+      double Back = B.sf(T);
+      // Near 1 the survival function is 1 - (a tiny tail): compare the
+      // tail, which is what carries the precision.
+      double Err = Q > 0.5 ? std::fabs((1 - Back) - (1 - Q)) / (1 - Q)
+                           : std::fabs(Back - Q) / Q;
+      EXPECT_LT(Err, 1e-9) << "df " << Df << " q " << Q << " t " << T;
+    }
+    EXPECT_LT(B.isf(0.2), B.isf(0.1)) << "df " << Df;
+  }
 }

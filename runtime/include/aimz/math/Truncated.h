@@ -83,14 +83,39 @@ struct StudentTBase {
     const double tail = 0.5 * incomplete_beta(0.5 * df, 0.5, df / (df + t2), t2 / (df + t2));
     return t >= 0.0 ? tail : 1.0 - tail;
   }
-  /// Bisection on w = atan(t), where sf is monotone on a bounded interval.
+  /// A point inside (tlo, thi) where bisecting atan(t) finds none (both
+  /// bounds beyond tan's range, 1.6e16): the square of the bound when the
+  /// other is infinite, else the geometric mean.
+  AIMZ_MATH_FN static double beyond_tangent(double tlo, double thi) {
+    if (tlo > 0.0) return thi == inf<double>() ? tlo * (tlo > 2.0 ? tlo : 2.0) : std::sqrt(tlo) * std::sqrt(thi);
+    if (thi < 0.0) return tlo == -inf<double>() ? thi * (thi < -2.0 ? -thi : 2.0) : -std::sqrt(-tlo) * std::sqrt(-thi);
+    return 0.5 * (tlo + thi);
+  }
+  /// Newton's method on log sf(t) = log q (d/dt log sf = -pdf / sf: steps
+  /// of about 1/t in the far tail would crawl on sf itself) inside a
+  /// bracket [tlo, thi] that every evaluation shrinks; a step that leaves
+  /// it bisects in w = atan(t) instead (beyond_tangent past tan's range).
+  /// About 5-10 evaluations of sf where bisection alone took ~60 (each a
+  /// continued fraction: ~33 us per draw). q > 1/2 by symmetry.
   AIMZ_MATH_FN double isf(double q) const {
-    double lo = -0.5 * kPi, hi = 0.5 * kPi;
-    for (int i = 0; i < 200 && hi - lo > 1e-17; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      (sf(std::tan(mid)) > q ? lo : hi) = mid;
+    if (q > 0.5) return -isf(1.0 - q);
+    const double log_c = log_gamma(0.5 * (df + 1.0)) - log_gamma(0.5 * df) - 0.5 * std::log(df * kPi);
+    const double log_q = std::log(q);
+    double tlo = 0.0, thi = inf<double>();  // sf(tlo) >= q >= sf(thi)
+    double t = 0.0;
+    for (int i = 0; i < 400; ++i) {
+      const double p = sf(t);
+      if (p == q) return t;
+      (p > q ? tlo : thi) = t;
+      const double log_pdf = log_c - 0.5 * (df + 1.0) * std::log1p(t * t / df);
+      double tn = t + (std::log(p) - log_q) * std::exp(std::log(p) - log_pdf);
+      if (tn > tlo && tn < thi && std::fabs(tn - t) <= 1e-15 * t) return tn;
+      if (!(tn > tlo && tn < thi)) tn = std::tan(0.5 * (std::atan(tlo) + std::atan(thi)));
+      if (!(tn > tlo && tn < thi)) tn = beyond_tangent(tlo, thi);
+      if (!(tn > tlo && tn < thi)) return t;  // no double left between the bounds
+      t = tn;
     }
-    return std::tan(0.5 * (lo + hi));
+    return t;
   }
 };
 
