@@ -897,6 +897,35 @@ template <class T> void checkBinomialSplits() {
   EXPECT_EQ(am::binomial_sample_first<T>(C, T(10), T(0.3)), am::kUnfinishedCount);
 }
 
+// BetaBinomial's rows chain Beta's two squeezed gammas (~84 % together)
+// and the binomial's first attempt on the words after them (BTRS's squeeze
+// takes only ~45 % at n p q ~ 15, so ~40 % of pairs finish in the lanes).
+template <class T> void checkBetaBinomialSplits() {
+  for (T N : {T(1), T(10), T(60), T(5000)})
+    checkFirstAttemptsAgree<T>(
+        "BetaBinomial",
+        [N](RandomStream &S, T A, T B) {
+          return am::beta_binomial_sample_first<T>(S, A, B, N);
+        },
+        [N](RandomStream &S, T A, T B) {
+          return am::beta_binomial_sample<T>(S, A, B, N);
+        },
+        {{T(0.5), T(0.5)}, {T(2), T(3)}, {T(20), T(5)}}, /*MinPercent=*/35);
+  for (auto Bad : {std::array<T, 3>{T(-1), T(1), T(3)}, {T(1), T(0), T(3)},
+                   {T(1), T(1), T(2.5)}, {T(1), T(1), T(-1)}}) {
+    RandomStream A(11, 3, 5, 0, 0), B(11, 3, 5, 0, 0);
+    EXPECT_EQ(am::beta_binomial_sample_first<T>(A, Bad[0], Bad[1], Bad[2]),
+              am::kUnfinishedCount);
+    EXPECT_EQ(am::beta_binomial_sample<T>(B, Bad[0], Bad[1], Bad[2]),
+              am::kInvalidCount);
+  }
+}
+
+TEST(SplitSamplers, BetaBinomialFirstAttemptIsTheFullSamplersCount) {
+  checkBetaBinomialSplits<float>();
+  checkBetaBinomialSplits<double>();
+}
+
 TEST(SplitSamplers, BinomialFirstAttemptIsTheFullSamplersCount) {
   checkBinomialSplits<float>();
   checkBinomialSplits<double>();

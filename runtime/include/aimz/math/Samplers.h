@@ -804,5 +804,20 @@ template <class T> AIMZ_MATH_FN std::int32_t beta_binomial_sample(RandomStream& 
   return binomial_sample<double>(s, n, p);
 }
 
+/// beta_binomial_sample's first attempt (kUnfinishedCount when either
+/// part goes on or the parameters are invalid): Beta's two squeezed gamma
+/// attempts, which leave the stream where beta_sample leaves it when they
+/// are accepted, then the binomial's first attempt on the words after them.
+template <class T>
+AIMZ_HOT_FN std::int32_t beta_binomial_sample_first(RandomStream& s, T concentration1, T concentration0, T total_count) {
+  const double c1 = static_cast<double>(concentration1), c0 = static_cast<double>(concentration0);
+  const double n = static_cast<double>(total_count);
+  const bool valid = detail::pos_finite(c1) & detail::pos_finite(c0) & detail::valid_total_count(n) &
+                     (n <= kMaxBinomialCount);
+  const double p = beta_sample_first<double>(s, valid ? c1 : 1.0, valid ? c0 : 1.0);
+  const std::int32_t k = binomial_sample_first<double>(s, valid ? n : 0.0, p);  // NaN p: unfinished
+  return valid ? k : kUnfinishedCount;
+}
+
 }  // namespace math
 }  // namespace aimz
