@@ -926,6 +926,50 @@ TEST(SplitSamplers, BetaBinomialFirstAttemptIsTheFullSamplersCount) {
   checkBetaBinomialSplits<double>();
 }
 
+// Zero-inflated Poisson's rows: the gate's uniform, then Poisson's 32-step
+// inversion (rates below 10 nearly always finish in the lanes).
+template <class T> void checkZeroInflatedPoissonSplits() {
+  checkFirstAttemptsAgree<T>(
+      "ZeroInflatedPoisson",
+      [](RandomStream &S, T G, T R) {
+        return am::zero_inflated_poisson_sample_first<T>(S, G, R);
+      },
+      [](RandomStream &S, T G, T R) {
+        return am::zero_inflated_poisson_sample<T>(S, G, R);
+      },
+      {{T(0), T(3)}, {T(0.3), T(0.5)}, {T(0.7), T(9.5)}, {T(1), T(4)},
+       {T(0.2), T(0)}},
+      /*MinPercent=*/99);
+  checkFirstAttemptsAgree<T>(
+      "ZeroInflatedPoisson(gate_logits)",
+      [](RandomStream &S, T R, T L) {
+        return am::zero_inflated_poisson_logits_sample_first<T>(S, R, L);
+      },
+      [](RandomStream &S, T R, T L) {
+        return am::zero_inflated_poisson_logits_sample<T>(S, R, L);
+      },
+      {{T(3), T(-2)}, {T(0.5), T(0)}, {T(9.5), T(1.5)}, {T(4), T(-300)}},
+      /*MinPercent=*/99);
+  // Invalid parameters are left to the full sampler, which rejects them.
+  for (auto Bad : {std::array<T, 2>{T(-0.1), T(1)}, {T(0.5), T(-1)},
+                   {std::numeric_limits<T>::quiet_NaN(), T(1)}}) {
+    RandomStream A(11, 3, 5, 0, 0), B(11, 3, 5, 0, 0);
+    EXPECT_EQ(am::zero_inflated_poisson_sample_first<T>(A, Bad[0], Bad[1]),
+              am::kUnfinishedCount);
+    EXPECT_EQ(am::zero_inflated_poisson_sample<T>(B, Bad[0], Bad[1]),
+              am::kInvalidCount);
+  }
+  RandomStream A(11, 3, 5, 0, 0);
+  EXPECT_EQ(am::zero_inflated_poisson_logits_sample_first<T>(
+                A, T(2), std::numeric_limits<T>::quiet_NaN()),
+            am::kUnfinishedCount);
+}
+
+TEST(SplitSamplers, ZeroInflatedPoissonFirstAttemptIsTheFullSamplersCount) {
+  checkZeroInflatedPoissonSplits<float>();
+  checkZeroInflatedPoissonSplits<double>();
+}
+
 TEST(SplitSamplers, BinomialFirstAttemptIsTheFullSamplersCount) {
   checkBinomialSplits<float>();
   checkBinomialSplits<double>();

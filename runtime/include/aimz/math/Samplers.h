@@ -747,6 +747,34 @@ template <class T> AIMZ_MATH_FN std::int32_t zero_inflated_poisson_logits_sample
   return poisson_sample<T>(s, rate);
 }
 
+namespace detail {
+/// The gate's uniform, then poisson_sample_first: zero_inflated_poisson's
+/// first attempt given whether the gate took the draw (kUnfinishedCount
+/// when invalid or when Poisson's inversion goes on).
+template <class T>
+AIMZ_HOT_FN std::int32_t zero_inflated_poisson_first(RandomStream& s, T rate, bool valid, bool zero, bool streamOk) {
+  const bool rateOk = (rate >= T(0)) & (rate <= T(kMaxPoissonRate));
+  const std::int32_t k = poisson_sample_first<T>(s, rateOk ? rate : T(1));
+  return !(valid & rateOk) ? kUnfinishedCount : zero ? (streamOk ? 0 : kUnfinishedCount) : k;
+}
+}  // namespace detail
+
+/// zero_inflated_poisson_sample's first attempt: the vector half of its row.
+template <class T> AIMZ_HOT_FN std::int32_t zero_inflated_poisson_sample_first(RandomStream& s, T gate, T rate) {
+  const bool streamOk = s.ok();  // as in gamma_sample_first
+  const bool zero = uniform01<double>(s) < static_cast<double>(gate);
+  return detail::zero_inflated_poisson_first<T>(s, rate, detail::valid_prob(gate), zero, streamOk);
+}
+
+/// zero_inflated_poisson_logits_sample's first attempt.
+template <class T>
+AIMZ_HOT_FN std::int32_t zero_inflated_poisson_logits_sample_first(RandomStream& s, T rate, T gate_logits) {
+  const bool streamOk = s.ok();
+  const bool valid = gate_logits == gate_logits;
+  const bool zero = uniform01<double>(s) < sigmoid(static_cast<double>(valid ? gate_logits : T(0)));
+  return detail::zero_inflated_poisson_first<T>(s, rate, valid, zero, streamOk);
+}
+
 /// ZeroInflatedNegativeBinomial2(mean, concentration, gate).
 template <class T> AIMZ_MATH_FN std::int32_t zero_inflated_negative_binomial2_sample(RandomStream& s, T mean, T concentration, T gate) {
   if (!detail::valid_prob(gate) || !detail::pos_finite(mean) || !detail::pos_finite(concentration)) return kInvalidCount;
