@@ -8,7 +8,10 @@
 // with -O3 -march=native, as a model's code is optimized. f32, one
 // thread, best of three passes; each stream is addressed (seed, site, draw,
 // observation) exactly as a model addresses it. The parameters are typical
-// values, listed below.
+// values, listed below. A third column runs each row sampler with
+// parameters that differ from element to element (as a regression's rates
+// do): with one value for the whole row the compiler can hoist work that
+// depends only on the parameters out of the lanes, which flatters the row.
 //
 //===----------------------------------------------------------------------===//
 #include "aimz/math/Math.h"
@@ -24,6 +27,7 @@
 #include <map>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace m = aimz::math;
@@ -98,6 +102,27 @@ double nsPerValue(const std::vector<double> &Passes, int64_t N) {
   return *std::min_element(Passes.begin(), Passes.end()) * 1e9 / double(N);
 }
 
+/// Per-element parameters around P, one array per slot (as a model's
+/// strided parameter rows): integers of 1 or more step by 0-3 (counts stay
+/// counts), everything else is scaled by 1 + (i mod 16) / 64.
+struct ParamRows {
+  std::vector<float> A, B, C, D, E;
+  ParamRows(const Params &P, int64_t N) : A(N), B(N), C(N), D(N), E(N) {
+    auto Vary = [](float V, int64_t I) {
+      if (V >= 1 && V == static_cast<float>(static_cast<int64_t>(V)))
+        return V + static_cast<float>(I % 4);
+      return V * (1.0f + static_cast<float>(I % 16) / 64.0f);
+    };
+    for (int64_t I = 0; I < N; ++I) {
+      A[I] = Vary(P.A, I);
+      B[I] = Vary(P.B, I);
+      C[I] = Vary(P.C, I);
+      D[I] = Vary(P.D, I);
+      E[I] = Vary(P.E, I);
+    }
+  }
+};
+
 // Keeps results observable without a per-value store in the timed loop.
 volatile double Sink;
 
@@ -121,26 +146,33 @@ volatile double Sink;
 // sampler where they were rejected).
 #define AIMZ_OUT_CONTINUOUS float
 #define AIMZ_OUT_DISCRETE int32_t
+// ParamsOf(I) gives element I's parameters: the same for every element, or
+// read from a ParamRows.
 #define AIMZ_VECTOR_SAMPLER(SYM, KIND, ARITY, SAMPLE)                         \
+  template <class ParamsOf>                                                   \
   __attribute__((noinline)) void row_##SYM(uint64_t Draw, int64_t N,         \
                                            AIMZ_OUT_##KIND *Dst,              \
-                                           const Params &P) {                 \
+                                           ParamsOf Of) {                     \
     for (int64_t I = 0; I < N; ++I) {                                         \
       RandomStream S(1, 7, Draw, static_cast<uint64_t>(I), 0);                \
+      const Params P = Of(I);                                                 \
       Dst[I] = m::SAMPLE<float>(S, AIMZ_ARGS_##ARITY);                        \
     }                                                                         \
   }
 #define AIMZ_SPLIT_SAMPLER(SYM, KIND, ARITY, FIRST, SAMPLE)                   \
+  template <class ParamsOf>                                                   \
   __attribute__((noinline)) void row_##SYM(uint64_t Draw, int64_t N,         \
                                            AIMZ_OUT_##KIND *Dst,              \
-                                           const Params &P) {                 \
+                                           ParamsOf Of) {                     \
     for (int64_t I = 0; I < N; ++I) {                                         \
       RandomStream S(1, 7, Draw, static_cast<uint64_t>(I), 0);                \
+      const Params P = Of(I);                                                 \
       Dst[I] = m::FIRST<float>(S, AIMZ_ARGS_##ARITY);                         \
     }                                                                         \
     for (int64_t I = 0; I < N; ++I)                                           \
       if (m::first_attempt_rejected(Dst[I])) {                                \
         RandomStream S(1, 7, Draw, static_cast<uint64_t>(I), 0);              \
+        const Params P = Of(I);                                               \
         Dst[I] = m::SAMPLE<float>(S, AIMZ_ARGS_##ARITY);                      \
       }                                                                       \
   }
@@ -185,25 +217,35 @@ int main(int Argc, char **Argv) {
   }
   std::printf("%lld values per sampler, f32, one thread, best of 3\n",
               static_cast<long long>(N));
-  std::printf("%-44s %14s %14s\n", "distribution", "scalar ns/value",
-              "row ns/value");
+  std::printf("%-44s %14s %14s %14s\n", "distribution", "scalar ns/value",
+              "row ns/value", "row, varying");
   std::vector<float> F(N);
   std::vector<int32_t> I(N);
   // The row samplers, by symbol: Distributions.def says which exist.
-  std::map<std::string, std::function<double(const Params &)>> Rows;
+  // ns per value with one set of parameters, and with per-element ones.
+  std::map<std::string,
+           std::function<std::pair<double, double>(const Params &)>>
+      Rows;
 #define AIMZ_VECTOR_SAMPLER(SYM, KIND, ARITY, SAMPLE)                         \
   Rows[#SYM] = [&](const Params &P) {                                         \
-    auto *Dst = std::is_same_v<AIMZ_OUT_##KIND, float>                        \
-                    ? static_cast<void *>(F.data())                           \
-                    : static_cast<void *>(I.data());                          \
-    double Ns = nsPerValue(timePasses([&] {                                   \
-                             row_##SYM(3, N,                                  \
-                                       static_cast<AIMZ_OUT_##KIND *>(Dst),   \
-                                       P);                                    \
-                           }),                                                \
-                           N);                                                \
+    auto *Dst = static_cast<AIMZ_OUT_##KIND *>(                               \
+        std::is_same_v<AIMZ_OUT_##KIND, float> ? static_cast<void *>(F.data()) \
+                                               : static_cast<void *>(I.data())); \
+    double Same = nsPerValue(timePasses([&] {                                 \
+                               row_##SYM(3, N, Dst,                           \
+                                         [&](int64_t) { return P; });         \
+                             }),                                              \
+                             N);                                              \
+    const ParamRows Q(P, N);                                                  \
+    double Varying = nsPerValue(timePasses([&] {                              \
+                                  row_##SYM(3, N, Dst, [&](int64_t J) {       \
+                                    return Params{Q.A[J], Q.B[J], Q.C[J],     \
+                                                  Q.D[J], Q.E[J]};            \
+                                  });                                         \
+                                }),                                           \
+                                N);                                           \
     Sink = F[N / 2] + I[N / 2];                                               \
-    return Ns;                                                                \
+    return std::make_pair(Same, Varying);                                     \
   };
 #define AIMZ_OUT_CONTINUOUS float
 #define AIMZ_OUT_DISCRETE int32_t
@@ -224,12 +266,14 @@ int main(int Argc, char **Argv) {
     auto Passes = Scalar(Count);                                              \
     Sink = Acc;                                                               \
     auto Row = Rows.find(#SYM);                                               \
-    if (Row == Rows.end())                                                    \
-      std::printf("%-44s %14.2f %14s\n", #SYM, nsPerValue(Passes, Count),    \
-                  "-");                                                       \
-    else                                                                      \
-      std::printf("%-44s %14.2f %14.2f\n", #SYM, nsPerValue(Passes, Count),  \
-                  Row->second(P));                                            \
+    if (Row == Rows.end()) {                                                  \
+      std::printf("%-44s %14.2f %14s %14s\n", #SYM,                          \
+                  nsPerValue(Passes, Count), "-", "-");                       \
+    } else {                                                                  \
+      auto [Same, Varying] = Row->second(P);                                  \
+      std::printf("%-44s %14.2f %14.2f %14.2f\n", #SYM,                      \
+                  nsPerValue(Passes, Count), Same, Varying);                  \
+    }                                                                         \
   }
 #include "aimz/math/Distributions.def"
   return 0;
