@@ -308,14 +308,34 @@ AIMZ_MATH_FN double poisson_ptrs(RandomStream& s, double lam) {
   return -1.0;
 }
 
+/// BINV's constants for (n, p, q = 1 - p, log q): P(0) = q^n, the
+/// recurrence's ratio p / q and a = (n + 1) p / q, and the search's bound.
+/// binomial_inversion and binomial_first share them, so the same bits.
+struct BinvSetup {
+  double ratio, a, r0, bound;
+};
+AIMZ_HOT_FN BinvSetup binv_setup(double n, double p, double q, double log_q) {
+  const double ratio = p / q;
+  const double bound = std::floor(n * p + 20.0 * std::sqrt(n * p * q + 1.0) + 10.0);
+  return {ratio, (n + 1.0) * ratio, elementary::exp(n * log_q), bound > n ? n : bound};
+}
+
+/// BTRS's constants (Hormann 1993) for (n, p, q = 1 - p), shared by
+/// binomial_btrs and binomial_first's squeezed first pair.
+struct BtrsSetup {
+  double spq, b, a, c, vr;
+};
+AIMZ_HOT_FN BtrsSetup btrs_setup(double n, double p, double q) {
+  const double spq = std::sqrt(n * p * q);
+  const double b = 1.15 + 2.53 * spq;
+  return {spq, b, -0.0873 + 0.0248 * b + 0.01 * p, n * p + 0.5, 0.92 - 4.2 / b};
+}
+
 /// Binomial inversion (BINV, Kachitvichyanukul & Schmeiser 1988) for
 /// n p < 10, p <= 1/2.
 AIMZ_MATH_FN double binomial_inversion(RandomStream& s, double n, double p, double q, double log_q) {
-  const double ratio = p / q;
-  const double a = (n + 1.0) * ratio;
-  const double r0 = elementary::exp(n * log_q);  // as in binomial_first
-  double bound = std::floor(n * p + 20.0 * std::sqrt(n * p * q + 1.0) + 10.0);
-  if (bound > n) bound = n;
+  const BinvSetup c = binv_setup(n, p, q, log_q);
+  const double ratio = c.ratio, a = c.a, r0 = c.r0, bound = c.bound;
   for (int it = 0; it < kMaxRejections && s.ok(); ++it) {
     double u = uniform01<double>(s);
     double px = r0;
@@ -337,11 +357,8 @@ AIMZ_MATH_FN double binomial_inversion(RandomStream& s, double n, double p, doub
 
 /// Hormann (1993) BTRS transformed rejection for n p >= 10, p <= 1/2.
 AIMZ_MATH_FN double binomial_btrs(RandomStream& s, double n, double p, double q, double log_p, double log_q) {
-  const double spq = std::sqrt(n * p * q);
-  const double b = 1.15 + 2.53 * spq;
-  const double a = -0.0873 + 0.0248 * b + 0.01 * p;
-  const double c = n * p + 0.5;
-  const double vr = 0.92 - 4.2 / b;
+  const BtrsSetup k0 = btrs_setup(n, p, q);
+  const double spq = k0.spq, b = k0.b, a = k0.a, c = k0.c, vr = k0.vr;
   const double log_alpha = std::log((2.83 + 5.1 / b) * spq);
   const double m = std::floor((n + 1.0) * p);
   const double log_fm = log_binom_raw(m, n - m, n, p, q, log_p, log_q);
@@ -362,18 +379,15 @@ AIMZ_MATH_FN double binomial_btrs(RandomStream& s, double n, double p, double q,
 /// code that a row vectorizes: BINV's first uniform, searched in at most 32
 /// steps, when n p < 10; else BTRS's first pair when its squeeze accepts.
 /// Either way the scalar sampler's words and arithmetic, so its bits; -1
-/// when the scalar sampler would go on (or the stream gave out).
+/// when the scalar sampler would go on. (The caller checks the stream.)
 AIMZ_HOT_FN double binomial_first(RandomStream& s, double n, double p, double q, double log_q) {
-  const bool streamOk = s.ok();  // as in gamma_sample_first
   const double u = uniform01<double>(s);
   const double v = uniform01<double>(s);
   // BINV (binomial_inversion's first uniform).
-  const double ratio = p / q;
-  const double a = (n + 1.0) * ratio;
-  double bound = std::floor(n * p + 20.0 * std::sqrt(n * p * q + 1.0) + 10.0);
-  bound = bound > n ? n : bound;
+  const BinvSetup iv = binv_setup(n, p, q, log_q);
+  const double ratio = iv.ratio, a = iv.a, bound = iv.bound;
   double ui = u;
-  double px = elementary::exp(n * log_q);
+  double px = iv.r0;
   double x = 0.0;
   bool going = true, overflow = false;
 #ifdef __clang__
@@ -392,17 +406,13 @@ AIMZ_HOT_FN double binomial_first(RandomStream& s, double n, double p, double q,
   }
   const bool inversionDone = !going & !overflow;
   // BTRS (binomial_btrs's first pair, squeeze only).
-  const double spq = std::sqrt(n * p * q);
-  const double b = 1.15 + 2.53 * spq;
-  const double ab = -0.0873 + 0.0248 * b + 0.01 * p;
-  const double vr = 0.92 - 4.2 / b;
+  const BtrsSetup bt = btrs_setup(n, p, q);
   const double ub = u - 0.5;
   const double us = 0.5 - std::fabs(ub);
-  const double c = n * p + 0.5;
-  const double k = std::floor((2.0 * ab / us + b) * ub + c);
-  const bool squeezed = (k >= 0.0) & (k <= n) & (us >= 0.07) & (v <= vr);
+  const double k = std::floor((2.0 * bt.a / us + bt.b) * ub + bt.c);
+  const bool squeezed = (k >= 0.0) & (k <= n) & (us >= 0.07) & (v <= bt.vr);
   const bool inversion = n * p < 10.0;
-  const bool done = streamOk & (inversion ? inversionDone : squeezed);
+  const bool done = inversion ? inversionDone : squeezed;
   return done ? (inversion ? x : k) : -1.0;
 }
 
@@ -748,31 +758,36 @@ template <class T> AIMZ_MATH_FN std::int32_t zero_inflated_poisson_logits_sample
 }
 
 namespace detail {
-/// The gate's uniform, then poisson_sample_first: zero_inflated_poisson's
-/// first attempt given whether the gate took the draw (kUnfinishedCount
-/// when invalid or when Poisson's inversion goes on).
-template <class T>
-AIMZ_HOT_FN std::int32_t zero_inflated_poisson_first(RandomStream& s, T rate, bool valid, bool zero, bool streamOk) {
-  const bool rateOk = (rate >= T(0)) & (rate <= T(kMaxPoissonRate));
-  const std::int32_t k = poisson_sample_first<T>(s, rateOk ? rate : T(1));
-  return !(valid & rateOk) ? kUnfinishedCount : zero ? (streamOk ? 0 : kUnfinishedCount) : k;
+/// A zero-inflated first attempt: the gate's uniform (zero with probability
+/// gate), then the base's first attempt base(s) on the words after it, as
+/// the full samplers draw them; kUnfinishedCount when the gate's and the
+/// base's parameters are not all valid (valid) or the base goes on.
+template <class BaseFirst>
+AIMZ_HOT_FN std::int32_t zero_inflated_first(RandomStream& s, double gate, bool valid, BaseFirst base) {
+  const bool streamOk = s.ok();  // as in gamma_sample_first
+  const bool zero = uniform01<double>(s) < gate;
+  const std::int32_t k = base(s);
+  return !valid ? kUnfinishedCount : zero ? (streamOk ? 0 : kUnfinishedCount) : k;
+}
+
+template <class T> AIMZ_HOT_FN bool valid_poisson_rate(T rate) {
+  return (rate >= T(0)) & (rate <= T(kMaxPoissonRate));
 }
 }  // namespace detail
 
 /// zero_inflated_poisson_sample's first attempt: the vector half of its row.
 template <class T> AIMZ_HOT_FN std::int32_t zero_inflated_poisson_sample_first(RandomStream& s, T gate, T rate) {
-  const bool streamOk = s.ok();  // as in gamma_sample_first
-  const bool zero = uniform01<double>(s) < static_cast<double>(gate);
-  return detail::zero_inflated_poisson_first<T>(s, rate, detail::valid_prob(gate), zero, streamOk);
+  return detail::zero_inflated_first(s, static_cast<double>(gate),
+                                     detail::valid_prob(gate) & detail::valid_poisson_rate(rate),
+                                     [rate](RandomStream& r) { return poisson_sample_first<T>(r, rate); });
 }
 
 /// zero_inflated_poisson_logits_sample's first attempt.
 template <class T>
 AIMZ_HOT_FN std::int32_t zero_inflated_poisson_logits_sample_first(RandomStream& s, T rate, T gate_logits) {
-  const bool streamOk = s.ok();
-  const bool valid = gate_logits == gate_logits;
-  const bool zero = uniform01<double>(s) < sigmoid(static_cast<double>(valid ? gate_logits : T(0)));
-  return detail::zero_inflated_poisson_first<T>(s, rate, valid, zero, streamOk);
+  return detail::zero_inflated_first(s, sigmoid(static_cast<double>(gate_logits)),
+                                     !std::isnan(gate_logits) & detail::valid_poisson_rate(rate),
+                                     [rate](RandomStream& r) { return poisson_sample_first<T>(r, rate); });
 }
 
 /// ZeroInflatedNegativeBinomial2(mean, concentration, gate).
@@ -789,35 +804,24 @@ template <class T> AIMZ_MATH_FN std::int32_t zero_inflated_negative_binomial2_lo
   return negative_binomial2_sample<T>(s, mean, concentration);
 }
 
-namespace detail {
-/// The zero-inflated NB2 first attempt: the gate's uniform, then (unless it
-/// picks the zero) negative_binomial2_sample_first; kUnfinishedCount when
-/// invalid or rejected.
-template <class T>
-AIMZ_HOT_FN std::int32_t zero_inflated_nb2_first(RandomStream& s, T mean, T concentration, double gate, bool valid) {
-  const bool streamOk = s.ok();  // as in gamma_sample_first
-  const bool zero = uniform01<double>(s) < gate;
-  const std::int32_t k = negative_binomial2_sample_first<T>(s, mean, concentration);
-  return !(valid & detail::pos_finite(mean) & detail::pos_finite(concentration)) ? kUnfinishedCount
-         : zero                                                                  ? (streamOk ? 0 : kUnfinishedCount)
-                                                                                 : k;
-}
-}  // namespace detail
-
 /// zero_inflated_negative_binomial2_sample's first attempt: the vector half
 /// of its row sampler.
 template <class T>
 AIMZ_HOT_FN std::int32_t zero_inflated_negative_binomial2_sample_first(RandomStream& s, T mean, T concentration, T gate) {
-  return detail::zero_inflated_nb2_first<T>(s, mean, concentration, static_cast<double>(gate),
-                                            detail::valid_prob(gate));
+  return detail::zero_inflated_first(
+      s, static_cast<double>(gate),
+      detail::valid_prob(gate) & detail::pos_finite(mean) & detail::pos_finite(concentration),
+      [mean, concentration](RandomStream& r) { return negative_binomial2_sample_first<T>(r, mean, concentration); });
 }
 
 /// zero_inflated_negative_binomial2_logits_sample's first attempt.
 template <class T>
 AIMZ_HOT_FN std::int32_t zero_inflated_negative_binomial2_logits_sample_first(RandomStream& s, T mean, T concentration,
                                                                              T gate_logits) {
-  return detail::zero_inflated_nb2_first<T>(s, mean, concentration, sigmoid(static_cast<double>(gate_logits)),
-                                            !std::isnan(gate_logits));
+  return detail::zero_inflated_first(
+      s, sigmoid(static_cast<double>(gate_logits)),
+      !std::isnan(gate_logits) & detail::pos_finite(mean) & detail::pos_finite(concentration),
+      [mean, concentration](RandomStream& r) { return negative_binomial2_sample_first<T>(r, mean, concentration); });
 }
 
 /// BetaBinomial(concentration1, concentration0, total_count):
