@@ -288,22 +288,38 @@ AIMZ_MATH_FN double poisson_inversion(RandomStream& s, double lam) {
   return -1.0;
 }
 
+/// PTRS's constants for a rate: poisson_ptrs and poisson_sample_first
+/// share them, so the same bits.
+struct PtrsSetup {
+  double a, b, vr, log_inv_alpha;
+};
+AIMZ_HOT_FN PtrsSetup ptrs_setup(double lam) {
+  const double b = 0.931 + 2.53 * std::sqrt(lam);
+  return {-0.059 + 0.02483 * b, b, 0.9277 - 3.6224 / (b - 2.0), std::log(1.1239 + 1.1328 / (b - 3.4))};
+}
+
+/// PTRS's candidate count for u = U - 1/2 (us = 1/2 - |u|).
+AIMZ_HOT_FN double ptrs_candidate(const PtrsSetup& pt, double lam, double u, double us) {
+  return std::floor((2.0 * pt.a / us + pt.b) * u + lam + 0.43);
+}
+
+/// PTRS's squeeze: accepts about 35 % of the pairs at rate 10, 80 % for
+/// large rates, with no logarithm (poisson_sample_first's PTRS half).
+AIMZ_HOT_FN bool ptrs_squeezed(const PtrsSetup& pt, double us, double v) { return (us >= 0.07) & (v <= pt.vr); }
+
 /// Hormann (1993) PTRS transformed rejection, for rate >= 10.
 AIMZ_MATH_FN double poisson_ptrs(RandomStream& s, double lam) {
-  const double slam = std::sqrt(lam);
-  const double b = 0.931 + 2.53 * slam;
-  const double a = -0.059 + 0.02483 * b;
-  const double log_inv_alpha = std::log(1.1239 + 1.1328 / (b - 3.4));
-  const double vr = 0.9277 - 3.6224 / (b - 2.0);
+  const PtrsSetup pt = ptrs_setup(lam);
   for (int it = 0; it < kMaxRejections && s.ok(); ++it) {
     const double u = uniform01<double>(s) - 0.5;
     const double v = uniform01<double>(s);
     const double us = 0.5 - std::fabs(u);
-    const double k = std::floor((2.0 * a / us + b) * u + lam + 0.43);
-    if (us >= 0.07 && v <= vr) return k;
+    const double k = ptrs_candidate(pt, lam, u, us);
+    if (ptrs_squeezed(pt, us, v)) return k;
     if (k < 0.0 || (us < 0.013 && v > us)) continue;
     if (k > kMaxBinomialCount) continue;
-    if (std::log(v) + log_inv_alpha - std::log(a / (us * us) + b) <= log_poisson_raw(k, lam)) return k;
+    if (std::log(v) + pt.log_inv_alpha - std::log(pt.a / (us * us) + pt.b) <= log_poisson_raw<double, true>(k, lam))
+      return k;
   }
   return -1.0;
 }
@@ -361,7 +377,7 @@ AIMZ_MATH_FN double binomial_btrs(RandomStream& s, double n, double p, double q,
   const double spq = k0.spq, b = k0.b, a = k0.a, c = k0.c, vr = k0.vr;
   const double log_alpha = std::log((2.83 + 5.1 / b) * spq);
   const double m = std::floor((n + 1.0) * p);
-  const double log_fm = log_binom_raw(m, n - m, n, p, q, log_p, log_q);
+  const double log_fm = log_binom_raw<double, true>(m, n - m, n, p, q, log_p, log_q);
   for (int it = 0; it < kMaxRejections && s.ok(); ++it) {
     const double u = uniform01<double>(s) - 0.5;
     const double v = uniform01<double>(s);
@@ -370,7 +386,7 @@ AIMZ_MATH_FN double binomial_btrs(RandomStream& s, double n, double p, double q,
     if (k < 0.0 || k > n) continue;
     if (us >= 0.07 && v <= vr) return k;
     const double lv = std::log(v) + log_alpha - std::log(a / (us * us) + b);
-    if (lv <= log_binom_raw(k, n - k, n, p, q, log_p, log_q) - log_fm) return k;
+    if (lv <= log_binom_raw<double, true>(k, n - k, n, p, q, log_p, log_q) - log_fm) return k;
   }
   return -1.0;
 }
@@ -527,16 +543,23 @@ template <class T> AIMZ_MATH_FN std::int32_t poisson_sample(RandomStream& s, T r
 template <class T> AIMZ_HOT_FN bool first_attempt_rejected(T x) { return x != x; }
 AIMZ_HOT_FN bool first_attempt_rejected(std::int32_t x) { return x == kUnfinishedCount; }
 
-/// poisson_sample when the rate is in (0, 10) and its inversion ends
-/// within 32 steps (all but ~1e-7 of draws at rate 10), else
-/// kUnfinishedCount: poisson_inversion's first uniform and arithmetic
-/// step for step, in a fixed number of steps so that a row vectorizes.
+/// poisson_sample's first attempt, or kUnfinishedCount: for a rate in
+/// (0, 10), poisson_inversion's first uniform and arithmetic step for step
+/// in a fixed 32 steps (it ends within them for all but ~1e-7 of draws at
+/// rate 10); for a rate of 10 or more, PTRS's first pair when its squeeze
+/// accepts it (35 % of draws at rate 10, 80 % for large rates; the full
+/// test's logarithms, computed in every lane, would slow the small rates'
+/// rows 3-fold). Straight-line code, so that a row vectorizes; both
+/// branches are computed and one selected.
 template <class T> AIMZ_HOT_FN std::int32_t poisson_sample_first(RandomStream& s, T rate) {
   const bool streamOk = s.ok();  // as in gamma_sample_first
   const double lam = static_cast<double>(rate);
   const bool small = lam > 0.0 && lam < 10.0;
+  const bool large = lam >= 10.0 && lam <= kMaxPoissonRate;
   const double l = small ? lam : 1.0;
-  double u = uniform01<double>(s);
+  const double u0 = uniform01<double>(s);
+  const double v = uniform01<double>(s);  // PTRS's second uniform
+  double u = u0;
   double p = elementary::exp(-l);
   double k = 0.0;
   bool going = true;
@@ -553,8 +576,16 @@ template <class T> AIMZ_HOT_FN std::int32_t poisson_sample_first(RandomStream& s
     u = u - p;
     p = p * (l / (step + 1.0));
   }
-  const std::int32_t x = static_cast<std::int32_t>(k);
-  return lam == 0.0 ? 0 : (small & !going & streamOk) ? x : kUnfinishedCount;
+  // PTRS's squeeze on the same first uniform.
+  const double lb = large ? lam : 10.0;
+  const detail::PtrsSetup pt = detail::ptrs_setup(lb);
+  const double uc = u0 - 0.5;
+  const double us = 0.5 - std::fabs(uc);
+  const double kp = detail::ptrs_candidate(pt, lb, uc, us);
+  const bool accepted = detail::ptrs_squeezed(pt, us, v);
+  const std::int32_t x = static_cast<std::int32_t>(small ? k : accepted ? kp : 0.0);
+  const bool done = small ? !going : large & accepted;
+  return lam == 0.0 ? 0 : (done & streamOk) ? x : kUnfinishedCount;
 }
 
 // ------------------------------------------------ more continuous families
@@ -773,13 +804,32 @@ AIMZ_HOT_FN std::int32_t zero_inflated_first(RandomStream& s, double gate, bool 
 template <class T> AIMZ_HOT_FN bool valid_poisson_rate(T rate) {
   return (rate >= T(0)) & (rate <= T(kMaxPoissonRate));
 }
+
+// The base counts' first attempts for zero_inflated_first, as function
+// objects whose call is always inlined (a lambda's is not, once the
+// first attempt is large, and a call left in a row stops it vectorizing).
+template <class T> struct PoissonFirst {
+  T rate;
+  AIMZ_HOT_FN std::int32_t operator()(RandomStream& r) const;
+};
+template <class T> struct NegativeBinomial2First {
+  T mean, concentration;
+  AIMZ_HOT_FN std::int32_t operator()(RandomStream& r) const;
+};
 }  // namespace detail
+
+template <class T> AIMZ_HOT_FN std::int32_t detail::PoissonFirst<T>::operator()(RandomStream& r) const {
+  return poisson_sample_first<T>(r, rate);
+}
+template <class T> AIMZ_HOT_FN std::int32_t detail::NegativeBinomial2First<T>::operator()(RandomStream& r) const {
+  return negative_binomial2_sample_first<T>(r, mean, concentration);
+}
 
 /// zero_inflated_poisson_sample's first attempt: the vector half of its row.
 template <class T> AIMZ_HOT_FN std::int32_t zero_inflated_poisson_sample_first(RandomStream& s, T gate, T rate) {
   return detail::zero_inflated_first(s, static_cast<double>(gate),
                                      detail::valid_prob(gate) & detail::valid_poisson_rate(rate),
-                                     [rate](RandomStream& r) { return poisson_sample_first<T>(r, rate); });
+                                     detail::PoissonFirst<T>{rate});
 }
 
 /// zero_inflated_poisson_logits_sample's first attempt.
@@ -787,7 +837,7 @@ template <class T>
 AIMZ_HOT_FN std::int32_t zero_inflated_poisson_logits_sample_first(RandomStream& s, T rate, T gate_logits) {
   return detail::zero_inflated_first(s, sigmoid(static_cast<double>(gate_logits)),
                                      !std::isnan(gate_logits) & detail::valid_poisson_rate(rate),
-                                     [rate](RandomStream& r) { return poisson_sample_first<T>(r, rate); });
+                                     detail::PoissonFirst<T>{rate});
 }
 
 /// ZeroInflatedNegativeBinomial2(mean, concentration, gate).
@@ -811,7 +861,7 @@ AIMZ_HOT_FN std::int32_t zero_inflated_negative_binomial2_sample_first(RandomStr
   return detail::zero_inflated_first(
       s, static_cast<double>(gate),
       detail::valid_prob(gate) & detail::pos_finite(mean) & detail::pos_finite(concentration),
-      [mean, concentration](RandomStream& r) { return negative_binomial2_sample_first<T>(r, mean, concentration); });
+      detail::NegativeBinomial2First<T>{mean, concentration});
 }
 
 /// zero_inflated_negative_binomial2_logits_sample's first attempt.
@@ -821,7 +871,7 @@ AIMZ_HOT_FN std::int32_t zero_inflated_negative_binomial2_logits_sample_first(Ra
   return detail::zero_inflated_first(
       s, sigmoid(static_cast<double>(gate_logits)),
       !std::isnan(gate_logits) & detail::pos_finite(mean) & detail::pos_finite(concentration),
-      [mean, concentration](RandomStream& r) { return negative_binomial2_sample_first<T>(r, mean, concentration); });
+      detail::NegativeBinomial2First<T>{mean, concentration});
 }
 
 /// BetaBinomial(concentration1, concentration0, total_count):

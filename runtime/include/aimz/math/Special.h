@@ -17,7 +17,7 @@ namespace detail {
 ///   z (1 - gamma) + sum_{k>=2} (-1)^k (zeta(k) - 1) / k * z^k
 /// (Abramowitz & Stegun 6.1.33 shifted by one); relative accuracy ~1 ulp
 /// including near the zero at z = 0.
-template <class T> AIMZ_MATH_FN T lgamma_2pz(T z) {
+template <class T> AIMZ_HOT_FN T lgamma_2pz(T z) {
   T s = T(-2.7595228851242334e-10);
   s = s * z + T(5.7313672416788623e-10);
   s = s * z + T(-1.1921401405860912e-09);
@@ -50,7 +50,7 @@ template <class T> AIMZ_MATH_FN T lgamma_2pz(T z) {
 
 /// Stirling's series for lgamma(x) - ((x - 1/2) log x - x + log sqrt(2 pi)),
 /// accurate to < 1e-16 absolute for x >= 10.
-template <class T> AIMZ_MATH_FN T stirling_tail(T x) {
+template <class T> AIMZ_HOT_FN T stirling_tail(T x) {
   const T r = T(1) / x;
   const T r2 = r * r;
   T s = T(-3617.0 / 122400.0);
@@ -64,26 +64,63 @@ template <class T> AIMZ_MATH_FN T stirling_tail(T x) {
   return s * r;
 }
 
-/// lgamma(x) for x > 0 (finite).
-template <class T> AIMZ_MATH_FN T log_gamma_pos(T x) {
-  if (x < T(0.5)) {
-    // lgamma(x) = lgamma(1 + x) - log x = lgamma(2 + x) - log1p(x) - log(x)
-    return lgamma_2pz(x) - std::log1p(x) - std::log(x);
+/// lgamma(x) for x > 0 (finite). Straight-line code with selects on
+/// Elementary.h's log and log1p (no branch, no libm), so that a row of
+/// densities calling it vectorizes and every lane gives the scalar bits:
+/// x >= 10 by Stirling's series; x < 10 steps down by ones to y < 2.5 (at
+/// most 8 steps, lgamma(x) = lgamma(y) + log of the values stepped to),
+/// then lgamma(y) from lgamma(2 + z), |z| <= 1/2, shifted as needed.
+/// Always inlined: log_beta calls it three times, and a call left in a row
+/// of densities stops the row from vectorizing.
+template <class T> AIMZ_HOT_FN T log_gamma_pos(T x) {
+  const bool big = x >= T(10);
+  const T xb = big ? x : T(10);
+  const T stirling = (xb - T(0.5)) * elementary::log(xb) - xb + T(kLnSqrt2Pi) + stirling_tail(xb);
+  T y = big ? T(2) : x;
+  T prod = T(1);
+#ifdef __clang__
+#pragma unroll
+#endif
+  for (int step = 0; step < 8; ++step) {
+    const bool down = y >= T(2.5);
+    y = down ? y - T(1) : y;  // exact: y < 10 is a multiple of ulp(y) <= 1
+    prod = down ? prod * y : prod;
   }
-  if (x < T(1.5)) {
-    const T z = x - T(1);
-    return lgamma_2pz(z) - std::log1p(z);
-  }
-  if (x < T(2.5)) return lgamma_2pz(x - T(2));
-  if (x < T(10)) {
-    T prod = T(1);
-    while (x >= T(2.5)) {
-      x -= T(1);  // exact: x < 10 is a multiple of ulp(x) <= 1
-      prod *= x;
-    }
-    return lgamma_2pz(x - T(2)) + std::log(prod);
-  }
-  return (x - T(0.5)) * std::log(x) - x + T(kLnSqrt2Pi) + stirling_tail(x);
+  // y < 2.5; prod > 1 only when y >= 1.5.
+  const bool tiny = y < T(0.5);  // lgamma(y) = lgamma(2 + y) - log1p(y) - log(y)
+  const bool low = y < T(1.5);   // lgamma(y) = lgamma(2 + (y - 1)) - log1p(y - 1)
+  const T z = low ? (tiny ? y : y - T(1)) : y - T(2);
+  const T l = elementary::log(tiny ? y : prod);
+  const T shift = low ? -elementary::log1p(z) - (tiny ? l : T(0)) : l;
+  return big ? stirling : lgamma_2pz(z) + shift;
+}
+
+/// stirlerr(x) at the half-integers x = twice / 2, twice = 1..19 (0 at
+/// any other value); Whole: only the whole numbers (even twice). A chain of
+/// selects rather than a table or a switch: it vectorizes, and device code
+/// cannot use a static array portably.
+template <bool Whole, class T> AIMZ_HOT_FN T stirlerr_half_integer(T twice) {
+  T t = T(0);
+  if (!Whole) t = twice == T(1) ? T(0.15342640972002736) : t;
+  t = twice == T(2) ? T(0.081061466795327261) : t;
+  if (!Whole) t = twice == T(3) ? T(0.054814121051917651) : t;
+  t = twice == T(4) ? T(0.041340695955409297) : t;
+  if (!Whole) t = twice == T(5) ? T(0.033162873519936291) : t;
+  t = twice == T(6) ? T(0.027677925684998338) : t;
+  if (!Whole) t = twice == T(7) ? T(0.023746163656297496) : t;
+  t = twice == T(8) ? T(0.020790672103765093) : t;
+  if (!Whole) t = twice == T(9) ? T(0.018488450532673187) : t;
+  t = twice == T(10) ? T(0.016644691189821193) : t;
+  if (!Whole) t = twice == T(11) ? T(0.015134973221917378) : t;
+  t = twice == T(12) ? T(0.013876128823070748) : t;
+  if (!Whole) t = twice == T(13) ? T(0.012810465242920227) : t;
+  t = twice == T(14) ? T(0.01189670994589177) : t;
+  if (!Whole) t = twice == T(15) ? T(0.011104559758206917) : t;
+  t = twice == T(16) ? T(0.010411265261972096) : t;
+  if (!Whole) t = twice == T(17) ? T(0.0097994161261588039) : t;
+  t = twice == T(18) ? T(0.0092554621827127329) : t;
+  if (!Whole) t = twice == T(19) ? T(0.0087687001341393862) : t;
+  return t;
 }
 
 /// sin(pi x) with exact argument reduction (fmod is exact).
@@ -117,42 +154,44 @@ template <class T> AIMZ_MATH_FN T log_gamma(T x) {
 }
 
 /// Stirling error term: lgamma(x + 1) - (x + 1/2) log(x) + x - log(sqrt(2 pi)),
-/// for x > 0 (Loader 2000).  Tabulated at half-integers below 10, series above.
-template <class T> AIMZ_MATH_FN T stirlerr(T x) {
-  if (x >= T(10)) return detail::stirling_tail(x);
-  const T twice = x + x;
-  if (twice == std::floor(twice) && twice >= T(1)) {
-    switch (static_cast<int>(twice)) {
-      case 1: return T(0.15342640972002736);
-      case 2: return T(0.081061466795327261);
-      case 3: return T(0.054814121051917651);
-      case 4: return T(0.041340695955409297);
-      case 5: return T(0.033162873519936291);
-      case 6: return T(0.027677925684998338);
-      case 7: return T(0.023746163656297496);
-      case 8: return T(0.020790672103765093);
-      case 9: return T(0.018488450532673187);
-      case 10: return T(0.016644691189821193);
-      case 11: return T(0.015134973221917378);
-      case 12: return T(0.013876128823070748);
-      case 13: return T(0.012810465242920227);
-      case 14: return T(0.01189670994589177);
-      case 15: return T(0.011104559758206917);
-      case 16: return T(0.010411265261972096);
-      case 17: return T(0.0097994161261588039);
-      case 18: return T(0.0092554621827127329);
-      case 19: return T(0.0087687001341393862);
-      default: break;  // 20 cannot happen (x < 10)
-    }
+/// for x > 0 (Loader 2000). Tabulated at half-integers below 10, the series
+/// above; between, the recurrence stirlerr(x) = stirlerr(x + 1) +
+/// (x + 1/2) log1p(1 / x) - 1 up to 10, in ten fixed steps. Branch-free
+/// (every path is computed and one selected), so that rows vectorize.
+/// Whole numbers need only the table and the series: detail::stirlerr_count.
+template <class T> AIMZ_HOT_FN T stirlerr(T x) {
+  // In double whatever T is: the recurrence's terms cancel (1.0018 - 1 at
+  // x = 9.9), which costs a float result its last digits.
+  const double xd = static_cast<double>(x);
+  const bool big = xd >= 10.0;
+  const double twice = xd + xd;
+  const bool half = !big && twice == std::floor(twice) && twice >= 1.0;
+  double y = big || half || !(xd > 0.0) ? 10.0 : xd;
+  double acc = 0.0;
+#ifdef __clang__
+#pragma unroll
+#endif
+  for (int step = 0; step < 10; ++step) {
+    const bool going = y < 10.0;
+    acc += going ? (y + 0.5) * elementary::log1p(1.0 / y) - 1.0 : 0.0;
+    y = going ? y + 1.0 : y;
   }
-  // stirlerr(x) = stirlerr(x + 1) + (x + 1/2) log(1 + 1/x) - 1
-  T acc = T(0);
-  while (x < T(10)) {
-    acc += (x + T(0.5)) * std::log1p(T(1) / x) - T(1);
-    x += T(1);
-  }
-  return acc + detail::stirling_tail(x);
+  const double series = detail::stirling_tail(big ? xd : y);
+  const double table = detail::stirlerr_half_integer<false>(twice);
+  return static_cast<T>(half ? table : acc + series);
 }
+
+namespace detail {
+
+/// stirlerr(k) for a whole number k >= 1: the table below 10, the series
+/// above; the cheap case of stirlerr for the count densities.
+template <class T> AIMZ_HOT_FN T stirlerr_count(T k) {
+  const bool big = k >= T(10);
+  const T table = stirlerr_half_integer<true>(k + k);
+  return big ? stirling_tail(k) : table;
+}
+
+}  // namespace detail
 
 /// log1p(t) - t, accurate for small |t| (no cancellation).  t > -1.
 template <class T> AIMZ_MATH_FN T log1pmx(T t) {
@@ -175,49 +214,57 @@ template <class T> AIMZ_MATH_FN T log1pmx(T t) {
 }
 
 /// Loader's deviance term bd0(x, m) = x log(x / m) + m - x, computed without
-/// cancellation when x is close to m.  x >= 0, m > 0.
-template <class T> AIMZ_MATH_FN T bd0(T x, T m) {
-  if (x == T(0)) return m;
+/// cancellation when x is close to m (|x - m| < (x + m) / 10: the series in
+/// v = (x - m) / (x + m), 9 terms in double, 5 in float, enough since
+/// v^2 < 1/100). x >= 0, m > 0. Branch-free, so that rows vectorize.
+template <class T> AIMZ_HOT_FN T bd0(T x, T m) {
   const T d = x - m;
   const T sum = x + m;
-  if (std::fabs(d) < T(0.1) * sum) {
-    T v = d / sum;
-    T s = d * v;
-    T ej = T(2) * x * v;
-    v = v * v;
-    for (int j = 1; j < 100; ++j) {
-      ej *= v;
-      const T s1 = s + ej / T(2 * j + 1);
-      if (s1 == s) return s1;
-      s = s1;
-    }
-    return s;
-  }
+  const bool near = std::fabs(d) < T(0.1) * sum;
+  const T v = d / (near ? sum : T(1));
+  const T v2 = v * v;
+  // d v + 2 x v (v^2 / 3 + v^4 / 5 + ...)
+  constexpr int kTerms = sizeof(T) == 8 ? 9 : 5;
+  T poly = T(1) / T(2 * kTerms + 1);
+#ifdef __clang__
+#pragma unroll
+#endif
+  for (int j = kTerms - 1; j >= 1; --j) poly = poly * v2 + T(1) / T(2 * j + 1);
+  const T series = d * v + T(2) * x * v * v2 * poly;
   const T ratio = x / m;
-  const T lr = (std::isfinite(ratio) && ratio > T(0)) ? std::log(ratio) : std::log(x) - std::log(m);
-  return x * lr + m - x;
+  const bool direct = std::isfinite(ratio) && ratio > T(0);
+  const T lr = direct ? elementary::log(ratio) : elementary::log(x) - elementary::log(m);
+  const T far = x * lr + m - x;
+  return x == T(0) ? m : near ? series : far;
 }
 
 /// log B(a, b) for a, b > 0, stable for large and very unequal arguments
-/// (same splitting as R's lbeta).  NaN for negative/NaN arguments, +inf if
-/// an argument is 0.
-template <class T> AIMZ_MATH_FN T log_beta(T a, T b) {
-  if (std::isnan(a) || std::isnan(b)) return detail::nan<T>();
+/// (same splitting as R's lbeta: both arguments >= 10, only the larger, or
+/// neither). NaN for negative/NaN arguments, +inf if an argument is 0.
+/// Branch-free: the three formulas share their logarithms and are selected,
+/// so that rows of the densities that use it vectorize.
+template <class T> AIMZ_HOT_FN T log_beta(T a, T b) {
   const T p = a < b ? a : b;
   const T q = a < b ? b : a;
-  if (p < T(0)) return detail::nan<T>();
-  if (p == T(0)) return detail::inf<T>();
-  if (std::isinf(q)) return -detail::inf<T>();
-  if (p >= T(10)) {
-    const T corr = stirlerr(p) + stirlerr(q) - stirlerr(p + q);
-    const T r = p / (p + q);
-    return T(-0.5) * std::log(q) + T(detail::kLnSqrt2Pi) + corr + (p - T(0.5)) * std::log(r) + q * std::log1p(-r);
-  }
-  if (q >= T(10)) {
-    const T corr = stirlerr(q) - stirlerr(p + q);
-    return log_gamma(p) + corr + p - p * std::log(p + q) + (q - T(0.5)) * std::log1p(-p / (p + q));
-  }
-  return log_gamma(p) + log_gamma(q) - log_gamma(p + q);
+  const bool ok = p > T(0) && q < detail::inf<T>();
+  const T ps = ok ? p : T(1), qs = ok ? q : T(1);
+  const T pq = ps + qs;
+  const T r = ps / pq;
+  const T l1mr = elementary::log1p(-r);
+  // Both >= 10: Stirling's series for all three.
+  const T corr_q = detail::stirling_tail(qs >= T(10) ? qs : T(10)) - detail::stirling_tail(pq >= T(10) ? pq : T(10));
+  const T both = T(-0.5) * elementary::log(qs) + T(detail::kLnSqrt2Pi) + detail::stirling_tail(ps >= T(10) ? ps : T(10)) +
+                 corr_q + (ps - T(0.5)) * elementary::log(r) + qs * l1mr;
+  // Only q >= 10.
+  const T lg_p = detail::log_gamma_pos(ps);
+  const T one = lg_p + corr_q + ps - ps * elementary::log(pq) + (qs - T(0.5)) * l1mr;
+  // Neither.
+  const T neither = lg_p + detail::log_gamma_pos(qs) - detail::log_gamma_pos(pq);
+  const T value = ps >= T(10) ? both : qs >= T(10) ? one : neither;
+  const T special = std::isnan(a) || std::isnan(b) || p < T(0) ? detail::nan<T>()
+                    : p == T(0)                                ? detail::inf<T>()
+                                                               : -detail::inf<T>();
+  return ok ? value : special;
 }
 
 /// log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)), stable for all x.
@@ -260,28 +307,52 @@ template <class T> AIMZ_MATH_FN T xlog1py(T x, T y) {
 
 namespace detail {
 
+/// stirlerr(x) for the densities below: Whole says x is a whole number
+/// (a count), which needs only the table and the series.
+template <bool Whole, class T> AIMZ_HOT_FN T stirlerr_of(T x) {
+  return Whole ? stirlerr_count(x) : stirlerr(x);
+}
+
 /// log(lambda^x exp(-lambda) / Gamma(x + 1)) for real x >= 0, lambda >= 0
-/// (Loader's dpois_raw, on the log scale).
-template <class T> AIMZ_MATH_FN T log_poisson_raw(T x, T lambda) {
-  if (lambda == T(0)) return x == T(0) ? T(0) : -inf<T>();
-  if (!std::isfinite(lambda) || !std::isfinite(x) || x < T(0)) return -inf<T>();
-  if (x == T(0)) return -lambda;
-  if (x < T(1)) return x * std::log(lambda) - lambda - log_gamma(x + T(1));
-  return -stirlerr(x) - bd0(x, lambda) - T(0.5) * std::log(T(2.0 * kPi) * x);
+/// (Loader's dpois_raw, on the log scale); Whole: x is a whole number.
+/// Branch-free: the special cases are selected at the end, from the value
+/// computed on sanitized arguments, so that rows vectorize.
+template <class T, bool Whole = false> AIMZ_HOT_FN T log_poisson_raw(T x, T lambda) {
+  const bool finite = std::isfinite(lambda) && std::isfinite(x);
+  const bool loader = finite && x >= T(1) && lambda > T(0);
+  const T xs = loader ? x : T(1), ls = loader ? lambda : T(1);
+  const T value = -stirlerr_of<Whole>(xs) - bd0(xs, ls) - T(0.5) * elementary::log(T(2.0 * kPi) * xs);
+  // 0 < x < 1 (real x only): x log(lambda) - lambda - lgamma(x + 1).
+  const bool fraction = !Whole && finite && x > T(0) && x < T(1) && lambda > T(0);
+  const T xf = fraction ? x : T(0.5), lf = fraction ? lambda : T(1);
+  const T small = Whole ? T(0) : xf * elementary::log(lf) - lf - log_gamma_pos(xf + T(1));
+  const T point_mass = x == T(0) ? T(0) : -inf<T>();  // lambda = 0
+  return lambda == T(0)            ? point_mass
+         : !finite || x < T(0)    ? -inf<T>()
+         : x == T(0)              ? -lambda
+         : x < T(1)               ? small
+                                  : value;
 }
 
 /// log(C(n, k) p^k q^(n-k)) for real 0 <= k <= n with nmk = n - k passed
 /// exactly, q = 1 - p, and log p / log q supplied accurately by the caller
-/// (Loader's dbinom_raw, on the log scale).
-template <class T> AIMZ_MATH_FN T log_binom_raw(T k, T nmk, T n, T p, T q, T log_p, T log_q) {
-  if (k < T(0) || nmk < T(0)) return -inf<T>();
-  if (p == T(0)) return k == T(0) ? T(0) : -inf<T>();
-  if (q == T(0)) return nmk == T(0) ? T(0) : -inf<T>();
-  if (k == T(0)) return n == T(0) ? T(0) : n * log_q;
-  if (nmk == T(0)) return n * log_p;
-  const T lc = stirlerr(n) - stirlerr(k) - stirlerr(nmk) - bd0(k, n * p) - bd0(nmk, n * q);
-  const T lf = T(kLn2Pi) + std::log(k) + std::log(nmk / n);
-  return lc - T(0.5) * lf;
+/// (Loader's dbinom_raw, on the log scale); Whole: k, nmk and n are whole
+/// numbers. Branch-free, as log_poisson_raw.
+template <class T, bool Whole = false>
+AIMZ_HOT_FN T log_binom_raw(T k, T nmk, T n, T p, T q, T log_p, T log_q) {
+  const bool inner = k > T(0) && nmk > T(0) && p > T(0) && q > T(0);
+  const T ks = inner ? k : T(1), nmks = inner ? nmk : T(1), ns = inner ? n : T(2);
+  const T ps = inner ? p : T(0.5), qs = inner ? q : T(0.5);
+  const T lc = stirlerr_of<Whole>(ns) - stirlerr_of<Whole>(ks) - stirlerr_of<Whole>(nmks) - bd0(ks, ns * ps) -
+               bd0(nmks, ns * qs);
+  const T lf = T(kLn2Pi) + elementary::log(ks) + elementary::log(nmks / ns);
+  const T value = lc - T(0.5) * lf;
+  return k < T(0) || nmk < T(0) ? -inf<T>()
+         : p == T(0)            ? (k == T(0) ? T(0) : -inf<T>())
+         : q == T(0)            ? (nmk == T(0) ? T(0) : -inf<T>())
+         : k == T(0)            ? (n == T(0) ? T(0) : n * log_q)
+         : nmk == T(0)          ? n * log_p
+                                : value;
 }
 
 }  // namespace detail
