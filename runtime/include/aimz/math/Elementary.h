@@ -43,11 +43,13 @@ AIMZ_MATH_FN std::uint64_t asBits(double D) {
   return U;
 }
 
+// INFINITY / NAN (from <cmath>) rather than std::numeric_limits, whose
+// members are host-only constexpr functions under nvcc (as in Config.h).
 template <class T> AIMZ_MATH_FN T infinity() {
-  return std::numeric_limits<T>::infinity();
+  return static_cast<T>(INFINITY);
 }
 template <class T> AIMZ_MATH_FN T quietNaN() {
-  return std::numeric_limits<T>::quiet_NaN();
+  return static_cast<T>(NAN);
 }
 
 /// 2^N for N in [-126, 127].
