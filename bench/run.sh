@@ -23,6 +23,9 @@
 # $BUILD/bench-work. Environment: BUILD (default <repo>/build), JOBS
 # (ninja -j, default 2), AIMZ_BENCH_NO_INSTALL=1 to skip apt-get.
 #
+# Then bench/count_models.py: the Poisson, negative-binomial and logistic
+# GLMs against NumPy + SciPy (AIMZ_BENCH_COUNTS=0 skips it).
+#
 # Extra options go to the harness: --peers numpy,torch,stan,numpyro,aimz-jax,
 # --only
 # mlp,linreg,hier,prior,mem, --draws D, --work DIR, --results DIR.
@@ -106,5 +109,15 @@ log "install $((t_install - t_start)) s, build $((t_build - t_install)) s"
 
 # --- run -----------------------------------------------------------------------
 /usr/bin/python3 "$here/harness.py" --mode "$mode" --build "$build" "${args[@]+"${args[@]}"}"
+# The count and logistic GLMs against NumPy + SciPy (bench/count_models.py,
+# in the virtual environment, which has SciPy and zarr 3); its table goes
+# to $build/bench-results/<mode>/count_models.txt. AIMZ_BENCH_COUNTS=0 skips it.
+if [ "${AIMZ_BENCH_COUNTS:-1}" != 0 ] && [ -x "$root/.venv/bin/python" ]; then
+  case "$mode" in quick) count_draws=50 ;; *) count_draws=200 ;; esac
+  mkdir -p "$build/bench-results/$mode"
+  "$root/.venv/bin/python" "$here/count_models.py" --build "$build" --draws "$count_draws" \
+    | tee "$build/bench-results/$mode/count_models.txt" \
+    || log "count_models.py failed (see above)"
+fi
 t_end=$(date +%s)
 log "done: benchmark $((t_end - t_build)) s, total $((t_end - t_start)) s (install $((t_install - t_start)) s, build $((t_build - t_install)) s)"
