@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -62,6 +63,45 @@ template <class T> void run_special_table() {
 
 TEST(Special, ReferenceTableDouble) { run_special_table<double>(); }
 TEST(Special, ReferenceTableFloat) { run_special_table<float>(); }
+
+// The branch-free building blocks compute every case and select one: the
+// selection must still give NaN, the table and the limits where the
+// branchy versions did, and the cheap whole-number stirlerr must be the
+// general one.
+template <class T> void checkBranchFreeEdges() {
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  EXPECT_TRUE(std::isnan(am::stirlerr(nan)));
+  EXPECT_TRUE(std::isnan(am::stirlerr(T(0))));
+  EXPECT_TRUE(std::isnan(am::stirlerr(T(-1.5))));
+  // (stirlerr computes in double; in float the count version's series
+  // may round differently by an ulp.)
+  for (int k = 1; k <= 40; ++k)
+    EXPECT_NEAR(am::detail::stirlerr_count(T(k)), am::stirlerr(T(k)),
+                sizeof(T) == 8 ? 0.0 : 2 * std::numeric_limits<T>::epsilon() * am::stirlerr(T(k)))
+        << "k " << k;
+  EXPECT_EQ(am::stirlerr(T(0.5)), T(0.15342640972002736));
+  EXPECT_EQ(am::stirlerr(T(9.5)), T(0.0087687001341393862));
+  // bd0 on either side of its series' boundary |x - m| = (x + m) / 10 and at 0.
+  EXPECT_EQ(am::bd0(T(0), T(3)), T(3));
+  for (double m : {0.5, 7.0, 1e4}) {
+    for (double x : {m * 11 / 9 * (1 - 1e-6), m * 11 / 9 * (1 + 1e-6), m * 9 / 11 * (1 + 1e-6),
+                     m * 9 / 11 * (1 - 1e-6), m * 1.01, m * 3}) {
+      const long double xl = T(x), ml = T(m);  // the arguments as T holds them
+      const long double want = xl * std::log(xl / ml) + ml - xl;
+      EXPECT_NEAR(static_cast<double>(am::bd0(T(x), T(m))), static_cast<double>(want),
+                  (sizeof(T) == 8 ? 1e-13 : 1e-5) * static_cast<double>(want) + 1e-300)
+          << "x " << x << " m " << m;
+    }
+  }
+  EXPECT_TRUE(std::isnan(am::log_beta(nan, T(1))));
+  EXPECT_TRUE(std::isnan(am::log_beta(T(-1), T(2))));
+  EXPECT_EQ(am::log_beta(T(0), T(2)), inf);
+  EXPECT_EQ(am::log_beta(T(2), inf), -inf);
+  EXPECT_EQ(am::log_beta(T(1), T(1)), T(0));
+}
+
+TEST(Special, BranchFreeEdgeCasesDouble) { checkBranchFreeEdges<double>(); }
+TEST(Special, BranchFreeEdgeCasesFloat) { checkBranchFreeEdges<float>(); }
 
 TEST(Special, LogGammaEdgeCases) {
   EXPECT_TRUE(std::isnan(am::log_gamma(std::nan(""))));

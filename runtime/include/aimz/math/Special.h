@@ -178,7 +178,8 @@ template <class T> AIMZ_HOT_FN T stirlerr(T x) {
   }
   const double series = detail::stirling_tail(big ? xd : y);
   const double table = detail::stirlerr_half_integer<false>(twice);
-  return static_cast<T>(half ? table : acc + series);
+  const double value = half ? table : acc + series;
+  return static_cast<T>(xd > 0.0 ? value : detail::nan<double>());  // NaN, or x <= 0
 }
 
 namespace detail {
