@@ -288,14 +288,19 @@ AIMZ_MATH_FN double poisson_inversion(RandomStream& s, double lam) {
   return -1.0;
 }
 
+/// The squeeze of Hormann's transformed rejection (PTRS and BTRS): the
+/// pair (u, v), us = 1/2 - |u - 1/2|, is accepted without a logarithm.
+/// The scalar samplers and the rows' first attempts share it.
+AIMZ_HOT_FN bool tr_squeezed(double us, double v, double vr) { return (us >= 0.07) & (v <= vr); }
+
 /// PTRS's constants for a rate: poisson_ptrs and poisson_sample_first
 /// share them, so the same bits.
 struct PtrsSetup {
-  double a, b, vr, log_inv_alpha;
+  double a, b, vr;
 };
 AIMZ_HOT_FN PtrsSetup ptrs_setup(double lam) {
   const double b = 0.931 + 2.53 * std::sqrt(lam);
-  return {-0.059 + 0.02483 * b, b, 0.9277 - 3.6224 / (b - 2.0), std::log(1.1239 + 1.1328 / (b - 3.4))};
+  return {-0.059 + 0.02483 * b, b, 0.9277 - 3.6224 / (b - 2.0)};
 }
 
 /// PTRS's candidate count for u = U - 1/2 (us = 1/2 - |u|).
@@ -303,22 +308,19 @@ AIMZ_HOT_FN double ptrs_candidate(const PtrsSetup& pt, double lam, double u, dou
   return std::floor((2.0 * pt.a / us + pt.b) * u + lam + 0.43);
 }
 
-/// PTRS's squeeze: accepts about 35 % of the pairs at rate 10, 80 % for
-/// large rates, with no logarithm (poisson_sample_first's PTRS half).
-AIMZ_HOT_FN bool ptrs_squeezed(const PtrsSetup& pt, double us, double v) { return (us >= 0.07) & (v <= pt.vr); }
-
 /// Hormann (1993) PTRS transformed rejection, for rate >= 10.
 AIMZ_MATH_FN double poisson_ptrs(RandomStream& s, double lam) {
   const PtrsSetup pt = ptrs_setup(lam);
+  const double log_inv_alpha = std::log(1.1239 + 1.1328 / (pt.b - 3.4));
   for (int it = 0; it < kMaxRejections && s.ok(); ++it) {
     const double u = uniform01<double>(s) - 0.5;
     const double v = uniform01<double>(s);
     const double us = 0.5 - std::fabs(u);
     const double k = ptrs_candidate(pt, lam, u, us);
-    if (ptrs_squeezed(pt, us, v)) return k;
+    if (tr_squeezed(us, v, pt.vr)) return k;
     if (k < 0.0 || (us < 0.013 && v > us)) continue;
     if (k > kMaxBinomialCount) continue;
-    if (std::log(v) + pt.log_inv_alpha - std::log(pt.a / (us * us) + pt.b) <= log_poisson_raw<double, true>(k, lam))
+    if (std::log(v) + log_inv_alpha - std::log(pt.a / (us * us) + pt.b) <= log_poisson_raw<double, true>(k, lam))
       return k;
   }
   return -1.0;
@@ -347,6 +349,11 @@ AIMZ_HOT_FN BtrsSetup btrs_setup(double n, double p, double q) {
   return {spq, b, -0.0873 + 0.0248 * b + 0.01 * p, n * p + 0.5, 0.92 - 4.2 / b};
 }
 
+/// BTRS's candidate count for u = U - 1/2 (us = 1/2 - |u|).
+AIMZ_HOT_FN double btrs_candidate(const BtrsSetup& bt, double u, double us) {
+  return std::floor((2.0 * bt.a / us + bt.b) * u + bt.c);
+}
+
 /// Binomial inversion (BINV, Kachitvichyanukul & Schmeiser 1988) for
 /// n p < 10, p <= 1/2.
 AIMZ_MATH_FN double binomial_inversion(RandomStream& s, double n, double p, double q, double log_q) {
@@ -373,19 +380,18 @@ AIMZ_MATH_FN double binomial_inversion(RandomStream& s, double n, double p, doub
 
 /// Hormann (1993) BTRS transformed rejection for n p >= 10, p <= 1/2.
 AIMZ_MATH_FN double binomial_btrs(RandomStream& s, double n, double p, double q, double log_p, double log_q) {
-  const BtrsSetup k0 = btrs_setup(n, p, q);
-  const double spq = k0.spq, b = k0.b, a = k0.a, c = k0.c, vr = k0.vr;
-  const double log_alpha = std::log((2.83 + 5.1 / b) * spq);
+  const BtrsSetup bt = btrs_setup(n, p, q);
+  const double log_alpha = std::log((2.83 + 5.1 / bt.b) * bt.spq);
   const double m = std::floor((n + 1.0) * p);
   const double log_fm = log_binom_raw<double, true>(m, n - m, n, p, q, log_p, log_q);
   for (int it = 0; it < kMaxRejections && s.ok(); ++it) {
     const double u = uniform01<double>(s) - 0.5;
     const double v = uniform01<double>(s);
     const double us = 0.5 - std::fabs(u);
-    const double k = std::floor((2.0 * a / us + b) * u + c);
+    const double k = btrs_candidate(bt, u, us);
     if (k < 0.0 || k > n) continue;
-    if (us >= 0.07 && v <= vr) return k;
-    const double lv = std::log(v) + log_alpha - std::log(a / (us * us) + b);
+    if (tr_squeezed(us, v, bt.vr)) return k;
+    const double lv = std::log(v) + log_alpha - std::log(bt.a / (us * us) + bt.b);
     if (lv <= log_binom_raw<double, true>(k, n - k, n, p, q, log_p, log_q) - log_fm) return k;
   }
   return -1.0;
@@ -425,8 +431,8 @@ AIMZ_HOT_FN double binomial_first(RandomStream& s, double n, double p, double q,
   const BtrsSetup bt = btrs_setup(n, p, q);
   const double ub = u - 0.5;
   const double us = 0.5 - std::fabs(ub);
-  const double k = std::floor((2.0 * bt.a / us + bt.b) * ub + bt.c);
-  const bool squeezed = (k >= 0.0) & (k <= n) & (us >= 0.07) & (v <= bt.vr);
+  const double k = btrs_candidate(bt, ub, us);
+  const bool squeezed = (k >= 0.0) & (k <= n) & tr_squeezed(us, v, bt.vr);
   const bool inversion = n * p < 10.0;
   const bool done = inversion ? inversionDone : squeezed;
   return done ? (inversion ? x : k) : -1.0;
@@ -582,7 +588,7 @@ template <class T> AIMZ_HOT_FN std::int32_t poisson_sample_first(RandomStream& s
   const double uc = u0 - 0.5;
   const double us = 0.5 - std::fabs(uc);
   const double kp = detail::ptrs_candidate(pt, lb, uc, us);
-  const bool accepted = detail::ptrs_squeezed(pt, us, v);
+  const bool accepted = detail::tr_squeezed(us, v, pt.vr);
   const std::int32_t x = static_cast<std::int32_t>(small ? k : accepted ? kp : 0.0);
   const bool done = small ? !going : large & accepted;
   return lam == 0.0 ? 0 : (done & streamOk) ? x : kUnfinishedCount;
