@@ -52,6 +52,10 @@ template <class T> struct CountObservation {
   T k;
   bool ok;
   T other;
+
+  /// The density: NaN for invalid parameters, `other` off the support,
+  /// else value (computed on k whatever the case).
+  AIMZ_HOT_FN T density(bool valid, T value) const { return !valid ? nan<T>() : !ok ? other : value; }
 };
 
 template <class T, class X> AIMZ_HOT_FN CountObservation<T> count_observation(X x) {
@@ -190,7 +194,7 @@ template <class T, class X> AIMZ_MATH_FN T bernoulli_log_prob(X x, T probs) {
   static_assert(detail::IsReal<T>::value, "T must be float or double");
   const detail::CountObservation<T> c = detail::count_observation<T>(x);
   const T value = c.k == T(1) ? elementary::log(probs) : elementary::log1p(-probs);
-  return !detail::valid_prob(probs) ? detail::nan<T>() : !c.ok ? c.other : c.k > T(1) ? -detail::inf<T>() : value;
+  return c.density(detail::valid_prob(probs), c.k > T(1) ? -detail::inf<T>() : value);
 }
 
 /// Bernoulli with probs = sigmoid(logits); logits may be +-inf.
@@ -198,7 +202,7 @@ template <class T, class X> AIMZ_MATH_FN T bernoulli_logits_log_prob(X x, T logi
   static_assert(detail::IsReal<T>::value, "T must be float or double");
   const detail::CountObservation<T> c = detail::count_observation<T>(x);
   const T value = -softplus(c.k == T(1) ? -logits : logits);
-  return std::isnan(logits) ? detail::nan<T>() : !c.ok ? c.other : c.k > T(1) ? -detail::inf<T>() : value;
+  return c.density(!std::isnan(logits), c.k > T(1) ? -detail::inf<T>() : value);
 }
 
 /// Binomial(total_count, probs): support {0, ..., total_count}.
@@ -210,7 +214,7 @@ template <class T, class X> AIMZ_MATH_FN T binomial_log_prob(X x, T total_count,
   const T kt = c.k <= n ? c.k : n;
   const T value = detail::log_binom_raw<T, true>(kt, n - kt, n, probs, T(1) - probs, elementary::log(probs),
                                                  elementary::log1p(-probs));
-  return !valid ? detail::nan<T>() : !c.ok ? c.other : c.k > total_count ? -detail::inf<T>() : value;
+  return c.density(valid, c.k > total_count ? -detail::inf<T>() : value);
 }
 
 /// Binomial with probs = sigmoid(logits); logits may be +-inf.
@@ -222,7 +226,7 @@ template <class T, class X> AIMZ_MATH_FN T binomial_logits_log_prob(X x, T total
   const T kt = c.k <= n ? c.k : n;
   const T value = detail::log_binom_raw<T, true>(kt, n - kt, n, sigmoid(logits), sigmoid(-logits),
                                                  -softplus(-logits), -softplus(logits));
-  return !valid ? detail::nan<T>() : !c.ok ? c.other : c.k > total_count ? -detail::inf<T>() : value;
+  return c.density(valid, c.k > total_count ? -detail::inf<T>() : value);
 }
 
 /// Poisson(rate), rate >= 0 (rate = 0 is the point mass at 0).
@@ -231,7 +235,7 @@ template <class T, class X> AIMZ_MATH_FN T poisson_log_prob(X x, T rate) {
   const bool valid = rate >= T(0) && !std::isinf(rate);
   const detail::CountObservation<T> c = detail::count_observation<T>(x);
   const T value = detail::log_poisson_raw<T, true>(c.k, valid ? rate : T(1));
-  return !valid ? detail::nan<T>() : !c.ok ? c.other : value;
+  return c.density(valid, value);
 }
 
 // ------------------------------------------------ more continuous families
@@ -330,7 +334,7 @@ template <class T, class X> AIMZ_MATH_FN T gamma_poisson_log_prob(X x, T concent
   const detail::CountObservation<T> c = detail::count_observation<T>(x);
   const T a = valid ? concentration : T(1), r = valid ? rate : T(1);
   const T value = detail::log_nb_raw(c.k, a, -elementary::log1p(T(1) / r), -elementary::log1p(r));
-  return !valid ? detail::nan<T>() : !c.ok ? c.other : value;
+  return c.density(valid, value);
 }
 
 /// NegativeBinomial2(mean, concentration).
@@ -339,7 +343,7 @@ template <class T, class X> AIMZ_MATH_FN T negative_binomial2_log_prob(X x, T me
   const detail::CountObservation<T> c = detail::count_observation<T>(x);
   const T m = valid ? mean : T(1), a = valid ? concentration : T(1);
   const T value = detail::log_nb_raw(c.k, a, -elementary::log1p(m / a), -elementary::log1p(a / m));
-  return !valid ? detail::nan<T>() : !c.ok ? c.other : value;
+  return c.density(valid, value);
 }
 
 /// NegativeBinomialProbs(total_count, probs): mean total_count p / (1 - p).
@@ -349,7 +353,7 @@ template <class T, class X> AIMZ_MATH_FN T negative_binomial_probs_log_prob(X x,
   const T n = valid ? total_count : T(1);
   const T value = detail::log_nb_raw(c.k, n, elementary::log1p(-probs), elementary::log(probs));
   const T degenerate = c.k == T(0) ? T(0) : -detail::inf<T>();  // probs = 0: all mass at 0
-  return !valid ? detail::nan<T>() : !c.ok ? c.other : probs == T(0) ? degenerate : value;
+  return c.density(valid, probs == T(0) ? degenerate : value);
 }
 
 /// NegativeBinomialLogits(total_count, logits): probs = sigmoid(logits).
@@ -359,7 +363,7 @@ template <class T, class X> AIMZ_MATH_FN T negative_binomial_logits_log_prob(X x
   const T n = valid ? total_count : T(1);
   const T value = detail::log_nb_raw(c.k, n, -softplus(logits), -softplus(-logits));
   const T degenerate = c.k == T(0) ? T(0) : -detail::inf<T>();  // logits = -inf: all mass at 0
-  return !valid ? detail::nan<T>() : !c.ok ? c.other : logits == -detail::inf<T>() ? degenerate : value;
+  return c.density(valid, logits == -detail::inf<T>() ? degenerate : value);
 }
 
 /// ZeroInflatedPoisson(gate, rate).
@@ -368,7 +372,7 @@ template <class T, class X> AIMZ_MATH_FN T zero_inflated_poisson_log_prob(X x, T
   const detail::CountObservation<T> c = detail::count_observation<T>(x);
   const T value = detail::zero_inflated(c.k, elementary::log(gate), elementary::log1p(-gate),
                                         detail::log_poisson_raw<T, true>(c.k, valid ? rate : T(1)));
-  return !valid ? detail::nan<T>() : !c.ok ? c.other : value;
+  return c.density(valid, value);
 }
 
 /// ZeroInflatedPoisson(gate_logits=, rate); parameters in (rate, logits) order.
@@ -377,7 +381,7 @@ template <class T, class X> AIMZ_MATH_FN T zero_inflated_poisson_logits_log_prob
   const detail::CountObservation<T> c = detail::count_observation<T>(x);
   const T value = detail::zero_inflated(c.k, -softplus(-gate_logits), -softplus(gate_logits),
                                         detail::log_poisson_raw<T, true>(c.k, valid ? rate : T(1)));
-  return !valid ? detail::nan<T>() : !c.ok ? c.other : value;
+  return c.density(valid, value);
 }
 
 /// ZeroInflatedNegativeBinomial2(mean, concentration, gate).
@@ -409,7 +413,7 @@ AIMZ_MATH_FN T beta_binomial_log_prob(X x, T concentration1, T concentration0, T
   // log C(n, k) + log B(k + a, n - k + b) - log B(a, b)
   const T value = -elementary::log(n + T(1)) - log_beta(n - kt + T(1), kt + T(1)) + log_beta(kt + a, n - kt + b) -
                   log_beta(a, b);
-  return !valid ? detail::nan<T>() : !c.ok ? c.other : c.k > total_count ? -detail::inf<T>() : value;
+  return c.density(valid, c.k > total_count ? -detail::inf<T>() : value);
 }
 
 }  // namespace math
