@@ -674,20 +674,10 @@ template <class T> void checkSplitSamplers() {
   auto Params = {std::array<T, 2>{T(0.05), T(1)}, {T(0.5), T(2)},
                  {T(1), T(1)},                    {T(2.5), T(1.5)},
                  {T(30), T(0.1)}};
-  checkFirstAttempt<T>(
-      "Gamma",
-      [](RandomStream &S, T A, T B) { return am::gamma_sample_first<T>(S, A, B); },
-      [](RandomStream &S, T A, T B) { return am::gamma_sample<T>(S, A, B); },
-      Params);
-  checkFirstAttempt<T>(
-      "InverseGamma",
-      [](RandomStream &S, T A, T B) {
-        return am::inverse_gamma_sample_first<T>(S, A, B);
-      },
-      [](RandomStream &S, T A, T B) {
-        return am::inverse_gamma_sample<T>(S, A, B);
-      },
-      Params);
+  checkFirstAttempt<T>("Gamma", am::gamma_sample_first<T>,
+                       am::gamma_sample<T>, Params);
+  checkFirstAttempt<T>("InverseGamma", am::inverse_gamma_sample_first<T>,
+                       am::inverse_gamma_sample<T>, Params);
   // StudentT(df, 0.5, scale); df = 2 * the gamma's shape.
   auto TParams = {std::array<T, 2>{T(0.1), T(1)}, {T(1), T(2)}, {T(4), T(1)},
                   {T(60), T(0.5)}, {std::numeric_limits<T>::infinity(), T(1)}};
@@ -702,11 +692,8 @@ template <class T> void checkSplitSamplers() {
       TParams);
   // Beta: both gammas' first attempts, in the stream order of beta_sample
   // (each squeeze accepts ~92%, so ~84% of pairs).
-  checkFirstAttempt<T>(
-      "Beta",
-      [](RandomStream &S, T A, T B) { return am::beta_sample_first<T>(S, A, B); },
-      [](RandomStream &S, T A, T B) { return am::beta_sample<T>(S, A, B); },
-      Params, /*MinPercent=*/80);
+  checkFirstAttempt<T>("Beta", am::beta_sample_first<T>, am::beta_sample<T>,
+                       Params, /*MinPercent=*/80);
 }
 
 // The gamma-Poisson rows: the gamma's squeezed first attempt, then
@@ -729,45 +716,25 @@ void checkGammaPoissonFirst(
 template <class T> void checkGammaPoissonSplits() {
   // NegativeBinomial2(mean, concentration), GammaPoisson(concentration, rate).
   checkGammaPoissonFirst<T>(
-      "NegativeBinomial2",
-      [](RandomStream &S, T M, T C) {
-        return am::negative_binomial2_sample_first<T>(S, M, C);
-      },
-      [](RandomStream &S, T M, T C) {
-        return am::negative_binomial2_sample<T>(S, M, C);
-      },
+      "NegativeBinomial2", am::negative_binomial2_sample_first<T>,
+      am::negative_binomial2_sample<T>,
       {{T(0.5), T(0.3)}, {T(1.5), T(2)}, {T(2), T(20)}, {T(3), T(200)}});
   checkGammaPoissonFirst<T>(
-      "GammaPoisson",
-      [](RandomStream &S, T C, T R) {
-        return am::gamma_poisson_sample_first<T>(S, C, R);
-      },
-      [](RandomStream &S, T C, T R) {
-        return am::gamma_poisson_sample<T>(S, C, R);
-      },
+      "GammaPoisson", am::gamma_poisson_sample_first<T>,
+      am::gamma_poisson_sample<T>,
       {{T(0.4), T(1)}, {T(3), T(2)}, {T(20), T(10)}});
 }
 
 template <class T> void checkNegativeBinomialSplits() {
   checkGammaPoissonFirst<T>(
-      "NegativeBinomialProbs",
-      [](RandomStream &S, T N, T P) {
-        return am::negative_binomial_probs_sample_first<T>(S, N, P);
-      },
-      [](RandomStream &S, T N, T P) {
-        return am::negative_binomial_probs_sample<T>(S, N, P);
-      },
+      "NegativeBinomialProbs", am::negative_binomial_probs_sample_first<T>,
+      am::negative_binomial_probs_sample<T>,
       {{T(0.5), T(0.3)}, {T(2), T(0.5)}, {T(20), T(0.05)}},
       {{T(-1), T(0.5)}, {T(1), T(1)}, {T(1), T(-0.1)},
        {std::numeric_limits<T>::quiet_NaN(), T(0.5)}});
   checkGammaPoissonFirst<T>(
-      "NegativeBinomialLogits",
-      [](RandomStream &S, T N, T L) {
-        return am::negative_binomial_logits_sample_first<T>(S, N, L);
-      },
-      [](RandomStream &S, T N, T L) {
-        return am::negative_binomial_logits_sample<T>(S, N, L);
-      },
+      "NegativeBinomialLogits", am::negative_binomial_logits_sample_first<T>,
+      am::negative_binomial_logits_sample<T>,
       {{T(0.5), T(-1)}, {T(3), T(-0.5)}, {T(20), T(-3)}},
       {{T(-1), T(0)}, {T(1), std::numeric_limits<T>::infinity()},
        {T(1), std::numeric_limits<T>::quiet_NaN()}});
@@ -854,18 +821,10 @@ TEST(SplitSamplers, PoissonFirstAttemptIsTheFullSamplersCount) {
 // BTRS's squeezed first pair, on either side of p = 1/2 and with logits;
 // the full sampler's count wherever it finishes, which is almost always.
 template <class T> void checkBinomialSplits() {
-  auto Probs = [](RandomStream &S, T N, T P) {
-    return am::binomial_sample_first<T>(S, N, P);
-  };
-  auto FullProbs = [](RandomStream &S, T N, T P) {
-    return am::binomial_sample<T>(S, N, P);
-  };
-  auto Logits = [](RandomStream &S, T N, T L) {
-    return am::binomial_logits_sample_first<T>(S, N, L);
-  };
-  auto FullLogits = [](RandomStream &S, T N, T L) {
-    return am::binomial_logits_sample<T>(S, N, L);
-  };
+  auto Probs = am::binomial_sample_first<T>;
+  auto FullProbs = am::binomial_sample<T>;
+  auto Logits = am::binomial_logits_sample_first<T>;
+  auto FullLogits = am::binomial_logits_sample<T>;
   // Inversion (n min(p, q) < 10) and the trivial counts: nearly all.
   checkFirstAttemptsAgree<T>(
       "Binomial", Probs, FullProbs,
@@ -936,24 +895,15 @@ TEST(SplitSamplers, BetaBinomialFirstAttemptIsTheFullSamplersCount) {
 // inversion (rates below 10 nearly always finish in the lanes).
 template <class T> void checkZeroInflatedPoissonSplits() {
   checkFirstAttemptsAgree<T>(
-      "ZeroInflatedPoisson",
-      [](RandomStream &S, T G, T R) {
-        return am::zero_inflated_poisson_sample_first<T>(S, G, R);
-      },
-      [](RandomStream &S, T G, T R) {
-        return am::zero_inflated_poisson_sample<T>(S, G, R);
-      },
+      "ZeroInflatedPoisson", am::zero_inflated_poisson_sample_first<T>,
+      am::zero_inflated_poisson_sample<T>,
       {{T(0), T(3)}, {T(0.3), T(0.5)}, {T(0.7), T(9.5)}, {T(1), T(4)},
        {T(0.2), T(0)}},
       /*MinPercent=*/99);
   checkFirstAttemptsAgree<T>(
       "ZeroInflatedPoisson(gate_logits)",
-      [](RandomStream &S, T R, T L) {
-        return am::zero_inflated_poisson_logits_sample_first<T>(S, R, L);
-      },
-      [](RandomStream &S, T R, T L) {
-        return am::zero_inflated_poisson_logits_sample<T>(S, R, L);
-      },
+      am::zero_inflated_poisson_logits_sample_first<T>,
+      am::zero_inflated_poisson_logits_sample<T>,
       {{T(3), T(-2)}, {T(0.5), T(0)}, {T(9.5), T(1.5)}, {T(4), T(-300)}},
       /*MinPercent=*/99);
   // Invalid parameters are left to the full sampler, which rejects them.
