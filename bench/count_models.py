@@ -139,7 +139,7 @@ def timed(fn):
     return time.perf_counter() - t
 
 
-def check(model, what, ours, peer, y):
+def check(model, what, ours, peer):
     a = zarr.open_array(os.path.join(ours, "y"), mode="r")[:]
     b = zarr.open_array(peer, mode="r")[:]
     if what == "log-likelihood":
@@ -190,7 +190,7 @@ def main():
                     aimz_cmd(a.build, work, m, what, ours, sync=False), check=True)))
                 t_peer.append(timed(lambda: numpy_peer(m, what, X, exposure, post, y[m], peer)))
                 if r == 0:
-                    check(m, what, ours, peer, y[m])
+                    check(m, what, ours, peer)
             med = [statistics.median(t) for t in (t_ours, t_nosync, t_peer)]
             print("%-11s %-15s %8.2fs %8.2fs %8.2fs %6.1fx" % (m, what, med[0], med[1], med[2],
                                                                 med[2] / med[0]), flush=True)
