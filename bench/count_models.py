@@ -10,8 +10,9 @@ default) against a NumPy peer that computes the same quantity draw by draw
 (one matrix-vector product per draw, numpy's Generator for the draws,
 scipy.special.gammaln for the log-likelihoods) and writes the same
 [draw, n] float32 / int32 array with zarr-python (Blosc zstd level 1, byte
-shuffle for floats, bit shuffle for integers, as aimz-run's default).
-The peer's results are checked against ours first: log-likelihoods to
+shuffle for floats, bit shuffle for integers, as aimz-run's default);
+aimz-run's predict is given --return-sites y, so both write the outcome
+only. The peer's results are checked against ours first: log-likelihoods to
 1e-4 relative, predictive means within 6 standard errors. Each row is the
 median of interleaved rounds (ours, then the peer); the table prints the
 CPU, the times and the ratio (peer / ours; above 1: we are faster).
@@ -128,6 +129,10 @@ def aimz_cmd(build, work, model, what, out, sync=True):
         cmd += ["--data", "%s=%s" % (name, os.path.join(work, name + ".npy"))]
     if what == "log-likelihood":
         cmd += ["--data", "y=" + os.path.join(work, model + "_y.npy")]
+    else:
+        # The peer writes the outcome only; by default predict also writes
+        # the models' deterministic site (a float array as large again).
+        cmd += ["--return-sites", "y"]
     if not sync:
         cmd.append("--no-sync")
     return cmd

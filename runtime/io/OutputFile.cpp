@@ -60,6 +60,46 @@ Error OutputFile::write(const void *Bytes, size_t N) {
   return Error::success();
 }
 
+Error OutputFile::writeDirect(const void *Bytes, size_t N) {
+  // Direct I/O needs the buffer, the offset and the length aligned to the
+  // device's logical block (512 or 4096 bytes): 4096 covers both.
+  constexpr size_t Block = 4096;
+  const char *P = static_cast<const char *>(Bytes);
+  size_t Whole = N & ~(Block - 1);
+  int Flags = Whole && Offset % Block == 0 &&
+                      reinterpret_cast<uintptr_t>(P) % Block == 0
+                  ? ::fcntl(FD, F_GETFL)
+                  : -1;
+  // File systems without direct I/O refuse the flag (EINVAL): buffered.
+  if (Flags >= 0 && ::fcntl(FD, F_SETFL, Flags | O_DIRECT) == 0) {
+    while (Whole > 0) {
+      ssize_t W = ::pwrite(FD, P, std::min<size_t>(Whole, size_t(1) << 30),
+                           static_cast<off_t>(Offset));
+      if (W < 0 && errno == EINTR)
+        continue;
+      // EINVAL: a device block larger than 4 KiB, or a file system that
+      // took the flag but not the write; the rest goes through the cache.
+      if (W < 0 && errno != EINVAL) {
+        int E = errno;
+        (void)::fcntl(FD, F_SETFL, Flags);
+        return errnoError("cannot write", TempPath, E);
+      }
+      if (W <= 0 || W % Block != 0) {
+        if (W > 0)
+          P += W, Offset += static_cast<uint64_t>(W), N -= size_t(W);
+        break;
+      }
+      P += W;
+      Offset += static_cast<uint64_t>(W);
+      N -= static_cast<size_t>(W);
+      Whole -= static_cast<size_t>(W);
+    }
+    if (::fcntl(FD, F_SETFL, Flags) != 0)
+      return errnoError("cannot write", TempPath, errno);
+  }
+  return write(P, N);
+}
+
 Error OutputFile::writeAt(uint64_t At, const void *Bytes, size_t N) {
   const char *P = static_cast<const char *>(Bytes);
   while (N > 0) {

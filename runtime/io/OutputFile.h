@@ -33,6 +33,12 @@ public:
   /// Appends; retries short writes and EINTR.
   llvm::Error write(const void *Bytes, size_t N);
   llvm::Error write(llvm::StringRef S) { return write(S.data(), S.size()); }
+  /// Appends like write(), but the whole 4 KiB blocks of an aligned buffer
+  /// go straight to the disk (O_DIRECT) where the file system allows it:
+  /// no copy into the page cache, and nothing left for a later sync to
+  /// wait for. The rest, and everything on file systems without direct
+  /// I/O, is written through the page cache; the file's bytes are the same.
+  llvm::Error writeDirect(const void *Bytes, size_t N);
   /// Overwrites already-written bytes (header back-patching).
   llvm::Error writeAt(uint64_t Offset, const void *Bytes, size_t N);
   /// Bytes appended so far.

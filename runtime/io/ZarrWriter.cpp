@@ -556,7 +556,10 @@ Error ZarrWriter::writeEncodedChunk(Array &A, ArrayRef<uint64_t> Coords,
   Expected<OutputFile> Out = OutputFile::create(Path, ".tmp");
   if (!Out)
     return Out.takeError();
-  if (Error E = Out->write(Encoded.data(), Encoded.size()))
+  // A synced store writes chunks past the page cache: the sync then waits
+  // for little, and no dirty pages are left behind for later work.
+  if (Error E = Sync ? Out->writeDirect(Encoded.data(), Encoded.size())
+                     : Out->write(Encoded.data(), Encoded.size()))
     return E;
   // A chunk counts as written once it is under its name (and, with Sync,
   // durable there).
