@@ -8,18 +8,88 @@
 
 #include <netcdf.h>
 
+#include <dlfcn.h>
 #include <memory>
+#include <new>
+#include <optional>
 
 namespace aimz::run {
 
 namespace {
 
+/// libnetcdf's functions, from a dlopen on the first .nc posterior: linked,
+/// it and HDF5 with their dozens of libraries loaded at every start of
+/// aimz-run (5 ms of a run that may take 50).
+struct Netcdf {
+  decltype(&::nc_open) nc_open;
+  decltype(&::nc_close) nc_close;
+  decltype(&::nc_strerror) nc_strerror;
+  decltype(&::nc_inq_grp_ncid) nc_inq_grp_ncid;
+  decltype(&::nc_inq_varids) nc_inq_varids;
+  decltype(&::nc_inq_var) nc_inq_var;
+  decltype(&::nc_inq_dim) nc_inq_dim;
+  decltype(&::nc_get_var_float) nc_get_var_float;
+  decltype(&::nc_get_var_double) nc_get_var_double;
+  decltype(&::nc_get_var_int) nc_get_var_int;
+  decltype(&::nc_get_var_longlong) nc_get_var_longlong;
+  decltype(&::nc_get_var_uchar) nc_get_var_uchar;
+  std::string Error; ///< Why it could not be loaded; empty when loaded.
+};
+
+Netcdf loadNetcdf() {
+  Netcdf N{};
+  void *H = nullptr;
+  for (const char *Name : {AIMZ_NETCDF_SONAME, "libnetcdf.so"})
+    if ((H = ::dlopen(Name, RTLD_NOW | RTLD_LOCAL)))
+      break;
+  if (!H) {
+    N.Error = std::string("reading an ArviZ .nc posterior needs libnetcdf (" AIMZ_NETCDF_SONAME
+                          "; Debian: apt-get install libnetcdf19), which could not be loaded: ") +
+              ::dlerror();
+    return N;
+  }
+  bool Missing = false;
+  auto Bind = [&](auto &Fn, const char *Symbol) {
+    Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(
+        ::dlsym(H, Symbol));
+    if (!Fn && !Missing) {
+      Missing = true;
+      N.Error = std::string("the libnetcdf that was loaded has no '") +
+                Symbol + "'; install the netCDF-C library aimz-run was built "
+                "with (" AIMZ_NETCDF_SONAME ")";
+    }
+  };
+#define AIMZ_BIND(F) Bind(N.F, #F)
+  AIMZ_BIND(nc_open);
+  AIMZ_BIND(nc_close);
+  AIMZ_BIND(nc_strerror);
+  AIMZ_BIND(nc_inq_grp_ncid);
+  AIMZ_BIND(nc_inq_varids);
+  AIMZ_BIND(nc_inq_var);
+  AIMZ_BIND(nc_inq_dim);
+  AIMZ_BIND(nc_get_var_float);
+  AIMZ_BIND(nc_get_var_double);
+  AIMZ_BIND(nc_get_var_int);
+  AIMZ_BIND(nc_get_var_longlong);
+  AIMZ_BIND(nc_get_var_uchar);
+#undef AIMZ_BIND
+  return N;
+}
+
+/// Loaded once per process (thread-safe static initialization); never
+/// unloaded.
+const Netcdf &netcdf() {
+  static const Netcdf N = loadNetcdf();
+  return N;
+}
+
 /// Closes the file on every path out.
 struct NcFile {
+  const Netcdf &Nc;
   int Id = -1;
   ~NcFile() {
     if (Id >= 0)
-      nc_close(Id);
+      Nc.nc_close(Id);
   }
 };
 
@@ -54,23 +124,27 @@ bool isNetcdfArgument(llvm::StringRef Path) {
 
 llvm::Expected<InferenceDataDraws>
 readInferenceDataNetcdf(const std::string &Path) {
+  const Netcdf &Nc = netcdf();
+  if (!Nc.Error.empty())
+    return error("'" + Path + "': " + Nc.Error);
   auto Fail = [&](const llvm::Twine &What, int Status) {
-    return error("'" + Path + "': " + What + " (" + nc_strerror(Status) + ")");
+    return error("'" + Path + "': " + What + " (" + Nc.nc_strerror(Status) +
+                 ")");
   };
-  NcFile F;
-  if (int St = nc_open(Path.c_str(), NC_NOWRITE, &F.Id); St != NC_NOERR)
+  NcFile F{Nc};
+  if (int St = Nc.nc_open(Path.c_str(), NC_NOWRITE, &F.Id); St != NC_NOERR)
     return Fail("cannot read it as netCDF", St);
   int Group = -1;
-  if (int St = nc_inq_grp_ncid(F.Id, "posterior", &Group); St != NC_NOERR)
+  if (int St = Nc.nc_inq_grp_ncid(F.Id, "posterior", &Group); St != NC_NOERR)
     return error("'" + Path + "' has no 'posterior' group; write one with "
                  "ArviZ: idata.to_netcdf(path) for an InferenceData whose "
                  "posterior holds the draws (az.from_numpyro(mcmc), "
                  "pm.sample(...))");
   int NumVars = 0;
-  if (int St = nc_inq_varids(Group, &NumVars, nullptr); St != NC_NOERR)
+  if (int St = Nc.nc_inq_varids(Group, &NumVars, nullptr); St != NC_NOERR)
     return Fail("cannot list the posterior's variables", St);
   std::vector<int> Ids(NumVars);
-  nc_inq_varids(Group, &NumVars, Ids.data());
+  Nc.nc_inq_varids(Group, &NumVars, Ids.data());
 
   InferenceDataDraws Out;
   for (int Id : Ids) {
@@ -78,7 +152,7 @@ readInferenceDataNetcdf(const std::string &Path) {
     nc_type Type;
     int Rank = 0;
     int DimIds[NC_MAX_VAR_DIMS];
-    if (int St = nc_inq_var(Group, Id, Name, &Type, &Rank, DimIds, nullptr);
+    if (int St = Nc.nc_inq_var(Group, Id, Name, &Type, &Rank, DimIds, nullptr);
         St != NC_NOERR)
       return Fail("cannot read a posterior variable", St);
     std::vector<std::string> DimNames;
@@ -86,7 +160,7 @@ readInferenceDataNetcdf(const std::string &Path) {
     for (int D = 0; D < Rank; ++D) {
       char DimName[NC_MAX_NAME + 1] = {0};
       size_t Len = 0;
-      if (int St = nc_inq_dim(Group, DimIds[D], DimName, &Len); St != NC_NOERR)
+      if (int St = Nc.nc_inq_dim(Group, DimIds[D], DimName, &Len); St != NC_NOERR)
         return Fail(std::string("cannot read the dims of '") + Name + "'", St);
       DimNames.push_back(DimName);
       Extents.push_back(Len);
@@ -117,28 +191,34 @@ readInferenceDataNetcdf(const std::string &Path) {
                    "' has " + std::to_string(Out.Chains) + " x " +
                    std::to_string(Out.DrawsPerChain));
     }
-    uint64_t Count = 1;
-    for (uint64_t E : Extents)
-      Count *= E;
-    size_t Bytes = Count * io::dtypeSize(T.Type);
-    std::shared_ptr<uint8_t[]> Buf(new uint8_t[Bytes ? Bytes : 1]);
+    // A file's dims may claim more than memory holds (HDF5 stores unwritten
+    // chunks as nothing): an error, never an overflow or a failed new.
+    std::optional<uint64_t> Bytes =
+        io::checkedNumBytes(Extents, io::dtypeSize(T.Type));
+    std::shared_ptr<uint8_t[]> Buf;
+    if (Bytes && *Bytes <= SIZE_MAX)
+      Buf.reset(new (std::nothrow) uint8_t[*Bytes ? *Bytes : 1]);
+    if (!Buf)
+      return error("'" + Path + "': posterior variable '" + Name +
+                   "' has shape " + io::formatShape(Extents) +
+                   ", too large to read into memory");
     int St = NC_NOERR;
     switch (T.Type) {
     case io::DType::Float32:
-      St = nc_get_var_float(Group, Id, reinterpret_cast<float *>(Buf.get()));
+      St = Nc.nc_get_var_float(Group, Id, reinterpret_cast<float *>(Buf.get()));
       break;
     case io::DType::Float64:
-      St = nc_get_var_double(Group, Id, reinterpret_cast<double *>(Buf.get()));
+      St = Nc.nc_get_var_double(Group, Id, reinterpret_cast<double *>(Buf.get()));
       break;
     case io::DType::Int32:
-      St = nc_get_var_int(Group, Id, reinterpret_cast<int *>(Buf.get()));
+      St = Nc.nc_get_var_int(Group, Id, reinterpret_cast<int *>(Buf.get()));
       break;
     case io::DType::Int64:
-      St = nc_get_var_longlong(Group, Id,
+      St = Nc.nc_get_var_longlong(Group, Id,
                                reinterpret_cast<long long *>(Buf.get()));
       break;
     default:
-      St = nc_get_var_uchar(Group, Id, Buf.get());
+      St = Nc.nc_get_var_uchar(Group, Id, Buf.get());
       break;
     }
     if (St != NC_NOERR)

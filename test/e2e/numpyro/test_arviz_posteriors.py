@@ -73,6 +73,22 @@ class ArvizPosteriors(E.E2ETestCase):
                       self.fresh(), posterior=path, check=False)
         self.assert_one_error_line(r, "has no 'posterior' group")
 
+    def test_dims_larger_than_memory(self):
+        # A hostile or broken file: HDF5 stores unwritten chunks as nothing,
+        # so 7 KB can declare 2^66 doubles. Before the check the byte count
+        # wrapped around to a few bytes and the read went past the buffer.
+        import h5netcdf
+        path = self.path("huge.nc")
+        with h5netcdf.File(path, "w") as f:
+            g = f.create_group("posterior")
+            g.dimensions = {"chain": 1 << 22, "draw": 1 << 22,
+                            "alpha_dim_0": 1 << 22}
+            g.create_variable("alpha", ("chain", "draw", "alpha_dim_0"),
+                              dtype="f8", chunks=(1, 1, 1024))
+        r = E.run_cmd("predict", E.model("linreg"), {"X": self.data["X"]},
+                      self.fresh(), posterior=path, check=False)
+        self.assert_one_error_line(r, "too large to read into memory")
+
     def test_not_netcdf(self):
         path = self.path("text.nc")
         with open(path, "w") as f:
