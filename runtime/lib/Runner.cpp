@@ -384,8 +384,15 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
                   static_cast<double>(D) * static_cast<double>(N));
   auto Start = std::chrono::steady_clock::now();
 
-  // Draws per kernel call: small enough to notice Ctrl-C quickly.
+  // Draws per kernel call. The draw plan takes one at a time. The obs plan
+  // starts with 16, then sizes each CPU call to about CallSeconds from the
+  // device's last one: calls short enough to notice Ctrl-C quickly, and few
+  // enough that what a call does once for all its draws (packing an input's
+  // rows for X @ beta) is not repeated many times per chunk. The values do
+  // not depend on the split (the same streams and sums in any call).
   const int64_t DrawStep = ObsPlan ? 16 : 1;
+  constexpr double CallSeconds = 0.02;
+  std::vector<int64_t> DrawStepOf(Devices, DrawStep);
   // A resumed run skips the batches the interrupted one finished: those
   // whose chunks are all in the store.
   auto Finished = [&](int64_t Batch) {
@@ -503,7 +510,9 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
           return Scratch.takeError();
         Layout.ScratchBytes = *Scratch;
       }
-      for (int64_t G = Dr0; G < Dr1; G += DrawStep) {
+      // Each call ends where the next begins (draw_end).
+      for (int64_t G = Dr0, Step = DrawStepOf[Dev]; G < Dr1;
+           G = Call.draw_end) {
         if (InterruptRequested.load(std::memory_order_relaxed))
           return llvm::Error::success();
         if (Gpu) {
@@ -519,9 +528,23 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
           continue;
         }
         Call.draw_begin = G;
-        Call.draw_end = std::min(Dr1, G + DrawStep);
+        Call.draw_end = std::min(Dr1, G + Step);
+        const auto CallStart = std::chrono::steady_clock::now();
         if (llvm::Error E = callEntry(Call))
           return E;
+        if (ObsPlan) {
+          const double Took = std::chrono::duration<double>(
+                                  std::chrono::steady_clock::now() - CallStart)
+                                  .count();
+          const double Drawn = static_cast<double>(Call.draw_end - G);
+          // Grows at most 8x per call (a first call slowed by page faults
+          // does not make the next one huge), never below the start.
+          Step = std::clamp<int64_t>(
+              static_cast<int64_t>(Drawn * CallSeconds /
+                                   std::max(Took, 1e-6)),
+              DrawStep, 8 * std::max<int64_t>(Step, 1));
+          DrawStepOf[Dev] = Step;
+        }
         if (!Effect)
           continue;
         // The baseline over the same rectangle (same seed, same streams),
