@@ -43,8 +43,9 @@ Netcdf loadNetcdf() {
     if ((H = ::dlopen(Name, RTLD_NOW | RTLD_LOCAL)))
       break;
   if (!H) {
-    N.Error = std::string("reading an ArviZ .nc posterior needs libnetcdf (" AIMZ_NETCDF_SONAME
-                          "; Debian: apt-get install libnetcdf19), which could not be loaded: ") +
+    N.Error = std::string("reading an ArviZ .nc posterior needs libnetcdf "
+                          "(" AIMZ_NETCDF_SONAME "; Debian: apt-get install "
+                          "libnetcdf19), which could not be loaded: ") +
               ::dlerror();
     return N;
   }
@@ -160,7 +161,8 @@ readInferenceDataNetcdf(const std::string &Path) {
     for (int D = 0; D < Rank; ++D) {
       char DimName[NC_MAX_NAME + 1] = {0};
       size_t Len = 0;
-      if (int St = Nc.nc_inq_dim(Group, DimIds[D], DimName, &Len); St != NC_NOERR)
+      if (int St = Nc.nc_inq_dim(Group, DimIds[D], DimName, &Len);
+          St != NC_NOERR)
         return Fail(std::string("cannot read the dims of '") + Name + "'", St);
       DimNames.push_back(DimName);
       Extents.push_back(Len);
@@ -205,17 +207,19 @@ readInferenceDataNetcdf(const std::string &Path) {
     int St = NC_NOERR;
     switch (T.Type) {
     case io::DType::Float32:
-      St = Nc.nc_get_var_float(Group, Id, reinterpret_cast<float *>(Buf.get()));
+      St = Nc.nc_get_var_float(Group, Id,
+                               reinterpret_cast<float *>(Buf.get()));
       break;
     case io::DType::Float64:
-      St = Nc.nc_get_var_double(Group, Id, reinterpret_cast<double *>(Buf.get()));
+      St = Nc.nc_get_var_double(Group, Id,
+                                reinterpret_cast<double *>(Buf.get()));
       break;
     case io::DType::Int32:
       St = Nc.nc_get_var_int(Group, Id, reinterpret_cast<int *>(Buf.get()));
       break;
     case io::DType::Int64:
       St = Nc.nc_get_var_longlong(Group, Id,
-                               reinterpret_cast<long long *>(Buf.get()));
+                                  reinterpret_cast<long long *>(Buf.get()));
       break;
     default:
       St = Nc.nc_get_var_uchar(Group, Id, Buf.get());

@@ -89,6 +89,37 @@ class ArvizPosteriors(E.E2ETestCase):
                       self.fresh(), posterior=path, check=False)
         self.assert_one_error_line(r, "too large to read into memory")
 
+    def test_a_libnetcdf_without_its_functions(self):
+        # aimz-run loads libnetcdf by its SONAME on the first .nc posterior;
+        # a library of that name that lacks the functions is an error that
+        # says so, not a crash. (An empty one built here comes first on
+        # LD_LIBRARY_PATH.)
+        import shutil
+        import subprocess
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if not cc:
+            self.skipTest("no C compiler to build a stand-in libnetcdf")
+        fake = self.path("fake_lib")
+        os.makedirs(fake, exist_ok=True)
+        src = os.path.join(fake, "empty.c")
+        with open(src, "w") as f:
+            f.write("int aimz_not_netcdf;\n")
+        for soname in ("libnetcdf.so.19", "libnetcdf.so"):
+            subprocess.run([cc, "-shared", "-fPIC", "-o",
+                            os.path.join(fake, soname), src], check=True)
+        old = os.environ.get("LD_LIBRARY_PATH")
+        os.environ["LD_LIBRARY_PATH"] = fake
+        try:
+            r = E.run_cmd("predict", E.model("linreg"),
+                          {"X": self.data["X"]}, self.fresh(),
+                          posterior=self.nc, check=False)
+        finally:
+            if old is None:
+                del os.environ["LD_LIBRARY_PATH"]
+            else:
+                os.environ["LD_LIBRARY_PATH"] = old
+        self.assert_one_error_line(r, "has no 'nc_open'")
+
     def test_not_netcdf(self):
         path = self.path("text.nc")
         with open(path, "w") as f:
