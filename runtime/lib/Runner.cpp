@@ -510,9 +510,10 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
           return Scratch.takeError();
         Layout.ScratchBytes = *Scratch;
       }
+      // This device's draws per CPU call, carried from batch to batch.
+      int64_t &Step = DrawStepOf[Dev];
       // Each call ends where the next begins (draw_end).
-      for (int64_t G = Dr0, Step = DrawStepOf[Dev]; G < Dr1;
-           G = Call.draw_end) {
+      for (int64_t G = Dr0; G < Dr1; G = Call.draw_end) {
         if (InterruptRequested.load(std::memory_order_relaxed))
           return llvm::Error::success();
         if (Gpu) {
@@ -542,8 +543,7 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
           Step = std::clamp<int64_t>(
               static_cast<int64_t>(Drawn * CallSeconds /
                                    std::max(Took, 1e-6)),
-              DrawStep, 8 * std::max<int64_t>(Step, 1));
-          DrawStepOf[Dev] = Step;
+              DrawStep, 8 * Step);
         }
         if (!Effect)
           continue;
