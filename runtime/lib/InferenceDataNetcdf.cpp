@@ -17,22 +17,20 @@ namespace aimz::run {
 
 namespace {
 
+/// The libnetcdf functions aimz-run calls, listed once for the table and
+/// its binding.
+#define AIMZ_NETCDF_FUNCTIONS(X)                                              \
+  X(nc_open) X(nc_close) X(nc_strerror) X(nc_inq_grp_ncid) X(nc_inq_varids)  \
+  X(nc_inq_var) X(nc_inq_dim) X(nc_get_var_float) X(nc_get_var_double)       \
+  X(nc_get_var_int) X(nc_get_var_longlong) X(nc_get_var_uchar)
+
 /// libnetcdf's functions, from a dlopen on the first .nc posterior: linked,
 /// it and HDF5 with their dozens of libraries loaded at every start of
 /// aimz-run (5 ms of a run that may take 50).
 struct Netcdf {
-  decltype(&::nc_open) nc_open;
-  decltype(&::nc_close) nc_close;
-  decltype(&::nc_strerror) nc_strerror;
-  decltype(&::nc_inq_grp_ncid) nc_inq_grp_ncid;
-  decltype(&::nc_inq_varids) nc_inq_varids;
-  decltype(&::nc_inq_var) nc_inq_var;
-  decltype(&::nc_inq_dim) nc_inq_dim;
-  decltype(&::nc_get_var_float) nc_get_var_float;
-  decltype(&::nc_get_var_double) nc_get_var_double;
-  decltype(&::nc_get_var_int) nc_get_var_int;
-  decltype(&::nc_get_var_longlong) nc_get_var_longlong;
-  decltype(&::nc_get_var_uchar) nc_get_var_uchar;
+#define AIMZ_NETCDF_POINTER(F) decltype(&::F) F;
+  AIMZ_NETCDF_FUNCTIONS(AIMZ_NETCDF_POINTER)
+#undef AIMZ_NETCDF_POINTER
   std::string Error; ///< Why it could not be loaded; empty when loaded.
 };
 
@@ -60,20 +58,9 @@ Netcdf loadNetcdf() {
                 "with (" AIMZ_NETCDF_SONAME ")";
     }
   };
-#define AIMZ_BIND(F) Bind(N.F, #F)
-  AIMZ_BIND(nc_open);
-  AIMZ_BIND(nc_close);
-  AIMZ_BIND(nc_strerror);
-  AIMZ_BIND(nc_inq_grp_ncid);
-  AIMZ_BIND(nc_inq_varids);
-  AIMZ_BIND(nc_inq_var);
-  AIMZ_BIND(nc_inq_dim);
-  AIMZ_BIND(nc_get_var_float);
-  AIMZ_BIND(nc_get_var_double);
-  AIMZ_BIND(nc_get_var_int);
-  AIMZ_BIND(nc_get_var_longlong);
-  AIMZ_BIND(nc_get_var_uchar);
-#undef AIMZ_BIND
+#define AIMZ_NETCDF_BIND(F) Bind(N.F, #F);
+  AIMZ_NETCDF_FUNCTIONS(AIMZ_NETCDF_BIND)
+#undef AIMZ_NETCDF_BIND
   return N;
 }
 
