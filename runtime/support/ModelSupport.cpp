@@ -80,26 +80,29 @@ namespace m = aimz::math;
 //
 // out[i * os] for i < n: element i draws from stream (seed, site, draw,
 // obs0 + i * obs_step, elem0 + i * elem_step) with parameters a[i * as],
-// b[i * bs], c[i * cs] (stride 0 repeats one value; unused ones are null). The same values as n calls of
-// the scalar sampler; the loop vectorizes when the model is optimized for
-// its CPU (the support bitcode itself is compiled without vectorizing).
+// b[i * bs], ..., e[i * es] (stride 0 repeats one value; unused ones are
+// null). The same values as n calls of the scalar sampler; the loop
+// vectorizes when the model is optimized for its CPU (the support bitcode
+// itself is compiled without vectorizing).
 
 #define AIMZ_ROW_ARGS_1 a[i * as]
 #define AIMZ_ROW_ARGS_2 a[i * as], b[i * bs]
 #define AIMZ_ROW_ARGS_3 a[i * as], b[i * bs], c[i * cs]
+#define AIMZ_ROW_ARGS_4 a[i * as], b[i * bs], c[i * cs], d[i * ds]
+#define AIMZ_ROW_ARGS_5 a[i * as], b[i * bs], c[i * cs], d[i * ds], e[i * es]
 // The row functions' signature, and element i's stream.
 #define AIMZ_ROW_SIGNATURE(NAME, SUFFIX, RET, T)                              \
   AIMZ_SUPPORT void aimz_rt_sample_row_##NAME##_##SUFFIX(                     \
       uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs0,             \
       uint64_t obs_step, uint64_t elem0, uint64_t elem_step, int64_t n,       \
       RET *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs,   \
-      const T *c, int64_t cs)
+      const T *c, int64_t cs, const T *d, int64_t ds, const T *e, int64_t es)
 #define AIMZ_ROW_STREAM(s)                                                    \
   RandomStream s(seed, static_cast<uint32_t>(site), draw,                     \
                  obs0 + i * obs_step, elem0 + i * elem_step)
 #define AIMZ_ROW_SAMPLER(NAME, RET, ARITY, SAMPLE, T, SUFFIX)                 \
   AIMZ_ROW_SIGNATURE(NAME, SUFFIX, RET, T) {                                  \
-    (void)b, (void)bs, (void)c, (void)cs;                                     \
+    (void)b, (void)bs, (void)c, (void)cs, (void)d, (void)ds, (void)e, (void)es;                                     \
     for (int64_t i = 0; i < n; ++i) {                                         \
       AIMZ_ROW_STREAM(s);                                                     \
       out[i * os] = m::SAMPLE<T>(s, AIMZ_ROW_ARGS_##ARITY);                   \
@@ -114,7 +117,7 @@ namespace m = aimz::math;
 // kUnfinishedCount for counts). Invalid parameters give NaN (or -1).
 #define AIMZ_SPLIT_ROW_SAMPLER(NAME, RET, ARITY, FIRST, SAMPLE, T, SUFFIX)    \
   AIMZ_ROW_SIGNATURE(NAME, SUFFIX, RET, T) {                                  \
-    (void)b, (void)bs, (void)c, (void)cs;                                     \
+    (void)b, (void)bs, (void)c, (void)cs, (void)d, (void)ds, (void)e, (void)es;                                     \
     for (int64_t i = 0; i < n; ++i) {                                         \
       AIMZ_ROW_STREAM(s);                                                     \
       out[i * os] = m::FIRST<T>(s, AIMZ_ROW_ARGS_##ARITY);                    \

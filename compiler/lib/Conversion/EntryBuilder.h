@@ -80,7 +80,7 @@ inline constexpr unsigned ScalarParamSlots = 5;
 inline constexpr int64_t BufferAlign = 64;
 
 /// Parameter slots of every row sampler (a pointer and a stride each).
-inline constexpr unsigned RowParamSlots = 3;
+inline constexpr unsigned RowParamSlots = 5;
 
 /// Parameter slots of every event sampler and log density
 /// (EventDistributions.def's strided convention); unused ones are null.

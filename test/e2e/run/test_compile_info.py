@@ -60,6 +60,8 @@ EXPECTED = {
     "robust_regression": ("obs", [], {"alpha": "global", "beta": "global",
                                       "sigma": "global", "nu": "global",
                                       "y": "observed"}),
+    "truncated_regression": ("obs", [], {"alpha": "global", "beta": "global",
+                                         "sigma": "global", "y": "observed"}),
 }
 
 

@@ -4,10 +4,10 @@
 // loop (with its range check) inside the observation loop.
 // RUN: aimz-opt --aimz-lower-to-loops %s | FileCheck %s
 
-// CHECK-DAG: func.func private @aimz_rt_sample_row_normal_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
-// CHECK-DAG: func.func private @aimz_rt_sample_row_binomial_logits_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
+// CHECK-DAG: func.func private @aimz_rt_sample_row_normal_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
+// CHECK-DAG: func.func private @aimz_rt_sample_row_binomial_logits_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-DAG: func.func private @aimz_rt_logp_binomial_logits_f64(f64, f64, f64, f64, f64, f64) -> f64
-// CHECK-DAG: func.func private @aimz_rt_sample_row_bernoulli_probs_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
+// CHECK-DAG: func.func private @aimz_rt_sample_row_bernoulli_probs_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-NOT: _f32(
 
 // CHECK-LABEL: func.func @aimz_predict(%{{.*}}: !llvm.ptr) -> i32

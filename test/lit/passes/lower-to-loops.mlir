@@ -10,8 +10,8 @@
 
 // CHECK: module attributes {aimz.manifest = "{\22model\22:\22counts\22}"}
 // CHECK-NOT: aimz.model
-// CHECK-DAG: func.func private @aimz_rt_sample_row_normal_f32(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
-// CHECK-DAG: func.func private @aimz_rt_sample_row_poisson_f32(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
+// CHECK-DAG: func.func private @aimz_rt_sample_row_normal_f32(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
+// CHECK-DAG: func.func private @aimz_rt_sample_row_poisson_f32(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-DAG: func.func private @aimz_rt_logp_poisson_f32(f32, f32, f32, f32, f32, f32) -> f32
 // CHECK-DAG: func.func private @aimz_rt_pack_row_tiles_f32(i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr)
 // CHECK-DAG: func.func private @aimz_rt_row_tiles_times_vector_f32(i64, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i64)

@@ -116,3 +116,67 @@ TEST(Elementary, SpecialValues) {
   EXPECT_EQ(el::log(0.0), -std::numeric_limits<double>::infinity());
   EXPECT_EQ(el::tanh(1e-300), 1e-300);
 }
+
+TEST(Elementary, Expm1) {
+  auto RefF = [](float X) { return static_cast<float>(std::expm1(double(X))); };
+  auto RefD = [](double X) { return static_cast<double>(std::expm1l(X)); };
+  EXPECT_LE(maxUlps<float>([](float X) { return el::expm1(X); }, RefF, -20.f, 20.f, false), 3.0);
+  EXPECT_LE(maxUlps<float>([](float X) { return el::expm1(X); }, RefF, 1e-30f, 1.f, true), 3.0);
+  EXPECT_LE(maxUlps<double>([](double X) { return el::expm1(X); }, RefD, -40., 700., false), 3.0);
+  EXPECT_LE(maxUlps<double>([](double X) { return el::expm1(X); }, RefD, 1e-300, 1., true), 3.0);
+  EXPECT_LE(maxUlps<double>([](double X) { return el::expm1(-X); }, [](double X) { return double(std::expm1l(-X)); },
+                            1e-300, 1., true),
+            3.0);
+  EXPECT_EQ(el::expm1(-std::numeric_limits<double>::infinity()), -1.0);
+  EXPECT_EQ(el::expm1(0.0), 0.0);
+  EXPECT_EQ(el::expm1(1000.0), std::numeric_limits<double>::infinity());
+}
+
+TEST(Elementary, Erfc) {
+  auto Ref = [](double X) { return static_cast<double>(std::erfcl(X)); };
+  auto Mine = [](double X) { return el::erfc(X); };
+  // Every region: [0, 0.84375), [0.84375, 1.25), [1.25, 2.857), [2.857, 28),
+  // negative arguments, and deep into the subnormal tail.
+  // exp's 2 ulps and fdlibm's own make up to 4.
+  EXPECT_LE(maxUlps<double>(Mine, Ref, -6., 6., false), 4.0);
+  EXPECT_LE(maxUlps<double>(Mine, Ref, 1e-300, 1.25, true), 4.0);
+  EXPECT_LE(maxUlps<double>(Mine, Ref, 1.25, 26.5, false), 4.0);
+  const double Inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(el::erfc(0.0), 1.0);
+  EXPECT_EQ(el::erfc(Inf), 0.0);
+  EXPECT_EQ(el::erfc(-Inf), 2.0);
+  EXPECT_EQ(el::erfc(30.0), 0.0);
+  EXPECT_TRUE(std::isnan(el::erfc(std::numeric_limits<double>::quiet_NaN())));
+}
+
+TEST(Elementary, LogErfc) {
+  // Where erfc is a normal number, its logarithm; beyond, the asymptotic
+  // series log(e^-x^2 / (x sqrt(pi)) (1 - 1/(2x^2) + 3/(4x^4) - ...)).
+  auto Ref = [](double X) {
+    return static_cast<double>(X < 0.5 ? std::log1pl(-std::erfl(X)) : std::log(std::erfcl(X)));
+  };
+  EXPECT_LE(maxUlps<double>([](double X) { return el::log_erfc_positive(X); }, Ref, 1e-300, 26., true), 4.0);
+  EXPECT_LE(maxUlps<double>([](double X) { return el::log_erfc_positive(X); }, Ref, 0., 26., false), 4.0);
+  for (double X : {30.0, 100.0, 1e4, 1e100}) {
+    const double R = 1 / (2 * X * X);
+    const double Want = -X * X - std::log(X * std::sqrt(M_PI)) + std::log1p(R * (-1 + R * (3 + R * (-15 + R * (105 - 945 * R)))));
+    EXPECT_NEAR(el::log_erfc_positive(X), Want, 4e-16 * std::fabs(Want)) << X;
+  }
+  EXPECT_EQ(el::log_erfc_positive(0.0), 0.0);
+  EXPECT_EQ(el::log_erfc_positive(std::numeric_limits<double>::infinity()), -std::numeric_limits<double>::infinity());
+}
+
+TEST(Elementary, Atan) {
+  auto Ref = [](double X) { return static_cast<double>(std::atan(static_cast<long double>(X))); };
+  auto Mine = [](double X) { return el::atan(X); };
+  EXPECT_LE(maxUlps<double>(Mine, Ref, -5., 5., false), 2.0);
+  EXPECT_LE(maxUlps<double>(Mine, Ref, 1e-300, 1e300, true), 2.0);
+  EXPECT_LE(maxUlps<double>([](double X) { return el::atan(-X); }, [](double X) { return double(std::atan(-(long double)X)); },
+                            1e-300, 1e300, true),
+            2.0);
+  const double Inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(el::atan(0.0), 0.0);
+  EXPECT_EQ(el::atan(Inf), M_PI / 2);
+  EXPECT_EQ(el::atan(-Inf), -M_PI / 2);
+  EXPECT_TRUE(std::isnan(el::atan(std::numeric_limits<double>::quiet_NaN())));
+}

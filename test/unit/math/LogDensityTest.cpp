@@ -12,6 +12,7 @@
 #include "Reference.h"
 #include "TestUtil.h"
 #include "aimz/math/LogDensity.h"
+#include "aimz/math/Truncated.h"
 
 namespace am = aimz::math;
 using aimz_test::close_to;

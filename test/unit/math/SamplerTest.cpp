@@ -406,30 +406,113 @@ TYPED_TEST(Sampler, Weibull) {
   }
 }
 
+/// log(1 - Phi(z)) for the reference CDFs: glibc's erfc, then (z > 30,
+/// where erfc nears underflow) the asymptotic series, within 1e-12 there.
+double ref_normal_log_sf(double z) {
+  if (z < 30) return std::log(0.5 * std::erfc(z / std::sqrt(2.0)));
+  const double r = 1 / (z * z);
+  return -0.5 * z * z - std::log(z * std::sqrt(2 * M_PI)) +
+         std::log1p(r * (-1 + r * (3 + r * (-15 + r * 105))));
+}
+
+/// The CDF of a symmetric base truncated to [a, b] (standardized), from
+/// the base's log survival function, on the side of the centre where the
+/// tail values do not cancel.
+std::function<double(double)> truncated_cdf(std::function<double(double)> log_sf, double loc, double scale,
+                                            double a, double b) {
+  return [=](double x) {
+    const double z = (x - loc) / scale;
+    if (a > 0) {  // (sf(a) - sf(z)) / (sf(a) - sf(b))
+      const double la = log_sf(a);
+      return -std::expm1(log_sf(z) - la) / -std::expm1(log_sf(b) - la);
+    }
+    const double lb = log_sf(-b);  // F(z) = sf(-z)
+    const double fa = std::exp(log_sf(-a) - lb);
+    return (std::exp(log_sf(-z) - lb) - fa) / (1 - fa);
+  };
+}
+
+/// Draws of one truncation, all inside [low, high] (rounded to T), against
+/// the truncated CDF.
+template <class T, class Sample>
+void check_truncation(const char* what, Sample sample, std::function<double(double)> log_sf, double loc,
+                      double scale, double low, double high) {
+  SCOPED_TRACE(std::string(what) + "(" + std::to_string(loc) + ", " + std::to_string(scale) + ", " +
+               std::to_string(low) + ", " + std::to_string(high) + ")");
+  const auto xs = draw([&](RandomStream& s) { return sample(s, T(loc), T(scale), T(low), T(high)); });
+  const double lo = static_cast<double>(T(low)), hi = static_cast<double>(T(high));
+  for (double x : xs) {
+    ASSERT_GE(x, lo);
+    ASSERT_LE(x, hi);
+  }
+  check_ks(xs, truncated_cdf(log_sf, loc, scale, (lo - loc) / scale, (hi - loc) / scale));
+}
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// Both sides of the centre, a tail, a two-sided interval, a narrow one.
+const std::array<double, 4> kTruncations[] = {
+    {0, 1, 0, kInfinity}, {1.5, 2, -kInfinity, -1}, {0, 1, 4, kInfinity}, {0, 1, -1, 2.5}, {2, 0.5, 1.9, 2.05}};
+
 TYPED_TEST(Sampler, TruncatedNormal) {
   using T = TypeParam;
-  const double inf = std::numeric_limits<double>::infinity();
-  // Both sides of the mean, a far upper tail, a two-sided interval.
-  for (auto [loc, scale, low, high] : {std::array<double, 4>{0, 1, 0, inf}, {1.5, 2, -inf, -1},
-                                       {0, 1, 4, inf}, {0, 1, -1, 2.5}, {2, 0.5, 1.9, 2.05}}) {
-    SCOPED_TRACE("TruncatedNormal(" + std::to_string(loc) + ", " + std::to_string(scale) + ", " +
-                 std::to_string(low) + ", " + std::to_string(high) + ")");
-    const auto xs =
-        draw([&](RandomStream& s) { return am::truncated_normal_sample<T>(s, T(loc), T(scale), T(low), T(high)); });
-    // The bounds as the sampler sees them (rounded to T).
-    const double lo = static_cast<double>(T(low)), hi = static_cast<double>(T(high));
-    for (double x : xs) {
-      ASSERT_GE(x, lo);
-      ASSERT_LE(x, hi);
-    }
-    const double a = (lo - loc) / scale, b = (hi - loc) / scale;
-    const double pa = normal_cdf(a), pb = normal_cdf(b);
-    if (a > 0) {  // complements keep the far tail exact
-      const double qa = 0.5 * std::erfc(a / std::sqrt(2.0)), qb = 0.5 * std::erfc(b / std::sqrt(2.0));
-      check_ks(xs, [&](double x) { return (qa - 0.5 * std::erfc((x - loc) / scale / std::sqrt(2.0))) / (qa - qb); });
-    } else {
-      check_ks(xs, [&](double x) { return (normal_cdf((x - loc) / scale) - pa) / (pb - pa); });
-    }
+  auto sample = [](RandomStream& s, T loc, T scale, T low, T high) {
+    return am::truncated_normal_sample<T>(s, loc, scale, low, high);
+  };
+  for (auto [loc, scale, low, high] : kTruncations)
+    check_truncation<T>("TruncatedNormal", sample, ref_normal_log_sf, loc, scale, low, high);
+  // Far beyond where the normal's tail underflows (38 sd): drawn from its
+  // logarithm (draws here used to come back infinite).
+  for (auto [loc, scale, low, high] : {std::array<double, 4>{0, 1, 40, kInfinity}, {1, 0.1, -kInfinity, -4},
+                                       {0, 1, 60, 60.5}, {0, 1, 8, 9}})
+    check_truncation<T>("TruncatedNormal", sample, ref_normal_log_sf, loc, scale, low, high);
+}
+
+TYPED_TEST(Sampler, TruncatedCauchyLaplaceLogistic) {
+  using T = TypeParam;
+  auto cauchy_log_sf = [](double z) { return std::log(z > 0 ? std::atan(1 / z) / M_PI : 0.5 - std::atan(z) / M_PI); };
+  auto laplace_log_sf = [](double z) { return z >= 0 ? std::log(0.5) - z : std::log1p(-0.5 * std::exp(z)); };
+  auto logistic_log_sf = [](double z) { return z > 0 ? -z - std::log1p(std::exp(-z)) : -std::log1p(std::exp(z)); };
+  auto cauchy = [](RandomStream& s, T loc, T scale, T low, T high) {
+    return am::truncated_cauchy_sample<T>(s, loc, scale, low, high);
+  };
+  auto laplace = [](RandomStream& s, T loc, T scale, T low, T high) {
+    return am::truncated_laplace_sample<T>(s, loc, scale, low, high);
+  };
+  auto logistic = [](RandomStream& s, T loc, T scale, T low, T high) {
+    return am::truncated_logistic_sample<T>(s, loc, scale, low, high);
+  };
+  for (auto [loc, scale, low, high] : kTruncations) {
+    check_truncation<T>("TruncatedCauchy", cauchy, cauchy_log_sf, loc, scale, low, high);
+    check_truncation<T>("TruncatedLaplace", laplace, laplace_log_sf, loc, scale, low, high);
+    check_truncation<T>("TruncatedLogistic", logistic, logistic_log_sf, loc, scale, low, high);
+  }
+  // Far tails: Laplace's and Logistic's beyond where their tails underflow
+  // (e^-800), Cauchy's at a million scales.
+  check_truncation<T>("TruncatedCauchy", cauchy, cauchy_log_sf, 0, 1, -kInfinity, -1e6);
+  check_truncation<T>("TruncatedLaplace", laplace, laplace_log_sf, 0, 1, 800, kInfinity);
+  check_truncation<T>("TruncatedLogistic", logistic, logistic_log_sf, 0, 1, -kInfinity, -800);
+}
+
+TYPED_TEST(Sampler, TruncatedStudentT) {
+  using T = TypeParam;
+  // Closed forms of the t's survival function for df 2 and 3 (t >= 0;
+  // below 0 by symmetry).
+  auto df2 = [](double t) {
+    const double a = std::fabs(t), r = std::sqrt(2 + a * a), q = 1 / (r * (r + a));
+    return t >= 0 ? std::log(q) : std::log1p(-q);
+  };
+  auto df3 = [](double t) {
+    const double a = std::fabs(t), s3 = std::sqrt(3.0);
+    const double q = (std::atan(s3 / a) - a * s3 / (3 + a * a)) / M_PI;
+    return t >= 0 ? std::log(q) : std::log1p(-q);
+  };
+  for (auto [df, log_sf] : {std::pair<double, std::function<double(double)>>{2, df2}, {3, df3}}) {
+    auto sample = [df = df](RandomStream& s, T loc, T scale, T low, T high) {
+      return am::truncated_student_t_sample<T>(s, T(df), loc, scale, low, high);
+    };
+    for (auto [loc, scale, low, high] : kTruncations)
+      check_truncation<T>(df == 2 ? "TruncatedStudentT(2)" : "TruncatedStudentT(3)", sample, log_sf, loc, scale,
+                          low, high);
   }
 }
 
@@ -929,6 +1012,78 @@ TEST(SplitSamplers, ZeroInflatedPoissonFirstAttemptIsTheFullSamplersCount) {
 TEST(SplitSamplers, BinomialFirstAttemptIsTheFullSamplersCount) {
   checkBinomialSplits<float>();
   checkBinomialSplits<double>();
+}
+
+// Truncated StudentT: the folded base draw in vector lanes wherever it lands
+// in the interval; all of a half-t's (low = loc) first attempts that the
+// gamma's squeeze accepts, half of an interval straddling loc's.
+template <class T> void checkTruncatedStudentTSplits() {
+  const T Inf = std::numeric_limits<T>::infinity();
+  for (auto [Df, Low, High, MinPercent] : {std::array<T, 4>{T(3), T(0), Inf, T(85)}, {T(1), -Inf, T(0), T(85)},
+                                           {T(4), T(-1), T(1.5), T(40)}, {T(30), T(0.5), T(3), T(30)}}) {
+    std::string Name = "TruncatedStudentT(" + std::to_string(Df) + ", " + std::to_string(Low) + ", " +
+                       std::to_string(High) + ")";
+    checkFirstAttemptsAgree<T>(
+        Name.c_str(),
+        [&](RandomStream &S, T Loc, T Scale) {
+          return am::truncated_student_t_sample_first<T>(S, Df, Loc, Scale, Loc + Scale * Low, Loc + Scale * High);
+        },
+        [&](RandomStream &S, T Loc, T Scale) {
+          return am::truncated_student_t_sample<T>(S, Df, Loc, Scale, Loc + Scale * Low, Loc + Scale * High);
+        },
+        {std::array<T, 2>{T(0), T(1)}, {T(2.5), T(0.3)}}, static_cast<int>(MinPercent));
+  }
+  // Invalid parameters and exhausted coordinates: NaN from both halves.
+  for (auto [Df, Scale, Low, High] : {std::array<T, 4>{T(-1), T(1), T(0), Inf}, {T(3), T(0), T(0), Inf},
+                                      {T(3), T(1), T(1), T(1)}}) {
+    RandomStream A(11, 3, 5, 0, 0), B(11, 3, 5, 0, 0);
+    EXPECT_TRUE(std::isnan(am::truncated_student_t_sample_first<T>(A, Df, T(0), Scale, Low, High)));
+    EXPECT_TRUE(std::isnan(am::truncated_student_t_sample<T>(B, Df, T(0), Scale, Low, High)));
+  }
+  RandomStream C(11, 3, 5, RandomStream::kMaxObs + 1, 0);
+  EXPECT_TRUE(std::isnan(am::truncated_student_t_sample_first<T>(C, T(3), T(0), T(1), T(0), Inf)));
+}
+
+// Truncated normal: every draw in the vector lanes but those past AS 241's
+// fitted range (q < 1e-300: truncations beyond ~37 sd), which only the full
+// sampler's Newton steps reach.
+template <class T> void checkTruncatedNormalSplits() {
+  const T Inf = std::numeric_limits<T>::infinity();
+  for (auto [Low, High, MinPercent] : {std::array<T, 3>{T(0), Inf, T(100)}, {-Inf, T(-3), T(100)},
+                                       {T(-1), T(2.5), T(100)}, {T(30), T(31), T(100)}, {T(40), Inf, T(0)}}) {
+    std::string Name = "TruncatedNormal(" + std::to_string(Low) + ", " + std::to_string(High) + ")";
+    checkFirstAttemptsAgree<T>(
+        Name.c_str(),
+        [&](RandomStream &S, T Loc, T Scale) {
+          return am::truncated_normal_sample_first<T>(S, Loc, Scale, Loc + Scale * Low, Loc + Scale * High);
+        },
+        [&](RandomStream &S, T Loc, T Scale) {
+          return am::truncated_normal_sample<T>(S, Loc, Scale, Loc + Scale * Low, Loc + Scale * High);
+        },
+        {std::array<T, 2>{T(0), T(1)}, {T(2.5), T(0.3)}}, static_cast<int>(MinPercent) - 1);
+  }
+  // Past the fitted range the first attempt gives NaN, the full sampler a
+  // draw inside the bounds.
+  RandomStream A(11, 3, 5, 0, 0), B(11, 3, 5, 0, 0);
+  EXPECT_TRUE(std::isnan(am::truncated_normal_sample_first<T>(A, T(0), T(1), T(40), Inf)));
+  const T X = am::truncated_normal_sample<T>(B, T(0), T(1), T(40), Inf);
+  EXPECT_GE(X, T(40));
+  EXPECT_LT(X, T(41));
+  for (auto [Scale, Low, High] : {std::array<T, 3>{T(0), T(0), Inf}, {T(1), T(1), T(1)}, {T(1), T(2), T(1)}}) {
+    RandomStream C(11, 3, 5, 0, 0), D(11, 3, 5, 0, 0);
+    EXPECT_TRUE(std::isnan(am::truncated_normal_sample_first<T>(C, T(0), Scale, Low, High)));
+    EXPECT_TRUE(std::isnan(am::truncated_normal_sample<T>(D, T(0), Scale, Low, High)));
+  }
+}
+
+TEST(SplitSamplers, TruncatedNormalFirstAttemptIsTheFullSamplersValue) {
+  checkTruncatedNormalSplits<float>();
+  checkTruncatedNormalSplits<double>();
+}
+
+TEST(SplitSamplers, TruncatedStudentTFirstAttemptIsTheFullSamplersValue) {
+  checkTruncatedStudentTSplits<float>();
+  checkTruncatedStudentTSplits<double>();
 }
 
 // The truncated StudentT draws by inverting the t's survival function

@@ -173,3 +173,41 @@ TEST(Special, Bd0MatchesDefinitionAwayFromMode) {
   // near the mode: bd0 ~ (x - m)^2 / (2 m)
   EXPECT_NEAR(am::bd0(1e8 + 1.0, 1e8) / (0.5 / 1e8), 1.0, 1e-7);
 }
+
+// The normal tail's logarithm and its inverse, against glibc's erfc in long
+// double and (where that underflows) the asymptotic series of log erfc.
+namespace {
+double refNormalLogTail(double Z) {
+  if (Z < 35) return static_cast<double>(std::log(0.5L * std::erfcl(static_cast<long double>(Z) / std::sqrt(2.0L))));
+  const double R = 1 / (Z * Z);
+  return -0.5 * Z * Z - std::log(Z * std::sqrt(2 * M_PI)) +
+         std::log1p(R * (-1 + R * (3 + R * (-15 + R * (105 - 945 * R)))));
+}
+} // namespace
+
+TEST(Special, NormalLogTail) {
+  for (double Z = 0; Z < 2000; Z = Z < 8 ? Z + 0.01 : Z * 1.01) {
+    const double Want = refNormalLogTail(Z);
+    EXPECT_NEAR(am::normal_log_tail(Z), Want, 1e-15 * std::fabs(Want) + 1e-300) << "z " << Z;
+  }
+  EXPECT_EQ(am::normal_log_tail(std::numeric_limits<double>::infinity()), -std::numeric_limits<double>::infinity());
+}
+
+// AS 241 from log q: sf(isf(q)) = q to a few ulps of log q (a relative
+// error of q that small) over its fitted range, and with Newton's method
+// beyond it, out to tails of 1e-400000.
+TEST(Special, NormalIsfFromLogQ) {
+  for (double Lq = std::log(0.5); Lq > -1e6; Lq = Lq > -1 ? Lq - 0.003 : Lq * 1.01) {
+    const double Z = Lq >= am::kNormalIsfLogFitted ? am::normal_isf_log(Lq) : am::normal_isf_log_refined(Lq);
+    ASSERT_TRUE(std::isfinite(Z)) << "log q " << Lq;
+    ASSERT_GE(Z, 0.0) << "log q " << Lq;
+    // The error in log q that a few ulps of Z make (d log sf / dz ~ z).
+    const double Slack = 1e-15 * (std::fabs(Lq) + 1) + 1e-15 * Z * (Z + 1);
+    EXPECT_NEAR(refNormalLogTail(Z), Lq, Slack) << "log q " << Lq << " z " << Z;
+    if (Lq >= am::kNormalIsfLogFitted) {
+      EXPECT_EQ(am::normal_isf_log_refined(Lq), Z);
+    }
+  }
+  EXPECT_EQ(am::normal_isf_log(std::log(0.5)), 0.0);
+  EXPECT_EQ(am::normal_isf_log(-std::numeric_limits<double>::infinity()), std::numeric_limits<double>::infinity());
+}

@@ -12,6 +12,11 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
   T r = normal_sample(s, T(0), T(1)) + gamma_sample(s, T(0.5), T(2)) + beta_sample(s, T(2), T(3)) +
         student_t_sample(s, T(3), T(0), T(1)) + cauchy_sample(s, T(0), T(1)) + log_normal_sample(s, T(0), T(1)) +
         half_normal_sample(s, T(1)) + half_cauchy_sample(s, T(1)) + exponential_sample(s, T(1)) + uniform_sample(s, T(0), T(1));
+  const T inf = static_cast<T>(INFINITY);
+  r += truncated_normal_sample(s, T(0), T(1), T(0), inf) + truncated_cauchy_sample(s, T(0), T(1), T(-1), T(2)) +
+       truncated_laplace_sample(s, T(0), T(1), -inf, T(0)) + truncated_logistic_sample(s, T(0), T(1), T(1), T(3)) +
+       truncated_student_t_sample(s, T(3), T(0), T(1), T(0), inf) +
+       truncated_student_t_sample_first(s, T(3), T(0), T(1), T(0), inf);
   cnt[i] = poisson_sample(s, x[i]) + binomial_sample(s, T(100), T(0.3)) + bernoulli_sample(s, T(0.2)) +
            bernoulli_logits_sample(s, T(0.2)) + binomial_logits_sample(s, T(10), T(-1));
   r += normal_log_prob(x[i], T(0), T(1)) + gamma_log_prob(x[i], T(2), T(1)) + beta_log_prob(x[i], T(2), T(2)) +
@@ -19,7 +24,10 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
        binomial_logits_log_prob(x[i], T(10), T(0.5)) + bernoulli_log_prob(x[i], T(0.5)) + bernoulli_logits_log_prob(x[i], T(0.5)) +
        log_normal_log_prob(x[i], T(0), T(1)) + half_normal_log_prob(x[i], T(1)) + half_cauchy_log_prob(x[i], T(1)) +
        cauchy_log_prob(x[i], T(0), T(1)) + exponential_log_prob(x[i], T(1)) + uniform_log_prob(x[i], T(0), T(1)) +
-       log_gamma(x[i]) + log_beta(x[i], T(2));
+       log_gamma(x[i]) + log_beta(x[i], T(2)) + truncated_normal_log_prob(x[i], T(0), T(1), T(0), inf) +
+       truncated_cauchy_log_prob(x[i], T(0), T(1), T(-1), T(2)) + truncated_laplace_log_prob(x[i], T(0), T(1), -inf, T(0)) +
+       truncated_logistic_log_prob(x[i], T(0), T(1), T(1), T(3)) +
+       truncated_student_t_log_prob(x[i], T(3), T(0), T(1), T(0), inf);
   out[i] = r;
 }
 template __global__ void k<float>(float*, int*, const float*, unsigned long long, int);

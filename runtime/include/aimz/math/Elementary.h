@@ -1,12 +1,13 @@
-// Branch-free exp, log, log1p, tanh and cos(2 pi u) for generated kernels.
+// Branch-free exp, log, log1p, expm1, tanh, cos(2 pi u), tan(pi w), erfc
+// and atan for generated kernels.
 //
 // Written as straight-line arithmetic with selects so that LLVM vectorizes
 // loops that call them, and so that a value is bit-for-bit the same whether
 // it is computed in a vector lane or in a scalar remainder loop, on the CPU
 // or on the GPU (glibc's libmvec differs from its scalar libm in the last
 // bit, which would make results depend on how the work was split).
-// Algorithms: Cephes (exp), FreeBSD msun / fdlibm (log), Kahan's log1p
-// correction; errors within about 1 ulp (tested in ElementaryTest.cpp).
+// Algorithms: Cephes (exp, atan), FreeBSD msun / fdlibm (log, erfc), Kahan's
+// log1p and expm1 corrections; errors within about 1 ulp (tested in ElementaryTest.cpp).
 #pragma once
 
 #include "aimz/math/Config.h"
@@ -106,7 +107,9 @@ AIMZ_MATH_FN double exp(double X) {
   Q = Q * R2 + 2.27265548208155028766E-1;
   Q = Q * R2 + 2.00000000000000000009E0;
   double E = 1.0 + 2.0 * (P / (Q - P));
-  std::int64_t K = static_cast<std::int64_t>(N);
+  // |N| <= 1076: through int32, whose conversion AVX2 has for vectors (a
+  // 64-bit one it lacks, which LLVM would do lane by lane); the same value.
+  std::int64_t K = static_cast<std::int32_t>(N);
   std::int64_t K1 = K / 2;
   double Y = E * pow2(K1) * pow2(K - K1);
   Y = X > Hi ? infinity<double>() : Y;
@@ -161,7 +164,7 @@ AIMZ_MATH_FN double logNormal(double Xs, int Shift) {
                 W * (1.818357216161805012e-01 + W * 1.479819860511658591e-01)));
   double R = T2 + T1;
   double Hfsq = 0.5 * F * F;
-  double Dk = static_cast<double>(E);
+  double Dk = static_cast<double>(static_cast<std::int32_t>(E)); // as in exp
   return Dk * 6.93147180369123816490e-01 -
          ((Hfsq - (S * (Hfsq + R) + Dk * 1.90821492927058770002e-10)) - F);
 }
@@ -277,6 +280,147 @@ template <class T> AIMZ_HOT_FN T tanpi(T W) {
   T Y = detail::sin2piQuarter(A * T(0.5)) /
         detail::sin2piQuarter((T(0.5) - A) * T(0.5));
   return W < T(0) ? -Y : Y;
+}
+
+// expm1: exp(x) - 1 without losing x's digits when |x| is small ----------
+
+/// Kahan's correction, as for log1p: (e^x - 1) * x / log(e^x) cancels the
+/// rounding of e^x (within a few ulps; tested in ElementaryTest.cpp).
+template <class T> AIMZ_HOT_FN T expm1(T X) {
+  T U = exp(X);
+  T Um1 = U - T(1);
+  T Y = Um1 * (X / log(U == T(1) ? T(2) : U));
+  Y = U == T(1) ? X : Y;
+  Y = Um1 == T(-1) ? T(-1) : Y;
+  Y = U == detail::infinity<T>() ? U : Y;
+  return X != X ? X : Y;
+}
+
+// erfc (double) ---------------------------------------------------------------
+//
+// FreeBSD msun / fdlibm's s_erf.c: rational approximations on [0, 0.84375),
+// [0.84375, 1.25), [1.25, 1/0.35) and [1/0.35, 28). One rational function
+// is evaluated, its variable and coefficients selected per lane (fdlibm's
+// shorter ones padded with leading zeros: the same Horner sums), so a
+// vector of mixed regions costs one evaluation and one division. Within
+// about 2 ulps of glibc's erfc.
+
+namespace detail {
+
+/// fdlibm's erfc pieces at x >= 0: R, its region's rational function, and
+/// Z, x with its low 32 bits cleared. Below 0.84375 erf(x) = x + x R;
+/// below 1.25 erfc(x) = 1 - erx - R; from there erfc(x) = exp(Big) *
+/// exp(Small) / x with Big = -Z^2 - 0.5625 exact and Small = (Z - x)(Z +
+/// x) + R small, so both the value and its logarithm (Big + Small - log
+/// x, which never underflows) keep their precision.
+struct ErfcPieces {
+  bool Head, Mid; // x < 0.84375, 0.84375 <= x < 1.25
+  double R, Big, Small;
+};
+
+AIMZ_HOT_FN ErfcPieces erfcPieces(double X) {
+  ErfcPieces E;
+  E.Head = X < 0.84375;
+  E.Mid = !E.Head & (X < 1.25);
+  const bool Near = X < 2.857142857142857; // 1 / 0.35
+  // sel(head, mid, [1.25, 1/0.35), beyond) per coefficient.
+  auto Sel = [&](double H, double M, double A, double B) {
+    return E.Head ? H : (E.Mid ? M : (Near ? A : B));
+  };
+  // Every candidate computed, then selected: a division left under a
+  // condition would stay a branch, which stops a loop vectorizing.
+  const double Square = X * X, Shifted = X - 1.0, Inverse = 1.0 / Square;
+  const double V = E.Head ? Square : (E.Mid ? Shifted : Inverse);
+  double P = Sel(0.0, 0.0, -9.81432934416914548592e+00, 0.0);
+  P = P * V + Sel(0.0, -2.16637559486879084300e-03, -8.12874355063065934246e+01, -4.83519191608651397019e+02);
+  P = P * V + Sel(0.0, 3.54783043256182359371e-02, -1.84605092906711035994e+02, -1.02509513161107724954e+03);
+  P = P * V + Sel(-2.37630166566501626084e-05, -1.10894694282396677476e-01, -1.62396669462573470355e+02,
+                  -6.37566443368389627722e+02);
+  P = P * V + Sel(-5.77027029648944159157e-03, 3.18346619901161753674e-01, -6.23753324503260060396e+01,
+                  -1.60636384855821916062e+02);
+  P = P * V + Sel(-2.84817495755985104766e-02, -3.72207876035701323847e-01, -1.05586262253232909814e+01,
+                  -1.77579549177547519889e+01);
+  P = P * V + Sel(-3.25042107247001499370e-01, 4.14856118683748331666e-01, -6.93858572707181764372e-01,
+                  -7.99283237680523006574e-01);
+  P = P * V + Sel(1.28379167095512558561e-01, -2.36211856075265944077e-03, -9.86494403484714822705e-03,
+                  -9.86494292470009928597e-03);
+  double Q = Sel(0.0, 0.0, -6.04244152148580987438e-02, 0.0);
+  Q = Q * V + Sel(0.0, 0.0, 6.57024977031928170135e+00, -2.24409524465858183362e+01);
+  Q = Q * V + Sel(0.0, 1.19844998467991074170e-02, 1.08635005541779435134e+02, 4.74528541206955367215e+02);
+  Q = Q * V + Sel(-3.96022827877536812320e-06, 1.36370839120290507362e-02, 4.29008140027567833386e+02,
+                  2.55305040643316442583e+03);
+  Q = Q * V + Sel(1.32494738004321644526e-04, 1.26171219808761642112e-01, 6.45387271733267880336e+02,
+                  3.19985821950859553908e+03);
+  Q = Q * V + Sel(5.08130628187576562776e-03, 7.18286544141962662868e-02, 4.34565877475229228821e+02,
+                  1.53672958608443695994e+03);
+  Q = Q * V + Sel(6.50222499887672944485e-02, 5.40397917702171048937e-01, 1.37657754143519042600e+02,
+                  3.25792512996573918826e+02);
+  Q = Q * V + Sel(3.97917223959155352819e-01, 1.06420880400844228286e-01, 1.96512716674392571292e+01,
+                  3.03380607434824582924e+01);
+  Q = Q * V + 1.0;
+  E.R = P / Q;
+  const double Z = asDouble(asBits(X) & 0xffffffff00000000ull);
+  E.Big = -Z * Z - 0.5625;
+  E.Small = (Z - X) * (Z + X) + E.R;
+  return E;
+}
+
+constexpr double kErx = 8.45062911510467529297e-01;
+
+} // namespace detail
+
+AIMZ_HOT_FN double erfc(double X) {
+  using namespace detail;
+  const double A = std::fabs(X);
+  const ErfcPieces E = erfcPieces(A);
+  const double Xr = A * E.R;
+  // fdlibm's roundings: 1 - erf below 1/4, 1/2 - (x r + (x - 1/2)) above.
+  const double Head = A < 0.25 ? 1.0 - (A + Xr) : 0.5 - (Xr + (A - 0.5));
+  double Y = E.Head ? Head : (E.Mid ? (1.0 - kErx) - E.R : exp(E.Big) * exp(E.Small) / A);
+  Y = A < 28.0 ? Y : 0.0;
+  Y = X < 0.0 ? 2.0 - Y : Y;
+  return X != X ? X : Y;
+}
+
+/// log(erfc(x)) for x >= 0, finite where erfc underflows (up to x ~ 1e154):
+/// one log, of 1 - erf(x) with log1p's correction near 0 (where erfc's
+/// rounding would swamp a small log), of erfc(x) up to 1.25, of x beyond.
+AIMZ_HOT_FN double log_erfc_positive(double X) {
+  using namespace detail;
+  const ErfcPieces E = erfcPieces(X);
+  const double Erf = X + X * E.R;
+  const double U = 1.0 - Erf;
+  const double D = U - 1.0;
+  const double L = log(E.Head ? U : (E.Mid ? (1.0 - kErx) - E.R : X));
+  // Kahan: log(u) (-erf) / (u - 1) corrects the rounding of 1 - erf.
+  const double Head = D == 0.0 ? -Erf : L * (-Erf / D);
+  const double Y = E.Head ? Head : (E.Mid ? L : (E.Big + E.Small) - L);
+  return X != X ? X : (X == infinity<double>() ? -X : Y);
+}
+
+// atan (double) ----------------------------------------------------------------
+//
+// Cephes' atan: the argument reduced to [0, 0.66] (by (x - 1) / (x + 1)
+// above 0.66, by -1 / x above tan(3 pi / 8)), both reductions selected per
+// lane, then one rational function.
+
+AIMZ_HOT_FN double atan(double X) {
+  const double A = std::fabs(X);
+  const bool Far = A > 2.41421356237309504880; // tan(3 pi / 8)
+  const bool Mid = A > 0.66;
+  const double T = Far ? -1.0 / A : (Mid ? (A - 1.0) / (A + 1.0) : A);
+  const double Base = Far ? 1.57079632679489661923 : (Mid ? 0.78539816339744830962 : 0.0);
+  const double More = Far ? 6.123233995736765886130e-17 : (Mid ? 3.061616997868382943065e-17 : 0.0);
+  double Z = T * T;
+  const double P = (((-8.750608600031904122785e-01 * Z + -1.615753718733365076637e+01) * Z +
+                     -7.500855792314704667340e+01) * Z + -1.228866684490136173410e+02) * Z +
+                   -6.485021904942025371773e+01;
+  const double Q = ((((Z + 2.485846490142306297962e+01) * Z + 1.650270098316988542046e+02) * Z +
+                     4.328810604912902668951e+02) * Z + 4.853903996359136964868e+02) * Z +
+                   1.945506571482613964425e+02;
+  Z = Z * P / Q;
+  const double Y = Base + ((T * Z + T) + More);
+  return X != X ? X : (X < 0.0 ? -Y : Y);
 }
 
 } // namespace elementary

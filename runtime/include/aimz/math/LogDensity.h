@@ -289,19 +289,6 @@ template <class T> AIMZ_MATH_FN T weibull_log_prob(T x, T scale, T concentration
   return elementary::log(k / scale) + (k - T(1)) * elementary::log(z) - std::pow(z, k);
 }
 
-/// TruncatedNormal(loc, scale, low, high): the normal density renormalized
-/// on [low, high] (bounds may be infinite). Computes in double.
-template <class T> AIMZ_MATH_FN T truncated_normal_log_prob(T x, T loc, T scale, T low, T high) {
-  if (!std::isfinite(loc) || !detail::pos_finite(scale) || std::isnan(low) || std::isnan(high) || !(low < high) ||
-      std::isnan(x))
-    return detail::nan<T>();
-  if (x < low || x > high || std::isinf(x)) return -detail::inf<T>();
-  const double m = static_cast<double>(loc), sd = static_cast<double>(scale);
-  const double z = (static_cast<double>(x) - m) / sd;
-  const double a = (static_cast<double>(low) - m) / sd, b = (static_cast<double>(high) - m) / sd;
-  return static_cast<T>(-0.5 * z * z - elementary::log(sd) - detail::kLnSqrt2Pi - log_normal_mass(a, b));
-}
-
 // --------------------------------------------------- more discrete families
 
 namespace detail {

@@ -652,33 +652,6 @@ template <class T> AIMZ_HOT_FN T weibull_sample(RandomStream& s, T scale, T conc
   return detail::finish(s, scale * elementary::exp(elementary::log(e) / concentration));
 }
 
-/// TruncatedNormal(loc, scale, low, high) by inversion of the normal CDF,
-/// on the tail side of the interval (complements when it lies above the
-/// mean) so that far truncations keep their precision. Computes in double.
-template <class T> AIMZ_MATH_FN T truncated_normal_sample(RandomStream& s, T loc, T scale, T low, T high) {
-  if (!std::isfinite(loc) || !detail::pos_finite(scale) || std::isnan(low) || std::isnan(high) || !(low < high))
-    return detail::nan<T>();
-  const double m = static_cast<double>(loc), sd = static_cast<double>(scale);
-  const double a = (static_cast<double>(low) - m) / sd, b = (static_cast<double>(high) - m) / sd;
-  const double u = uniform01<double>(s);
-  double z;
-  if (a > 0.0) {
-    const double qa = normal_sf(a), qb = normal_sf(b);
-    z = -normal_quantile(qa - u * (qa - qb));
-  } else if (b < 0.0) {
-    const double pa = normal_sf(-a), pb = normal_sf(-b);
-    z = normal_quantile(pa + u * (pb - pa));
-  } else {
-    const double pa = normal_sf(-a), pb = 1.0 - normal_sf(b);
-    const double p = pa + u * (pb - pa);
-    z = p < 0.5 ? normal_quantile(p) : -normal_quantile(1.0 - p);
-  }
-  z = z < a ? a : (z > b ? b : z);
-  T x = static_cast<T>(m + sd * z);
-  x = x < low ? low : (x > high ? high : x);
-  return detail::finish(s, x);
-}
-
 // --------------------------------------------------- more discrete families
 //
 // Mixtures draw their mixing variable first (in double, as every discrete

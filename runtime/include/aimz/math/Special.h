@@ -359,57 +359,68 @@ AIMZ_HOT_FN T log_binom_raw(T k, T nmk, T n, T p, T q, T log_p, T log_q) {
 }  // namespace detail
 
 // ------------------------------------------------------- the normal CDF
+//
+// Branch-free (Elementary.h's erfc, exp and log), so that rows of the
+// truncated normal vectorize, and in logarithms where the tail underflows.
 
-/// Upper tail of the standard normal, 1 - Phi(z) = erfc(z / sqrt 2) / 2,
-/// accurate in the tail (underflows to 0 beyond z ~ 37.5).
-AIMZ_MATH_FN double normal_sf(double z) { return 0.5 * std::erfc(z * 0.70710678118654752440); }
+constexpr double kSqrtHalf = 0.70710678118654752440;
 
-/// log(Phi(b) - Phi(a)) for a < b, computed on the side of zero where the
-/// difference does not cancel.
-AIMZ_MATH_FN double log_normal_mass(double a, double b) {
-  if (a > 0.0) {
-    const double qa = normal_sf(a), qb = normal_sf(b);
-    return std::log(qa) + std::log1p(-qb / qa);
-  }
-  if (b < 0.0) {
-    const double pa = normal_sf(-a), pb = normal_sf(-b);
-    return std::log(pb) + std::log1p(-pa / pb);
-  }
-  return std::log1p(-(normal_sf(b) + normal_sf(-a)));
+/// log(1 - Phi(z)) for z >= 0: log(erfc(z / sqrt 2) / 2), finite for every
+/// finite z (about -z^2 / 2 - log(z sqrt(2 pi)) far out, where the tail
+/// itself underflows).
+AIMZ_HOT_FN double normal_log_tail(double z) { return elementary::log_erfc_positive(z * kSqrtHalf) - detail::kLn2; }
+
+/// Below this log q, AS 241's tail approximation is past the range it was
+/// fitted on (p >= 1e-300): normal_isf_log's caller refines its value.
+constexpr double kNormalIsfLogFitted = -690.0;
+
+/// The z >= 0 with log(1 - Phi(z)) = lq, for lq <= log(1/2): Wichura's
+/// AS 241 (PPND16, relative error about 1e-16), from log q (its tails need
+/// only log q, so it holds down to q = 1e-300). Straight-line: its three
+/// rational functions are one evaluation, variable and coefficients
+/// selected per lane, and one division.
+AIMZ_HOT_FN double normal_isf_log(double lq) {
+  const double q = elementary::exp(lq) - 0.5;  // in [-1/2, 0]
+  const bool central = q >= -0.425;
+  const double r = std::sqrt(-lq);
+  const bool near = r <= 5.0;
+  const double v = central ? 0.180625 - q * q : (near ? r - 1.6 : r - 5.0);
+  auto sel = [&](double c, double n, double f) { return central ? c : (near ? n : f); };
+  double num = sel(2.5090809287301226727e+3, 7.74545014278341407640e-4, 2.01033439929228813265e-7);
+  num = num * v + sel(3.3430575583588128105e+4, 2.27238449892691845833e-2, 2.71155556874348757815e-5);
+  num = num * v + sel(6.7265770927008700853e+4, 2.41780725177450611770e-1, 1.24266094738807843860e-3);
+  num = num * v + sel(4.5921953931549871457e+4, 1.27045825245236838258e+0, 2.65321895265761230930e-2);
+  num = num * v + sel(1.3731693765509461125e+4, 3.64784832476320460504e+0, 2.96560571828504891230e-1);
+  num = num * v + sel(1.9715909503065514427e+3, 5.76949722146069140550e+0, 1.78482653991729133580e+0);
+  num = num * v + sel(1.3314166789178437745e+2, 4.63033784615654529590e+0, 5.46378491116411436990e+0);
+  num = num * v + sel(3.3871328727963666080e+0, 1.42343711074968357734e+0, 6.65790464350110377720e+0);
+  double den = sel(5.2264952788528545610e+3, 1.05075007164441684324e-9, 2.04426310338993978564e-15);
+  den = den * v + sel(2.8729085735721942674e+4, 5.47593808499534494600e-4, 1.42151175831644588870e-7);
+  den = den * v + sel(3.9307895800092710610e+4, 1.51986665636164571966e-2, 1.84631831751005468180e-5);
+  den = den * v + sel(2.1213794301586595867e+4, 1.48103976427480074590e-1, 7.86869131145613259100e-4);
+  den = den * v + sel(5.3941960214247511077e+3, 6.89767334985100004550e-1, 1.48753612908506148525e-2);
+  den = den * v + sel(6.8718700749205790830e+2, 1.67638483018380384940e+0, 1.36929880922735805310e-1);
+  den = den * v + sel(4.2313330701600911252e+1, 2.05319162663775882187e+0, 5.99832206555887937690e-1);
+  den = den * v + 1.0;
+  const double z = (central ? -q : 1.0) * (num / den);
+  return lq == -detail::inf<double>() ? -lq : z;
 }
 
-/// The standard normal quantile Phi^{-1}(p) for p in (0, 1): Acklam's
-/// rational approximation (relative error 1.15e-9) and one Halley step on
-/// erfc, which brings it to double precision. Pass the smaller of p and
-/// 1 - p for accuracy in the upper tail (Phi^{-1}(1 - q) = -Phi^{-1}(q)).
-AIMZ_MATH_FN double normal_quantile(double p) {
-  if (!(p > 0.0)) return p == 0.0 ? -detail::inf<double>() : detail::nan<double>();
-  if (!(p < 1.0)) return p == 1.0 ? detail::inf<double>() : detail::nan<double>();
-  const double a1 = -3.969683028665376e+01, a2 = 2.209460984245205e+02, a3 = -2.759285104469687e+02,
-               a4 = 1.383577518672690e+02, a5 = -3.066479806614716e+01, a6 = 2.506628277459239e+00;
-  const double b1 = -5.447609879822406e+01, b2 = 1.615858368580409e+02, b3 = -1.556989798598866e+02,
-               b4 = 6.680131188771972e+01, b5 = -1.328068155288572e+01;
-  const double c1 = -7.784894002430293e-03, c2 = -3.223964580411365e-01, c3 = -2.400758277161838e+00,
-               c4 = -2.549732539343734e+00, c5 = 4.374664141464968e+00, c6 = 2.938163982698783e+00;
-  const double d1 = 7.784695709041462e-03, d2 = 3.224671290700398e-01, d3 = 2.445134137142996e+00,
-               d4 = 3.754408661907416e+00;
-  const double plow = 0.02425;
-  double x;
-  if (p < plow) {
-    const double q = std::sqrt(-2.0 * std::log(p));
-    x = (((((c1 * q + c2) * q + c3) * q + c4) * q + c5) * q + c6) / ((((d1 * q + d2) * q + d3) * q + d4) * q + 1.0);
-  } else if (p <= 1.0 - plow) {
-    const double q = p - 0.5, r = q * q;
-    x = (((((a1 * r + a2) * r + a3) * r + a4) * r + a5) * r + a6) * q /
-        (((((b1 * r + b2) * r + b3) * r + b4) * r + b5) * r + 1.0);
-  } else {
-    const double q = std::sqrt(-2.0 * std::log1p(-p));
-    x = -(((((c1 * q + c2) * q + c3) * q + c4) * q + c5) * q + c6) / ((((d1 * q + d2) * q + d3) * q + d4) * q + 1.0);
+/// normal_isf_log with Newton's method on log(1 - Phi(z)) = lq beyond AS
+/// 241's fitted range, where the tail's logarithm is still exact (z up to
+/// ~1e154): the same bits as normal_isf_log wherever that is fitted.
+AIMZ_MATH_FN double normal_isf_log_refined(double lq) {
+  double z = normal_isf_log(lq);
+  if (!(lq < kNormalIsfLogFitted) || std::isinf(lq)) return z;
+  for (int i = 0; i < 8; ++i) {
+    // d/dz log sf(z) = -phi(z) / sf(z): the step is (log sf - lq) sf / phi.
+    const double log_sf = normal_log_tail(z);
+    const double step = (log_sf - lq) * std::exp(log_sf + 0.5 * z * z + detail::kLnSqrt2Pi);
+    if (!std::isfinite(step)) break;
+    z += step;
+    if (std::fabs(step) <= 1e-16 * z) break;
   }
-  // Halley's step on Phi(x) - p (Phi from erfc, accurate in the lower tail).
-  const double e = 0.5 * std::erfc(-x * 0.70710678118654752440) - p;
-  const double u = e * 2.50662827463100050242 * std::exp(0.5 * x * x);
-  return x - u / (1.0 + 0.5 * x * u);
+  return z;
 }
 
 }  // namespace math
