@@ -15,7 +15,8 @@
 // Elementary.h's functions (their rows vectorize, with the same bits in
 // every lane and in the remainder). StudentT's survival function is a
 // continued fraction; its draws first try the base's own sampler, folded to
-// the interval's side of loc, in vector lanes (truncated_student_t_first).
+// the interval's side of loc, in vector lanes
+// (truncated_student_t_sample_first).
 #pragma once
 
 #include "aimz/math/LogDensity.h"
