@@ -9,7 +9,10 @@ tests meant to catch it, and reports whether they did ("killed") or not
 ("SURVIVED"). Every file is restored (and its targets rebuilt) after each
 mutation, also on Ctrl-C.
 
-Usage: tools/mutate.py [--build build] [--only ID[,ID...]] [--list]
+Usage: tools/mutate.py [--build build] [--only ID[,ID...]] [--list | --check]
+
+--check only verifies that every mutation's text is still in its file,
+once (ctest runs it, so that a refactor cannot leave a mutant behind).
 
 The build directory must be configured and built (tools/test.sh). The list
 and the last result are in docs/testing.md.
@@ -97,7 +100,8 @@ MUTATIONS = [
      "return r * elementary::cos2pi(u2);", "return r * elementary::cos2pi(T(0.5) * u2);",
      MATH_TARGETS, [MATH.format("Sampler*")]),
     ("gamma-shape-offset", "runtime/include/aimz/math/Samplers.h",
-     "const T d = a - T(1.0 / 3.0);", "const T d = a - T(1.0 / 2.0);",
+     "mt_gamma(RandomStream& s, T a) {\n  const T d = a - T(1.0 / 3.0);",
+     "mt_gamma(RandomStream& s, T a) {\n  const T d = a - T(1.0 / 2.0);",
      MATH_TARGETS, [MATH.format("Sampler*")]),
     ("bernoulli-direction", "runtime/include/aimz/math/Samplers.h",
      "u < static_cast<double>(probs) ? 1.0 : 0.0",
@@ -152,6 +156,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--only", default="")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
     todo = [m for m in MUTATIONS
             if not args.only or m[0] in args.only.split(",")]
@@ -159,6 +164,17 @@ def main():
         for m in todo:
             print("%-36s %s" % (m[0], m[1]))
         return 0
+    if args.check:
+        stale = []
+        for mid, rel, old, *_ in todo:
+            with open(os.path.join(ROOT, rel)) as fh:
+                n = fh.read().count(old)
+            if n != 1:
+                stale.append(mid)
+                print("%s: %s holds its text %d times, not once; update "
+                      "tools/mutate.py" % (mid, rel, n))
+        print("%d of %d mutations apply" % (len(todo) - len(stale), len(todo)))
+        return 1 if stale else 0
     b = os.path.abspath(args.build)
     scratch = tempfile.mkdtemp(prefix="aimz-mutate-")
     log_path = os.path.join(scratch, "mutate.log")

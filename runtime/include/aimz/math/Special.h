@@ -360,8 +360,9 @@ AIMZ_HOT_FN T log_binom_raw(T k, T nmk, T n, T p, T q, T log_p, T log_q) {
 
 // ------------------------------------------------------- the normal CDF
 //
-// Branch-free (Elementary.h's erfc, exp and log), so that rows of the
-// truncated normal vectorize, and in logarithms where the tail underflows.
+// Branch-free (Elementary.h's log erfc, exp and log, and sqrt), so that
+// rows of the truncated normal vectorize; in logarithms where the tail
+// underflows.
 
 constexpr double kSqrtHalf = 0.70710678118654752440;
 
