@@ -132,23 +132,6 @@ TEST(Elementary, Expm1) {
   EXPECT_EQ(el::expm1(1000.0), std::numeric_limits<double>::infinity());
 }
 
-TEST(Elementary, Erfc) {
-  auto Ref = [](double X) { return static_cast<double>(std::erfcl(X)); };
-  auto Mine = [](double X) { return el::erfc(X); };
-  // Every region: [0, 0.84375), [0.84375, 1.25), [1.25, 2.857), [2.857, 28),
-  // negative arguments, and deep into the subnormal tail.
-  // exp's 2 ulps and fdlibm's own make up to 4.
-  EXPECT_LE(maxUlps<double>(Mine, Ref, -6., 6., false), 4.0);
-  EXPECT_LE(maxUlps<double>(Mine, Ref, 1e-300, 1.25, true), 4.0);
-  EXPECT_LE(maxUlps<double>(Mine, Ref, 1.25, 26.5, false), 4.0);
-  const double Inf = std::numeric_limits<double>::infinity();
-  EXPECT_EQ(el::erfc(0.0), 1.0);
-  EXPECT_EQ(el::erfc(Inf), 0.0);
-  EXPECT_EQ(el::erfc(-Inf), 2.0);
-  EXPECT_EQ(el::erfc(30.0), 0.0);
-  EXPECT_TRUE(std::isnan(el::erfc(std::numeric_limits<double>::quiet_NaN())));
-}
-
 TEST(Elementary, LogErfc) {
   // Where erfc is a normal number, its logarithm; beyond, the asymptotic
   // series log(e^-x^2 / (x sqrt(pi)) (1 - 1/(2x^2) + 3/(4x^4) - ...)).

@@ -1,5 +1,5 @@
-// Branch-free exp, log, log1p, expm1, tanh, cos(2 pi u), tan(pi w), erfc
-// and atan for generated kernels.
+// Branch-free exp, log, log1p, expm1, tanh, cos(2 pi u), tan(pi w),
+// log(erfc(x)) and atan for generated kernels.
 //
 // Written as straight-line arithmetic with selects so that LLVM vectorizes
 // loops that call them, and so that a value is bit-for-bit the same whether
@@ -296,14 +296,14 @@ template <class T> AIMZ_HOT_FN T expm1(T X) {
   return X != X ? X : Y;
 }
 
-// erfc (double) ---------------------------------------------------------------
+// log(erfc(x)) (double) -------------------------------------------------------
 //
-// FreeBSD msun / fdlibm's s_erf.c: rational approximations on [0, 0.84375),
-// [0.84375, 1.25), [1.25, 1/0.35) and [1/0.35, 28). One rational function
-// is evaluated, its variable and coefficients selected per lane (fdlibm's
-// shorter ones padded with leading zeros: the same Horner sums), so a
-// vector of mixed regions costs one evaluation and one division. Within
-// about 2 ulps of glibc's erfc.
+// From FreeBSD msun / fdlibm's s_erf.c: rational approximations on [0,
+// 0.84375), [0.84375, 1.25), [1.25, 1/0.35) and [1/0.35, 28). One rational
+// function is evaluated, its variable and coefficients selected per lane
+// (fdlibm's shorter ones padded with leading zeros: the same Horner sums),
+// so a vector of mixed regions costs one evaluation and one division.
+// Within about 4 ulps of log(erfc) in long double.
 
 namespace detail {
 
@@ -311,8 +311,8 @@ namespace detail {
 /// Z, x with its low 32 bits cleared. Below 0.84375 erf(x) = x + x R;
 /// below 1.25 erfc(x) = 1 - erx - R; from there erfc(x) = exp(Big) *
 /// exp(Small) / x with Big = -Z^2 - 0.5625 exact and Small = (Z - x)(Z +
-/// x) + R small, so both the value and its logarithm (Big + Small - log
-/// x, which never underflows) keep their precision.
+/// x) + R small, so its logarithm, Big + Small - log x, keeps its
+/// precision and never underflows.
 struct ErfcPieces {
   bool Head, Mid; // x < 0.84375, 0.84375 <= x < 1.25
   double R, Big, Small;
@@ -368,19 +368,6 @@ AIMZ_HOT_FN ErfcPieces erfcPieces(double X) {
 constexpr double kErx = 8.45062911510467529297e-01;
 
 } // namespace detail
-
-AIMZ_HOT_FN double erfc(double X) {
-  using namespace detail;
-  const double A = std::fabs(X);
-  const ErfcPieces E = erfcPieces(A);
-  const double Xr = A * E.R;
-  // fdlibm's roundings: 1 - erf below 1/4, 1/2 - (x r + (x - 1/2)) above.
-  const double Head = A < 0.25 ? 1.0 - (A + Xr) : 0.5 - (Xr + (A - 0.5));
-  double Y = E.Head ? Head : (E.Mid ? (1.0 - kErx) - E.R : exp(E.Big) * exp(E.Small) / A);
-  Y = A < 28.0 ? Y : 0.0;
-  Y = X < 0.0 ? 2.0 - Y : Y;
-  return X != X ? X : Y;
-}
 
 /// log(erfc(x)) for x >= 0, finite where erfc underflows (up to x ~ 1e154):
 /// one log, of 1 - erf(x) with log1p's correction near 0 (where erfc's

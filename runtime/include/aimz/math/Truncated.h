@@ -157,10 +157,12 @@ template <class B> AIMZ_HOT_FN double log_sf(const B& base, double z) {
 /// cancel.
 template <class B> struct LowerSide {
   bool flip;
-  double lo, hi, log_flo, log_fhi;
-  AIMZ_HOT_FN LowerSide(const B& base, double a, double b)
-      : flip(a > 0.0), lo(flip ? -b : a), hi(flip ? -a : b), log_flo(base.log_tail(0.0 - lo)),  // +0 for lo = 0
-        log_fhi(log_sf(base, -hi)) {}
+  double log_flo, log_fhi;
+  AIMZ_HOT_FN LowerSide(const B& base, double a, double b) : flip(a > 0.0) {
+    const double lo = flip ? -b : a, hi = flip ? -a : b;
+    log_flo = base.log_tail(0.0 - lo);  // +0 for lo = 0
+    log_fhi = log_sf(base, -hi);
+  }
 };
 
 /// log(F(b) - F(a)) in standardized units, a < b: log F(hi) + log(1 -
@@ -201,13 +203,15 @@ AIMZ_HOT_FN T truncated_sample(RandomStream& s, const B& base, T loc, T scale, T
   return finish(s, x);
 }
 
+/// The base's log density at x, renormalized on [low, high]; the base's in
+/// double when it has it, so that T rounds once.
 template <class T, class B>
-AIMZ_HOT_FN T truncated_log_prob(T base_log_prob, T x, const B& base, T loc, T scale, T low, T high) {
+AIMZ_HOT_FN T truncated_log_prob(double base_log_prob, T x, const B& base, T loc, T scale, T low, T high) {
   if (!truncation_ok(loc, scale, low, high) || std::isnan(x)) return nan<T>();
   if (x < low || x > high || std::isinf(x)) return -inf<T>();
   const double m = static_cast<double>(loc), sd = static_cast<double>(scale);
   const double a = (static_cast<double>(low) - m) / sd, b = (static_cast<double>(high) - m) / sd;
-  return static_cast<T>(static_cast<double>(base_log_prob) - log_base_mass(base, a, b));
+  return static_cast<T>(base_log_prob - log_base_mass(base, a, b));
 }
 
 /// A symmetric base's draw t (standardized) folded to the interval's side
@@ -232,7 +236,7 @@ template <class T> AIMZ_HOT_FN T truncated_normal_sample_first(RandomStream& s, 
 }
 template <class T> AIMZ_MATH_FN T truncated_normal_log_prob(T x, T loc, T scale, T low, T high) {
   const double z = (static_cast<double>(x) - static_cast<double>(loc)) / static_cast<double>(scale);
-  const T base = static_cast<T>(-0.5 * z * z - elementary::log(static_cast<double>(scale)) - detail::kLnSqrt2Pi);
+  const double base = -0.5 * z * z - elementary::log(static_cast<double>(scale)) - detail::kLnSqrt2Pi;
   return detail::truncated_log_prob(base, x, detail::NormalBase<false>{}, loc, scale, low, high);
 }
 
