@@ -196,14 +196,28 @@ public:
             "is zero everywhere");
       // The baseline's inputs: data with baseline_data's names replaced.
       py::dict Merged;
-      if (py::isinstance<py::dict>(Data))
-        for (auto [K, V] : Data.cast<py::dict>())
+      if (py::isinstance<py::dict>(Data)) {
+        std::vector<std::string> Names;
+        for (auto [K, V] : Data.cast<py::dict>()) {
           Merged[K] = V;
+          Names.push_back(std::string(py::str(K)));
+        }
+        if (llvm::Error E = checkInputNames(M, Names, "data",
+                                            /*OutputToo=*/true))
+          raise(std::move(E));
+      }
       else if (!BD.is_none())
         throw py::value_error("baseline_data needs data as a dict of arrays");
-      if (!BD.is_none())
-        for (auto [K, V] : BD.cast<py::dict>())
+      if (!BD.is_none()) {
+        std::vector<std::string> Names;
+        for (auto [K, V] : BD.cast<py::dict>()) {
           Merged[K] = V;
+          Names.push_back(std::string(py::str(K)));
+        }
+        if (llvm::Error E = checkInputNames(M, Names, "baseline_data",
+                                            /*OutputToo=*/false))
+          raise(std::move(E));
+      }
       Warnings Ignored;
       BaseData = take(py::isinstance<py::dict>(Data)
                           ? dataFromArrays(M, viewsOf(Merged),
@@ -212,6 +226,8 @@ public:
                                      ObservedUse::Ignore,
                                      Ignored, NumObs));
       if (llvm::Error E = bindDimArgs(M, DimArgs, *BaseData))
+        raise(std::move(E));
+      if (llvm::Error E = checkSameDims(D, *BaseData, "baseline_data"))
         raise(std::move(E));
       BasePost = *Post;
       if (llvm::Error E = applyInterventions(M, BaseDo, *BaseData, *BasePost,
@@ -245,6 +261,7 @@ public:
     O.Layout = InferenceData ? OutputLayout::InferenceData : OutputLayout::Flat;
     O.OutOfSample = OutOfSample;
     O.Resume = Get("resume", false);
+    O.Strict = Get("strict", false);
     // progress: True for the CLI's bar on stderr, or a callable the Python
     // side passes (a tqdm bar), called with (done, total) batches from this
     // thread while it waits.

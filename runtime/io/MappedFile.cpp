@@ -3,6 +3,7 @@
 #include "aimz/io/MappedFile.h"
 
 #include "Errors.h"
+#include "aimz/io/RegularFile.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -29,11 +30,7 @@ Expected<std::shared_ptr<const MappedFile>> MappedFile::open(StringRef Path) {
   if (!S_ISREG(St.st_mode)) {
     ::close(FD);
     return ioError("'" + P + "' is not a regular file (" +
-                   (S_ISFIFO(St.st_mode)   ? "a FIFO"
-                    : S_ISDIR(St.st_mode)  ? "a directory"
-                    : S_ISCHR(St.st_mode)  ? "a character device"
-                    : S_ISSOCK(St.st_mode) ? "a socket"
-                                           : "a special file") +
+                   fileKindName(St.st_mode) +
                    "); inputs are memory-mapped, so save the data to a file");
   }
   uint64_t Size = static_cast<uint64_t>(St.st_size);

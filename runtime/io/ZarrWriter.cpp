@@ -3,6 +3,8 @@
 #include "aimz/io/PageBuffer.h"
 #include "aimz/io/Shape.h"
 #include "aimz/io/Zarr.h"
+#include "aimz/io/RecordDifferences.h"
+#include "aimz/io/RegularFile.h"
 
 #include "CommitQueue.h"
 #include "Errors.h"
@@ -10,6 +12,7 @@
 #include "StoreTree.h"
 #include "ZarrMetadata.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -154,33 +157,6 @@ namespace {
 /// The run record's name in a partial store (a store file, see StoreTree).
 constexpr const char *RunRecordFile = ".aimz-run.json";
 
-/// "seed (3 then, 4 now)" for short values, else the key alone.
-std::string describeDifference(const std::string &Key, const json &Then,
-                               const json &Now) {
-  std::string A = Then.is_null() ? "none" : Then.dump();
-  std::string B = Now.is_null() ? "none" : Now.dump();
-  if (A.size() + B.size() > 80)
-    return Key;
-  return Key + " (" + A + " then, " + B + " now)";
-}
-
-/// Why an interrupted run's record does not match this run's, or "".
-std::string recordDifferences(const json &Then, const json &Now) {
-  std::set<std::string> Keys;
-  for (const auto &[K, V] : Then.items())
-    Keys.insert(K);
-  for (const auto &[K, V] : Now.items())
-    Keys.insert(K);
-  std::string Out;
-  for (const std::string &K : Keys) {
-    json A = Then.contains(K) ? Then[K] : json();
-    json B = Now.contains(K) ? Now[K] : json();
-    if (A == B)
-      continue;
-    Out += (Out.empty() ? "" : ", ") + describeDifference(K, A, B);
-  }
-  return Out;
-}
 } // namespace
 
 Expected<std::unique_ptr<ZarrWriter>>
@@ -211,6 +187,10 @@ ZarrWriter::open(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
                      "with an error or completes leaves none); run without "
                      "--resume");
     std::string RecordPath = W->Partial + "/" + RunRecordFile;
+    if (Error E = requireRegularFile(RecordPath, "cannot resume: the run "
+                                     "record", "run without --resume to "
+                                     "start over"))
+      return std::move(E);
     auto Text = MemoryBuffer::getFile(RecordPath);
     json Then = Text ? json::parse((*Text)->getBuffer(), nullptr,
                                    /*allow_exceptions=*/false)
@@ -220,7 +200,7 @@ ZarrWriter::open(StringRef DirArg, ZarrFormat Format, CodecOptions Codec,
                      RecordPath + "' is " +
                      (Text ? "not a JSON object" : "missing") +
                      "; run without --resume to start over");
-    std::string Diff = recordDifferences(Then, *ResumeRecord);
+    std::string Diff = recordDifferences(Then, *ResumeRecord, "then", "now");
     if (!Diff.empty())
       return ioError("cannot resume '" + W->Partial + "': this run differs "
                      "from the interrupted one in " + Diff + "; run it as "
@@ -309,6 +289,58 @@ bool ZarrWriter::hasChunk(StringRef Name, ArrayRef<uint64_t> Coords) {
     return false;
   markWritten(*A, Index);
   return true;
+}
+
+Expected<std::vector<std::string>> ZarrWriter::checkKeptChunks() {
+  if (Error E = checkUsable())
+    return std::move(E);
+  std::vector<std::string> Notes;
+  std::vector<uint8_t> Decoded;
+  std::shared_lock<std::shared_mutex> L(Mutex);
+  for (const auto &[Name, A] : Arrays) {
+    const ZarrArraySpec &S = A->Spec;
+    Decoded.resize(*checkedNumBytes(S.Chunks, dtypeSize(S.Type)));
+    uint64_t Damaged = 0;
+    std::string First;
+    std::vector<uint64_t> Coords(A->Grid.size(), 0);
+    for (uint64_t Index = 0; Index < A->NumChunks; ++Index) {
+      uint64_t Rest = Index;
+      for (size_t I = A->Grid.size(); I-- > 0;) {
+        Coords[I] = Rest % A->Grid[I];
+        Rest /= A->Grid[I];
+      }
+      std::string Key = Name + "/" + zarr::chunkKey(Format, Coords);
+      std::string Path = Partial + "/" + Key;
+      if (!sys::fs::is_regular_file(Path))
+        continue;
+      auto File = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false);
+      Error Bad = File ? decodeChunk(Codec,
+                                     arrayRefFromStringRef((*File)->getBuffer()),
+                                     Decoded)
+                       : ioError("cannot read it: " +
+                                 File.getError().message());
+      if (!Bad) {
+        markWritten(*A, Index);
+        continue;
+      }
+      if (First.empty())
+        First = Key + ": " + toString(std::move(Bad));
+      else
+        consumeError(std::move(Bad));
+      if (std::error_code EC = sys::fs::remove(Path))
+        return ioError("cannot remove the damaged chunk '" + Path +
+                       "' of the interrupted run: " + EC.message());
+      ++Damaged;
+    }
+    if (Damaged)
+      Notes.push_back(std::to_string(Damaged) + " chunk" +
+                      (Damaged == 1 ? "" : "s") + " of '" + Name +
+                      "' left by the interrupted run did not decode (" +
+                      First + ") and " + (Damaged == 1 ? "is" : "are") +
+                      " computed again");
+  }
+  return Notes;
 }
 
 ZarrWriter::~ZarrWriter() {

@@ -186,19 +186,14 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
   std::optional<StanCsvDraws> Stan;
   std::optional<InferenceDataDraws> Idata;
   int64_t Chains = 0;
-  // Both readers hold named arrays and a chain count.
-  auto Use = [&](const auto &Draws) {
-    Names = Draws.Names;
-    Chains = Draws.Chains;
-    ArrayOf = [&Draws](const std::string &N) -> llvm::Expected<io::NpyArray> {
-      return Draws.Arrays.at(N);
-    };
-  };
   if (isNetcdfArgument(Path)) {
     auto I = readInferenceDataNetcdf(Path);
     if (!I)
       return I.takeError();
-    Use(Idata.emplace(std::move(*I)));
+    Idata.emplace(std::move(*I));
+    Names = Idata->Names;
+    Chains = Idata->Chains;
+    ArrayOf = Idata->Read;
   } else if (isStanCsvArgument(Path)) {
     auto Files = expandPosteriorFiles(Path);
     if (!Files)
@@ -206,7 +201,12 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
     auto S = readStanCsv(*Files);
     if (!S)
       return S.takeError();
-    Use(Stan.emplace(std::move(*S)));
+    Stan.emplace(std::move(*S));
+    Names = Stan->Names;
+    Chains = Stan->Chains;
+    ArrayOf = [&](const std::string &N) -> llvm::Expected<io::NpyArray> {
+      return Stan->Arrays.at(N);
+    };
   } else {
     auto Archive = io::NpzArchive::open(Path);
     if (!Archive)
@@ -341,6 +341,35 @@ posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
     return error("posterior '" + Origin + "' holds none of the model's latents "
                  "or has zero draws");
   return P;
+}
+
+llvm::Error checkInputNames(const Manifest &M,
+                            const std::vector<std::string> &Names,
+                            const std::string &Option, bool OutputToo) {
+  for (const std::string &Name : Names) {
+    if (OutputToo && Name == M.Output.Name)
+      continue;
+    if (std::none_of(M.Inputs.begin(), M.Inputs.end(),
+                     [&](const ManifestArray &I) { return I.Name == Name; }))
+      return error(Option + " " + Name + ": the model '" + M.Model +
+                   "' has no input '" + Name + "' (its inputs: " +
+                   names(M.Inputs) + "); an input it does not read would "
+                   "change nothing");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error checkSameDims(const DataSet &Scenario, const DataSet &Baseline,
+                          const std::string &Option) {
+  for (const auto &[Dim, Value] : Baseline.Bindings) {
+    auto It = Scenario.Bindings.find(Dim);
+    if (It != Scenario.Bindings.end() && It->second != Value)
+      return error(Option + ": the baseline's inputs give " + Dim + " = " +
+                   std::to_string(Value) + " but the scenario's (--data) " +
+                   "give " + Dim + " = " + std::to_string(It->second) +
+                   "; both scenarios need inputs of the same shapes");
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error bindDimArgs(const Manifest &M,

@@ -2,13 +2,16 @@
 #include "aimz/run/InferenceDataNetcdf.h"
 #include "RunError.h"
 
+#include "aimz/io/RegularFile.h"
 #include "aimz/io/Shape.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <netcdf.h>
 
 #include <dlfcn.h>
+#include <map>
 #include <memory>
 #include <new>
 #include <optional>
@@ -104,6 +107,123 @@ NcType dtypeOf(nc_type T) {
   }
 }
 
+/// One posterior variable: where it is and what it declares.
+struct NcVariable {
+  int Id = -1;
+  NcType Type{io::DType::Float64, false};
+  std::vector<uint64_t> Extents;
+};
+
+/// An open file and its posterior group's variables, read on demand.
+struct NcPosterior {
+  std::string Path;
+  NcFile File;
+  int Group = -1;
+  uint64_t FileBytes = 0;
+  std::map<std::string, NcVariable> Vars;
+
+  llvm::Expected<io::NpyArray> read(const std::string &Name) const;
+};
+
+// HDF5's deflate, netCDF-4's usual filter, packs at most ~1032 bytes into
+// one: a variable declaring more than this many bytes per byte of file
+// holds unwritten chunks (read as fill values), which a posterior never has,
+// or is hostile. Refused before anything is allocated.
+constexpr uint64_t MaxExpansion = 1100;
+
+llvm::Expected<io::NpyArray> NcPosterior::read(const std::string &Name) const {
+  const Netcdf &Nc = File.Nc;
+  const NcVariable &V = Vars.at(Name);
+  // A file's dims may claim more than memory holds: an error, never an
+  // overflow or a failed new.
+  std::optional<uint64_t> Bytes =
+      io::checkedNumBytes(V.Extents, io::dtypeSize(V.Type.Type));
+  if (Bytes && *Bytes / MaxExpansion > FileBytes)
+    return error("'" + Path + "': posterior variable '" + Name +
+                 "' declares shape " + io::formatShape(V.Extents) + " (" +
+                 std::to_string(*Bytes) + " bytes), far more than the " +
+                 std::to_string(FileBytes) + "-byte file can hold; the file "
+                 "is damaged or not a posterior ArviZ wrote");
+  std::shared_ptr<uint8_t[]> Buf;
+  if (Bytes && *Bytes <= SIZE_MAX)
+    Buf.reset(new (std::nothrow) uint8_t[*Bytes ? *Bytes : 1]);
+  if (!Buf)
+    return error("'" + Path + "': posterior variable '" + Name +
+                 "' has shape " + io::formatShape(V.Extents) +
+                 ", too large to read into memory");
+  int St = NC_NOERR;
+  switch (V.Type.Type) {
+  case io::DType::Float32:
+    St = Nc.nc_get_var_float(Group, V.Id, reinterpret_cast<float *>(Buf.get()));
+    break;
+  case io::DType::Float64:
+    St = Nc.nc_get_var_double(Group, V.Id,
+                              reinterpret_cast<double *>(Buf.get()));
+    break;
+  case io::DType::Int32:
+    St = Nc.nc_get_var_int(Group, V.Id, reinterpret_cast<int *>(Buf.get()));
+    break;
+  case io::DType::Int64:
+    St = Nc.nc_get_var_longlong(Group, V.Id,
+                                reinterpret_cast<long long *>(Buf.get()));
+    break;
+  default:
+    St = Nc.nc_get_var_uchar(Group, V.Id, Buf.get());
+    break;
+  }
+  if (St != NC_NOERR)
+    return error("'" + Path + "': cannot read posterior variable '" + Name +
+                 "' (" + Nc.nc_strerror(St) + ")");
+  // (chain, draw, ...) -> (chain * draw, ...): C order, chain-major.
+  std::vector<uint64_t> Shape = {V.Extents[0] * V.Extents[1]};
+  Shape.insert(Shape.end(), V.Extents.begin() + 2, V.Extents.end());
+  return io::NpyArray::fromMemory(V.Type.Type, std::move(Shape), Buf.get(),
+                                  Path + ":posterior/" + Name, Buf);
+}
+
+/// What variable Id of the posterior group declares; a coordinate
+/// (chain, draw, beta_dim_0: labels, not draws) comes back with Type.Ok
+/// false.
+llvm::Expected<NcVariable> describeVariable(const NcPosterior &P, int Id,
+                                            std::string &Name) {
+  const Netcdf &Nc = P.File.Nc;
+  char Buf[NC_MAX_NAME + 1] = {0};
+  nc_type Type;
+  int Rank = 0;
+  int DimIds[NC_MAX_VAR_DIMS];
+  if (int St = Nc.nc_inq_var(P.Group, Id, Buf, &Type, &Rank, DimIds, nullptr);
+      St != NC_NOERR)
+    return error("'" + P.Path + "': cannot read a posterior variable (" +
+                 Nc.nc_strerror(St) + ")");
+  Name = Buf;
+  NcVariable V;
+  V.Id = Id;
+  std::vector<std::string> DimNames;
+  for (int D = 0; D < Rank; ++D) {
+    char DimName[NC_MAX_NAME + 1] = {0};
+    size_t Len = 0;
+    if (int St = Nc.nc_inq_dim(P.Group, DimIds[D], DimName, &Len);
+        St != NC_NOERR)
+      return error("'" + P.Path + "': cannot read the dims of '" + Name +
+                   "' (" + Nc.nc_strerror(St) + ")");
+    DimNames.push_back(DimName);
+    V.Extents.push_back(Len);
+  }
+  if (Rank == 1 && DimNames[0] == Name)
+    return V;
+  if (Rank < 2 || DimNames[0] != "chain" || DimNames[1] != "draw")
+    return error("'" + P.Path + "': posterior variable '" + Name +
+                 "' has dims (" + llvm::join(DimNames, ", ") +
+                 "); an InferenceData posterior has (chain, draw, ...)");
+  V.Type = dtypeOf(Type);
+  if (!V.Type.Ok)
+    return error("'" + P.Path + "': posterior variable '" + Name +
+                 "' has a netCDF type (" + std::to_string(Type) +
+                 ") that is not a number aimz-run reads (float, double, "
+                 "int, int64, bool)");
+  return V;
+}
+
 } // namespace
 
 bool isNetcdfArgument(llvm::StringRef Path) {
@@ -115,61 +235,42 @@ readInferenceDataNetcdf(const std::string &Path) {
   const Netcdf &Nc = netcdf();
   if (!Nc.Error.empty())
     return error("'" + Path + "': " + Nc.Error);
+  if (llvm::Error E = io::requireRegularFile(
+          Path, "the posterior", "save it to a file and give its path"))
+    return std::move(E);
   auto Fail = [&](const llvm::Twine &What, int Status) {
     return error("'" + Path + "': " + What + " (" + Nc.nc_strerror(Status) +
                  ")");
   };
-  NcFile F{Nc};
-  if (int St = Nc.nc_open(Path.c_str(), NC_NOWRITE, &F.Id); St != NC_NOERR)
+  auto P = std::make_shared<NcPosterior>(NcPosterior{Path, NcFile{Nc}});
+  uint64_t Size = 0;
+  if (!llvm::sys::fs::file_size(Path, Size))
+    P->FileBytes = Size;
+  if (int St = Nc.nc_open(Path.c_str(), NC_NOWRITE, &P->File.Id);
+      St != NC_NOERR)
     return Fail("cannot read it as netCDF", St);
-  int Group = -1;
-  if (int St = Nc.nc_inq_grp_ncid(F.Id, "posterior", &Group); St != NC_NOERR)
+  if (int St = Nc.nc_inq_grp_ncid(P->File.Id, "posterior", &P->Group);
+      St != NC_NOERR)
     return error("'" + Path + "' has no 'posterior' group; write one with "
                  "ArviZ: idata.to_netcdf(path) for an InferenceData whose "
                  "posterior holds the draws (az.from_numpyro(mcmc), "
                  "pm.sample(...))");
   int NumVars = 0;
-  if (int St = Nc.nc_inq_varids(Group, &NumVars, nullptr); St != NC_NOERR)
+  if (int St = Nc.nc_inq_varids(P->Group, &NumVars, nullptr); St != NC_NOERR)
     return Fail("cannot list the posterior's variables", St);
   std::vector<int> Ids(NumVars);
-  Nc.nc_inq_varids(Group, &NumVars, Ids.data());
+  Nc.nc_inq_varids(P->Group, &NumVars, Ids.data());
 
   InferenceDataDraws Out;
   for (int Id : Ids) {
-    char Name[NC_MAX_NAME + 1] = {0};
-    nc_type Type;
-    int Rank = 0;
-    int DimIds[NC_MAX_VAR_DIMS];
-    if (int St = Nc.nc_inq_var(Group, Id, Name, &Type, &Rank, DimIds, nullptr);
-        St != NC_NOERR)
-      return Fail("cannot read a posterior variable", St);
-    std::vector<std::string> DimNames;
-    std::vector<uint64_t> Extents;
-    for (int D = 0; D < Rank; ++D) {
-      char DimName[NC_MAX_NAME + 1] = {0};
-      size_t Len = 0;
-      if (int St = Nc.nc_inq_dim(Group, DimIds[D], DimName, &Len);
-          St != NC_NOERR)
-        return Fail(std::string("cannot read the dims of '") + Name + "'", St);
-      DimNames.push_back(DimName);
-      Extents.push_back(Len);
-    }
-    // Coordinates (chain, draw, beta_dim_0, ...) are one-dim variables
-    // named after their dim: labels, not draws.
-    if (Rank == 1 && DimNames[0] == Name)
+    std::string Name;
+    auto V = describeVariable(*P, Id, Name);
+    if (!V)
+      return V.takeError();
+    if (!V->Type.Ok) // a coordinate
       continue;
-    if (Rank < 2 || DimNames[0] != "chain" || DimNames[1] != "draw")
-      return error("'" + Path + "': posterior variable '" + Name +
-                   "' has dims (" + llvm::join(DimNames, ", ") +
-                   "); an InferenceData posterior has (chain, draw, ...)");
-    NcType T = dtypeOf(Type);
-    if (!T.Ok)
-      return error("'" + Path + "': posterior variable '" + Name +
-                   "' has a netCDF type (" + std::to_string(Type) +
-                   ") that is not a number aimz-run reads (float, double, "
-                   "int, int64, bool)");
-    int64_t Chains = static_cast<int64_t>(Extents[0]);
-    int64_t Draws = static_cast<int64_t>(Extents[1]);
+    int64_t Chains = static_cast<int64_t>(V->Extents[0]);
+    int64_t Draws = static_cast<int64_t>(V->Extents[1]);
     if (Out.Names.empty()) {
       Out.Chains = Chains;
       Out.DrawsPerChain = Draws;
@@ -180,51 +281,13 @@ readInferenceDataNetcdf(const std::string &Path) {
                    "' has " + std::to_string(Out.Chains) + " x " +
                    std::to_string(Out.DrawsPerChain));
     }
-    // A file's dims may claim more than memory holds (HDF5 stores unwritten
-    // chunks as nothing): an error, never an overflow or a failed new.
-    std::optional<uint64_t> Bytes =
-        io::checkedNumBytes(Extents, io::dtypeSize(T.Type));
-    std::shared_ptr<uint8_t[]> Buf;
-    if (Bytes && *Bytes <= SIZE_MAX)
-      Buf.reset(new (std::nothrow) uint8_t[*Bytes ? *Bytes : 1]);
-    if (!Buf)
-      return error("'" + Path + "': posterior variable '" + Name +
-                   "' has shape " + io::formatShape(Extents) +
-                   ", too large to read into memory");
-    int St = NC_NOERR;
-    switch (T.Type) {
-    case io::DType::Float32:
-      St = Nc.nc_get_var_float(Group, Id,
-                               reinterpret_cast<float *>(Buf.get()));
-      break;
-    case io::DType::Float64:
-      St = Nc.nc_get_var_double(Group, Id,
-                                reinterpret_cast<double *>(Buf.get()));
-      break;
-    case io::DType::Int32:
-      St = Nc.nc_get_var_int(Group, Id, reinterpret_cast<int *>(Buf.get()));
-      break;
-    case io::DType::Int64:
-      St = Nc.nc_get_var_longlong(Group, Id,
-                                  reinterpret_cast<long long *>(Buf.get()));
-      break;
-    default:
-      St = Nc.nc_get_var_uchar(Group, Id, Buf.get());
-      break;
-    }
-    if (St != NC_NOERR)
-      return Fail(std::string("cannot read posterior variable '") + Name + "'",
-                  St);
-    // (chain, draw, ...) -> (chain * draw, ...): C order, chain-major.
-    std::vector<uint64_t> Shape = {Extents[0] * Extents[1]};
-    Shape.insert(Shape.end(), Extents.begin() + 2, Extents.end());
-    Out.Arrays.emplace(Name, io::NpyArray::fromMemory(
-                                 T.Type, std::move(Shape), Buf.get(),
-                                 Path + ":posterior/" + Name, Buf));
+    P->Vars.emplace(Name, std::move(*V));
     Out.Names.push_back(Name);
   }
   if (Out.Names.empty())
     return error("'" + Path + "': the posterior group holds no variables");
+  // Only the variables the model reads are ever read.
+  Out.Read = [P](const std::string &Name) { return P->read(Name); };
   return Out;
 }
 

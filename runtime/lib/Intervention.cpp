@@ -9,10 +9,13 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
+#include <optional>
 #include <set>
 
 namespace aimz::run {
@@ -51,70 +54,79 @@ static std::string siteNames(const Manifest &M) {
   return llvm::join(Names, ", ");
 }
 
-/// One draw of site S holding Value everywhere, or the file's array.
-static llvm::Expected<HostArray> interventionValue(const Manifest &M,
-                                                   const ManifestSite &S,
-                                                   const Intervention &I,
-                                                   const DataSet &Data,
-                                                   const std::string &Option) {
-  std::string What = Option + " " + I.Site;
-  auto Want = resolveShape(S.Shape, Data.Bindings);
-  if (!Want)
-    return Want.takeError();
-  uint64_t Count = 1;
-  for (uint64_t D : *Want)
-    Count *= D;
-  bool IsInt = S.Type != io::DType::Float32 && S.Type != io::DType::Float64;
-  double V;
-  if (parseNumber(I.Value, V)) {
-    if (!std::isfinite(V))
-      return error(What + "=" + I.Value + ": the value must be finite");
-    if (IsInt && (V != std::floor(V) || !std::isfinite(V)))
-      return error(What + "=" + I.Value + ": '" + I.Site + "' holds " +
-                   numpyName(S.Type) + " values; give a whole number");
-    // One site-shaped draw filled with the value, in the site's dtype.
-    size_t W = io::dtypeSize(S.Type);
-    auto Buf = std::shared_ptr<uint8_t[]>(new uint8_t[Count * W]);
-    for (uint64_t K = 0; K < Count; ++K) {
-      uint8_t *P = Buf.get() + K * W;
-      switch (S.Type) {
-      case io::DType::Float32: {
-        float F = static_cast<float>(V);
-        std::memcpy(P, &F, W);
-        break;
-      }
-      case io::DType::Float64:
-        std::memcpy(P, &V, W);
-        break;
-      case io::DType::Int64: {
-        int64_t X = static_cast<int64_t>(V);
-        std::memcpy(P, &X, W);
-        break;
-      }
-      case io::DType::Int32: {
-        int32_t X = static_cast<int32_t>(V);
-        std::memcpy(P, &X, W);
-        break;
-      }
-      case io::DType::Bool: {
-        uint8_t X = V != 0;
-        std::memcpy(P, &X, 1);
-        break;
-      }
-      default:
-        return error(What + ": sites of dtype " + numpyName(S.Type) +
-                     " cannot take a value from the command line; give a "
-                     ".npy file");
-      }
-    }
-    HostArray H;
-    H.Name = I.Site;
-    H.Type = S.Type;
-    H.Shape = *Want;
-    H.Data = Buf.get();
-    H.Keep = Buf;
-    return H;
+/// Value in the site's dtype, or why it does not fit: the same limits as a
+/// posterior's values (beyond float32's range, an int32, a whole number).
+static llvm::Error checkFits(double V, io::DType Type, const std::string &What,
+                             const Intervention &I) {
+  const std::string Said = What + "=" + I.Value + ": ";
+  if (!std::isfinite(V))
+    return error(Said + "the value must be finite");
+  if (Type == io::DType::Float32 && !std::isfinite(static_cast<float>(V)))
+    return error(Said + "beyond float32's range, which the model computes "
+                 "in; rescale the value or compile the model in f64");
+  if (Type == io::DType::Float32 || Type == io::DType::Float64)
+    return llvm::Error::success();
+  if (V != std::floor(V))
+    return error(Said + "'" + I.Site + "' holds " + numpyName(Type) +
+                 " values; give a whole number");
+  // 2^31 and 2^63 are exact doubles: the bounds need no rounding.
+  const double Limit = Type == io::DType::Int32 ? 2147483648.0
+                       : Type == io::DType::Int64 ? 9223372036854775808.0
+                                                  : 2.0;
+  const double Low = Type == io::DType::Bool ? 0.0 : -Limit;
+  if (V < Low || V >= Limit)
+    return error(Said + "does not fit the site's " + numpyName(Type) +
+                 (Type == io::DType::Bool ? " (give 0 or 1)" : ""));
+  return llvm::Error::success();
+}
+
+/// One site-shaped draw of Type holding V everywhere (V fits, checkFits).
+static llvm::Expected<HostArray> filledArray(double V, io::DType Type,
+                                             const std::vector<uint64_t> &Shape,
+                                             const std::string &What) {
+  size_t W = io::dtypeSize(Type);
+  std::optional<uint64_t> Bytes = io::checkedNumBytes(Shape, W);
+  std::shared_ptr<uint8_t[]> Buf;
+  if (Bytes && *Bytes <= SIZE_MAX)
+    Buf.reset(new (std::nothrow) uint8_t[std::max<uint64_t>(1, *Bytes)]);
+  if (!Buf)
+    return error(What + ": the site's shape " + io::formatShape(Shape) +
+                 " is too large to hold in memory; check its dimensions");
+  const uint64_t Count = *Bytes / W;
+  uint8_t Elem[8];
+  float F = static_cast<float>(V);
+  int64_t I64 = Type == io::DType::Int64 || Type == io::DType::Int32
+                    ? static_cast<int64_t>(V)
+                    : 0;
+  int32_t I32 = static_cast<int32_t>(I64);
+  switch (Type) {
+  case io::DType::Float32: std::memcpy(Elem, &F, 4); break;
+  case io::DType::Float64: std::memcpy(Elem, &V, 8); break;
+  case io::DType::Int64: std::memcpy(Elem, &I64, 8); break;
+  case io::DType::Int32: std::memcpy(Elem, &I32, 4); break;
+  case io::DType::Bool: Elem[0] = V != 0; break;
+  default:
+    return error(What + ": sites of dtype " + numpyName(Type) +
+                 " cannot take a value from the command line; give a .npy "
+                 "file");
   }
+  for (uint64_t K = 0; K < Count; ++K)
+    std::memcpy(Buf.get() + K * W, Elem, W);
+  HostArray H;
+  H.Type = Type;
+  H.Shape = Shape;
+  H.Data = Buf.get();
+  H.Keep = Buf;
+  return H;
+}
+
+/// The array of a SITE=FILE.npy intervention, in the site's dtype.
+static llvm::Expected<HostArray> fileValue(const Manifest &M,
+                                           const ManifestSite &S,
+                                           const Intervention &I,
+                                           const DataSet &Data,
+                                           const std::vector<uint64_t> &Want,
+                                           const std::string &What) {
   std::optional<io::NpyArray> A = I.Array;
   if (!A) {
     if (!llvm::StringRef(I.Value).ends_with(".npy"))
@@ -126,10 +138,10 @@ static llvm::Expected<HostArray> interventionValue(const Manifest &M,
     A = std::move(*F);
   }
   std::vector<uint64_t> Got(A->shape().begin(), A->shape().end());
-  if (Got != *Want) {
+  if (Got != Want) {
     std::string Msg = What + "=" + I.Value + " has shape " +
                       io::formatShape(Got) + " but '" + I.Site +
-                      "' has shape " + io::formatShape(*Want);
+                      "' has shape " + io::formatShape(Want);
     if (M.obsAxis(S.Shape) >= 0)
       Msg += " (one value per observation: " + std::to_string(Data.NumObs) +
              " observations)";
@@ -143,6 +155,27 @@ static llvm::Expected<HostArray> interventionValue(const Manifest &M,
     return error(What + "=" + I.Value + " holds " + std::to_string(NF.Count) +
                  " NaN or infinite value(s) (the first at flat index " +
                  std::to_string(NF.First) + "); the value must be finite");
+  return H;
+}
+
+/// One draw of site S holding Value everywhere, or the file's array.
+static llvm::Expected<HostArray> interventionValue(const Manifest &M,
+                                                   const ManifestSite &S,
+                                                   const Intervention &I,
+                                                   const DataSet &Data,
+                                                   const std::string &Option) {
+  std::string What = Option + " " + I.Site;
+  auto Want = resolveShape(S.Shape, Data.Bindings);
+  if (!Want)
+    return Want.takeError();
+  double V;
+  if (!parseNumber(I.Value, V))
+    return fileValue(M, S, I, Data, *Want, What);
+  if (llvm::Error E = checkFits(V, S.Type, What, I))
+    return std::move(E);
+  auto H = filledArray(V, S.Type, *Want, What);
+  if (H)
+    H->Name = I.Site;
   return H;
 }
 

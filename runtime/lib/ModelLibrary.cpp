@@ -1,9 +1,19 @@
 //===- ModelLibrary.cpp - A compiled model loaded with dlopen -------------===//
 #include "aimz/run/ModelLibrary.h"
 
+#include "aimz/io/RegularFile.h"
+
 #include "llvm/Support/FileSystem.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
 
 namespace aimz::run {
 
@@ -12,12 +22,57 @@ static llvm::Error fail(const std::string &Path, const llvm::Twine &Why) {
                                  "cannot load model '" + Path + "': " + Why);
 }
 
+/// Whether the ELF file at Path holds every byte its headers point at.
+/// dlopen maps segments past the end of a cut-short file, and the first
+/// touch of them is a SIGBUS that kills the process (and a Python
+/// interpreter with it): a truncated model.so must be an error instead.
+static llvm::Error checkElfExtents(const std::string &Path) {
+  int FD = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (FD < 0)
+    return fail(Path, std::strerror(errno));
+  struct stat St;
+  Elf64_Ehdr H;
+  bool Read = ::fstat(FD, &St) == 0 && S_ISREG(St.st_mode) &&
+              ::pread(FD, &H, sizeof H, 0) == static_cast<ssize_t>(sizeof H);
+  auto Size = static_cast<uint64_t>(St.st_size);
+  std::vector<Elf64_Phdr> Segments;
+  if (Read && std::memcmp(H.e_ident, ELFMAG, SELFMAG) == 0 &&
+      H.e_ident[EI_CLASS] == ELFCLASS64 && H.e_phentsize == sizeof(Elf64_Phdr) &&
+      H.e_phoff <= Size && H.e_phnum * uint64_t(sizeof(Elf64_Phdr)) <= Size - H.e_phoff) {
+    Segments.resize(H.e_phnum);
+    Read = ::pread(FD, Segments.data(), H.e_phnum * sizeof(Elf64_Phdr),
+                   static_cast<off_t>(H.e_phoff)) ==
+           static_cast<ssize_t>(H.e_phnum * sizeof(Elf64_Phdr));
+  } else if (Read) {
+    Read = false;
+  }
+  ::close(FD);
+  if (!S_ISREG(St.st_mode))
+    return fail(Path, llvm::Twine("it is ") + io::fileKindName(St.st_mode) +
+                          ", not a compiled model file");
+  if (!Read)
+    return fail(Path, "not a loadable shared library (not a 64-bit ELF "
+                      "file); compile the model with 'aimzc model.aimz -o "
+                      "model.so'");
+  uint64_t Needed = H.e_shoff + uint64_t(H.e_shnum) * H.e_shentsize;
+  for (const Elf64_Phdr &P : Segments)
+    Needed = std::max<uint64_t>(Needed, P.p_offset + P.p_filesz);
+  if (Needed > Size)
+    return fail(Path, "the file is cut short (" + llvm::Twine(Size) +
+                          " bytes; its headers need " + llvm::Twine(Needed) +
+                          "): a copy or a write that stopped; compile or "
+                          "copy it again");
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::unique_ptr<ModelLibrary>>
 ModelLibrary::open(const std::string &Path) {
   if (!llvm::sys::fs::exists(Path))
     return fail(Path, "no such file");
   if (llvm::sys::fs::is_directory(Path))
     return fail(Path, "it is a directory");
+  if (llvm::Error E = checkElfExtents(Path))
+    return std::move(E);
   // dlopen searches the library path for names without a slash.
   std::string Name = Path.find('/') == std::string::npos ? "./" + Path : Path;
   std::unique_ptr<ModelLibrary> L(new ModelLibrary());

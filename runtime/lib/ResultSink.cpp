@@ -138,6 +138,12 @@ llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
   if (Start != SinkStart::Attach)
     if (llvm::Error E = S->Writer->setGroupAttrs(GroupAttrs))
       return std::move(E);
+  if (Start == SinkStart::Resume) {
+    auto Notes = S->Writer->checkKeptChunks();
+    if (!Notes)
+      return Notes.takeError();
+    S->Notes = std::move(*Notes);
+  }
   io::PipelineOptions P;
   P.Threads = Threads;
   P.BufferBytes = MaxChunk;

@@ -2,11 +2,15 @@
 #include "aimz/run/RunPlan.h"
 #include "RunError.h"
 
+#include "aimz/io/Shape.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <ctime>
+
+#include <unistd.h>
 
 namespace aimz::run {
 
@@ -124,6 +128,76 @@ void setKernelStrides(OutputArray &O) {
     O.ChunkBytes *= X;
 }
 
+/// Bytes of physical memory (0 when unknown).
+uint64_t physicalMemory() {
+  long Pages = ::sysconf(_SC_PHYS_PAGES), Page = ::sysconf(_SC_PAGESIZE);
+  return Pages > 0 && Page > 0 ? uint64_t(Pages) * uint64_t(Page) : 0;
+}
+
+/// Refuses a site a kernel must hold whole for one draw (its axes other
+/// than the observation axis, which kernels take in blocks) whose bytes
+/// overflow or pass half the machine's memory: --dim J=2^62 must be an
+/// error up front, never a scratch size that wraps around in the kernel
+/// (a segfault) or one the kernel cannot get (the OOM killer).
+llvm::Error checkSiteSizes(const Manifest &M, const DataSet &Data) {
+  const uint64_t Memory = physicalMemory();
+  for (const ManifestSite &S : M.Sites) {
+    auto E = resolveShape(S.Shape, Data.Bindings);
+    if (!E)
+      return E.takeError();
+    const int Obs = M.obsAxis(S.Shape);
+    uint64_t Bytes = std::max<size_t>(io::dtypeSize(S.Type), 8);
+    bool Over = false;
+    for (size_t I = 0; I < E->size(); ++I)
+      if (static_cast<int>(I) != Obs)
+        Over |= __builtin_mul_overflow(Bytes, (*E)[I], &Bytes);
+    if (Over || (Memory && Bytes > Memory / 2))
+      return error("site '" + S.Name + "' of shape " + shapeString(S.Shape) +
+                   " = " + io::formatShape(*E) + " needs " +
+                   (Over ? std::string("more than 2^64")
+                         : std::to_string(Bytes)) +
+                   " bytes for one draw, more than half of this machine's " +
+                   std::to_string(Memory) + " bytes of memory; check the "
+                   "dimensions (--dim, the data, the posterior)");
+  }
+  return llvm::Error::success();
+}
+
+/// Refuses outputs whose size overflows, or whose smallest chunk (a batch
+/// of one observation or draw) cannot fit in memory: a dimension set to
+/// 2^40 by --dim must be an error up front, never a failed allocation in a
+/// worker thread.
+llvm::Error checkOutputSizes(const std::vector<OutputArray> &Outs, int64_t D,
+                             int64_t N, bool ObsPlan) {
+  const uint64_t Memory = physicalMemory();
+  for (const OutputArray &O : Outs) {
+    uint64_t PerDraw = io::dtypeSize(O.Type), All = 0;
+    bool Over = false;
+    for (uint64_t X : O.Extents)
+      Over |= __builtin_mul_overflow(PerDraw, X, &PerDraw);
+    Over |= __builtin_mul_overflow(PerDraw, static_cast<uint64_t>(D), &All);
+    std::string Shape = "(" + std::to_string(D) + ", " +
+                        llvm::join(llvm::map_range(O.Extents, [](uint64_t X) {
+                          return std::to_string(X);
+                        }), ", ") + ")";
+    if (Over)
+      return error("the output '" + O.Name + "' of shape " + Shape +
+                   " would hold more than 2^64 bytes; check the dimensions "
+                   "(--dim, the data, the posterior)");
+    uint64_t MinChunk = ObsPlan ? (O.ObsAxis >= 0 && N > 0 ? All / N : All)
+                                : PerDraw;
+    if (Memory && MinChunk > Memory / 2)
+      return error("the output '" + O.Name + "' of shape " + Shape +
+                   " needs chunks of at least " + std::to_string(MinChunk) +
+                   " bytes (one " + (ObsPlan ? "observation" : "draw") +
+                   " each), more than half of this machine's " +
+                   std::to_string(Memory) + " bytes of memory; check the "
+                   "dimensions (--dim, the data, the posterior) or write "
+                   "fewer sites (--return-sites)");
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 BatchRect RunPlan::batch(int64_t B) const {
@@ -188,6 +262,8 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
   if (llvm::Error E = checkDimsBound(M, Data))
     return std::move(E);
   if (llvm::Error E = checkIndexInputs(M, Data))
+    return std::move(E);
+  if (llvm::Error E = checkSiteSizes(M, Data))
     return std::move(E);
   RunPlan P;
   const int64_t N = Data.NumObs;
@@ -284,6 +360,9 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
         Add(std::move(O));
       }
   }
+
+  if (llvm::Error E = checkOutputSizes(Outs, D, N, P.ObsPlan))
+    return std::move(E);
 
   // The batch size.
   const int64_t Total = P.ObsPlan ? N : D;

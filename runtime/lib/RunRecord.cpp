@@ -26,12 +26,15 @@ std::string fingerprint(const HostArray &H) {
          (H.DrawBroadcast ? " broadcast " : " ") + hex(Hash);
 }
 
-nlohmann::json fingerprints(const DataSet &Data) {
+/// Keyed by the model's names, not by file: the same bytes given as
+/// X=./X.npy or X=/abs/X.npy are the same run.
+nlohmann::json fingerprints(const Manifest &M, const DataSet &Data) {
   nlohmann::json J = nlohmann::json::object();
-  for (const HostArray &H : Data.Inputs)
-    J[H.Name] = fingerprint(H);
+  for (size_t I = 0; I < Data.Inputs.size(); ++I)
+    J[I < M.Inputs.size() ? M.Inputs[I].Name : Data.Inputs[I].Name] =
+        fingerprint(Data.Inputs[I]);
   if (Data.Observed)
-    J["(observed) " + Data.Observed->Name] = fingerprint(*Data.Observed);
+    J["(observed) " + M.Output.Name] = fingerprint(*Data.Observed);
   return J;
 }
 
@@ -61,11 +64,11 @@ llvm::Expected<nlohmann::json> runRecord(const ModelLibrary &Lib,
   R["model_library"] = hex(llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>((*File)->getBufferStart()),
       (*File)->getBufferSize())));
-  R["inputs"] = fingerprints(Data);
+  R["inputs"] = fingerprints(M, Data);
   if (Post && Opts.Kind != EntryKind::PriorPredictive)
     R["posterior"] = fingerprints(M, *Post);
   if (Opts.BaselineData)
-    R["baseline_inputs"] = fingerprints(*Opts.BaselineData);
+    R["baseline_inputs"] = fingerprints(M, *Opts.BaselineData);
   if (Opts.BaselinePost)
     R["baseline_posterior"] = fingerprints(M, *Opts.BaselinePost);
   nlohmann::json Arrays = nlohmann::json::object();

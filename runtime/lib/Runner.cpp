@@ -4,11 +4,13 @@
 #include "RunError.h"
 #include "RunRecord.h"
 #include "aimz/run/EffectDifference.h"
+#include "aimz/run/NonFiniteResults.h"
 #include "aimz/run/WorkSplit.h"
 #include "aimz/gpu/GpuDevice.h"
 #include "aimz/run/ProgressBar.h"
 #include "aimz/run/ResultSink.h"
 #include "aimz/run/RunGroup.h"
+#include "aimz/io/RecordDifferences.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -20,6 +22,7 @@
 #include <ctime>
 #include <functional>
 #include <mutex>
+#include <new>
 #include <thread>
 
 namespace aimz::run {
@@ -121,6 +124,81 @@ llvm::Error writeObserved(ResultSink &Sink, size_t I, const OutputArray &O,
   return llvm::Error::success();
 }
 
+/// The elements of O's chunk that draws [D0, D1) x observations [O0, O1)
+/// of the chunk fill (every element of axes other than the two).
+ChunkBox rectangleBox(const OutputArray &O, int64_t D0, int64_t D1,
+                      int64_t O0, int64_t O1) {
+  ChunkBox Box;
+  Box.Lo.assign(O.KernelChunk.size(), 0);
+  Box.Hi.assign(O.KernelChunk.begin(), O.KernelChunk.end());
+  Box.Lo[0] = D0;
+  Box.Hi[0] = D1;
+  if (O.ObsAxis >= 0) {
+    Box.Lo[O.ObsAxis + 1] = O0;
+    Box.Hi[O.ObsAxis + 1] = O1;
+  }
+  return Box;
+}
+
+/// What the run tells about the NaN and infinities it computed (summed over
+/// the processes of Group, a collective): an error under Strict, else
+/// warnings.
+llvm::Error reportNonFinite(const RunPlan &Plan, const RunOptions &Opts,
+                            std::vector<NonFiniteTally> Tally,
+                            RunGroup &Group, Warnings &W) {
+  std::vector<int64_t> Counts;
+  for (const NonFiniteTally &T : Tally)
+    Counts.insert(Counts.end(), {T.NaN, T.PosInf, T.NegInf});
+  Group.sumOverGroup(Counts);
+  std::vector<int64_t> First;
+  for (const NonFiniteTally &T : Tally)
+    First.push_back(T.FirstDraw < 0 ? Plan.Draws : T.FirstDraw);
+  Group.minOverGroup(First);
+  std::vector<std::string> Lines;
+  for (size_t I = 0; I < Tally.size(); ++I) {
+    NonFiniteTally T{Counts[3 * I], Counts[3 * I + 1], Counts[3 * I + 2],
+                     First[I]};
+    uint64_t Values = 1;
+    for (uint64_t E : Plan.Outs[I].Shape)
+      Values *= E;
+    std::string L = describeNonFinite(
+        Plan.Outs[I].Path, T, Values,
+        Opts.Kind == EntryKind::LogLikelihood && !Opts.BaselinePost);
+    if (!L.empty())
+      Lines.push_back(L);
+  }
+  if (Lines.empty())
+    return llvm::Error::success();
+  const std::string Why =
+      "; a parameter outside its distribution's support (a scale of 0 or "
+      "below, a probability outside [0, 1], ...) gives NaN and a value "
+      "beyond the model's precision an infinity: check the posterior, the "
+      "interventions and the data";
+  if (Opts.Strict)
+    return error("non-finite results: " + llvm::join(Lines, "; ") + Why +
+                 "; --strict refuses them, so nothing was written");
+  W.push_back("non-finite results: " + llvm::join(Lines, "; ") + Why +
+              " (--strict makes this an error)");
+  return llvm::Error::success();
+}
+
+/// Grows a device's scratch to what the kernel asked for; a size no
+/// machine has (a dimension set far too large) is an error, not an
+/// exception in a worker thread.
+llvm::Error growScratch(std::vector<uint8_t> &Scratch, int64_t Needed) {
+  try {
+    if (Needed < 0 || static_cast<uint64_t>(Needed) > Scratch.max_size())
+      throw std::bad_alloc();
+    Scratch.resize(static_cast<size_t>(Needed));
+  } catch (const std::bad_alloc &) {
+    return error("the model's kernel needs " + std::to_string(Needed) +
+                 " bytes of scratch memory per device, more than can be "
+                 "allocated; check the dimensions (--dim, the data, the "
+                 "posterior)");
+  }
+  return llvm::Error::success();
+}
+
 /// The devices of a run: GPU ordinals first, then CPU worker threads.
 struct DevicePlan {
   std::vector<int> Gpus;
@@ -182,6 +260,22 @@ llvm::Expected<std::vector<std::string>> describeDevices(DeviceChoice Choice,
 }
 
 namespace {
+
+/// Collective: whether this process's run record equals rank 0's, so that
+/// no process writes chunks of another run (another seed, data, batch size,
+/// codec, format or command) into the shared store.
+llvm::Error sameRunAsRankZero(RunGroup &Group, const nlohmann::json &Record) {
+  const std::string Mine = Record.dump();
+  const std::string Zero = Group.fromRankZero(Mine);
+  if (Zero == Mine)
+    return llvm::Error::success();
+  nlohmann::json Theirs = nlohmann::json::parse(Zero, nullptr, false);
+  return error("the processes of this run disagree: it differs from rank "
+               "0's in " +
+               io::recordDifferences(Theirs, Record, "on rank 0", "here") +
+               "; start every rank with the same command, options and "
+               "files; nothing was written");
+}
 
 /// runModel for one process of Group. Agreed is set at the group's first
 /// agreement: an error returned before it has not reached the others yet.
@@ -273,6 +367,9 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
   Agreed = true;
   if (llvm::Error E = Group.agree(llvm::Error::success()))
     return std::move(E);
+  if (Shared)
+    if (llvm::Error E = Group.agree(sameRunAsRankZero(Group, Record)))
+      return std::move(E);
   const bool Creator = Group.rank() == 0;
   std::unique_ptr<ResultSink> Sink;
   auto startSink = [&](SinkStart Start) -> llvm::Error {
@@ -283,6 +380,7 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
     if (!S)
       return S.takeError();
     Sink = std::move(*S);
+    W.insert(W.end(), Sink->Notes.begin(), Sink->Notes.end());
     return llvm::Error::success();
   };
   if (llvm::Error E = Group.agree(
@@ -380,6 +478,9 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
   // batch (chunks have the same size in every batch).
   std::vector<std::vector<std::vector<uint8_t>>> BaseChunksOf(
       Devices, std::vector<std::vector<uint8_t>>(Outs.size()));
+  // Each device's count of the NaN and infinities it computed, per array.
+  std::vector<std::vector<NonFiniteTally>> TallyOf(
+      Devices, std::vector<NonFiniteTally>(Outs.size()));
   ProgressBar Bar(Opts.Progress, Batches,
                   static_cast<double>(D) * static_cast<double>(N));
   auto Start = std::chrono::steady_clock::now();
@@ -472,7 +573,8 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
         C.scratch_bytes = static_cast<int64_t>(Scratch.size());
         int32_t RC = Entry(&C);
         if (RC == AIMZ_SCRATCH_TOO_SMALL) {
-          Scratch.resize(C.scratch_needed);
+          if (llvm::Error E = growScratch(Scratch, C.scratch_needed))
+            return E;
           C.scratch = Scratch.data();
           C.scratch_bytes = C.scratch_needed;
           RC = Entry(&C);
@@ -557,16 +659,9 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
           return E;
         // The chunk elements of this call's draws and observations.
         auto BoxOf = [&](const OutputArray &O) {
-          ChunkBox Box;
-          Box.Lo.assign(O.KernelChunk.size(), 0);
-          Box.Hi.assign(O.KernelChunk.begin(), O.KernelChunk.end());
-          Box.Lo[0] = Call.draw_begin - ChunkDraw0;
-          Box.Hi[0] = Call.draw_end - ChunkDraw0;
-          if (O.ObsAxis >= 0) {
-            Box.Lo[O.ObsAxis + 1] = Ob0 - ChunkObs0;
-            Box.Hi[O.ObsAxis + 1] = Ob1 - ChunkObs0;
-          }
-          return Box;
+          return rectangleBox(O, Call.draw_begin - ChunkDraw0,
+                              Call.draw_end - ChunkDraw0, Ob0 - ChunkObs0,
+                              Ob1 - ChunkObs0);
         };
         // --keep-scenarios: copy both scenarios out before the difference.
         for (size_t J = 0; J < Outs.size(); ++J) {
@@ -586,7 +681,20 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
                         Outs[I].ChunkStrides, BoxOf(Outs[I]));
         }
       }
-      return Gpu ? Gpu->finish() : llvm::Error::success();
+      if (Gpu)
+        if (llvm::Error E = Gpu->finish())
+          return E;
+      // The non-finite values of this device's rectangle.
+      for (size_t I = 0; I < Outs.size(); ++I)
+        if (Buffers[I] && !Outs[I].Scenario && Results[Outs[I].Site].data) {
+          ChunkBox Box = rectangleBox(Outs[I], Dr0 - ChunkDraw0,
+                                      Dr1 - ChunkDraw0, Ob0 - ChunkObs0,
+                                      Ob1 - ChunkObs0);
+          TallyOf[Dev][I].add(countNonFiniteInBox(
+              Outs[I].Type, Buffers[I], Outs[I].ChunkStrides, Box,
+              ChunkDraw0));
+        }
+      return llvm::Error::success();
     };
     if (llvm::Error E = Pool.run(Work)) {
       RunErr = std::move(E);
@@ -607,6 +715,17 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
   const bool Interrupted = InterruptRequested.load();
   if (!RunErr && Interrupted)
     RunErr = error("interrupted; " + Sink->suspendNote());
+  {
+    std::vector<NonFiniteTally> Tally(Outs.size());
+    for (const auto &OfDevice : TallyOf)
+      for (size_t I = 0; I < Outs.size(); ++I)
+        Tally[I].add(OfDevice[I]);
+    llvm::Error E = reportNonFinite(Plan, Opts, std::move(Tally), Group, W);
+    if (!RunErr)
+      RunErr = std::move(E);
+    else
+      llvm::consumeError(std::move(E));
+  }
   // Every chunk of this process is in the store before the others hear
   // that it is done.
   if (!RunErr)

@@ -2,6 +2,8 @@
 #include "aimz/run/StanCsv.h"
 #include "RunError.h"
 
+#include "aimz/io/RegularFile.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -62,6 +64,9 @@ bool parseNumber(llvm::StringRef S, double &V) {
 }
 
 llvm::Expected<Chain> readChain(const std::string &File) {
+  if (llvm::Error E = io::requireRegularFile(
+          File, "Stan CSV", "save the draws to a file and give its path"))
+    return std::move(E);
   auto Buf = llvm::MemoryBuffer::getFile(File, /*IsText=*/true);
   if (!Buf)
     return error("cannot read Stan CSV '" + File +
@@ -73,6 +78,16 @@ llvm::Expected<Chain> readChain(const std::string &File) {
   llvm::StringRef Text = (*Buf)->getBuffer();
   int64_t LineNo = 0;
   while (!Text.empty()) {
+    // CmdStan ends every line; a last one without its newline was cut
+    // short (a full disk, a copy that stopped), maybe inside a number that
+    // still parses ("0.1234" cut to "0.").
+    if (Text.find('\n') == llvm::StringRef::npos &&
+        !Text.trim().empty() && !Text.ltrim().starts_with("#"))
+      return error("Stan CSV '" + File + "' ends inside line " +
+                   llvm::Twine(LineNo + 1) + " (no newline after it): the "
+                   "file looks cut short, and its last values may be "
+                   "incomplete; rewrite it, or end that line with a newline "
+                   "if it is whole");
     auto [Line, Rest] = Text.split('\n');
     Text = Rest;
     ++LineNo;
@@ -214,9 +229,23 @@ readStanCsv(const std::vector<std::string> &Files) {
     for (const auto &Ix : P.Indices)
       for (size_t K = 0; K < Rank; ++K)
         Dims[K] = std::max<uint64_t>(Dims[K], Ix[K]);
+    // Every index is at most its axis' largest and no two columns are
+    // equal, so the columns fill the grid only when their count is its
+    // size: checked before anything of that size is allocated (a hostile
+    // "beta.4294967296.1" must not allocate 2^32 flags).
     uint64_t PerDraw = 1;
+    bool Overflow = false;
     for (uint64_t D : Dims)
-      PerDraw *= D;
+      Overflow |= __builtin_mul_overflow(PerDraw, D, &PerDraw);
+    if (Overflow || PerDraw != P.Columns.size())
+      return error("Stan CSV '" + Files.front() + "' has " +
+                   llvm::Twine(P.Columns.size()) + " columns of '" + Name +
+                   "' but its largest indices (" + llvm::join(llvm::map_range(
+                       Dims, [](uint64_t D) { return std::to_string(D); }),
+                       ", ") + ") make " +
+                   (Overflow ? std::string("more than 2^64")
+                             : std::to_string(PerDraw)) +
+                   "; some entries are missing");
     // Row-major positions from Stan's 1-based, column-major labels.
     std::vector<uint64_t> Pos(P.Columns.size());
     std::vector<bool> Seen(PerDraw, false);
@@ -230,11 +259,6 @@ readStanCsv(const std::vector<std::string> &Files) {
       Seen[At] = true;
       Pos[C] = At;
     }
-    if (PerDraw != P.Columns.size())
-      return error("Stan CSV '" + Files.front() + "' has " +
-                   llvm::Twine(P.Columns.size()) + " columns of '" + Name +
-                   "' but its largest indices make " + llvm::Twine(PerDraw) +
-                   "; some entries are missing");
     std::vector<uint64_t> Shape = {static_cast<uint64_t>(Draws)};
     Shape.insert(Shape.end(), Dims.begin(), Dims.end());
     auto Values = std::make_shared<std::vector<double>>(PerDraw * Draws);

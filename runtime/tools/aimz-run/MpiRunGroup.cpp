@@ -7,7 +7,10 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace aimz::run {
 namespace {
@@ -61,6 +64,28 @@ public:
     if (First != 0)
       Msg = "rank " + std::to_string(First) + ": " + Msg;
     return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+  }
+
+  void sumOverGroup(std::vector<int64_t> &V) override {
+    MPI_Allreduce(MPI_IN_PLACE, V.data(), static_cast<int>(V.size()),
+                  MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  }
+  void minOverGroup(std::vector<int64_t> &V) override {
+    MPI_Allreduce(MPI_IN_PLACE, V.data(), static_cast<int>(V.size()),
+                  MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  }
+
+  std::string fromRankZero(const std::string &Mine) override {
+    std::string Text = Rank == 0 ? Mine : std::string();
+    uint64_t Len = Text.size();
+    MPI_Bcast(&Len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    Text.resize(Len);
+    // MPI counts are ints: a long record goes in pieces.
+    constexpr uint64_t Piece = uint64_t(1) << 30;
+    for (uint64_t At = 0; At < Len; At += Piece)
+      MPI_Bcast(Text.data() + At, static_cast<int>(std::min(Piece, Len - At)),
+                MPI_CHAR, 0, MPI_COMM_WORLD);
+    return Text;
   }
 
 private:

@@ -185,9 +185,10 @@ cl::list<std::string> BaselineDataArgs(
     cl::value_desc("NAME=FILE"), cl::sub(EffectCmd), cl::cat(RunCat));
 cl::opt<bool> Strict("strict",
                      cl::desc("Refuse a posterior holding NaN or infinite "
-                              "values (default: warn)"),
-                     cl::sub(PredictCmd), cl::sub(LogLikCmd),
-                     cl::sub(EffectCmd), cl::cat(RunCat));
+                              "values, and results holding them (a "
+                              "parameter outside its support); default: "
+                              "warn"),
+                     RUN_SUBS, cl::cat(RunCat));
 
 /// Messages quote file names and contents: control bytes (an ESC sequence
 /// in a hostile file) are shown escaped, never sent to the terminal.
@@ -256,6 +257,16 @@ std::optional<std::string> outputIsAnInput() {
 }
 
 int fail(llvm::Error E) { return fail(llvm::toString(std::move(E))); }
+
+/// The NAMEs of NAME=FILE arguments (an archive's members are not known
+/// before it is read).
+std::vector<std::string> namesOf(const cl::list<std::string> &Args) {
+  std::vector<std::string> Names;
+  for (const std::string &A : Args)
+    if (A.find('=') != std::string::npos)
+      Names.push_back(A.substr(0, A.find('=')));
+  return Names;
+}
 
 void onSignal(int) {
   if (InterruptRequested.exchange(true))
@@ -361,6 +372,16 @@ int runCommand(EntryKind Kind, bool Effect = false) {
                          : Layout == OutputLayout::InferenceData && !OutOfSample
                              ? ObservedUse::IfGiven
                              : ObservedUse::Ignore;
+  if (Effect) {
+    // An input the model lacks would leave both scenarios equal: an effect
+    // of exactly 0, which must not pass for a result.
+    if (auto E = checkInputNames(M, namesOf(BaselineDataArgs),
+                                 "--baseline-data", /*OutputToo=*/false))
+      return fail(std::move(E));
+    if (auto E = checkInputNames(M, namesOf(DataArgs), "--data",
+                                 /*OutputToo=*/true))
+      return fail(std::move(E));
+  }
   auto Data = loadData(M, DataArgs, Observed, W, NumObservations);
   if (!Data)
     return Report(), fail(Data.takeError());
@@ -399,6 +420,8 @@ int runCommand(EntryKind Kind, bool Effect = false) {
     if (!BD)
       return Report(), fail("--baseline-data: " + llvm::toString(BD.takeError()));
     if (auto E = bindDimArgs(M, DimArgs, *BD))
+      return Report(), fail(std::move(E));
+    if (auto E = checkSameDims(*Data, *BD, "--baseline-data"))
       return Report(), fail(std::move(E));
     Warnings Ignored; // the scenario's load already warned about the posterior
     auto BP = loadPosterior(M, PosteriorPath, *BD, false, Ignored, Strict);
@@ -452,6 +475,7 @@ int runCommand(EntryKind Kind, bool Effect = false) {
   O.ToolVersion = AIMZ_RUN_VERSION;
   O.Sync = !NoSync;
   O.Resume = Resume;
+  O.Strict = Strict;
 
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);

@@ -302,6 +302,56 @@ class Hostile(E.E2ETestCase):
         self.assertLess(time.time() - t0, 30)
         self.assert_one_error_line(r, "not a regular file", "FIFO")
 
+    def test_non_regular_posteriors_do_not_hang(self):
+        # A FIFO named like a CSV, a netCDF file or matched by a glob, and a
+        # link to /dev/zero: refused before any read (they hung, or read
+        # until "LLVM ERROR: out of memory").
+        d = self.path("specials")
+        os.makedirs(d, exist_ok=True)
+        for name in ("fit.csv", "fit.nc", "g-1.csv"):
+            p = os.path.join(d, name)
+            if not os.path.exists(p):
+                os.mkfifo(p)
+        zero = os.path.join(d, "zero.csv")
+        if not os.path.lexists(zero):
+            os.symlink("/dev/zero", zero)
+        for arg, kind in ((os.path.join(d, "fit.csv"), "FIFO"),
+                          (os.path.join(d, "fit.nc"), "FIFO"),
+                          (os.path.join(d, "g-*.csv"), "FIFO"),
+                          (zero, "character device")):
+            with self.subTest(posterior=arg):
+                t0 = time.time()
+                r = E.run_cmd("predict", self.linreg, {"X": self.Xp},
+                              self.fresh(), posterior=arg, check=False)
+                self.assertLess(time.time() - t0, 30)
+                self.assert_one_error_line(r, "not a regular file", kind)
+
+    def test_fifo_run_record_does_not_hang_resume(self):
+        out = self.fresh()
+        os.makedirs(out + ".partial")
+        os.mkfifo(os.path.join(out + ".partial", ".aimz-run.json"))
+        t0 = time.time()
+        r = self.predict(out, extra=["--resume"])
+        self.assertLess(time.time() - t0, 30)
+        self.assert_one_error_line(r, "run record", "not a regular file")
+
+    def test_truncated_model_library_is_an_error(self):
+        # dlopen maps past the end of a cut-short library and the first
+        # touch is a SIGBUS (in Python, the interpreter dies).
+        data = open(self.linreg, "rb").read()
+        for keep in (len(data) // 2, len(data) - 1, 64, 10):
+            with self.subTest(keep=keep):
+                p = self.path("cut%d.so" % keep)
+                with open(p, "wb") as f:
+                    f.write(data[:keep])
+                r = E.run_cmd("predict", p, {"X": self.Xp}, self.fresh(),
+                              posterior=self.pp, check=False)
+                self.assertGreater(r.rc, 0, r)
+                self.assert_one_error_line(r, "cut%d.so" % keep)
+        r = E.aimz_run("info", self.path("cut%d.so" % (len(data) // 2)),
+                       check=False)
+        self.assert_one_error_line(r, "cut short")
+
     def test_npy_header_with_trailing_junk_is_refused(self):
         p = self.save("junk.npy", np.zeros((self.N, self.K), np.float32))
         raw = bytearray(open(p, "rb").read())

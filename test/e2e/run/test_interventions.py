@@ -257,6 +257,72 @@ class Interventions(E.E2ETestCase):
         r, _ = self.predict("beta=" + bp, check=False)
         self.assert_one_error_line(r, "1 NaN or infinite", "must be finite")
 
+    def test_beyond_the_models_precision(self):
+        # 1e39 used to become inf in the f32 model: every eta inf, every y
+        # NaN, exit 0. Refused like the same value in a posterior.
+        r, out = self.predict("alpha=1e39", check=False)
+        self.assert_one_error_line(r, "alpha=1e39", "float32's range")
+        self.assertFalse(os.path.exists(out))
+        # Within float32's range, the same site is taken as given.
+        r, _ = self.predict("alpha=3e38", "beta=0", check=False)
+        self.assertEqual(r.rc, 0, r)
+
+    def test_scale_outside_its_support_is_reported(self):
+        # A scale of 0 or below gives NaN draws: counted and reported per
+        # array, an error under --strict, never a silent store of NaN.
+        for value in ("0", "-1"):
+            with self.subTest(sigma=value):
+                r, out = self.predict("sigma=" + value)
+                w = [l for l in r.warnings() if "non-finite" in l]
+                self.assertEqual(len(w), 1, r)
+                self.assertIn("'y' holds %d NaN among its %d values"
+                              % (self.N * self.D, self.N * self.D), w[0])
+                self.assertIn("from draw 0", w[0])
+                self.assertIn("--strict", w[0])
+                self.assertTrue(np.isnan(E.read_arrays(out)["y"]).all())
+        out = self.fresh()
+        r = E.run_cmd("predict", E.model("linreg"), {"X": self.Xp}, out,
+                      posterior=self.pp, batch=300, seed=9, check=False,
+                      extra=["--intervene", "sigma=0", "--strict"])
+        self.assert_one_error_line(r, "non-finite results", "'y'",
+                                   "--strict")
+        self.assertFalse(os.path.exists(out))
+        self.assertFalse(os.path.exists(out + ".partial"))
+        # Only the draws outside the support count: the first is named.
+        post = dict(self.post)
+        post["sigma"] = post["sigma"].copy()
+        post["sigma"][4] = 0
+        r, out = self.predict(post=self.savez("sigma0.npz", **post))
+        w = [l for l in r.warnings() if "non-finite" in l]
+        self.assertEqual(len(w), 1, r)
+        self.assertIn("'y' holds %d NaN" % self.N, w[0])
+        self.assertIn("from draw 4", w[0])
+        y = E.read_arrays(out)["y"]
+        self.assertTrue(np.isnan(y[4]).all())
+        self.assertFalse(np.isnan(np.delete(y, 4, axis=0)).any())
+
+    def test_effect_with_an_input_the_model_lacks(self):
+        # --baseline-data Z=... with no input Z used to warn and give an
+        # effect of exactly 0 everywhere, exit 0.
+        zp = self.save("Z0.npy", np.zeros(self.N, np.float32))
+        r, out = self.effect("--baseline-data", "Z=" + zp, check=False)
+        self.assert_one_error_line(r, "--baseline-data Z", "no input 'Z'",
+                                   "X")
+        self.assertFalse(os.path.exists(out))
+        r, out = self.effect("--intervene", "alpha=1", check=False,
+                             data={"X": self.Xp, "Z": zp})
+        self.assert_one_error_line(r, "--data Z", "no input 'Z'")
+        # A baseline of other shapes is the baseline's fault, not the
+        # posterior's.
+        wide = self.save("X_wide.npy", np.zeros((self.N, self.K + 1),
+                                                np.float32))
+        r, out = self.effect("--baseline-data", "X=" + wide, check=False)
+        self.assert_one_error_line(r, "--baseline-data", "k = %d" % (self.K + 1),
+                                   "k = %d" % self.K)
+        fewer = self.save("X_few.npy", np.zeros((7, self.K), np.float32))
+        r, out = self.effect("--baseline-data", "X=" + fewer, check=False)
+        self.assert_one_error_line(r, "--baseline-data", "n = 7")
+
     def test_wrong_dtype(self):
         bp = self.save("beta_str.npy", np.array(["a", "b", "c"]))
         r, _ = self.predict("beta=" + bp, check=False)

@@ -113,6 +113,45 @@ class Mpi(E.E2ETestCase):
         self.assertEqual(len(errors), 1, p.stderr)
         self.assertIn(".npz", errors[0])
 
+    def test_ranks_that_disagree_refuse_together(self):
+        # Every rank must run the same thing: one given another seed, data,
+        # batch size, codec, format or command used to write its chunks
+        # into the shared store (half the chunks of each seed, or a store
+        # that cannot be read), with exit 0.
+        y = self.save("y_mpi.npy", np.ones(6000, np.int32))
+        X = np.load(self.mlp_data["X"])
+        X[3, 2] += 1
+        other_x = self.save("X_other.npy", X)
+        base = ["--batch-size", "700"]
+        cases = [
+            (["--batch-size", "700", "--seed", "12"], "predict", None,
+             "seed (11 on rank 0, 12 here)"),
+            (["--batch-size", "500"], "predict", None, "batch_size"),
+            (base + ["--codec", "zstd:3"], "predict", None, "codec"),
+            (base + ["--zarr-format", "3"], "predict", None, "zarr_format"),
+            (base, "predict", {"X": other_x}, "inputs [X]"),
+            (base, "log-likelihood", dict(self.mlp_data, y=y), "computed"),
+        ]
+        for extra, command, data, fragment in cases:
+            with self.subTest(fragment=fragment):
+                out = self.fresh()
+                first = self.args("mlp", self.mlp_data, self.mlp_post, out,
+                                  base)
+                second = self.args("mlp", data or self.mlp_data,
+                                   self.mlp_post, out, extra, command)
+                p = subprocess.run(
+                    [MPIRUN, "--oversubscribe", "--allow-run-as-root",
+                     "-n", "1"] + first + [":", "-n", "1"] + second,
+                    capture_output=True, text=True, timeout=300)
+                self.assertNotEqual(p.returncode, 0, p.stderr)
+                errors = [l for l in p.stderr.splitlines() if "error:" in l]
+                self.assertEqual(len(errors), 1, p.stderr)
+                self.assertIn("disagree", errors[0])
+                self.assertIn("rank 1", errors[0])
+                self.assertIn(fragment, errors[0])
+                self.assertFalse(os.path.exists(out))
+                self.assertFalse(os.path.exists(out + ".partial"))
+
     def test_killed_rank_leaves_a_resumable_store(self):
         rng = np.random.default_rng(3)
         n = 200_000

@@ -56,6 +56,25 @@ class PosteriorDims(E.E2ETestCase):
                       extra=["--dim", "J=zero"])
         self.assert_one_error_line(r, "NAME=N")
 
+    def test_dims_too_large_are_refused_up_front(self):
+        # --dim J=2^62 (or 2^32) used to segfault or end in "terminate
+        # called recursively", leaving a partial store.
+        so = E.model("groups_from_posterior")
+        x, g, post, data, pp = self.case(6, 3)
+        for J in (1 << 62, 1 << 32, (1 << 63) - 1):
+            for sites in (["a"], None):
+                with self.subTest(J=J, sites=sites):
+                    out = self.fresh()
+                    r = E.run_cmd("prior-predictive", so, data, out,
+                                  num_samples=50, sites=sites, check=False,
+                                  extra=["--dim", "J=%d" % J])
+                    self.assertNotEqual(r.rc, 0, r)
+                    self.assertGreater(r.rc, 0, r)  # not a signal
+                    self.assertEqual(len(r.errors()), 1, r)
+                    self.assertNotIn("terminate", r.stderr)
+                    self.assertFalse(os.path.exists(out))
+                    self.assertFalse(os.path.exists(out + ".partial"))
+
     def test_dim_must_agree_with_the_posterior(self):
         so = E.model("groups_from_posterior")
         x, g, post, data, pp = self.case(6, 2)

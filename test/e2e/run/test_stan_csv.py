@@ -173,6 +173,40 @@ class StanCsv(E.E2ETestCase):
         r = E.run_cmd("predict", so, self.data, self.fresh(), posterior=part,
                       check=False)
         self.assert_one_error_line(r, "'ab'", "some entries are missing")
+        # A hostile index: 2^32 (or 2^64 over two axes) entries must not be
+        # allocated (it segfaulted, or aborted with bad_alloc).
+        for bad in ("ab.4294967296.1", "ab.4294967296.4294967296",
+                    "ab.18446744073709551615.2"):
+            with self.subTest(column=bad):
+                huge = os.path.join(other, "huge.csv")
+                with open(huge, "w") as f:
+                    f.write("\n".join(l.replace("ab.2.1", bad) if i == hdr
+                                      else l for i, l in enumerate(lines)))
+                r = E.run_cmd("predict", so, self.data, self.fresh(),
+                              posterior=huge, check=False)
+                self.assertGreater(r.rc, 0, r)
+                self.assertEqual(len(r.errors()), 1, r)
+                self.assertIn("ab", r.errors()[0])
+        # A file cut inside its last value ("...,0." of "0.123"): refused,
+        # not read as 0 (which gave 1000 non-finite log-likelihoods).
+        with open(os.path.join(other, "a.csv")) as f:
+            text = f.read()
+        body = text.rstrip("\n")
+        last = [l for l in body.split("\n") if l and not l.startswith("#")][-1]
+        cut = body[:body.rindex(last) + len(last)]
+        cut = cut[:cut.rindex(".") + 1]
+        cut_path = os.path.join(other, "cut.csv")
+        with open(cut_path, "w") as f:
+            f.write(cut)
+        r = E.run_cmd("predict", so, self.data, self.fresh(),
+                      posterior=cut_path, check=False)
+        self.assert_one_error_line(r, "cut.csv", "cut short")
+        # The same line with its newline is whole, and read.
+        with open(cut_path, "w") as f:
+            f.write(body[:body.rindex(last) + len(last)] + "\n")
+        r = E.run_cmd("predict", so, self.data, self.fresh(),
+                      posterior=cut_path, check=False)
+        self.assertEqual(r.rc, 0, r)
 
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)),

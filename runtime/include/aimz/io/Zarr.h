@@ -124,6 +124,13 @@ public:
   /// once complete). Such a chunk counts as written.
   bool hasChunk(llvm::StringRef Array, llvm::ArrayRef<uint64_t> Coords);
 
+  /// A resumed store: decodes every chunk the interrupted run left (after
+  /// addArray has declared them all) and removes those that do not decode to
+  /// a whole chunk (a file cut short by a power loss under --no-sync, or
+  /// damaged since), so that the run computes them again. Returns a note per
+  /// array that had damaged chunks; the chunks that decode count as written.
+  llvm::Expected<std::vector<std::string>> checkKeptChunks();
+
   /// Replaces the group's attributes (a JSON object); written by finish().
   llvm::Error setGroupAttrs(const nlohmann::json &Attrs);
 

@@ -81,6 +81,19 @@ posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
                     DataSet &Data, bool RequireAll, Warnings &W,
                     bool Strict = false);
 
+/// Refuses a name that is not one of the model's inputs (nor, unless
+/// OutputToo is false, its output): `effect`, where an ignored baseline
+/// input would silently give an effect of 0. Option names the argument.
+llvm::Error checkInputNames(const Manifest &M,
+                            const std::vector<std::string> &Names,
+                            const std::string &Option, bool OutputToo);
+
+/// effect: the baseline's inputs must bind every dimension as the
+/// scenario's do (the same observations, the same shapes); the error names
+/// the baseline's argument (Option), the dimension and both values.
+llvm::Error checkSameDims(const DataSet &Scenario, const DataSet &Baseline,
+                          const std::string &Option);
+
 /// `--dim NAME=VALUE` arguments: values for dimensions the posterior binds,
 /// for runs that read none (prior predictive).
 llvm::Error bindDimArgs(const Manifest &M, const std::vector<std::string> &Args,

@@ -10,17 +10,13 @@
 #define AIMZ_RUN_EFFECTDIFFERENCE_H
 
 #include "aimz/io/DType.h"
+#include "aimz/run/ChunkBox.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace aimz::run {
-
-/// A box of a chunk: per dimension of the chunk (draw first), [Lo, Hi).
-struct ChunkBox {
-  std::vector<int64_t> Lo, Hi;
-};
 
 /// Out[i] -= Base[i] for every element i of Box, in a chunk with element
 /// strides Strides. Float types subtract in their precision; integers wrap

@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,9 +26,12 @@ namespace aimz::run {
 /// The posterior group's variables as arrays of shape (chains * draws, ...).
 struct InferenceDataDraws {
   std::vector<std::string> Names; // the group's order, coordinates dropped
-  std::map<std::string, io::NpyArray> Arrays;
   int64_t Chains = 0;
   int64_t DrawsPerChain = 0;
+  /// Reads one of Names (the file stays open until the last copy of Read
+  /// goes): a run reads only the variables its model needs, each checked
+  /// against the file's size before anything is allocated.
+  std::function<llvm::Expected<io::NpyArray>(const std::string &)> Read;
 };
 
 /// Reads the `posterior` group of an ArviZ netCDF file.

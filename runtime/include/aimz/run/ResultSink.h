@@ -50,6 +50,9 @@ public:
   virtual void suspend() { abandon(); }
   /// What suspend() left behind, for the user.
   virtual std::string suspendNote() const { return abandonNote(); }
+  /// What the user should know about how the sink started (damaged chunks
+  /// of a resumed store that are computed again).
+  std::vector<std::string> Notes;
 };
 
 /// How a Zarr sink starts its store.

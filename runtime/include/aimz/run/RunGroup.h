@@ -12,6 +12,8 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace aimz::run {
 
@@ -28,6 +30,11 @@ public:
   /// outcome. Success when all succeeded; otherwise every process gets the
   /// error of the lowest failing rank (naming that rank when it is not 0).
   virtual llvm::Error agree(llvm::Error Local) { return Local; }
+  /// Collective: each element summed (minimized) over every process.
+  virtual void sumOverGroup(std::vector<int64_t> &) {}
+  virtual void minOverGroup(std::vector<int64_t> &) {}
+  /// Collective: rank 0's Text, on every process (Mine on rank 0 itself).
+  virtual std::string fromRankZero(const std::string &Mine) { return Mine; }
 
 private:
   int64_t Next = 0;

@@ -76,6 +76,9 @@ struct RunOptions {
   /// The processes sharing this run (MPI ranks), each calling runModel with
   /// the same arguments; null: this process alone.
   RunGroup *Group = nullptr;
+  /// Refuse (publish nothing) when the results hold NaN or infinities;
+  /// otherwise warn (NonFiniteResults.h).
+  bool Strict = false;
   size_t ChunkBudgetBytes = 8u << 20; // target size of one chunk
   std::string ToolVersion;
 };
