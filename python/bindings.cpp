@@ -104,6 +104,50 @@ std::vector<Intervention> interventionsOf(const py::object &O) {
   return Out;
 }
 
+/// An integer keyword checked as the CLI checks its option: absent or None
+/// gives Default; anything but an integer is a TypeError, a value outside
+/// [Min, Max] a ValueError naming the keyword and Rule ("a positive
+/// integer"). Never pybind11's "Unable to cast" naming nothing.
+uint64_t integerKeyword(const py::dict &Options, const char *Key,
+                        uint64_t Default, int64_t Min, uint64_t Max,
+                        const char *Rule) {
+  if (!Options.contains(Key) || Options[Key].is_none())
+    return Default;
+  py::object V = Options[Key];
+  if (py::isinstance<py::bool_>(V) || !PyIndex_Check(V.ptr()))
+    throw py::type_error(std::string(Key) + " must be " + Rule + ", got " +
+                         std::string(py::repr(V)) + " (" +
+                         std::string(py::str(V.get_type().attr("__name__"))) +
+                         ")");
+  py::int_ I = py::reinterpret_steal<py::int_>(PyNumber_Index(V.ptr()));
+  // Compared as Python integers: 2**70 or -1 must not wrap around first.
+  if (I < py::int_(Min) || I > py::int_(Max))
+    throw py::value_error(std::string(Key) + "=" + std::string(py::repr(I)) +
+                          ": must be " + Rule);
+  return Min < 0 ? static_cast<uint64_t>(I.cast<int64_t>())
+                 : I.cast<uint64_t>();
+}
+
+/// One of Allowed, or a ValueError listing them.
+std::string choiceKeyword(const py::dict &Options, const char *Key,
+                          const std::string &Default,
+                          std::initializer_list<const char *> Allowed) {
+  if (!Options.contains(Key) || Options[Key].is_none())
+    return Default;
+  py::object V = Options[Key];
+  std::string Said = py::str(V);
+  for (const char *A : Allowed)
+    if (py::isinstance<py::str>(V) && Said == A)
+      return Said;
+  std::string List;
+  for (const char *A : Allowed)
+    List += (List.empty() ? "'" : ", '") + std::string(A) + "'";
+  throw py::value_error(std::string(Key) + "=" + std::string(py::repr(V)) +
+                        ": must be one of " + List);
+}
+
+constexpr uint64_t Int64Max = uint64_t(INT64_MAX);
+
 class LoadedModel {
 public:
   explicit LoadedModel(const std::string &Path)
@@ -137,7 +181,8 @@ public:
     ObservedUse NeedY = Kind == EntryKind::LogLikelihood ? ObservedUse::Require
                         : InferenceData && !OutOfSample ? ObservedUse::IfGiven
                                                         : ObservedUse::Ignore;
-    int64_t NumObs = Get("num_observations", int64_t(0));
+    int64_t NumObs = static_cast<int64_t>(integerKeyword(
+        Options, "num_observations", 0, 1, Int64Max, "a positive integer"));
     DataSet D = take(
         py::isinstance<py::dict>(Data)
             ? dataFromArrays(M, viewsOf(Data.cast<py::dict>()), NeedY, W,
@@ -246,17 +291,24 @@ public:
       O.BaselineInterventions = BaseDo;
       O.KeepScenarios = Get("keep_scenarios", false);
     }
-    std::string Axis = Get("shard_axis", std::string("auto"));
+    std::string Axis =
+        choiceKeyword(Options, "shard_axis", "auto", {"auto", "obs", "draw"});
     O.Axis = Axis == "obs"    ? ShardAxis::Obs
              : Axis == "draw" ? ShardAxis::Draw
                               : ShardAxis::Auto;
-    O.BatchSize = Get("batch_size", int64_t(0));
-    O.Devices = Get("devices", unsigned(0));
-    O.Seed = Get("seed", uint64_t(0));
+    O.BatchSize = static_cast<int64_t>(integerKeyword(
+        Options, "batch_size", 0, 1, Int64Max, "a positive integer"));
+    O.Devices = static_cast<unsigned>(
+        integerKeyword(Options, "devices", 0, 0, UINT32_MAX,
+                       "a non-negative integer (0 or None: every device)"));
+    O.Seed = integerKeyword(Options, "seed", 0, 0, UINT64_MAX,
+                            "an integer from 0 to 2**64 - 1");
     O.ReturnSites = Get("return_sites", std::vector<std::string>());
-    O.NumSamples = Get("num_samples", int64_t(1000));
+    O.NumSamples = static_cast<int64_t>(integerKeyword(
+        Options, "num_samples", 1000, 1, Int64Max, "a positive integer"));
     O.OutPath = Out;
-    O.Format = Get("zarr_format", 2) == 3 ? io::ZarrFormat::V3
+    O.Format = integerKeyword(Options, "zarr_format", 2, 2, 3, "2 or 3") == 3
+                   ? io::ZarrFormat::V3
                                           : io::ZarrFormat::V2;
     O.Layout = InferenceData ? OutputLayout::InferenceData : OutputLayout::Flat;
     O.OutOfSample = OutOfSample;
@@ -282,7 +334,9 @@ public:
     // The run on its own thread, without the GIL; this thread wakes every
     // 50 ms to let Python handle Ctrl-C, which stops the run within a
     // rectangle and leaves no store behind.
-    InterruptRequested = false;
+    // This run's own stop: another thread's run is not this one's business.
+    std::atomic<bool> Stop{false};
+    O.Stop = &Stop;
     llvm::Expected<RunReport> R = RunReport();
     bool Interrupted = false;
     std::optional<py::error_already_set> CallbackError;
@@ -302,7 +356,7 @@ public:
         } catch (py::error_already_set &E) {
           // A failing callback stops the run like Ctrl-C, then re-raises.
           CallbackError.emplace(std::move(E));
-          InterruptRequested = true;
+          Stop = true;
           OnProgress = py::none();
         }
       };
@@ -310,7 +364,7 @@ public:
              std::future_status::ready) {
         py::gil_scoped_acquire G;
         if (PyErr_CheckSignals() != 0) {
-          InterruptRequested = true;
+          Stop = true;
           Interrupted = true;
           PyErr_Clear();
         }

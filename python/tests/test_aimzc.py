@@ -121,6 +121,67 @@ def test_errors_are_exceptions_with_the_cli_message(linreg):
         aimzc.load("/nonexistent/not-a-model.so")
 
 
+def test_keyword_errors_name_the_keyword(linreg):
+    # They were pybind11's "Unable to cast Python instance to C++ type",
+    # naming nothing, and batch_size=-5 was accepted.
+    X, _, post = problem(n=100, D=2)
+    m = aimzc.load(linreg)
+    cases = [("seed", -1, ValueError, r"seed=-1: must be an integer from 0"),
+             ("seed", 2**70, ValueError, r"seed=1180591620717411303424"),
+             ("seed", 1.5, TypeError, r"seed must be an integer .*float"),
+             ("devices", -1, ValueError, r"devices=-1"),
+             ("batch_size", -5, ValueError, r"batch_size=-5: must be a "
+              r"positive integer"),
+             ("batch_size", 0, ValueError, r"batch_size=0"),
+             ("batch_size", "7", TypeError, r"batch_size must be"),
+             ("batch_size", True, TypeError, r"batch_size must be")]
+    for key, value, exc, match in cases:
+        with pytest.raises(exc, match=match):
+            m.predict({"X": X}, post, progress=False, **{key: value})
+    with pytest.raises(ValueError, match=r"num_samples=1180591620717411303424"):
+        m.prior_predictive({"X": X}, num_samples=2**70, progress=False)
+    with pytest.raises(ValueError, match=r"num_samples=0"):
+        m.prior_predictive({"X": X}, num_samples=0, progress=False)
+    # NumPy integers are integers.
+    ds = m.predict({"X": X}, post, seed=np.uint64(3), batch_size=np.int32(50),
+                   progress=False)
+    assert ds["y"].shape == (2, 100)
+
+
+def test_one_runs_stop_does_not_stop_another(linreg):
+    # A raising progress callback stops its own run; a run on another
+    # thread used to fail too ("interrupted": one flag for the process).
+    X, _, post = problem(n=100_000, D=64, seed=4)
+    m = aimzc.load(linreg)
+    results = {}
+
+    def slow(done, total):
+        time.sleep(0.02)
+
+    def good():
+        results["good"] = m.predict({"X": X}, post, batch_size=2000,
+                                    progress=slow)
+
+    def bad():
+        def fail(done, total):
+            raise RuntimeError("only mine")
+        time.sleep(0.1)
+        try:
+            m.predict({"X": X}, post, batch_size=2000, progress=fail)
+        except RuntimeError as e:
+            results["bad"] = str(e)
+    threads = [threading.Thread(target=good), threading.Thread(target=bad)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results["bad"] == "only mine"
+    assert results["good"]["y"].shape == (64, 100_000)
+    alone = m.predict({"X": X}, post, batch_size=2000, progress=False)
+    np.testing.assert_array_equal(alone["y"].values,
+                                  results["good"]["y"].values)
+
+
 def test_ctrl_c_stops_the_run_and_leaves_only_a_partial_store(linreg, work):
     X, _, post = problem(n=400_000, D=400, seed=1)
     m = aimzc.load(linreg)

@@ -182,6 +182,13 @@ llvm::Error reportNonFinite(const RunPlan &Plan, const RunOptions &Opts,
   return llvm::Error::success();
 }
 
+/// The process's signal (the CLI's Ctrl-C), or this run's own stop (one
+/// Python thread's run, whose progress callback raised).
+bool stopRequested(const RunOptions &Opts) {
+  return InterruptRequested.load(std::memory_order_relaxed) ||
+         (Opts.Stop && Opts.Stop->load(std::memory_order_relaxed));
+}
+
 /// Grows a device's scratch to what the kernel asked for; a size no
 /// machine has (a dimension set far too large) is an error, not an
 /// exception in a worker thread.
@@ -616,7 +623,7 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
       int64_t &Step = DrawStepOf[Dev];
       // Each call ends where the next begins (draw_end).
       for (int64_t G = Dr0; G < Dr1; G = Call.draw_end) {
-        if (InterruptRequested.load(std::memory_order_relaxed))
+        if (stopRequested(Opts))
           return llvm::Error::success();
         if (Gpu) {
           // Queued back to back: a rectangle's copy-back overlaps the next
@@ -700,7 +707,7 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
       RunErr = std::move(E);
       break;
     }
-    if (InterruptRequested.load())
+    if (stopRequested(Opts))
       break;
     for (size_t I = 0; I < Outs.size() && !RunErr; ++I)
       if (Buffers[I])
@@ -712,7 +719,7 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
     if (Opts.OnBatch)
       Opts.OnBatch(Batch + 1, Batches);
   }
-  const bool Interrupted = InterruptRequested.load();
+  const bool Interrupted = stopRequested(Opts);
   if (!RunErr && Interrupted)
     RunErr = error("interrupted; " + Sink->suspendNote());
   {

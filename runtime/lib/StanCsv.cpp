@@ -14,6 +14,7 @@
 #include <charconv>
 #include <memory>
 #include <optional>
+#include <set>
 
 namespace aimz::run {
 namespace {
@@ -156,6 +157,71 @@ bool splitColumn(llvm::StringRef Column, std::string &Base,
   return true;
 }
 
+/// One parameter's columns: where each is, and its 1-based indices.
+struct Param {
+  std::vector<size_t> Columns;
+  std::vector<std::vector<int64_t>> Indices;
+};
+
+/// A parameter's draws as one (draws, ...) array, from Stan's 1-based,
+/// column-major labels to NumPy's row-major order.
+llvm::Expected<io::NpyArray> gatherParameter(const std::string &Name,
+                                             const Param &P,
+                                             const std::vector<Chain> &Chains,
+                                             const std::string &File) {
+  const std::vector<std::string> &Cols = Chains.front().Columns;
+  const size_t Rank = P.Indices.front().size();
+  std::set<std::vector<int64_t>> Distinct;
+  for (size_t C = 0; C < P.Columns.size(); ++C)
+    if (!Distinct.insert(P.Indices[C]).second)
+      return error("Stan CSV column '" + Cols[P.Columns[C]] +
+                   "' appears twice in '" + File + "'");
+  std::vector<uint64_t> Dims(Rank, 0);
+  for (const auto &Ix : P.Indices)
+    for (size_t K = 0; K < Rank; ++K)
+      Dims[K] = std::max<uint64_t>(Dims[K], Ix[K]);
+  // Every index is at most its axis' largest and no two columns are equal,
+  // so the columns fill the grid only when their count is its size:
+  // checked before anything of that size is allocated (a hostile
+  // "beta.4294967296.1" must not allocate 2^32 values).
+  uint64_t PerDraw = 1;
+  bool Overflow = false;
+  for (uint64_t D : Dims)
+    Overflow |= __builtin_mul_overflow(PerDraw, D, &PerDraw);
+  if (Overflow || PerDraw != P.Columns.size())
+    return error("Stan CSV '" + File + "' has " +
+                 llvm::Twine(P.Columns.size()) + " columns of '" + Name +
+                 "' but its largest indices (" +
+                 llvm::join(llvm::map_range(Dims,
+                                            [](uint64_t D) {
+                                              return std::to_string(D);
+                                            }),
+                            ", ") +
+                 ") make " +
+                 (Overflow ? std::string("more than 2^64")
+                           : std::to_string(PerDraw)) +
+                 "; some entries are missing");
+  std::vector<uint64_t> Pos(P.Columns.size());
+  for (size_t C = 0; C < P.Columns.size(); ++C)
+    for (size_t K = 0; K < Rank; ++K)
+      Pos[C] = Pos[C] * Dims[K] + static_cast<uint64_t>(P.Indices[C][K] - 1);
+  uint64_t Draws = 0;
+  for (const Chain &Ch : Chains)
+    Draws += Ch.Rows.size();
+  std::vector<uint64_t> Shape = {Draws};
+  Shape.insert(Shape.end(), Dims.begin(), Dims.end());
+  auto Values = std::make_shared<std::vector<double>>(PerDraw * Draws);
+  uint64_t Row = 0;
+  for (const Chain &Ch : Chains)
+    for (const std::vector<double> &R : Ch.Rows) {
+      for (size_t C = 0; C < P.Columns.size(); ++C)
+        (*Values)[Row * PerDraw + Pos[C]] = R[P.Columns[C]];
+      ++Row;
+    }
+  return io::NpyArray::fromMemory(io::DType::Float64, std::move(Shape),
+                                  Values->data(), File + ":" + Name, Values);
+}
+
 } // namespace
 
 bool isStanCsvArgument(llvm::StringRef Arg) {
@@ -194,10 +260,6 @@ readStanCsv(const std::vector<std::string> &Files) {
     Chains.push_back(std::move(*C));
   }
   // Parameters by base name: each column's index, in header order.
-  struct Param {
-    std::vector<size_t> Columns;
-    std::vector<std::vector<int64_t>> Indices;
-  };
   StanCsvDraws Out;
   std::map<std::string, Param> Params;
   const std::vector<std::string> &Cols = Chains.front().Columns;
@@ -223,56 +285,10 @@ readStanCsv(const std::vector<std::string> &Files) {
   for (const Chain &C : Chains)
     Draws += static_cast<int64_t>(C.Rows.size());
   for (const std::string &Name : Out.Names) {
-    const Param &P = Params[Name];
-    size_t Rank = P.Indices.front().size();
-    std::vector<uint64_t> Dims(Rank, 0);
-    for (const auto &Ix : P.Indices)
-      for (size_t K = 0; K < Rank; ++K)
-        Dims[K] = std::max<uint64_t>(Dims[K], Ix[K]);
-    // Every index is at most its axis' largest and no two columns are
-    // equal, so the columns fill the grid only when their count is its
-    // size: checked before anything of that size is allocated (a hostile
-    // "beta.4294967296.1" must not allocate 2^32 flags).
-    uint64_t PerDraw = 1;
-    bool Overflow = false;
-    for (uint64_t D : Dims)
-      Overflow |= __builtin_mul_overflow(PerDraw, D, &PerDraw);
-    if (Overflow || PerDraw != P.Columns.size())
-      return error("Stan CSV '" + Files.front() + "' has " +
-                   llvm::Twine(P.Columns.size()) + " columns of '" + Name +
-                   "' but its largest indices (" + llvm::join(llvm::map_range(
-                       Dims, [](uint64_t D) { return std::to_string(D); }),
-                       ", ") + ") make " +
-                   (Overflow ? std::string("more than 2^64")
-                             : std::to_string(PerDraw)) +
-                   "; some entries are missing");
-    // Row-major positions from Stan's 1-based, column-major labels.
-    std::vector<uint64_t> Pos(P.Columns.size());
-    std::vector<bool> Seen(PerDraw, false);
-    for (size_t C = 0; C < P.Columns.size(); ++C) {
-      uint64_t At = 0;
-      for (size_t K = 0; K < Rank; ++K)
-        At = At * Dims[K] + static_cast<uint64_t>(P.Indices[C][K] - 1);
-      if (Seen[At])
-        return error("Stan CSV column '" + Cols[P.Columns[C]] +
-                     "' appears twice in '" + Files.front() + "'");
-      Seen[At] = true;
-      Pos[C] = At;
-    }
-    std::vector<uint64_t> Shape = {static_cast<uint64_t>(Draws)};
-    Shape.insert(Shape.end(), Dims.begin(), Dims.end());
-    auto Values = std::make_shared<std::vector<double>>(PerDraw * Draws);
-    uint64_t Row = 0;
-    for (const Chain &Ch : Chains)
-      for (const std::vector<double> &R : Ch.Rows) {
-        for (size_t C = 0; C < P.Columns.size(); ++C)
-          (*Values)[Row * PerDraw + Pos[C]] = R[P.Columns[C]];
-        ++Row;
-      }
-    auto A = io::NpyArray::fromMemory(io::DType::Float64, std::move(Shape),
-                                      Values->data(),
-                                      Files.front() + ":" + Name, Values);
-    Out.Arrays.emplace(Name, std::move(A));
+    auto A = gatherParameter(Name, Params[Name], Chains, Files.front());
+    if (!A)
+      return A.takeError();
+    Out.Arrays.emplace(Name, std::move(*A));
   }
   // Chains of unequal lengths have no (chain, draw) grid: unknown.
   bool Equal = llvm::all_of(Chains, [&](const Chain &C) {

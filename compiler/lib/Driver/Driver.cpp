@@ -17,6 +17,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -35,6 +36,20 @@ llvm::Error fail(const llvm::Twine &Msg) {
 llvm::Error printed() { return fail(""); }
 
 } // namespace
+
+
+/// A linker that failed (a full disk) may leave its own temporaries beside
+/// Tmp ("<Tmp>.tmpXXXX"): removed with Tmp, so that a failed aimzc leaves
+/// nothing behind.
+static void removeLinkerTemporaries(llvm::StringRef Tmp) {
+  llvm::StringRef Dir = llvm::sys::path::parent_path(Tmp);
+  llvm::StringRef Name = llvm::sys::path::filename(Tmp);
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir.empty() ? "." : Dir, EC), End;
+       It != End && !EC; It.increment(EC))
+    if (llvm::sys::path::filename(It->path()).starts_with(Name))
+      llvm::sys::fs::remove(It->path());
+}
 
 llvm::Error compileModel(const Model &M, const ModelInfo &Info,
                          const CompileOptions &O, llvm::SourceMgr &SM,
@@ -149,6 +164,16 @@ llvm::Error compileModel(const Model &M, const ModelInfo &Info,
     llvm::raw_fd_ostream ObjOut(FD, true);
     if (auto E = emitMachineCode(**LLModule, **TM, ObjOut, false))
       return E;
+    ObjOut.close();
+    if (ObjOut.has_error()) {
+      std::string Why = ObjOut.error().message();
+      ObjOut.clear_error();
+      return fail("cannot write the object file '" + Obj + "': " + Why +
+                  (Why.find("space") != std::string::npos
+                       ? "; free some space in the temporary directory "
+                         "(TMPDIR)"
+                       : ""));
+    }
   }
   // Linked beside the target under a fresh name, then renamed over it: an
   // existing library is replaced whole or not at all, and a file planted
@@ -159,8 +184,10 @@ llvm::Error compileModel(const Model &M, const ModelInfo &Info,
     return fail("cannot create a temporary file next to '" + OutputFile +
                 "': " + EC.message());
   llvm::FileRemover RemoveTmp(Tmp);
-  if (auto E = linkSharedLibrary(Obj, Tmp))
+  if (auto E = linkSharedLibrary(Obj, Tmp)) {
+    removeLinkerTemporaries(Tmp);
     return E;
+  }
   if (auto EC = llvm::sys::fs::rename(Tmp, OutputFile))
     return fail("cannot write '" + OutputFile + "': " + EC.message());
   RemoveTmp.releaseFile();

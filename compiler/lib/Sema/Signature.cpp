@@ -94,7 +94,20 @@ bool Analyzer::checkSignature() {
   };
   for (const Param &P : M.Inputs)
     Bind(P);
-  Bind(Out);
+  // The output's observation axis is bound by the data (or
+  // --num-observations); another axis of it that no input names (the J
+  // items of `y: i32[n, J]`) is set at run time like a latent's group
+  // count: by the posterior's arrays, by --dim, or by the observed output.
+  for (size_t I = 0; I < Out.Type.Dims.size(); ++I) {
+    const DimSyntax &D = Out.Type.Dims[I];
+    if (D.Name.empty() || Info.Constants.count(D.Name) ||
+        BoundSymbols.count(D.Name))
+      continue;
+    BoundSymbols.insert(D.Name);
+    Info.Symbols.push_back(D.Name);
+    if (I > 0 && D.Name != Out.Type.Dims[0].Name)
+      Info.PosteriorDims.push_back(D.Name);
+  }
 
   auto OutShape = resolveDims(Out.Type.Dims, true);
   if (!OutShape)

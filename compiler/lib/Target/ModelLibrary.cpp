@@ -25,6 +25,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
@@ -190,6 +192,20 @@ llvm::Error emitMachineCode(llvm::Module &M, llvm::TargetMachine &TM,
   return llvm::Error::success();
 }
 
+/// What a failed link said, in one line: its first "error:" line, or
+/// "No space left on device" when the disk filled up.
+static std::string linkerComplaint(llvm::StringRef Log) {
+  if (Log.contains("No space left on device") ||
+      Log.contains("Bus error") || Log.contains("SIGBUS"))
+    return "No space left on device";
+  llvm::SmallVector<llvm::StringRef, 16> Lines;
+  Log.split(Lines, '\n');
+  for (llvm::StringRef L : Lines)
+    if (L.contains("error:"))
+      return L.substr(L.find("error:") + 6).trim().str();
+  return "";
+}
+
 llvm::Error linkSharedLibrary(llvm::StringRef ObjectPath,
                               llvm::StringRef OutputPath) {
   auto Clang = llvm::sys::findProgramByName("clang-19");
@@ -198,18 +214,35 @@ llvm::Error linkSharedLibrary(llvm::StringRef ObjectPath,
   if (!Clang)
     return makeError("cannot find clang-19 to link the shared library; "
                      "install it (tools/bootstrap.sh)");
+  // lld writes through an mmap by default, and a full disk then kills it
+  // with SIGBUS and a crash report; written in memory and then out, a full
+  // disk is an ordinary write error.
   std::vector<std::string> Args = {*Clang, "-shared", "-fuse-ld=lld",
+                                   "-Wl,--no-mmap-output-file",
                                    "-o", OutputPath.str(), ObjectPath.str()};
   for (const char *A : {"-lm", "-Wl,--as-needed"})
     Args.push_back(A);
   std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
+  llvm::SmallString<128> Log;
+  if (auto EC = llvm::sys::fs::createTemporaryFile("aimz-link", "log", Log))
+    return makeError("cannot create a temporary file: " + EC.message());
+  llvm::FileRemover RemoveLog(Log);
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(),
+                                                Log.str()};
   std::string Error;
-  int RC = llvm::sys::ExecuteAndWait(*Clang, Refs, std::nullopt, {}, 0, 0,
-                                     &Error);
-  if (RC != 0)
-    return makeError("linking " + OutputPath + " failed" +
-                     (Error.empty() ? "" : ": " + Error));
-  return llvm::Error::success();
+  int RC = llvm::sys::ExecuteAndWait(*Clang, Refs, std::nullopt, Redirects, 0,
+                                     0, &Error);
+  if (RC == 0)
+    return llvm::Error::success();
+  auto Text = llvm::MemoryBuffer::getFile(Log);
+  std::string Why = linkerComplaint(Text ? (*Text)->getBuffer() : "");
+  if (Why.empty())
+    Why = Error.empty() ? "the linker exited with status " + std::to_string(RC)
+                        : Error;
+  if (Why == "No space left on device")
+    return makeError("cannot write '" + OutputPath + "': " + Why +
+                     "; free some space or choose another -o");
+  return makeError("linking " + OutputPath + " failed: " + Why);
 }
 
 } // namespace aimz

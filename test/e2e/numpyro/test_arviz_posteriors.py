@@ -89,6 +89,44 @@ class ArvizPosteriors(E.E2ETestCase):
                       self.fresh(), posterior=path, check=False)
         self.assert_one_error_line(r, "too large to read into memory")
 
+    def test_only_the_models_variables_are_read(self):
+        # A 12 KiB file declaring a 335 MB variable the model lacks peaked at
+        # 184 MB; one declaring 4 GiB took as much and minutes. Only the
+        # variables the model needs are read now.
+        import h5netcdf
+        import resource
+        path = self.path("extra_var.nc")
+        rng = np.random.default_rng(7)
+        with h5netcdf.File(path, "w") as f:
+            g = f.create_group("posterior")
+            g.dimensions = {"chain": 1, "draw": 4, "beta_dim_0": 3,
+                            "junk_dim_0": 1 << 29}
+            for name, dims in (("alpha", ("chain", "draw")),
+                               ("sigma", ("chain", "draw")),
+                               ("beta", ("chain", "draw", "beta_dim_0"))):
+                v = g.create_variable(name, dims, dtype="f4")
+                v[...] = rng.uniform(0.5, 1, v.shape).astype(np.float32)
+            g.create_variable("junk", ("chain", "draw", "junk_dim_0"),
+                              dtype="f8", chunks=(1, 1, 1 << 16))
+        self.assertLess(os.path.getsize(path), 1 << 20)
+        r = E.run_cmd("predict", E.model("linreg"), {"X": self.data["X"]},
+                      self.fresh(), posterior=path, check=False)
+        self.assertEqual(r.rc, 0, r)
+        self.assertTrue(any("'junk'" in w for w in r.warnings()), r)
+        peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        self.assertLess(peak_kib, 1 << 20, "a child peaked at %d KiB" % peak_kib)
+        # A variable the model needs that declares far more than the file
+        # holds is refused before anything is allocated.
+        big = self.path("big_alpha.nc")
+        with h5netcdf.File(big, "w") as f:
+            g = f.create_group("posterior")
+            g.dimensions = {"chain": 1, "draw": 1 << 28}
+            g.create_variable("alpha", ("chain", "draw"), dtype="f8",
+                              chunks=(1, 1 << 16))
+        r = E.run_cmd("predict", E.model("linreg"), {"X": self.data["X"]},
+                      self.fresh(), posterior=big, check=False)
+        self.assert_one_error_line(r, "'alpha'", "more than the")
+
     def test_a_libnetcdf_without_its_functions(self):
         # aimz-run loads libnetcdf by its SONAME on the first .nc posterior;
         # a library of that name that lacks the functions is an error that

@@ -246,6 +246,28 @@ class Hostile(E.E2ETestCase):
         self.assertEqual(r.rc, 1, r.stderr[-500:])
         self.assertIn("error:", r.stderr)
 
+    def test_aimzc_on_a_full_disk(self):
+        # The linker used to die with SIGBUS and LLVM's "PLEASE submit a
+        # bug report" backtrace, sometimes leaving m.so.*.tmp behind.
+        d = self.path("tiny_fs")
+        os.makedirs(d, exist_ok=True)
+        m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k",
+                            "tmpfs", d], capture_output=True, text=True)
+        if m.returncode != 0:
+            self.skipTest("cannot mount a small tmpfs: " + m.stderr.strip())
+        try:
+            p = subprocess.run([E.AIMZC, E.source_of("linreg"), "-o",
+                                os.path.join(d, "m.so")],
+                               capture_output=True, text=True, timeout=300)
+            self.assertGreater(p.returncode, 0, p.stderr)
+            lines = [l for l in p.stderr.splitlines() if l.strip()]
+            self.assertEqual(len(lines), 1, p.stderr)
+            self.assertIn("No space left on device", lines[0])
+            self.assertIn("m.so", lines[0])
+            self.assertEqual(os.listdir(d), [])
+        finally:
+            subprocess.run(["umount", d], capture_output=True)
+
     def test_aimzc_long_flat_chain(self):
         self.aimzc_survives(" + ".join(["1"] * 150000))
 

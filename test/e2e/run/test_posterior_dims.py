@@ -56,6 +56,51 @@ class PosteriorDims(E.E2ETestCase):
                       extra=["--dim", "J=zero"])
         self.assert_one_error_line(r, "NAME=N")
 
+    def test_an_output_axis_set_by_the_posterior(self):
+        # y: i32[n, J] with J on no input: every command used to stop with
+        # "dimension 'J' is not bound by any input", and --dim J=... was
+        # refused with "the model has no dimension 'J' set at run time".
+        so = E.model("item_response")
+        rng = np.random.default_rng(8)
+        J = 5
+        ability = rng.normal(size=self.N).astype(np.float32)
+        post = dict(mu=rng.normal(size=self.D).astype(np.float32),
+                    difficulty=rng.normal(size=(self.D, J)).astype(np.float32))
+        y = (rng.uniform(size=(self.N, J)) < 0.5).astype(np.int32)
+        data = {"ability": self.save("ability.npy", ability)}
+        pp = self.savez("irt_post.npz", **post)
+        out = self.fresh()
+        E.run_cmd("predict", so, data, out, posterior=pp, batch=300)
+        draws = E.read_arrays(out)["y"]
+        self.assertEqual(draws.shape, (self.D, self.N, J))
+        self.assertTrue(set(np.unique(draws)) <= {0, 1})
+        # P(y = 1) = expit(ability - difficulty): the mean over n per item.
+        p = 1 / (1 + np.exp(-(ability[None, :, None] -
+                              post["difficulty"][:, None, :])))
+        self.assertLess(abs(draws.mean() - p.mean()),
+                        5 * np.sqrt(0.25 / draws.size))
+        out = self.fresh()
+        E.run_cmd("log-likelihood", so,
+                  dict(data, y=self.save("irt_y.npy", y)), out, posterior=pp,
+                  batch=300)
+        logit = (ability[None, :, None].astype(np.float64) -
+                 post["difficulty"][:, None, :].astype(np.float64))
+        ref = stats.bernoulli.logpmf(y[None], 1 / (1 + np.exp(-logit)))
+        np.testing.assert_allclose(E.read_arrays(out)["y"], ref, rtol=1e-5,
+                                   atol=1e-6)
+        out = self.fresh()
+        E.run_cmd("prior-predictive", so, data, out, num_samples=7,
+                  extra=["--dim", "J=3"])
+        self.assertEqual(E.read_arrays(out)["y"].shape, (7, self.N, 3))
+        r = E.run_cmd("prior-predictive", so, data, self.fresh(),
+                      check=False)
+        self.assert_one_error_line(r, "dimension 'J'", "--dim J=N")
+        # The observed answers and the posterior must agree on J.
+        r = E.run_cmd("log-likelihood", so,
+                      dict(data, y=self.save("irt_y4.npy", y[:, :4])),
+                      self.fresh(), posterior=pp, check=False)
+        self.assert_one_error_line(r, "'difficulty'", "(%d, 4)" % self.D)
+
     def test_dims_too_large_are_refused_up_front(self):
         # --dim J=2^62 (or 2^32) used to segfault or end in "terminate
         # called recursively", leaving a partial store.

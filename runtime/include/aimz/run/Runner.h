@@ -76,6 +76,10 @@ struct RunOptions {
   /// The processes sharing this run (MPI ranks), each calling runModel with
   /// the same arguments; null: this process alone.
   RunGroup *Group = nullptr;
+  /// This run's own stop, polled like InterruptRequested (which stops
+  /// every run of the process): the Python module stops one run without
+  /// touching the others. Null: none.
+  const std::atomic<bool> *Stop = nullptr;
   /// Refuse (publish nothing) when the results hold NaN or infinities;
   /// otherwise warn (NonFiniteResults.h).
   bool Strict = false;
