@@ -24,7 +24,9 @@
 # (ninja -j, default 2), AIMZ_BENCH_NO_INSTALL=1 to skip apt-get.
 #
 # Then bench/count_models.py: the Poisson, negative-binomial and logistic
-# GLMs against NumPy + SciPy (AIMZ_BENCH_COUNTS=0 skips it).
+# GLMs against NumPy + SciPy (AIMZ_BENCH_COUNTS=0 skips it), and
+# bench/compile.sh: aimzc's time per example and phase
+# (AIMZ_BENCH_COMPILE=0 skips it).
 #
 # Extra options go to the harness: --peers numpy,torch,stan,numpyro,aimz-jax,
 # --only
@@ -118,6 +120,13 @@ if [ "${AIMZ_BENCH_COUNTS:-1}" != 0 ] && [ -x "$root/.venv/bin/python" ]; then
   "$root/.venv/bin/python" "$here/count_models.py" --build "$build" --draws "$count_draws" \
     | tee "$build/bench-results/$mode/count_models.txt" \
     || log "count_models.py failed (see above)"
+fi
+# aimzc's compile time per example and phase (bench/compile.sh);
+# AIMZ_BENCH_COMPILE=0 skips it.
+if [ "${AIMZ_BENCH_COMPILE:-1}" != 0 ]; then
+  mkdir -p "$build/bench-results/$mode"
+  BUILD="$build" "$here/compile.sh" --runs 3 | tee "$build/bench-results/$mode/compile.txt" \
+    || log "compile.sh failed (see above)"
 fi
 t_end=$(date +%s)
 log "done: benchmark $((t_end - t_build)) s, total $((t_end - t_start)) s (install $((t_install - t_start)) s, build $((t_build - t_install)) s)"

@@ -24,6 +24,7 @@ class raw_ostream;
 namespace aimz {
 
 struct ModelInfo;
+class PhaseTimes;
 
 enum class EmitKind { AST, Sites, Manifest, MLIR, Lowered, LLVM, Asm, PTX,
                       Library };
@@ -43,6 +44,8 @@ struct CompileOptions {
   /// Apply MLIR's pass-manager command-line options (aimzc registers them;
   /// a library caller has none to apply).
   bool PassManagerCLOptions = false;
+  /// aimzc --time-report: each phase's time goes here (null: not timed).
+  PhaseTimes *Times = nullptr;
 };
 
 /// Lowers an analyzed model as far as O.Emit asks (MLIR stages and later):

@@ -5,6 +5,7 @@
 #include "aimz/MLIRGen.h"
 #include "aimz/Manifest.h"
 #include "aimz/Parser.h"
+#include "aimz/PhaseTimes.h"
 #include "aimz/Sema.h"
 #include "aimz/Target/GPUCode.h"
 #include "aimz/Target/ModelLibrary.h"
@@ -22,7 +23,9 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <thread>
+#include <vector>
 
 namespace aimz {
 
@@ -51,118 +54,98 @@ static void removeLinkerTemporaries(llvm::StringRef Tmp) {
       llvm::sys::fs::remove(It->path());
 }
 
-llvm::Error compileModel(const Model &M, const ModelInfo &Info,
-                         const CompileOptions &O, llvm::SourceMgr &SM,
-                         llvm::raw_ostream &Out, llvm::raw_ostream &Errs) {
-  const EmitKind Emit = O.Emit;
-  const std::string &OutputFile = O.OutputFile;
-  mlir::MLIRContext Ctx;
-  // Ops carry the model's file:line:col; an MLIR diagnostic then prints as
-  // our own do, with the source line and a caret.
-  mlir::SourceMgrDiagnosticHandler Handler(SM, &Ctx, Errs);
-  auto Module = generateMLIR(Ctx, M, Info, &SM);
+namespace {
+
+/// The model in MLIR, lowered to the LLVM dialect (or only to loops for
+/// --emit=lowered); printed and null when Emit stops at an MLIR stage.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+lowerToLLVMDialect(mlir::MLIRContext &Ctx, const Model &M,
+                   const ModelInfo &Info, const CompileOptions &O,
+                   llvm::SourceMgr &SM, llvm::raw_ostream &Out) {
+  mlir::OwningOpRef<mlir::ModuleOp> Module;
+  {
+    PhaseScope T(O.Times, "MLIR generation");
+    Module = generateMLIR(Ctx, M, Info, &SM);
+  }
   if (!Module)
     return printed();
-  if (Emit == EmitKind::MLIR) {
+  if (O.Emit == EmitKind::MLIR) {
     Module->print(Out);
-    return llvm::Error::success();
+    return mlir::OwningOpRef<mlir::ModuleOp>();
   }
+  PhaseScope T(O.Times, "MLIR lowering");
   mlir::PassManager PM(&Ctx);
   if (O.PassManagerCLOptions && mlir::failed(mlir::applyPassManagerCLOptions(PM)))
     return printed();
   PM.addPass(createLowerModelToLoopsPass());
-  if (Emit != EmitKind::Lowered)
+  if (O.Emit != EmitKind::Lowered)
     buildLoopsToLLVMPipeline(PM);
   if (mlir::failed(PM.run(*Module)))
     return fail("internal error: lowering failed");
-  if (Emit == EmitKind::Lowered) {
+  if (O.Emit == EmitKind::Lowered) {
     Module->print(Out);
-    return llvm::Error::success();
+    return mlir::OwningOpRef<mlir::ModuleOp>();
   }
-  llvm::LLVMContext LLCtx;
-  auto LLModule = translateToLLVMIR(*Module, LLCtx);
-  if (!LLModule)
-    return LLModule.takeError();
-  if (Emit == EmitKind::PTX) {
-    if (O.GPUArch != "sm_80" && O.GPUArch != "sm_90")
-      return fail("--gpu-arch must be sm_80 or sm_90");
-    auto PTX = generatePTX(**LLModule, O.GPUArch);
-    if (!PTX)
-      return PTX.takeError();
-    Out << *PTX;
-    return llvm::Error::success();
-  }
-  // The library carries the GPU kernels too, when this aimzc can make them.
-  // Each architecture is generated on its own thread, in its own context
-  // (from a bitcode copy), while this thread optimizes the CPU code.
-  std::string PTX80, PTX90;
-  std::vector<std::thread> GPUThreads;
-  std::string GPUWarnings[2];
-  llvm::SmallVector<char, 0> Bitcode;
-  if (Emit == EmitKind::Library && O.EmbedPTX && gpuSupportAvailable()) {
-    llvm::raw_svector_ostream BS(Bitcode);
-    llvm::WriteBitcodeToFile(**LLModule, BS);
-    initializeGPUTargets();
-    std::string *Texts[2] = {&PTX80, &PTX90};
-    const char *Archs[2] = {"sm_80", "sm_90"};
-    for (int I = 0; I < 2; ++I)
-      GPUThreads.emplace_back([&, I] {
-        llvm::LLVMContext Ctx;
-        auto Copy = llvm::parseBitcodeFile(
-            llvm::MemoryBufferRef(llvm::StringRef(Bitcode.data(), Bitcode.size()),
-                                  "model"),
-            Ctx);
-        if (!Copy) {
-          GPUWarnings[I] = llvm::toString(Copy.takeError());
-          return;
-        }
-        auto P = generatePTX(**Copy, Archs[I]);
-        if (!P)
-          GPUWarnings[I] = llvm::toString(P.takeError());
-        else
-          *Texts[I] = std::move(*P);
-      });
-  }
-  auto TM = createHostTargetMachine(O.TargetCPU);
-  if (!TM) {
-    for (auto &T : GPUThreads)
-      T.join();
-    return TM.takeError();
-  }
-  llvm::Error Optimized = optimizeModule(**LLModule, **TM);
-  for (auto &T : GPUThreads)
-    T.join();
-  if (Optimized)
-    return Optimized;
-  for (int I = 0; I < 2; ++I)
-    if (!GPUWarnings[I].empty())
-      llvm::WithColor::warning(Errs, "aimzc")
-          << "no " << (I ? "sm_90" : "sm_80")
-          << " PTX embedded: " << GPUWarnings[I] << "\n";
-  addLibraryData(**LLModule, manifestJSON(Info), PTX80, PTX90);
-  if (Emit == EmitKind::LLVM) {
-    (*LLModule)->print(Out, nullptr);
-    return llvm::Error::success();
-  }
-  if (Emit == EmitKind::Asm) {
-    // The code generator wants a seekable stream.
-    llvm::SmallString<0> Asm;
-    llvm::raw_svector_ostream AsmOut(Asm);
-    if (llvm::Error E = emitMachineCode(**LLModule, **TM, AsmOut, true))
-      return E;
-    Out << Asm;
-    return llvm::Error::success();
-  }
+  return std::move(Module);
+}
 
-  // A library: object to a temporary file, then link.
+/// Both GPU architectures' PTX, made on one thread in its own context (from
+/// a bitcode copy of the module) while the caller's thread optimizes the CPU
+/// code: one optimization serves both (generatePTXs), only the back end
+/// runs twice. join() waits for it.
+class PTXJobs {
+public:
+  PTXJobs(const llvm::Module &M, PhaseTimes *Times) {
+    llvm::raw_svector_ostream BS(Bitcode);
+    llvm::WriteBitcodeToFile(M, BS);
+    initializeGPUTargets();
+    Thread = std::thread([this, Times] { run(Times); });
+  }
+  ~PTXJobs() { join(); }
+  void join() {
+    if (Thread.joinable())
+      Thread.join();
+  }
+  static constexpr const char *Archs[2] = {"sm_80", "sm_90"};
+  std::string Text[2], Warning[2];
+
+private:
+  void run(PhaseTimes *Times) {
+    PhaseScope T(Times, "PTX");
+    llvm::LLVMContext Ctx;
+    auto Copy = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(llvm::StringRef(Bitcode.data(), Bitcode.size()),
+                              "model"),
+        Ctx);
+    auto P = Copy ? generatePTXs(**Copy, {Archs[0], Archs[1]})
+                  : llvm::Expected<std::vector<std::string>>(Copy.takeError());
+    if (!P) {
+      Warning[0] = Warning[1] = llvm::toString(P.takeError());
+      return;
+    }
+    Text[0] = std::move((*P)[0]);
+    Text[1] = std::move((*P)[1]);
+  }
+  llvm::SmallVector<char, 0> Bitcode;
+  std::thread Thread;
+};
+
+/// The object code of the optimized module to a temporary file, linked into
+/// a library beside O.OutputFile under a fresh name, then renamed over it:
+/// an existing library is replaced whole or not at all, and a file planted
+/// at a fixed temporary name is never written through.
+llvm::Error writeLibrary(llvm::Module &LL, llvm::TargetMachine &TM,
+                         const CompileOptions &O) {
+  const std::string &OutputFile = O.OutputFile;
   llvm::SmallString<128> Obj;
   int FD;
   if (auto EC = llvm::sys::fs::createTemporaryFile("aimz-model", "o", FD, Obj))
     return fail("cannot create a temporary file: " + EC.message());
   llvm::FileRemover RemoveObj(Obj);
   {
+    PhaseScope T(O.Times, "CPU code");
     llvm::raw_fd_ostream ObjOut(FD, true);
-    if (auto E = emitMachineCode(**LLModule, **TM, ObjOut, false))
+    if (auto E = emitMachineCode(LL, TM, ObjOut, false))
       return E;
     ObjOut.close();
     if (ObjOut.has_error()) {
@@ -175,9 +158,7 @@ llvm::Error compileModel(const Model &M, const ModelInfo &Info,
                        : ""));
     }
   }
-  // Linked beside the target under a fresh name, then renamed over it: an
-  // existing library is replaced whole or not at all, and a file planted
-  // at a fixed temporary name is never written through.
+  PhaseScope T(O.Times, "link");
   llvm::SmallString<256> Tmp;
   if (auto EC = llvm::sys::fs::createUniqueFile(
           OutputFile + ".%%%%%%%%.tmp", Tmp))
@@ -192,6 +173,83 @@ llvm::Error compileModel(const Model &M, const ModelInfo &Info,
     return fail("cannot write '" + OutputFile + "': " + EC.message());
   RemoveTmp.releaseFile();
   return llvm::Error::success();
+}
+
+/// --emit=ptx: one architecture's kernels, on this thread.
+llvm::Error emitPTX(llvm::Module &LL, const CompileOptions &O,
+                    llvm::raw_ostream &Out) {
+  if (O.GPUArch != "sm_80" && O.GPUArch != "sm_90")
+    return fail("--gpu-arch must be sm_80 or sm_90");
+  PhaseScope T(O.Times, "PTX");
+  auto PTX = generatePTX(LL, O.GPUArch);
+  if (!PTX)
+    return PTX.takeError();
+  Out << *PTX;
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error compileModel(const Model &M, const ModelInfo &Info,
+                         const CompileOptions &O, llvm::SourceMgr &SM,
+                         llvm::raw_ostream &Out, llvm::raw_ostream &Errs) {
+  mlir::MLIRContext Ctx;
+  // Ops carry the model's file:line:col; an MLIR diagnostic then prints as
+  // our own do, with the source line and a caret.
+  mlir::SourceMgrDiagnosticHandler Handler(SM, &Ctx, Errs);
+  auto Module = lowerToLLVMDialect(Ctx, M, Info, O, SM, Out);
+  if (!Module)
+    return Module.takeError();
+  if (!*Module) // an MLIR stage, printed
+    return llvm::Error::success();
+  llvm::LLVMContext LLCtx;
+  std::unique_ptr<llvm::Module> LL;
+  {
+    PhaseScope T(O.Times, "LLVM IR translation");
+    auto Translated = translateToLLVMIR(**Module, LLCtx);
+    if (!Translated)
+      return Translated.takeError();
+    LL = std::move(*Translated);
+  }
+  if (O.Emit == EmitKind::PTX)
+    return emitPTX(*LL, O, Out);
+  // The library carries the GPU kernels too, when this aimzc can make them.
+  std::optional<PTXJobs> PTX;
+  if (O.Emit == EmitKind::Library && O.EmbedPTX && gpuSupportAvailable())
+    PTX.emplace(*LL, O.Times);
+  auto TM = createHostTargetMachine(O.TargetCPU);
+  if (!TM)
+    return TM.takeError();
+  llvm::Error Optimized = llvm::Error::success();
+  {
+    PhaseScope T(O.Times, "LLVM optimization");
+    Optimized = optimizeModule(*LL, **TM);
+  }
+  if (PTX)
+    PTX->join();
+  if (Optimized)
+    return Optimized;
+  for (int I = 0; PTX && I < 2; ++I)
+    if (!PTX->Warning[I].empty())
+      llvm::WithColor::warning(Errs, "aimzc")
+          << "no " << PTXJobs::Archs[I] << " PTX embedded: " << PTX->Warning[I]
+          << "\n";
+  addLibraryData(*LL, manifestJSON(Info), PTX ? PTX->Text[0] : "",
+                 PTX ? PTX->Text[1] : "");
+  if (O.Emit == EmitKind::LLVM) {
+    LL->print(Out, nullptr);
+    return llvm::Error::success();
+  }
+  if (O.Emit == EmitKind::Asm) {
+    // The code generator wants a seekable stream.
+    llvm::SmallString<0> Asm;
+    llvm::raw_svector_ostream AsmOut(Asm);
+    if (llvm::Error E = emitMachineCode(*LL, **TM, AsmOut, true))
+      return E;
+    Out << Asm;
+    return llvm::Error::success();
+  }
+  return writeLibrary(*LL, **TM, O);
 }
 
 bool compileSource(llvm::StringRef Source, llvm::StringRef Name,

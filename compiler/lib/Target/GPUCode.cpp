@@ -140,16 +140,9 @@ parseEmbedded(const char *Begin, const char *End, llvm::StringRef Name,
   return llvm::parseBitcodeFile(llvm::MemoryBufferRef(Bitcode, Name), Ctx);
 }
 
-llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
-                                        llvm::StringRef Arch) {
-  if (!gpuSupportAvailable())
-    return makeError("this aimzc was built without CUDA headers, so it has "
-                     "no GPU support library; rebuild it on a machine with "
-                     "the CUDA toolkit");
-  std::string Libdevice = findLibdevice();
-  if (Libdevice.empty())
-    return makeError("CUDA's libdevice (nvvm/libdevice/libdevice.10.bc) was "
-                     "not found under $CUDA_HOME or /usr/local/cuda");
+/// The NVPTX target machine for Arch.
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+gpuTargetMachine(llvm::StringRef Arch) {
   initializeGPUTargets();
   const char *Triple = "nvptx64-nvidia-cuda";
   std::string Err;
@@ -161,7 +154,29 @@ llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
       llvm::CodeGenOptLevel::Aggressive));
   if (!TM)
     return makeError("cannot target " + Arch);
+  return std::move(TM);
+}
 
+/// The kernels of HostIR (left unchanged) as one optimized nvptx64 module:
+/// linked with the GPU support library and libdevice, internalized and
+/// optimized for Arch. Nothing in the pipeline depends on which of sm_80
+/// and sm_90 it is (the same IR comes out for both), so a library's two
+/// architectures share one optimization (emitPTXFor retargets it).
+static llvm::Expected<std::unique_ptr<llvm::Module>>
+optimizeForGPU(const llvm::Module &HostIR, llvm::StringRef Arch) {
+  if (!gpuSupportAvailable())
+    return makeError("this aimzc was built without CUDA headers, so it has "
+                     "no GPU support library; rebuild it on a machine with "
+                     "the CUDA toolkit");
+  std::string Libdevice = findLibdevice();
+  if (Libdevice.empty())
+    return makeError("CUDA's libdevice (nvvm/libdevice/libdevice.10.bc) was "
+                     "not found under $CUDA_HOME or /usr/local/cuda");
+  auto TMOr = gpuTargetMachine(Arch);
+  if (!TMOr)
+    return TMOr.takeError();
+  std::unique_ptr<llvm::TargetMachine> TM = std::move(*TMOr);
+  const char *Triple = "nvptx64-nvidia-cuda";
   // Work on a copy: the host module goes on to the CPU pipeline.
   llvm::LLVMContext &Ctx = HostIR.getContext();
   std::unique_ptr<llvm::Module> M = llvm::CloneModule(HostIR);
@@ -242,17 +257,59 @@ llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
                        "', which neither the support library nor libdevice "
                        "defines");
 
+  return std::move(M);
+}
+
+/// PTX for Arch from a module optimizeForGPU made (for any architecture):
+/// its functions are retargeted to Arch, then the back end runs.
+static llvm::Expected<std::string> emitPTXFor(llvm::Module &M,
+                                              llvm::StringRef Arch) {
+  auto TM = gpuTargetMachine(Arch);
+  if (!TM)
+    return TM.takeError();
+  for (llvm::Function &F : M)
+    if (!F.isDeclaration())
+      F.addFnAttr("target-cpu", Arch);
   std::string PTX;
   {
     llvm::raw_string_ostream OS(PTX);
     llvm::buffer_ostream BOS(OS);
     llvm::legacy::PassManager PM;
-    if (TM->addPassesToEmitFile(PM, BOS, nullptr,
-                                llvm::CodeGenFileType::AssemblyFile))
+    if ((*TM)->addPassesToEmitFile(PM, BOS, nullptr,
+                                   llvm::CodeGenFileType::AssemblyFile))
       return makeError("the NVPTX back end cannot emit PTX");
-    PM.run(*M);
+    PM.run(M);
   }
   return PTX;
+}
+
+llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
+                                        llvm::StringRef Arch) {
+  auto M = optimizeForGPU(HostIR, Arch);
+  if (!M)
+    return M.takeError();
+  return emitPTXFor(**M, Arch);
+}
+
+llvm::Expected<std::vector<std::string>>
+generatePTXs(const llvm::Module &HostIR, llvm::ArrayRef<llvm::StringRef> Archs) {
+  std::vector<std::string> Out;
+  if (Archs.empty())
+    return Out;
+  auto M = optimizeForGPU(HostIR, Archs.front());
+  if (!M)
+    return M.takeError();
+  for (llvm::StringRef Arch : Archs) {
+    // The back end changes the module it runs on: each architecture gets
+    // its own copy, but the last.
+    std::unique_ptr<llvm::Module> Copy =
+        Arch == Archs.back() ? std::move(*M) : llvm::CloneModule(**M);
+    auto P = emitPTXFor(*Copy, Arch);
+    if (!P)
+      return P.takeError();
+    Out.push_back(std::move(*P));
+  }
+  return Out;
 }
 
 } // namespace aimz

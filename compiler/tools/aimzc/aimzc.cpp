@@ -9,6 +9,7 @@
 #include "aimz/Driver.h"
 #include "aimz/Manifest.h"
 #include "aimz/Parser.h"
+#include "aimz/PhaseTimes.h"
 #include "aimz/Sema.h"
 #include "aimz/Version.h"
 
@@ -23,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
+#include <optional>
 
 using namespace aimz;
 namespace cl = llvm::cl;
@@ -73,6 +75,11 @@ cl::opt<PrecisionKind> Precision(
                clEnumValN(PrecisionKind::F32, "f32", "single precision"),
                clEnumValN(PrecisionKind::F64, "f64", "double precision")),
     cl::init(PrecisionKind::Auto), cl::cat(Category));
+cl::opt<bool> TimeReport(
+    "time-report",
+    cl::desc("Print the time of each phase (parse, analysis, MLIR, LLVM "
+             "optimization, CPU code, PTX, link) to stderr"),
+    cl::cat(Category));
 cl::opt<bool> NoPTX("no-ptx",
                     cl::desc("Do not embed PTX in the shared library"),
                     cl::cat(Category));
@@ -156,7 +163,23 @@ int main(int argc, char **argv) {
   SM.AddNewSourceBuffer(std::move(*Buffer), llvm::SMLoc());
   Diagnostics Diags(SM, llvm::errs());
 
-  std::unique_ptr<Model> M = parseModel(Source, Diags);
+  // Printed when main returns, whatever the outcome.
+  std::optional<PhaseTimes> Times;
+  if (TimeReport)
+    Times.emplace();
+  struct PrintTimes {
+    std::optional<PhaseTimes> &T;
+    ~PrintTimes() {
+      if (T)
+        T->print(llvm::errs());
+    }
+  } Print{Times};
+  PhaseTimes *T = Times ? &*Times : nullptr;
+  std::unique_ptr<Model> M;
+  {
+    PhaseScope P(T, "parse");
+    M = parseModel(Source, Diags);
+  }
   if (!M)
     return 1;
   if (Emit == EmitKind::AST && !Diags.hadError()) {
@@ -166,7 +189,11 @@ int main(int argc, char **argv) {
   std::optional<DType> Forced;
   if (Precision != PrecisionKind::Auto)
     Forced = Precision == PrecisionKind::F64 ? DType::F64 : DType::F32;
-  std::optional<ModelInfo> Info = analyzeModel(*M, Diags, Forced);
+  std::optional<ModelInfo> Info;
+  {
+    PhaseScope P(T, "analysis");
+    Info = analyzeModel(*M, Diags, Forced);
+  }
   if (!Info) {
     Diags.printSummary();
     return 1;
@@ -183,6 +210,7 @@ int main(int argc, char **argv) {
   O.EmbedPTX = !NoPTX;
   O.Precision = Forced;
   O.PassManagerCLOptions = true;
+  O.Times = T;
   // An error already printed as a diagnostic comes back without a message.
   auto Finish = [](llvm::Error E) {
     if (!E)

@@ -5,7 +5,11 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
+#include <vector>
 
 namespace aimz {
 
@@ -21,6 +25,11 @@ bool gpuSupportAvailable();
 /// kernel per entry point.
 llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
                                         llvm::StringRef Arch);
+
+/// PTX for each of Archs from one optimization of HostIR (its IR does not
+/// depend on the architecture; only the back end runs per architecture).
+llvm::Expected<std::vector<std::string>>
+generatePTXs(const llvm::Module &HostIR, llvm::ArrayRef<llvm::StringRef> Archs);
 
 } // namespace aimz
 
