@@ -101,10 +101,10 @@ fi
 t_install=$(date +%s)
 
 # --- build in Release ---------------------------------------------------------
-log "building aimzc aimz-run aimz-bench-mlp-kernel aimz-bench-io-codecs aimz-bench-samplers (Release) in $build"
+log "building aimzc aimz-run aimzc_python aimz-bench-mlp-kernel aimz-bench-io-codecs aimz-bench-samplers (Release) in $build"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$logdir/cmake.log" 2>&1 \
   || { cat "$logdir/cmake.log"; exit 1; }
-ninja -C "$build" -j "$jobs" aimzc aimz-run aimz-bench-mlp-kernel aimz-bench-io-codecs aimz-bench-samplers >"$logdir/build.log" 2>&1 \
+ninja -C "$build" -j "$jobs" aimzc aimz-run aimzc_python aimz-bench-mlp-kernel aimz-bench-io-codecs aimz-bench-samplers >"$logdir/build.log" 2>&1 \
   || { tail -40 "$logdir/build.log"; exit 1; }
 t_build=$(date +%s)
 log "install $((t_install - t_start)) s, build $((t_build - t_install)) s"

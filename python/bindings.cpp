@@ -286,7 +286,9 @@ public:
     O.Kind = Kind;
     O.Interventions = Do;
     if (Effect) {
-      O.BaselineData = &*BaseData;
+      const bool OwnInputs = Options.contains("baseline_data") &&
+                             !Options["baseline_data"].is_none();
+      O.BaselineData = OwnInputs ? &*BaseData : nullptr;
       O.BaselinePost = &*BasePost;
       O.BaselineInterventions = BaseDo;
       O.KeepScenarios = Get("keep_scenarios", false);

@@ -9,7 +9,8 @@ work="${1:-$root/out/demo}"
 "$root/tools/bootstrap.sh"
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" --target aimzc aimz-run
+# aimzc_python: `import aimzc` with PYTHONPATH=build/python.
+cmake --build "$build" --target aimzc aimz-run aimzc_python
 mkdir -p "$work"
 cd "$work"
 

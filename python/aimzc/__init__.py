@@ -28,7 +28,14 @@ import tempfile
 
 import numpy as np
 
-from . import _native
+try:
+    from . import _native
+except ImportError as e:  # the package without its compiled part
+    raise ImportError(
+        "aimzc's native module (aimzc/_native*.so) is not built or does not "
+        "load (%s); build it with `cmake --build build --target "
+        "aimzc_python` (tools/test.sh and tools/demo.sh do), then put "
+        "build/python on PYTHONPATH" % e) from e
 
 Error = _native.Error
 __version__ = _native.version

@@ -341,3 +341,20 @@ def test_compile_errors_carry_the_diagnostics():
         aimzc.compile("no/such/model.aimz")
     with pytest.raises(TypeError):
         aimzc.compile(42)
+
+
+def test_import_without_the_native_part_says_how_to_build_it(tmp_path):
+    # A package holding only __init__.py (what the set-up used to leave in
+    # build/python) must not import as an empty module.
+    import sys
+    pkg = tmp_path / "aimzc"
+    pkg.mkdir()
+    src = os.path.join(os.path.dirname(aimzc.__file__), "__init__.py")
+    with open(src) as f:
+        (pkg / "__init__.py").write_text(f.read())
+    p = subprocess.run([sys.executable, "-c", "import aimzc"],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    assert p.returncode != 0
+    assert "ImportError" in p.stderr
+    assert "aimzc_python" in p.stderr

@@ -243,8 +243,16 @@ posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
                   "model's output, which is sampled, not conditioned on");
       continue;
     }
-    if (Site.Kind == SiteKind::Deterministic || Site.Kind == SiteKind::Factor)
-      continue; // recomputed from the latents
+    if (Site.Kind == SiteKind::Deterministic || Site.Kind == SiteKind::Factor) {
+      // NumPyro's get_samples() holds them: not an error, but not read.
+      W.push_back("'" + Name + "' in the posterior is " +
+                  (Site.Kind == SiteKind::Factor ? "a factor" :
+                                                   "a deterministic site") +
+                  ", recomputed from the latents; its values there are not "
+                  "read (to set it, intervene: --intervene " + Name +
+                  "=...)");
+      continue;
+    }
     auto A = ArrayOf(Name);
     if (!A)
       return A.takeError();

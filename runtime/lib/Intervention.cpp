@@ -185,6 +185,14 @@ llvm::Error applyInterventions(const Manifest &M,
                                const std::string &Option) {
   for (const Intervention &I : Given) {
     int S = M.siteIndex(I.Site);
+    if (S < 0 && llvm::any_of(M.Inputs, [&](const ManifestArray &A) {
+          return A.Name == I.Site;
+        }))
+      return error(Option + " " + I.Site + ": '" + I.Site +
+                   "' is an input of the model, not a site: give its values "
+                   "as data (--data " + I.Site + "=FILE.npy), and an effect's "
+                   "baseline values with --baseline-data " + I.Site +
+                   "=FILE.npy (Python: baseline_data=)");
     if (S < 0)
       return error(Option + " " + I.Site + ": the model '" + M.Model +
                    "' has no site '" + I.Site +

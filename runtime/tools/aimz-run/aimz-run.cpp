@@ -451,7 +451,9 @@ int runCommand(EntryKind Kind, bool Effect = false) {
   O.ReturnSites.assign(ReturnSites.begin(), ReturnSites.end());
   O.Interventions = *Interventions;
   if (Effect) {
-    O.BaselineData = &*BaseData;
+    // Recorded as baseline_data: whether the baseline has inputs of its
+    // own (otherwise it reads --data, as BaseData does).
+    O.BaselineData = BaselineDataArgs.empty() ? nullptr : &*BaseData;
     O.BaselinePost = &*BasePost;
     O.BaselineInterventions = BaseInterventions;
     O.KeepScenarios = KeepScenarios;
@@ -533,7 +535,11 @@ int main(int argc, char **argv) {
       "  aimz-run prior-predictive model.so --data X=X.npy --num-samples "
       "1000 --out prior.zarr\n"
       "  aimz-run effect model.so --data X=X.npy --posterior post.npz "
-      "--intervene treat=1 --baseline-intervene treat=0 --out effect.zarr\n"
+      "--intervene beta=0 --out effect.zarr   (a latent or deterministic "
+      "site)\n"
+      "  aimz-run effect model.so --data X=X.npy --data treat=t1.npy "
+      "--posterior post.npz --baseline-data treat=t0.npy --out "
+      "effect.zarr   (an input)\n"
       "  aimz-run info model.so\n"
       "  aimz-run devices\n");
   // Under mpirun, the ranks share the run (docs/scale-out.md).

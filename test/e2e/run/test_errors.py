@@ -293,6 +293,23 @@ class BadInputs(E.E2ETestCase):
                 self.assertTrue(E.same_bytes(E.read_arrays(out)["y"],
                                              E.read_arrays(ref)["y"]))
 
+    def test_deterministic_site_in_posterior_is_noted(self):
+        # NumPyro's get_samples() holds 'eta'; it used to be ignored
+        # silently, so a user could think their values were used.
+        p = self.savez("witheta.npz", eta=np.full((self.D, self.N), 1e6,
+                                                  np.float32), **self.post)
+        out, ref = self.fresh(), self.fresh()
+        r = E.run_cmd("predict", self.linreg, {"X": self.Xp}, out,
+                      posterior=p, seed=1)
+        w = r.warnings()
+        self.assertEqual(len(w), 1, r)
+        self.assertIn("'eta'", w[0])
+        self.assertIn("recomputed", w[0])
+        E.run_cmd("predict", self.linreg, {"X": self.Xp}, ref,
+                  posterior=self.pp, seed=1)
+        self.assertTrue(E.same_bytes(E.read_arrays(out)["eta"],
+                                     E.read_arrays(ref)["eta"]))
+
     def test_extra_data_warns(self):
         out = self.fresh()
         r = E.run_cmd("predict", self.linreg,

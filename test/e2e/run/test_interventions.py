@@ -301,6 +301,27 @@ class Interventions(E.E2ETestCase):
         self.assertTrue(np.isnan(y[4]).all())
         self.assertFalse(np.isnan(np.delete(y, 4, axis=0)).any())
 
+    def test_effect_records_whether_the_baseline_has_inputs(self):
+        # baseline_data used to say true when no --baseline-data was given.
+        _, eff = self.effect("--intervene", "alpha=1")
+        self.assertFalse(E.open_group(eff).attrs["baseline_data"])
+        x0p = self.save("X0b.npy", np.zeros_like(self.X))
+        _, eff = self.effect("--baseline-data", "X=" + x0p)
+        self.assertTrue(E.open_group(eff).attrs["baseline_data"])
+
+    def test_a_per_observation_value_keeps_the_compiled_plan(self):
+        # The README used to say such a run switches to the draw plan.
+        eta = np.linspace(0.5, 2.0, self.N).astype(np.float32)
+        _, do = self.predict("eta=" + self.save("eta_do.npy", eta))
+        self.assertEqual(E.open_group(do).attrs["plan"], "obs")
+        got = E.read_arrays(do)["eta"]
+        self.assertTrue(E.same_bytes(got, np.broadcast_to(eta, got.shape)))
+
+    def test_intervening_on_an_input_points_to_the_data(self):
+        r, _ = self.predict("X=1", check=False)
+        self.assert_one_error_line(r, "'X' is an input", "--data X=",
+                                   "--baseline-data X=")
+
     def test_effect_with_an_input_the_model_lacks(self):
         # --baseline-data Z=... with no input Z used to warn and give an
         # effect of exactly 0 everywhere, exit 0.
