@@ -1,8 +1,11 @@
-"""`--zarr-format 3` stores read with zarrita.js (node, read_store_v3.mjs):
-shapes, chunking, dimension_names, dtypes and group attributes as zarrita
-sees them, and values byte-identical to the same seed's v2 store read with
-zarr-python (a different partition, too). Exits 77 (ctest: skipped) when
-node or the npm packages (installed by test/e2e/io's fixture) are missing."""
+"""`--zarr-format 3` stores read with a real v3 reader: zarrita.js (node,
+read_store_v3.mjs) where node and its npm packages are installed (test/e2e/
+io's fixture), else zarr-python 3 from the pinned venv (read_store_v3.py),
+so the test runs wherever the suite does: shapes, chunking,
+dimension_names, dtypes and group attributes as the reader sees them, and
+values byte-identical to the same seed's v2 store read with Debian's
+zarr-python 2 (a different partition, too). Exits 77 (ctest: skipped) only
+when neither reader is there."""
 
 import base64
 import json
@@ -17,15 +20,38 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aimz_e2e as E  # noqa: E402
 
-READER = os.path.join(E.HERE, "read_store_v3.mjs")
+JS_READER = os.path.join(E.HERE, "read_store_v3.mjs")
+PY_READER = os.path.join(E.HERE, "read_store_v3.py")
+VENV_PYTHON = os.path.join(E.HERE, "..", "..", "..", ".venv", "bin", "python")
+# The reader's command line, chosen in __main__.
+READER = None
+
+
+def zarrita_reader():
+    prefix = E.NODE_MODULES or ""
+    missing = [m for m in ("zarrita", "numcodecs", "@zarrita/storage")
+               if not os.path.isdir(os.path.join(prefix, "node_modules", m))]
+    if shutil.which("node") and not missing:
+        return ["node", JS_READER, prefix]
+    return None
+
+
+def zarr_python_reader():
+    if not os.access(VENV_PYTHON, os.X_OK):
+        return None
+    p = subprocess.run([VENV_PYTHON, "-c",
+                        "import zarr, sys; "
+                        "sys.exit(int(zarr.__version__.split('.')[0]) < 3)"],
+                       capture_output=True, text=True)
+    return [VENV_PYTHON, PY_READER] if p.returncode == 0 else None
 
 
 def read_v3(store, names):
-    p = subprocess.run(["node", READER, E.NODE_MODULES, store] + list(names),
+    p = subprocess.run(READER + [store] + list(names),
                        capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
-        raise AssertionError("zarrita failed on %s (rc %d):\n%s"
-                             % (store, p.returncode, p.stderr))
+        raise AssertionError("%s failed on %s (rc %d):\n%s"
+                             % (READER[1], store, p.returncode, p.stderr))
     res = json.loads(p.stdout)
     for a in res["arrays"].values():
         a["values"] = np.frombuffer(base64.b64decode(a["data"]),
@@ -134,12 +160,11 @@ class ZarrV3(E.E2ETestCase):
 
 if __name__ == "__main__":
     rest = E.parse_args()
-    prefix = E.NODE_MODULES or ""
-    missing = [m for m in ("zarrita", "numcodecs", "@zarrita/storage")
-               if not os.path.isdir(os.path.join(prefix, "node_modules", m))]
-    if not shutil.which("node") or missing:
-        print("SKIP: node or %s not installed under %r (test/e2e/io's npm "
-              "fixture installs them)" % (", ".join(missing) or "node",
-                                          prefix))
+    READER = zarrita_reader() or zarr_python_reader()
+    if READER is None:
+        print("SKIP: no Zarr v3 reader: neither node with zarrita.js "
+              "(test/e2e/io's npm fixture) nor zarr-python 3 in .venv "
+              "(tools/setup_venv.sh)")
         sys.exit(77)
+    print("reading v3 stores with " + os.path.basename(READER[1]))
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
