@@ -352,8 +352,9 @@ def test_import_without_the_native_part_says_how_to_build_it(tmp_path):
     src = os.path.join(os.path.dirname(aimzc.__file__), "__init__.py")
     with open(src) as f:
         (pkg / "__init__.py").write_text(f.read())
+    # From tmp_path: ctest's working directory holds the built package.
     p = subprocess.run([sys.executable, "-c", "import aimzc"],
-                       capture_output=True, text=True,
+                       capture_output=True, text=True, cwd=str(tmp_path),
                        env=dict(os.environ, PYTHONPATH=str(tmp_path)))
     assert p.returncode != 0
     assert "ImportError" in p.stderr

@@ -167,7 +167,11 @@ llvm::Error writeLibrary(llvm::Module &LL, llvm::TargetMachine &TM,
   llvm::FileRemover RemoveTmp(Tmp);
   if (auto E = linkSharedLibrary(Obj, Tmp)) {
     removeLinkerTemporaries(Tmp);
-    return E;
+    // The user named the output, not its temporary.
+    std::string Msg = llvm::toString(std::move(E));
+    for (size_t At; (At = Msg.find(Tmp.str())) != std::string::npos;)
+      Msg.replace(At, Tmp.size(), OutputFile);
+    return fail(Msg);
   }
   if (auto EC = llvm::sys::fs::rename(Tmp, OutputFile))
     return fail("cannot write '" + OutputFile + "': " + EC.message());

@@ -263,7 +263,7 @@ class Hostile(E.E2ETestCase):
             lines = [l for l in p.stderr.splitlines() if l.strip()]
             self.assertEqual(len(lines), 1, p.stderr)
             self.assertIn("No space left on device", lines[0])
-            self.assertIn("m.so", lines[0])
+            self.assertIn("'%s'" % os.path.join(d, "m.so"), lines[0])
             self.assertEqual(os.listdir(d), [])
         finally:
             subprocess.run(["umount", d], capture_output=True)
