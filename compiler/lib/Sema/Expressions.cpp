@@ -122,15 +122,22 @@ bool Analyzer::analyzeName(NameExpr &E) {
       return false;
     }
     if (E.Name == M.Output.Name) {
-      // Autoregressive terms (y[t - 1]) read the output inside the model,
-      // which neither plan can shard: the lags must come as data.
+      // The output is what the model draws (predict) or scores
+      // (log-likelihood); computing from it is refused. What the user
+      // meant decides the alternative, so all three are named.
       Diags.error(E.Loc, "the output '" + E.Name +
-                             "' is used inside the model; autoregressive "
-                             "terms such as " + E.Name +
-                             "[t - 1] need the lagged values passed as an "
-                             "input (e.g. " + E.Name + "_lag: " +
-                             dtypeName(Info.Output.Type) + "[" + Info.ObsDim +
-                             "])");
+                             "' is read inside the model; a model draws or "
+                             "scores its output but cannot compute from it");
+      Diags.note(E.Loc,
+                 "an autoregressive term such as " + E.Name +
+                     "[t - 1] takes the lagged values as an input (e.g. " +
+                     E.Name + "_lag: " + dtypeName(Info.Output.Type) + "[" +
+                     Info.ObsDim + "]); a hurdle or a branch on the observed "
+                     "value is a distribution over the output "
+                     "(ZeroInflatedPoisson, TruncatedDistribution(...), "
+                     "MixtureSameFamily(...)); a sum over latent positions "
+                     "(a change point) is a 'factor' beside the output's own "
+                     "distribution");
       return false;
     }
     Diags.error(E.Loc, "unknown name '" + E.Name + "'");

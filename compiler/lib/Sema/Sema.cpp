@@ -99,7 +99,11 @@ std::optional<ModelInfo> Analyzer::run() {
   if (!OutputSampled && !Diags.hadError())
     Diags.error(M.Output.Loc, "output '" + M.Output.Name +
                                   "' is never sampled; add '" + M.Output.Name +
-                                  " ~ Dist(...);' to the model");
+                                  " ~ Dist(...);' to the model (a likelihood "
+                                  "written with 'factor' terms alone has no "
+                                  "draws to predict: give the output its "
+                                  "distribution, e.g. a zero-inflated, "
+                                  "truncated or mixture one for a hurdle)");
   // A dimension only the posterior can bind must be in a latent's shape.
   for (const auto &[Name, Loc] : PosteriorDimLocs) {
     bool Carried = llvm::any_of(Info.Sites, [&, &Name = Name](const Site &S) {
