@@ -10,22 +10,16 @@
 //===----------------------------------------------------------------------===//
 #include "aimz/run/StanCsv.h"
 
+#include "../io/fuzz/FuzzInputFile.h"
+
 #include <cstdint>
 #include <string>
-#include <sys/mman.h>
-#include <unistd.h>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
-  int FD = ::memfd_create("fuzz.csv", MFD_CLOEXEC);
-  if (FD < 0)
+  aimz::fuzz::FuzzInputFile File(Data, Size);
+  if (!File.ok())
     return 0;
-  if (::write(FD, Data, Size) != static_cast<ssize_t>(Size)) {
-    ::close(FD);
-    return 0;
-  }
-  std::string Path = "/proc/self/fd/" + std::to_string(FD);
-  auto Draws = aimz::run::readStanCsv({Path, Path}); // two equal chains
-  ::close(FD);
+  auto Draws = aimz::run::readStanCsv({File.path(), File.path()}); // 2 chains
   if (!Draws) {
     llvm::consumeError(Draws.takeError());
     return 0;

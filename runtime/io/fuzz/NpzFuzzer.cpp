@@ -9,22 +9,16 @@
 //===----------------------------------------------------------------------===//
 #include "aimz/io/Npz.h"
 
+#include "FuzzInputFile.h"
+
 #include <cstdint>
 #include <string>
-#include <sys/mman.h>
-#include <unistd.h>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
-  int FD = ::memfd_create("fuzz.npz", MFD_CLOEXEC);
-  if (FD < 0)
+  aimz::fuzz::FuzzInputFile File(Data, Size);
+  if (!File.ok())
     return 0;
-  if (::write(FD, Data, Size) != static_cast<ssize_t>(Size)) {
-    ::close(FD);
-    return 0;
-  }
-  std::string Path = "/proc/self/fd/" + std::to_string(FD);
-  auto Z = aimz::io::NpzArchive::open(Path);
-  ::close(FD);
+  auto Z = aimz::io::NpzArchive::open(File.path());
   if (!Z) {
     llvm::consumeError(Z.takeError());
     return 0;
