@@ -100,6 +100,8 @@ struct BoolExpr : Expr {
 struct NameExpr : Expr {
   static bool classof(const Expr *N) { return N->K == Kind::Name; }
   std::string Name;
+  /// Set by Sema: the name is a dimension, used as its extent.
+  bool IsDimension = false;
   NameExpr(SMLoc L, std::string N) : Expr(Kind::Name, L), Name(std::move(N)) {}
 };
 

@@ -99,7 +99,7 @@ func::FuncOp EntryBuilder::runtimeFunction(StringRef Name, TypeRange Args,
 
 /// Ops whose value lives in scratch: everything but views and scalars.
 static bool needsBuffer(Operation *Op) {
-  return !isa<ir::InputOp, ir::ConstantOp, ir::BroadcastOp>(Op);
+  return !isa<ir::InputOp, ir::ConstantOp, ir::DimOp, ir::BroadcastOp>(Op);
 }
 
 void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
@@ -320,6 +320,17 @@ void EntryBuilder::emitOp(Operation *Op) {
     V.Elem = C.getResult().getType().getElementType();
     V.Scalar = B.create<arith::ConstantOp>(Loc, cast<TypedAttr>(C.getValue()));
     Views[C.getResult()] = V;
+    return;
+  }
+  if (auto D = dyn_cast<ir::DimOp>(Op)) {
+    // The whole extent from the dims array (dimSize gives the block's for
+    // the observation axis).
+    View V;
+    V.Elem = B.getI64Type();
+    for (auto [I, S] : llvm::enumerate(Model.getSymbols()))
+      if (cast<StringAttr>(S).getValue() == D.getName())
+        V.Scalar = toI64(DimValues[I]);
+    Views[D.getResult()] = V;
     return;
   }
   if (auto Bc = dyn_cast<ir::BroadcastOp>(Op)) {

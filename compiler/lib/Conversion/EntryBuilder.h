@@ -192,6 +192,8 @@ private:
   Value unary(ir::UnaryFn Fn, Value X);
   Value elementary(StringRef Fn, Value X);
   Value binary(ir::BinaryFn Fn, Value X, Value Y);
+  Value log1mExp(Value X);
+  Value logAddExp(Value X, Value Y);
   void emitSample(Operation *Op, StringRef Dist, ArrayAttr ParamNames,
                   ValueRange Params, int64_t SiteId, bool Draws,
                   bool ReadsPosterior);

@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "EntryBuilder.h"
 
+#include <cmath>
+#include <limits>
+
 namespace aimz {
 namespace lowering {
 
@@ -102,8 +105,51 @@ Value EntryBuilder::unary(ir::UnaryFn Fn, Value X) {
     return elementary("lgamma", X);
   case UnaryFn::Phi:
     return elementary("phi", X);
+  case UnaryFn::Square:
+    return F ? Value(B.create<arith::MulFOp>(Loc, X, X))
+             : Value(B.create<arith::MulIOp>(Loc, X, X));
+  case UnaryFn::Log1m: // log1p(-x): exact near 0
+    return elementary("log1p", B.create<arith::NegFOp>(Loc, X));
+  case UnaryFn::Log1mExp:
+    return log1mExp(X);
+  case UnaryFn::Logit: // log(x) - log1p(-x)
+    return B.create<arith::SubFOp>(
+        Loc, elementary("log", X),
+        elementary("log1p", B.create<arith::NegFOp>(Loc, X)));
+  case UnaryFn::Log1mInvLogit: // log(1 - sigmoid(x)) = log_sigmoid(-x)
+    return unary(UnaryFn::LogSigmoid, B.create<arith::NegFOp>(Loc, X));
   }
   llvm_unreachable("unknown unary function");
+}
+
+/// log(1 - exp(x)) for x <= 0 (Maechler's two branches, both computed so
+/// the loop stays branch-free): -inf at 0, NaN above.
+Value EntryBuilder::log1mExp(Value X) {
+  Type T = X.getType();
+  Value LogHalf = B.create<arith::ConstantOp>(Loc, B.getFloatAttr(T, -M_LN2));
+  Value Near = B.create<math::LogOp>(
+      Loc, B.create<arith::NegFOp>(Loc, B.create<math::ExpM1Op>(Loc, X)));
+  Value Far = elementary(
+      "log1p", B.create<arith::NegFOp>(Loc, elementary("exp", X)));
+  Value IsNear =
+      B.create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OGT, X, LogHalf);
+  return B.create<arith::SelectOp>(Loc, IsNear, Near, Far);
+}
+
+/// log(exp(x) + exp(y)) = max + log1p(exp(-|x - y|)); -inf when both are
+/// (where x - y is NaN).
+Value EntryBuilder::logAddExp(Value X, Value Y) {
+  Type T = X.getType();
+  Value M = B.create<arith::MaximumFOp>(Loc, X, Y);
+  Value D = B.create<math::AbsFOp>(Loc, B.create<arith::SubFOp>(Loc, X, Y));
+  Value L = elementary("log1p",
+                       elementary("exp", B.create<arith::NegFOp>(Loc, D)));
+  Value NegInf = B.create<arith::ConstantOp>(
+      Loc, B.getFloatAttr(T, -std::numeric_limits<double>::infinity()));
+  Value BothNegInf =
+      B.create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OEQ, M, NegInf);
+  return B.create<arith::SelectOp>(Loc, BothNegInf, NegInf,
+                                   B.create<arith::AddFOp>(Loc, M, L));
 }
 
 Value EntryBuilder::binary(ir::BinaryFn Fn, Value X, Value Y) {
@@ -145,6 +191,27 @@ Value EntryBuilder::binary(ir::BinaryFn Fn, Value X, Value Y) {
     return Compare(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
   case BinaryFn::Ne:
     return Compare(arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne);
+  case BinaryFn::LogSumExp:
+    return logAddExp(X, Y);
+  case BinaryFn::LogDiffExp: // x + log1m_exp(y - x); -inf when y = -inf
+    return B.create<arith::AddFOp>(
+        Loc, X, log1mExp(B.create<arith::SubFOp>(Loc, Y, X)));
+  case BinaryFn::LBeta: // lgamma(a) + lgamma(b) - lgamma(a + b)
+    return B.create<arith::SubFOp>(
+        Loc,
+        B.create<arith::AddFOp>(Loc, elementary("lgamma", X),
+                                elementary("lgamma", Y)),
+        elementary("lgamma", B.create<arith::AddFOp>(Loc, X, Y)));
+  case BinaryFn::LChoose: { // lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1)
+    Value One = B.create<arith::ConstantOp>(
+        Loc, B.getFloatAttr(X.getType(), 1.0));
+    auto LG1 = [&](Value V) {
+      return elementary("lgamma", B.create<arith::AddFOp>(Loc, V, One));
+    };
+    return B.create<arith::SubFOp>(
+        Loc, B.create<arith::SubFOp>(Loc, LG1(X), LG1(Y)),
+        LG1(B.create<arith::SubFOp>(Loc, X, Y)));
+  }
   }
   llvm_unreachable("unknown binary operator");
 }

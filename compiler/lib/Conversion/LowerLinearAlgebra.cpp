@@ -52,7 +52,7 @@ bool EntryBuilder::packsLeftSide(ir::MatMulOp Op, StringRef ObsDim) {
   while (auto Inner = V.getDefiningOp<ir::BroadcastOp>())
     V = Inner.getInput();
   Operation *Def = V.getDefiningOp();
-  return Def && !isa<ir::ConstantOp>(Def) && !isObsOp(Def, ObsDim);
+  return Def && !isa<ir::ConstantOp, ir::DimOp>(Def) && !isObsOp(Def, ObsDim);
 }
 
 /// Elements of one packed block: whole tiles of 16 rows times K.

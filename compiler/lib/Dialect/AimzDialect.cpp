@@ -57,9 +57,24 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
+/// Functions with an integer form; every other one computes in floats.
+static bool takesIntegers(UnaryFn Fn) {
+  return Fn == UnaryFn::Neg || Fn == UnaryFn::Abs || Fn == UnaryFn::Relu ||
+         Fn == UnaryFn::Square;
+}
+static bool takesIntegers(BinaryFn Fn) {
+  return Fn != BinaryFn::Div && Fn != BinaryFn::Pow &&
+         Fn != BinaryFn::LogSumExp && Fn != BinaryFn::LogDiffExp &&
+         Fn != BinaryFn::LBeta && Fn != BinaryFn::LChoose;
+}
+
 LogicalResult UnaryOp::verify() {
   if (getInput().getType().getDims() != getResult().getType().getDims())
     return emitOpError("operand and result shapes differ");
+  if (!takesIntegers(getFn()) &&
+      !isa<FloatType>(getInput().getType().getElementType()))
+    return emitOpError("'") << stringifyUnaryFn(getFn())
+                            << "' needs a floating operand";
   return success();
 }
 
@@ -176,6 +191,9 @@ LogicalResult BinaryOp::verify() {
     return emitOpError("operands and result must have the same shape");
   if (L.getElementType() != R.getElementType())
     return emitOpError("operands must have the same element type");
+  if (!takesIntegers(getFn()) && !isa<FloatType>(L.getElementType()))
+    return emitOpError("'") << stringifyBinaryFn(getFn())
+                            << "' needs floating operands";
   return success();
 }
 
@@ -187,6 +205,19 @@ LogicalResult ModelOp::verify() {
   if (!llvm::is_contained(Syms, getObsDim()))
     return emitOpError("obs_dim '") << getObsDim()
                                     << "' must be one of the symbols";
+  return success();
+}
+
+LogicalResult DimOp::verify() {
+  auto Model = (*this)->getParentOfType<ModelOp>();
+  if (!Model)
+    return emitOpError("must be inside an aimz.model");
+  if (!llvm::is_contained(Model.getSymbols().getAsValueRange<StringAttr>(),
+                          getName()))
+    return emitOpError("'") << getName() << "' is not a dimension of the model";
+  auto T = getResult().getType();
+  if (T.getRank() != 0 || !T.getElementType().isInteger(64))
+    return emitOpError("the result must be an i64 scalar");
   return success();
 }
 

@@ -213,6 +213,11 @@ Value Generator::gen(const Expr &E) {
     auto C = Info.Constants.find(N.Name);
     if (C != Info.Constants.end())
       return constant(static_cast<double>(C->second), E.Ty.Type);
+    if (N.IsDimension) {
+      Value D = B.create<ir::DimOp>(CurLoc, arrayType({}, DType::I64),
+                                    B.getStringAttr(N.Name));
+      return broadcast(D, {}, inPlates({}));
+    }
     return view(N.Name);
   }
   case Expr::Kind::Unary: {

@@ -114,6 +114,13 @@ bool Analyzer::analyzeArray(ArrayExpr &E) {
 
 bool Analyzer::analyzeName(NameExpr &E) {
   auto It = Names.find(E.Name);
+  if (It == Names.end() && BoundSymbols.count(E.Name)) {
+    // A dimension's extent is a number the model may compute with
+    // (`log(T)`, `1.0 / n`): an i64 scalar that adapts like a literal.
+    E.Ty = {DType::I64, {}, true};
+    E.IsDimension = true;
+    return true;
+  }
   if (It == Names.end()) {
     if (lookupDistribution(E.Name)) {
       Diags.error(E.Loc, "'" + E.Name +

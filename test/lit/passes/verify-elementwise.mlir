@@ -6,7 +6,7 @@
 
 aimz.model @unknown_unary attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
   %0 = aimz.input "x"[0] : <["n"], f32>
-  // CHECK: error: custom op 'aimz.unary' expected string or keyword containing one of the following enum values for attribute 'fn' [neg, exp,{{.*}}, cos]
+  // CHECK: error: custom op 'aimz.unary' expected string or keyword containing one of the following enum values for attribute 'fn' [neg, exp,{{.*}}, square]
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'fn'}}
   %1 = aimz.unary cosh %0 : <["n"], f32> -> <["n"], f32>
 }
@@ -34,7 +34,7 @@ aimz.model @unary_shape attributes {manifest = "{}", obs_dim = "n", plan = "obs"
 
 aimz.model @unknown_binary attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
   %0 = aimz.input "x"[0] : <["n"], f32>
-  // CHECK: error: custom op 'aimz.binary' expected string or keyword containing one of the following enum values for attribute 'fn' [add, sub,{{.*}}, ne]
+  // CHECK: error: custom op 'aimz.binary' expected string or keyword containing one of the following enum values for attribute 'fn' [add, sub,{{.*}}, lchoose]
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'fn'}}
   %1 = aimz.binary mod %0, %0 : <["n"], f32>, <["n"], f32> -> <["n"], f32>
 }
@@ -75,4 +75,27 @@ aimz.model @select_cond attributes {manifest = "{}", obs_dim = "n", plan = "obs"
   // CHECK: error: 'aimz.select' op the condition must be bool (i1)
   // expected-error @+1 {{the condition must be bool}}
   %1 = aimz.select %0, %0, %0 : <["n"], f32>, <["n"], f32>, <["n"], f32> -> <["n"], f32>
+}
+
+// -----
+
+aimz.model @float_only attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
+  %x = aimz.input "x" [0] : !aimz.array<["n"], i32>
+  // expected-error @+1 {{'log1m_exp' needs a floating operand}}
+  %y = aimz.unary log1m_exp %x : !aimz.array<["n"], i32> -> !aimz.array<["n"], i32>
+}
+
+// -----
+
+aimz.model @float_pair attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
+  %x = aimz.input "x" [0] : !aimz.array<["n"], i64>
+  // expected-error @+1 {{'lchoose' needs floating operands}}
+  %y = aimz.binary lchoose %x, %x : !aimz.array<["n"], i64>, !aimz.array<["n"], i64> -> !aimz.array<["n"], i64>
+}
+
+// -----
+
+aimz.model @dim_unknown attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
+  // expected-error @+1 {{'k' is not a dimension of the model}}
+  %d = aimz.dim "k" : !aimz.array<[], i64>
 }

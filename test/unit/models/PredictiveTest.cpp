@@ -483,7 +483,48 @@ TEST(Predictive, ElementwiseOpsAndReductions) {
     EXPECT_NEAR(RowSum, 1.0, 1e-13) << "softmax sums to 1";
     EXPECT_EQ(R.Sites.at("d_where_int").at<int64_t>({0, I}),
               I % 3 == 0 ? Iv.at<int64_t>({I}) : 7);
+    // Log-density arithmetic (Stan's names) against its definitions.
+    double Sig8 = 1 / (1 + std::exp(-x / 8));
+    EXPECT_EQ(Site("d_square", I), x * x);
+    // (from the model's own sigmoid: log1m magnifies its last bit near 1)
+    EXPECT_TRUE(ulpClose(Site("d_log1m", I), std::log1p(-Site("d_sigmoid", I)), 4))
+        << "log1m";
+    double L1mE = ax < M_LN2 ? std::log(-std::expm1(-ax)) : std::log1p(-std::exp(-ax));
+    EXPECT_TRUE(ulpClose(Site("d_log1m_exp", I), L1mE, 8)) << "log1m_exp";
+    double Logit = std::log(Sig8) - std::log1p(-Sig8);
+    if (std::isinf(Logit))
+      EXPECT_EQ(Site("d_logit", I), Logit) << "logit";
+    else // (near p = 1/2 the result is near 0: an absolute bound)
+      EXPECT_NEAR(Site("d_logit", I), Logit, 1e-13 * (1 + std::fabs(Logit))) << "logit";
+    double LogSigNeg = std::min(-x, 0.0) - std::log1p(std::exp(-ax));
+    EXPECT_TRUE(ulpClose(Site("d_log1m_inv_logit", I), LogSigNeg, 4)) << "log1m_inv_logit";
+    EXPECT_EQ(Site("d_inv_logit", I), Site("d_sigmoid", I));
+    auto LogAdd = [](double A, double B) {
+      double M = std::max(A, B);
+      return M == -INFINITY ? M : M + std::log1p(std::exp(-std::fabs(A - B)));
+    };
+    // max + log1p(...) cancels: a bound relative to the terms, not the sum.
+    double V0 = V.at<double>({I, 0});
+    EXPECT_NEAR(Site("d_logaddexp", I), LogAdd(x, V0),
+                4e-16 * (1 + std::max(std::fabs(x), std::fabs(V0))))
+        << "logaddexp";
+    EXPECT_NEAR(Site("d_log_sum_exp2", I), LogAdd(x, -2 * x), 4e-16 * (1 + 2 * ax))
+        << "log_sum_exp";
+    // log(e^|x| - e^-|x|) = |x| + log1m_exp(-2|x|): -inf at 0.
+    double D2 = -2 * ax;
+    double LDE = ax + (D2 > -M_LN2 ? std::log(-std::expm1(D2)) : std::log1p(-std::exp(D2)));
+    EXPECT_TRUE(ulpClose(Site("d_log_diff_exp", I), LDE, 8)) << "log_diff_exp";
+    double A5 = ax + 0.5;
+    double LBeta = std::lgamma(A5) + std::lgamma(2.5) - std::lgamma(A5 + 2.5);
+    EXPECT_NEAR(Site("d_lbeta", I), LBeta, 1e-12 * std::max(1.0, std::fabs(LBeta))) << "lbeta";
+    double N3 = ax + 3;
+    double LChoose = std::lgamma(N3 + 1) - std::lgamma(3.0) - std::lgamma(N3 - 1);
+    EXPECT_NEAR(Site("d_lchoose", I), LChoose, 1e-12 * std::max(1.0, std::fabs(LChoose)))
+        << "lchoose";
+    // Dimensions as values: the whole extents, whatever the block.
+    EXPECT_TRUE(ulpClose(Site("d_per_obs", I), x / N + std::log(double(K)), 4)) << "x / n + log(k)";
   }
+  EXPECT_EQ(R.Sites.at("d_dims").at<int64_t>({0}), N * K - 1);
 }
 
 /// |a - b| within `Ulps` float ulps of b (NaN matches NaN).

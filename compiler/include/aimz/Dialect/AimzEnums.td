@@ -28,7 +28,12 @@ def Aimz_UnaryFn : I32EnumAttr<"UnaryFn", "elementwise function", [
     I32EnumAttrCase<"Erf", 13, "erf">,
     I32EnumAttrCase<"Phi", 14, "Phi">,
     I32EnumAttrCase<"Sin", 15, "sin">,
-    I32EnumAttrCase<"Cos", 16, "cos">]> {
+    I32EnumAttrCase<"Cos", 16, "cos">,
+    I32EnumAttrCase<"Log1m", 17, "log1m">,
+    I32EnumAttrCase<"Log1mExp", 18, "log1m_exp">,
+    I32EnumAttrCase<"Logit", 19, "logit">,
+    I32EnumAttrCase<"Log1mInvLogit", 20, "log1m_inv_logit">,
+    I32EnumAttrCase<"Square", 21, "square">]> {
   let cppNamespace = "::aimz::ir";
 }
 
@@ -45,7 +50,11 @@ def Aimz_BinaryFn : I32EnumAttr<"BinaryFn", "elementwise operator", [
     I32EnumAttrCase<"Gt", 9, "gt">,
     I32EnumAttrCase<"Ge", 10, "ge">,
     I32EnumAttrCase<"Eq", 11, "eq">,
-    I32EnumAttrCase<"Ne", 12, "ne">]> {
+    I32EnumAttrCase<"Ne", 12, "ne">,
+    I32EnumAttrCase<"LogSumExp", 13, "logsumexp">,
+    I32EnumAttrCase<"LogDiffExp", 14, "log_diff_exp">,
+    I32EnumAttrCase<"LBeta", 15, "lbeta">,
+    I32EnumAttrCase<"LChoose", 16, "lchoose">]> {
   let cppNamespace = "::aimz::ir";
 }
 

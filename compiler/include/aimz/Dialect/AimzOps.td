@@ -38,6 +38,18 @@ def Aimz_ConstantOp : Aimz_Op<"constant", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Aimz_DimOp : Aimz_Op<"dim", [Pure]> {
+  let summary = "The extent of a dimension bound at run time, as a scalar";
+  let description = [{
+    The whole extent (for the observation axis: every observation, not the
+    block or the shard), so the value is the same whatever the partition.
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Aimz_BroadcastOp : Aimz_Op<"broadcast", [Pure]> {
   let summary = "View an array in a larger shape without copying";
   let description = [{
