@@ -74,11 +74,19 @@ const char *binaryOpSpelling(BinaryOp Op) {
 
 namespace {
 
+void dumpExpr(const Expr &E, llvm::raw_ostream &OS);
+
 std::string dimsStr(const std::vector<DimSyntax> &Dims) {
   std::string S = "[";
-  for (size_t I = 0; I < Dims.size(); ++I)
-    S += (I ? ", " : "") +
-         (Dims[I].Name.empty() ? std::to_string(Dims[I].Value) : Dims[I].Name);
+  for (size_t I = 0; I < Dims.size(); ++I) {
+    S += I ? ", " : "";
+    if (Dims[I].Arith) {
+      llvm::raw_string_ostream OS(S);
+      dumpExpr(*Dims[I].Arith, OS);
+    } else {
+      S += Dims[I].Name.empty() ? std::to_string(Dims[I].Value) : Dims[I].Name;
+    }
+  }
   return S + "]";
 }
 
@@ -136,6 +144,24 @@ void dumpExpr(const Expr &E, llvm::raw_ostream &OS) {
   case Expr::Kind::Axis:
     OS << (static_cast<const AxisExpr &>(E).NewAxis ? "None" : ":");
     return;
+  case Expr::Kind::Slice: {
+    auto &Sl = static_cast<const SliceExpr &>(E);
+    OS << "(slice ";
+    if (Sl.Start)
+      dumpExpr(*Sl.Start, OS);
+    OS << ":";
+    if (Sl.Stop)
+      dumpExpr(*Sl.Stop, OS);
+    OS << ")";
+    return;
+  }
+  case Expr::Kind::Attr: {
+    auto &A = static_cast<const AttrExpr &>(E);
+    OS << "(attr ";
+    dumpExpr(*A.Base, OS);
+    OS << " " << A.Name << ")";
+    return;
+  }
   case Expr::Kind::Index: {
     auto &I = static_cast<const IndexExpr &>(E);
     OS << "(index ";
@@ -156,8 +182,14 @@ void dumpStmts(const std::vector<StmtPtr> &Body, unsigned Indent,
     OS.indent(Indent);
     switch (S->K) {
     case Stmt::Kind::Const:
-      OS << "const " << S->Name << " = "
-         << static_cast<const ConstStmt &>(*S).Value << "\n";
+      if (const auto &A = static_cast<const ConstStmt &>(*S).Arith) {
+        OS << "const " << S->Name << " = ";
+        dumpExpr(*A, OS);
+        OS << "\n";
+      } else {
+        OS << "const " << S->Name << " = "
+           << static_cast<const ConstStmt &>(*S).Value << "\n";
+      }
       break;
     case Stmt::Kind::Let:
     case Stmt::Kind::Deterministic:

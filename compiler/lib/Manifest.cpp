@@ -73,6 +73,13 @@ std::string manifestJSON(const ModelInfo &Info) {
       Uses.push_back({{manifest::IndexInput, U.Input}, {manifest::IndexDim, shapeJSON({U.Extent})[0]}});
     M[manifest::IndexInputs] = Uses;
   }
+  if (!Info.DimChecks.empty()) {
+    Json Checks = Json::array();
+    for (const ModelInfo::DimCheck &C : Info.DimChecks)
+      Checks.push_back({{manifest::CheckExpr, C.Expr},
+                        {manifest::CheckWhat, C.What}});
+    M[manifest::DimChecks] = Checks;
+  }
   return M.dump();
 }
 

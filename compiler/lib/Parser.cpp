@@ -32,6 +32,12 @@ struct Ident {
   Iter Pos = nullptr;
 };
 
+/// `: stop` after a slice's optional start.
+struct SliceTail {
+  bool Colon = false;
+  ExprPtr Stop;
+};
+
 /// One `^ -x` step of a power chain: the negations before the operand.
 struct PowStep {
   std::vector<Range> Negs;
@@ -168,15 +174,23 @@ struct DTypeSymbols : x3::symbols<DType> {
   }
 } const dtypeSymbols;
 
+x3::rule<class ExprClass, ExprPtr> const expr = "expression";
+x3::rule<class AddClass, ExprPtr> const additive = "expression";
+
+// A name, an integer, or arithmetic on them (`K - 1`), which Sema checks.
 x3::rule<class DimClass, DimSyntax> const dim = "dimension";
-const auto dim_def = ident[([](auto &C) {
-                       const Ident &I = x3::_attr(C);
-                       x3::_val(C) = DimSyntax{I.Name, 0, locOf(I.Pos)};
-                     })] |
-                     integer[([](auto &C) {
-                       const Ident &I = x3::_attr(C);
-                       x3::_val(C) = DimSyntax{"", toInt(C, I), locOf(I.Pos)};
-                     })];
+const auto dim_def = additive[([](auto &C) {
+  ExprPtr E = x3::_attr(C);
+  DimSyntax D;
+  D.Loc = E->Loc;
+  if (auto *N = llvm::dyn_cast<NameExpr>(E.get()))
+    D.Name = N->Name;
+  else if (auto *L = llvm::dyn_cast<NumberExpr>(E.get()); L && L->IsInteger)
+    D.Value = static_cast<int64_t>(L->Value);
+  else
+    D.Arith = E;
+  x3::_val(C) = std::move(D);
+})];
 
 x3::rule<class DimListClass, std::vector<DimSyntax>> const dimList =
     "dimension list";
@@ -225,19 +239,18 @@ struct MulOps : x3::symbols<BinaryOp> {
   }
 } const mulOps;
 
-x3::rule<class ExprClass, ExprPtr> const expr = "expression";
 x3::rule<class PrimaryClass, ExprPtr> const primary = "expression";
 x3::rule<class PostfixClass, ExprPtr> const postfix = "expression";
 x3::rule<class PowStepClass, PowStep> const powStep = "expression";
 x3::rule<class PowerClass, ExprPtr> const power = "expression";
 x3::rule<class UnaryClass, ExprPtr> const unary = "expression";
 x3::rule<class MulClass, ExprPtr> const multiplicative = "expression";
-x3::rule<class AddClass, ExprPtr> const additive = "expression";
 x3::rule<class ArgClass, Arg> const arg = "argument";
 x3::rule<class ArgListClass, std::vector<Arg>> const argList = "arguments";
 x3::rule<class CallClass, ExprPtr> const call = "call";
 x3::rule<class ArrayClass, ExprPtr> const array = "array literal";
 x3::rule<class IndexItemClass, ExprPtr> const indexItem = "index";
+x3::rule<class SliceTailClass, SliceTail> const sliceTail = "index";
 
 const auto setVal = [](auto &C) { x3::_val(C) = x3::_attr(C); };
 
@@ -299,16 +312,40 @@ const auto array_def = (x3::lit('[') > (expr % ',') > ']')[(
       x3::_val(C) = Node;
     })];
 
+const auto sliceTail_def = (x3::lit(':') >> -expr)[([](auto &C) {
+  SliceTail T;
+  T.Colon = true;
+  if (auto &Stop = x3::_attr(C))
+    T.Stop = *Stop;
+  x3::_val(C) = T;
+})];
+
+// An index, None, `:`, or a slice `a:b` with either bound left out: one
+// pass over the optional start (no backtracking over expressions).
 const auto indexItem_def =
-    x3::raw[x3::lit(':')][([](auto &C) {
-      x3::_val(C) =
-          std::make_shared<AxisExpr>(locOf(x3::_attr(C).begin()), false);
-    })] |
     x3::raw[kw("None")][([](auto &C) {
       x3::_val(C) =
           std::make_shared<AxisExpr>(locOf(x3::_attr(C).begin()), true);
     })] |
-    expr[setVal];
+    (-expr >> -sliceTail)[([](auto &C) {
+      auto &A = x3::_attr(C);
+      auto &Start = fusion::at_c<0>(A);
+      auto &Tail = fusion::at_c<1>(A);
+      SMLoc At = kwLoc(C);
+      if (!Tail) {
+        if (Start)
+          x3::_val(C) = *Start;
+        else
+          x3::_pass(C) = false;
+        return;
+      }
+      if (!Start && !Tail->Stop) {
+        x3::_val(C) = std::make_shared<AxisExpr>(At, false);
+        return;
+      }
+      x3::_val(C) = std::make_shared<SliceExpr>(
+          At, Start ? *Start : ExprPtr(), Tail->Stop);
+    })];
 
 const auto primary_def =
     number[setVal] | array[setVal] |
@@ -337,7 +374,13 @@ const auto postfix_def =
         D = std::max(D, I->Depth);
       Node->Depth = D + 1;
       x3::_val(C) = Node;
-    })]);
+    })] |
+      (x3::lit('.') > ident)[([](auto &C) {
+        ExprPtr Base = x3::_val(C);
+        auto Node = std::make_shared<AttrExpr>(Base->Loc, Base,
+                                               x3::_attr(C).Name);
+        x3::_val(C) = combine(C, Node, {Base.get()});
+      })]);
 
 x3::rule<class NegClass, Range> const negSign = "'-'";
 const auto negSign_def = x3::raw[x3::lit('-')];
@@ -382,7 +425,7 @@ const auto expr_def =
 BOOST_SPIRIT_DEFINE(ident, number, integer, dim, dimList, type, param, expr, negSign,
                     primary, postfix, powStep, power, unary, multiplicative,
                     additive, keywordName, arg, argList, call, array,
-                    indexItem)
+                    indexItem, sliceTail)
 
 //===----------------------------------------------------------------------===//
 // Statements
@@ -394,12 +437,16 @@ x3::rule<class ModelClass, std::shared_ptr<Model>> const model = "model";
 
 
 x3::rule<class constStmtClass, StmtPtr> const constStmt = "statement";
-const auto constStmt_def = (kw("const") > ident > '=' > integer > ';')[([](auto &C) {
+// An integer, or arithmetic on dimensions and constants (`K - 1`).
+const auto constStmt_def = (kw("const") > ident > '=' > dim > ';')[([](auto &C) {
   auto &A = x3::_attr(C);
   const Ident &N = fusion::at_c<0>(A);
-  const Ident &V = fusion::at_c<1>(A);
+  const DimSyntax &V = fusion::at_c<1>(A);
+  ExprPtr Arith = V.Arith;
+  if (!Arith && !V.Name.empty())
+    Arith = std::make_shared<NameExpr>(V.Loc, V.Name);
   x3::_val(C) = std::make_shared<ConstStmt>(kwLoc(C), N.Name, locOf(N.Pos),
-                                            toInt(C, V), locOf(V.Pos));
+                                            V.Value, V.Loc, Arith);
 })];
 
 template <Stmt::Kind K> auto assignAction() {

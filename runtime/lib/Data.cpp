@@ -1,5 +1,6 @@
 //===- Data.cpp - Inputs and posteriors, checked against a manifest -------===//
 #include "aimz/run/Data.h"
+#include "aimz/DimExpr.h"
 #include "RunError.h"
 #include "aimz/run/InferenceDataNetcdf.h"
 #include "aimz/run/StanCsv.h"
@@ -45,6 +46,8 @@ static llvm::Error bindShape(const ManifestArray &Decl,
       continue;
     }
     const std::string &Sym = std::get<std::string>(Decl.Shape[I]);
+    if (isDerivedDim(Sym))
+      continue; // `K + 1`: checked once every name is bound
     auto [It, New] = Bindings.emplace(Sym, V);
     if (!New && It->second != V)
       return error("dimension '" + Sym + "'" +
@@ -53,6 +56,27 @@ static llvm::Error bindShape(const ManifestArray &Decl,
                    " but " + std::to_string(V) + " in " + What);
     if (New)
       BoundBy[Sym] = What;
+  }
+  return llvm::Error::success();
+}
+
+/// Each arithmetic dimension of `Decl` (`K + 1`) against the data's
+/// extent, once the names it uses are bound (unbound: left to the
+/// posterior's check).
+static llvm::Error
+checkDerivedExtents(const ManifestArray &Decl,
+                    llvm::ArrayRef<uint64_t> Actual, const std::string &What,
+                    const std::map<std::string, int64_t> &Bindings) {
+  for (size_t I = 0; I < Decl.Shape.size() && I < Actual.size(); ++I) {
+    const auto *Sym = std::get_if<std::string>(&Decl.Shape[I]);
+    if (!Sym || !isDerivedDim(*Sym))
+      continue;
+    auto Want = dimValue(*Sym, Bindings);
+    if (Want && *Want != static_cast<int64_t>(Actual[I]))
+      return error(What + " has shape " + io::formatShape(Actual) +
+                   " but the model declares " + Decl.Name + ": " +
+                   Decl.TypeName + shapeString(Decl.Shape) + " (" + *Sym +
+                   " = " + std::to_string(*Want) + ")");
   }
   return llvm::Error::success();
 }
@@ -162,6 +186,18 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
                    " but " + BoundBy[M.ObsDim] + " has " +
                    std::to_string(It->second) + " observations");
   }
+  // Dimensions written as arithmetic (`x: f32[n, K + 1]`), now that every
+  // name they use is bound.
+  for (size_t I = 0; I < M.Inputs.size(); ++I)
+    if (auto E = checkDerivedExtents(M.Inputs[I], D.Inputs[I].Shape,
+                                     "input '" + M.Inputs[I].Name + "'",
+                                     D.Bindings))
+      return std::move(E);
+  if (D.Observed)
+    if (auto E = checkDerivedExtents(M.Output, D.Observed->Shape,
+                                     "observed output '" + M.Output.Name + "'",
+                                     D.Bindings))
+      return std::move(E);
   auto N = D.Bindings.find(M.ObsDim);
   if (N == D.Bindings.end())
     return error("the number of observations is unknown: no input has the "
@@ -416,10 +452,10 @@ llvm::Error checkIndexInputs(const Manifest &M, const DataSet &Data) {
     int64_t Extent;
     std::string DimName;
     if (const auto *Sym = std::get_if<std::string>(&U.Extent)) {
-      auto B = Data.Bindings.find(*Sym);
-      if (B == Data.Bindings.end())
+      auto B = dimValue(*Sym, Data.Bindings);
+      if (!B)
         continue; // unbound: checkDimsBound reports it
-      Extent = B->second;
+      Extent = *B;
       DimName = "dimension " + *Sym + " = " + std::to_string(Extent);
     } else {
       Extent = std::get<int64_t>(U.Extent);
@@ -460,6 +496,20 @@ llvm::Error checkDimsBound(const Manifest &M, const DataSet &Data) {
                  llvm::join(Carriers, ", ") +
                  "), and none of them was read; pass them in --posterior or "
                  "give the dimension with --dim " + D + "=N");
+  }
+  // Dimension arithmetic (`K - 1`, a slice's bounds) must not go below 0.
+  for (const Manifest::DimCheck &C : M.DimChecks) {
+    auto V = dimValue(C.Expr, Data.Bindings);
+    if (!V || *V >= 0)
+      continue;
+    std::string With;
+    if (auto P = DimPoly::parse(C.Expr))
+      for (const std::string &N : P->names())
+        With += (With.empty() ? "" : ", ") + N + " = " +
+                std::to_string(Data.Bindings.at(N));
+    return error("the model's " + C.What + " needs " + C.Expr +
+                 " >= 0, but it is " + std::to_string(*V) + " with " + With +
+                 " from the data");
   }
   return llvm::Error::success();
 }

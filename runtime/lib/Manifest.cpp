@@ -1,5 +1,6 @@
 //===- Manifest.cpp - A compiled model's self-description -----------------===//
 #include "aimz/run/Manifest.h"
+#include "aimz/DimExpr.h"
 #include "aimz/ManifestSchema.h"
 
 #include <nlohmann/json.hpp>
@@ -69,6 +70,9 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
         Use.Extent = D.get<int64_t>();
       M.IndexInputs.push_back(std::move(Use));
     }
+    for (const auto &C : J.value(manifest::DimChecks, nlohmann::json::array()))
+      M.DimChecks.push_back({C.at(manifest::CheckExpr).get<std::string>(),
+                             C.at(manifest::CheckWhat).get<std::string>()});
     auto P = dtypeOf(J.at(manifest::Precision).get<std::string>());
     if (!P)
       return P.takeError();
@@ -120,6 +124,25 @@ int Manifest::obsAxis(const std::vector<ManifestDim> &Shape) const {
   return -1;
 }
 
+bool isDerivedDim(const std::string &Text) {
+  auto P = DimPoly::parse(Text);
+  return P && !P->isSymbol();
+}
+
+std::optional<int64_t> dimValue(const std::string &Text,
+                                const std::map<std::string, int64_t> &Bindings) {
+  if (auto It = Bindings.find(Text); It != Bindings.end())
+    return It->second;
+  auto P = DimPoly::parse(Text);
+  if (!P || P->isSymbol())
+    return std::nullopt;
+  return P->evaluate([&](const std::string &N) -> std::optional<int64_t> {
+    auto It = Bindings.find(N);
+    return It == Bindings.end() ? std::nullopt
+                                : std::optional<int64_t>(It->second);
+  });
+}
+
 llvm::Expected<std::vector<uint64_t>>
 resolveShape(const std::vector<ManifestDim> &Shape,
              const std::map<std::string, int64_t> &Bindings) {
@@ -130,12 +153,17 @@ resolveShape(const std::vector<ManifestDim> &Shape,
       continue;
     }
     const std::string &Name = std::get<std::string>(D);
-    auto It = Bindings.find(Name);
-    if (It == Bindings.end())
+    auto V = dimValue(Name, Bindings);
+    if (!V)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "dimension '" + Name + "' is not bound by any input");
-    Out.push_back(static_cast<uint64_t>(It->second));
+    if (*V < 0)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "dimension '" + Name + "' is " + std::to_string(*V) +
+              ", below 0, with the dimensions the data gives");
+    Out.push_back(static_cast<uint64_t>(*V));
   }
   return Out;
 }

@@ -30,10 +30,14 @@ inline bool isFloat(DType T) { return T == DType::F32 || T == DType::F64; }
 inline bool isInteger(DType T) { return T == DType::I32 || T == DType::I64; }
 
 /// A dimension as written: a name (symbol or constant) or an integer literal.
+struct Expr;
 struct DimSyntax {
-  std::string Name; // empty for a literal
+  std::string Name; // empty for a literal or arithmetic
   int64_t Value = 0;
   SMLoc Loc;
+  /// Arithmetic on dimensions and integers (`K - 1`, `2 * J`); null for a
+  /// name or a literal.
+  std::shared_ptr<Expr> Arith = nullptr;
 };
 
 /// `f32[n, k]` as written in a model signature.
@@ -65,7 +69,9 @@ struct ExprType {
 };
 
 struct Expr {
-  enum class Kind { Number, Bool, Name, Unary, Binary, Call, Index, Array, Axis };
+  enum class Kind {
+    Number, Bool, Name, Unary, Binary, Call, Index, Array, Axis, Slice, Attr
+  };
   Kind K;
   SMLoc Loc;
   ExprType Ty;        // filled in by Sema
@@ -100,8 +106,9 @@ struct BoolExpr : Expr {
 struct NameExpr : Expr {
   static bool classof(const Expr *N) { return N->K == Kind::Name; }
   std::string Name;
-  /// Set by Sema: the name is a dimension, used as its extent.
-  bool IsDimension = false;
+  /// Set by Sema when the name is a dimension (or a `const` of one) used
+  /// as its extent: the dimension's canonical text (DimExpr.h).
+  std::string DimensionText;
   NameExpr(SMLoc L, std::string N) : Expr(Kind::Name, L), Name(std::move(N)) {}
 };
 
@@ -150,6 +157,14 @@ struct IndexExpr : Expr {
   static bool classof(const Expr *N) { return N->K == Kind::Index; }
   ExprPtr Base;
   std::vector<ExprPtr> Indices;
+  /// Set by Sema for NumPy's basic indexing (slices, integer constants,
+  /// `:` and None together): per axis of the base, where it starts and
+  /// whether an integer index removes it; None's positions stay in Indices.
+  struct BasicAxis {
+    Dim Start;
+    bool Dropped = false;
+  };
+  std::vector<BasicAxis> Basic;
   IndexExpr(SMLoc L, ExprPtr B, std::vector<ExprPtr> I)
       : Expr(Kind::Index, L), Base(std::move(B)), Indices(std::move(I)) {}
   ~IndexExpr() override {
@@ -179,6 +194,30 @@ struct AxisExpr : Expr {
   AxisExpr(SMLoc L, bool New) : Expr(Kind::Axis, L), NewAxis(New) {}
 };
 
+/// `a:b`, `a:`, `:b` inside an index (a bare `:` is an AxisExpr); null
+/// bounds are the axis' ends. Sema fills in the resolved bounds.
+struct SliceExpr : Expr {
+  static bool classof(const Expr *N) { return N->K == Kind::Slice; }
+  ExprPtr Start, Stop;
+  Dim From, Extent; // set by Sema: offset and length along the axis
+  SliceExpr(SMLoc L, ExprPtr A, ExprPtr B)
+      : Expr(Kind::Slice, L), Start(std::move(A)), Stop(std::move(B)) {}
+  ~SliceExpr() override {
+    releaseChild(Start);
+    releaseChild(Stop);
+  }
+};
+
+/// `x.T`: NumPy's transpose (the only attribute).
+struct AttrExpr : Expr {
+  static bool classof(const Expr *N) { return N->K == Kind::Attr; }
+  ExprPtr Base;
+  std::string Name;
+  AttrExpr(SMLoc L, ExprPtr B, std::string N)
+      : Expr(Kind::Attr, L), Base(std::move(B)), Name(std::move(N)) {}
+  ~AttrExpr() override { releaseChild(Base); }
+};
+
 //===----------------------------------------------------------------------===//
 // Statements
 //===----------------------------------------------------------------------===//
@@ -198,10 +237,14 @@ using StmtPtr = std::shared_ptr<Stmt>;
 /// `const H = 128;`
 struct ConstStmt : Stmt {
   static bool classof(const Stmt *N) { return N->K == Kind::Const; }
-  int64_t Value;
+  int64_t Value; // an integer literal's; Sema's for arithmetic
   SMLoc ValueLoc;
-  ConstStmt(SMLoc L, std::string N, SMLoc NL, int64_t V, SMLoc VL)
-      : Stmt(Kind::Const, L, std::move(N), NL), Value(V), ValueLoc(VL) {}
+  /// Arithmetic (`const K1 = K - 1;`); null for an integer literal.
+  ExprPtr Arith;
+  ConstStmt(SMLoc L, std::string N, SMLoc NL, int64_t V, SMLoc VL,
+            ExprPtr A = nullptr)
+      : Stmt(Kind::Const, L, std::move(N), NL), Value(V), ValueLoc(VL),
+        Arith(std::move(A)) {}
 };
 
 /// `let x = e;`, `deterministic x = e;` and `factor x = e;`

@@ -78,6 +78,15 @@ struct ModelInfo {
     }
   };
   std::vector<IndexUse> IndexInputs;
+  /// Dimensions written as arithmetic (`K - 1`), by canonical text.
+  std::vector<std::string> DimExprs;
+  /// What the runtime checks is >= 0 once the dimensions are bound: every
+  /// derived dimension, and what slices need (`K - 5` for `v[2:5]`).
+  struct DimCheck {
+    std::string Expr;
+    std::string What;
+  };
+  std::vector<DimCheck> DimChecks;
 
   const Site *findSite(llvm::StringRef Name) const;
 };

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EntryBuilder.h"
+#include "aimz/DimExpr.h"
 #include "aimz/abi.h"
 
 #include <limits>
@@ -58,10 +59,25 @@ Value EntryBuilder::dimSize(Attribute D, bool ForAllocation) {
   StringRef Name = cast<StringAttr>(D).getValue();
   if (Name == Model.getObsDim())
     return ForAllocation ? ObsBlock : BlockLen;
+  return extentOf(Name);
+}
+
+/// The whole extent of a symbol, or of arithmetic on symbols (`K - 1`:
+/// Sema keeps the observation axis out of arithmetic).
+Value EntryBuilder::extentOf(StringRef Text) {
   for (auto [I, S] : llvm::enumerate(Model.getSymbols()))
-    if (cast<StringAttr>(S).getValue() == Name)
+    if (cast<StringAttr>(S).getValue() == Text)
       return DimValues[I];
-  llvm_unreachable("dimension symbol missing from the model's symbols");
+  auto P = DimPoly::parse(Text.str());
+  assert(P && "the verifier accepted only symbols and their arithmetic");
+  Value Sum = idx(0);
+  for (const auto &[Mono, Coeff] : P->Terms) {
+    Value T = idx(Coeff);
+    for (const std::string &N : Mono)
+      T = B.create<arith::MulIOp>(Loc, T, extentOf(N));
+    Sum = B.create<arith::AddIOp>(Loc, Sum, T);
+  }
+  return Sum;
 }
 
 SmallVector<Value> EntryBuilder::sizesOf(ir::ArrayType T, bool ForAllocation) {
@@ -99,7 +115,8 @@ func::FuncOp EntryBuilder::runtimeFunction(StringRef Name, TypeRange Args,
 
 /// Ops whose value lives in scratch: everything but views and scalars.
 static bool needsBuffer(Operation *Op) {
-  return !isa<ir::InputOp, ir::ConstantOp, ir::DimOp, ir::BroadcastOp>(Op);
+  return !isa<ir::InputOp, ir::ConstantOp, ir::DimOp, ir::BroadcastOp,
+              ir::SliceOp, ir::TransposeOp>(Op);
 }
 
 void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
@@ -327,9 +344,7 @@ void EntryBuilder::emitOp(Operation *Op) {
     // the observation axis).
     View V;
     V.Elem = B.getI64Type();
-    for (auto [I, S] : llvm::enumerate(Model.getSymbols()))
-      if (cast<StringAttr>(S).getValue() == D.getName())
-        V.Scalar = toI64(DimValues[I]);
+    V.Scalar = toI64(extentOf(D.getName()));
     Views[D.getResult()] = V;
     return;
   }
@@ -352,6 +367,10 @@ void EntryBuilder::emitOp(Operation *Op) {
     Views[Bc.getResult()] = V;
     return;
   }
+  if (auto Sl = dyn_cast<ir::SliceOp>(Op))
+    return emitSlice(Sl);
+  if (auto Tr = dyn_cast<ir::TransposeOp>(Op))
+    return emitTranspose(Tr);
   if (isa<ir::CastOp, ir::UnaryOp, ir::BinaryOp, ir::SelectOp>(Op))
     return emitElementwise(Op);
   if (auto M = dyn_cast<ir::MatMulOp>(Op))

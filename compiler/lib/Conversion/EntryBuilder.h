@@ -8,6 +8,7 @@
 //   LowerSites.cpp          sample, observe (log densities), copy-out
 //   LowerLinearAlgebra.cpp  matmul, cholesky
 //   LowerArrays.cpp         reduce, cumsum, gather, stack
+//   LowerViews.cpp          slice, transpose (strided views, no copy)
 //   LowerModelToLoops.cpp   the pass and the prior-predictive wrapper
 //
 // The loop structure it emits:
@@ -162,6 +163,7 @@ private:
   }
 
   Value dimSize(Attribute D, bool ForAllocation);
+  Value extentOf(StringRef Text);
   SmallVector<Value> sizesOf(ir::ArrayType T, bool ForAllocation);
   int obsAxis(ir::ArrayType T);
   Value product(ArrayRef<Value> Vs);
@@ -188,6 +190,8 @@ private:
   void emitOp(Operation *Op);
   void emitElementwise(Operation *Op);
   void emitStack(ir::StackOp Op);
+  void emitSlice(ir::SliceOp Op);
+  void emitTranspose(ir::TransposeOp Op);
   Value convert(Value X, Type To);
   Value unary(ir::UnaryFn Fn, Value X);
   Value elementary(StringRef Fn, Value X);

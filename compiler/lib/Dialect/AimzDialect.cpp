@@ -1,5 +1,6 @@
 //===- AimzDialect.cpp - The aimz dialect ---------------------------------===//
 #include "aimz/Dialect/AimzDialect.h"
+#include "aimz/DimExpr.h"
 #include "aimz/Distributions.h"
 
 #include "mlir/IR/Builders.h"
@@ -208,12 +209,72 @@ LogicalResult ModelOp::verify() {
   return success();
 }
 
+/// A model symbol, or arithmetic on symbols other than the observation
+/// axis (DimExpr.h's canonical text).
+static bool isDimensionOf(ModelOp Model, StringRef Text) {
+  auto Syms = Model.getSymbols().getAsValueRange<StringAttr>();
+  if (llvm::is_contained(Syms, Text))
+    return true;
+  auto P = aimz::DimPoly::parse(Text.str());
+  if (!P || P->isSymbol())
+    return false;
+  for (const std::string &N : P->names())
+    if (N == Model.getObsDim() || !llvm::is_contained(Syms, N))
+      return false;
+  return true;
+}
+
+LogicalResult SliceOp::verify() {
+  auto In = getInput().getType(), Out = getResult().getType();
+  ArrayRef<bool> Dropped = getDropped();
+  if (getStarts().size() != In.getRank() || Dropped.size() != In.getRank())
+    return emitOpError("needs one start and one dropped flag per operand dim");
+  if (In.getElementType() != Out.getElementType())
+    return emitOpError("a slice cannot change the element type");
+  auto Model = (*this)->getParentOfType<ModelOp>();
+  unsigned Kept = 0;
+  for (auto [I, Start] : llvm::enumerate(getStarts())) {
+    auto N = dyn_cast<IntegerAttr>(Start);
+    auto S = dyn_cast<StringAttr>(Start);
+    if ((N && N.getInt() < 0) || (!N && !S) ||
+        (S && Model && !isDimensionOf(Model, S.getValue())))
+      return emitOpError("start ") << I << " must be a non-negative integer "
+                                   << "or a dimension";
+    auto D = dyn_cast<StringAttr>(In.getDims()[I]);
+    bool IsObs = Model && D && D.getValue() == Model.getObsDim();
+    if (IsObs && (Dropped[I] || !N || N.getInt() != 0 ||
+                  Kept >= Out.getRank() || Out.getDims()[Kept] != D))
+      return emitOpError("the observation axis cannot be cut");
+    Kept += !Dropped[I];
+  }
+  if (Kept != Out.getRank())
+    return emitOpError("the result must have one dim per kept operand dim");
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  auto In = getInput().getType(), Out = getResult().getType();
+  ArrayRef<int64_t> P = getPermutation();
+  if (P.size() != In.getRank() || Out.getRank() != In.getRank() ||
+      In.getElementType() != Out.getElementType())
+    return emitOpError("needs a permutation of the operand's dims and a "
+                       "result of its rank and element type");
+  SmallVector<bool> Seen(P.size(), false);
+  for (auto [I, From] : llvm::enumerate(P)) {
+    if (From < 0 || From >= static_cast<int64_t>(P.size()) || Seen[From])
+      return emitOpError("permutation must list every dim once");
+    Seen[From] = true;
+    if (Out.getDims()[I] != In.getDims()[From])
+      return emitOpError("result dim ") << I << " must be operand dim " << From;
+  }
+  return success();
+}
+
 LogicalResult DimOp::verify() {
   auto Model = (*this)->getParentOfType<ModelOp>();
   if (!Model)
     return emitOpError("must be inside an aimz.model");
-  if (!llvm::is_contained(Model.getSymbols().getAsValueRange<StringAttr>(),
-                          getName()))
+  if (!isDimensionOf(Model, getName()))
     return emitOpError("'") << getName() << "' is not a dimension of the model";
   auto T = getResult().getType();
   if (T.getRank() != 0 || !T.getElementType().isInteger(64))

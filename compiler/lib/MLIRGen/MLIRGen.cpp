@@ -75,6 +75,8 @@ private:
   Value genBinary(const BinaryExpr &E);
   Value genCall(const CallExpr &E);
   Value genIndex(const IndexExpr &E);
+  Value genBasicIndex(const IndexExpr &E);
+  Value genTranspose(const AttrExpr &E);
   void genStmt(const Stmt &S);
   void genSample(const SampleStmt &S);
   int64_t siteId(const std::string &Name) const;
@@ -213,9 +215,9 @@ Value Generator::gen(const Expr &E) {
     auto C = Info.Constants.find(N.Name);
     if (C != Info.Constants.end())
       return constant(static_cast<double>(C->second), E.Ty.Type);
-    if (N.IsDimension) {
+    if (!N.DimensionText.empty()) {
       Value D = B.create<ir::DimOp>(CurLoc, arrayType({}, DType::I64),
-                                    B.getStringAttr(N.Name));
+                                    B.getStringAttr(N.DimensionText));
       return broadcast(D, {}, inPlates({}));
     }
     return view(N.Name);
@@ -246,7 +248,10 @@ Value Generator::gen(const Expr &E) {
                                  arrayType(inPlates(E.Ty.Dims), E.Ty.Type),
                                  Parts, B.getI64IntegerAttr(Plates.size()));
   }
+  case Expr::Kind::Attr:
+    return genTranspose(static_cast<const AttrExpr &>(E));
   case Expr::Kind::Axis:
+  case Expr::Kind::Slice:
     break; // only inside an index
   }
   return {};
@@ -388,7 +393,74 @@ Value Generator::genCall(const CallExpr &E) {
   llvm_unreachable("every builtin family is generated above");
 }
 
+/// `x.T`: the local dims reversed (the plates stay in front).
+Value Generator::genTranspose(const AttrExpr &E) {
+  Value V = gen(*E.Base);
+  size_t Local = E.Base->Ty.Dims.size();
+  if (Local < 2)
+    return V;
+  SmallVector<int64_t> Perm;
+  for (size_t I = 0; I < Plates.size(); ++I)
+    Perm.push_back(I);
+  for (size_t I = 0; I < Local; ++I)
+    Perm.push_back(Plates.size() + Local - 1 - I);
+  return B.create<ir::TransposeOp>(
+      CurLoc, arrayType(inPlates(E.Ty.Dims), E.Ty.Type), V,
+      B.getDenseI64ArrayAttr(Perm));
+}
+
+/// Slices and integer constants (Sema's per-axis plan), then None's axes
+/// of extent 1 inserted by a broadcast.
+Value Generator::genBasicIndex(const IndexExpr &E) {
+  Value V = gen(*E.Base);
+  SmallVector<Attribute> Starts;
+  SmallVector<bool> Dropped;
+  Shape Kept;
+  for (size_t I = 0; I < Plates.size(); ++I) {
+    Starts.push_back(B.getI64IntegerAttr(0));
+    Dropped.push_back(false);
+  }
+  const Shape &Base = E.Base->Ty.Dims;
+  size_t Ax = 0;
+  for (const ExprPtr &I : E.Indices) {
+    if (auto *A = dyn_cast<AxisExpr>(I.get()); A && A->NewAxis)
+      continue;
+    if (auto *Sl = dyn_cast<SliceExpr>(I.get()))
+      Kept.push_back(Sl->Extent);
+    else if (isa<AxisExpr>(I.get()))
+      Kept.push_back(Base[Ax]);
+    ++Ax;
+  }
+  Kept.insert(Kept.end(), Base.begin() + Ax, Base.end());
+  for (const IndexExpr::BasicAxis &A : E.Basic) {
+    Starts.push_back(dimAttr(A.Start));
+    Dropped.push_back(A.Dropped);
+  }
+  Value S = B.create<ir::SliceOp>(
+      CurLoc, arrayType(inPlates(Kept), E.Ty.Type), V,
+      B.getArrayAttr(Starts), B.getDenseBoolArrayAttr(Dropped));
+  // None: the kept dims land where they are in the result.
+  SmallVector<int64_t> Map;
+  for (size_t I = 0; I < Plates.size(); ++I)
+    Map.push_back(I);
+  size_t At = Plates.size();
+  for (const ExprPtr &I : E.Indices) {
+    auto *A = dyn_cast<AxisExpr>(I.get());
+    if (A && A->NewAxis) {
+      ++At;
+      continue;
+    }
+    if (A || isa<SliceExpr>(I.get()))
+      Map.push_back(At++);
+  }
+  while (Map.size() < Plates.size() + Kept.size())
+    Map.push_back(At++);
+  return broadcast(S, Map, inPlates(E.Ty.Dims));
+}
+
 Value Generator::genIndex(const IndexExpr &E) {
+  if (!E.Basic.empty())
+    return genBasicIndex(E);
   // `x[:, None]`: a view with axes of extent 1 inserted.
   if (!E.Indices.empty() && isa<AxisExpr>(*E.Indices.front())) {
     Value Base = gen(*E.Base);

@@ -17,6 +17,7 @@
 #ifndef AIMZ_SEMA_ANALYZER_H
 #define AIMZ_SEMA_ANALYZER_H
 
+#include "aimz/DimExpr.h"
 #include "aimz/Diagnostics.h"
 #include "aimz/Distributions.h"
 #include "aimz/Sema.h"
@@ -41,7 +42,12 @@ struct Symbol {
   SMLoc Loc;
   int64_t ConstValue = 0;
   bool Poisoned = false; // its definition had an error: uses stay silent
+  /// A `const` of dimension arithmetic (`const K1 = K - 1;`): its text.
+  std::string DimText = {};
 };
+
+/// A shape's dimension as a polynomial (Dimensions.cpp).
+DimPoly polyOf(const Dim &D);
 
 /// One open plate or scan.
 struct OpenBlock {
@@ -79,6 +85,18 @@ private:
   bool OutputSampled = false;
 
   // Signature and dimensions.
+  /// `const NAME = <arithmetic on dimensions>;`, resolved where used.
+  std::map<std::string, const ConstStmt *> ConstArith;
+  std::optional<DimPoly> dimPoly(const Expr &E, bool MustBeBound,
+                                 unsigned Depth = 0);
+  std::optional<DimPoly> namePoly(const NameExpr &N, bool MustBeBound,
+                                  unsigned Depth);
+  std::optional<DimPoly> overflow(SMLoc Loc);
+  /// The shape dimension of `P` (a derived one is recorded for the
+  /// runtime's check); an error for a constant below 1 (0 if AllowZero).
+  std::optional<Dim> dimOf(const DimPoly &P, SMLoc Loc, bool AllowZero = false);
+  /// Records that the runtime must find `P` >= 0 (`What` says why).
+  void requireNonNegative(const DimPoly &P, SMLoc Loc, const std::string &What);
   std::optional<Dim> resolveDim(const DimSyntax &D, bool MustBeBound);
   std::optional<Shape> resolveDims(const std::vector<DimSyntax> &Ds,
                                    bool MustBeBound);
@@ -122,7 +140,7 @@ private:
   }
   void poison(const Stmt &S) {
     Names.emplace(S.Name, Symbol{Symbol::Kind::Let, DType::F32, {}, S.NameLoc,
-                                 0, true});
+                                 0, true, ""});
   }
   Shape plateDims() const;
   const BlockStmt *enclosingScan() const;
@@ -134,6 +152,9 @@ private:
   bool analyzeCall(CallExpr &E);
   bool analyzeIndex(IndexExpr &E);
   bool analyzeArray(ArrayExpr &E);
+  bool analyzeAttr(AttrExpr &E);
+  bool analyzeSlices(IndexExpr &E);
+  bool isDimArith(const Expr &E) const;
   Shape viewInPlates(const Shape &Full) const;
   DType arithmeticType(const ExprType &A, const ExprType &B) const;
   std::optional<double> literalValue(const Expr &E) const;

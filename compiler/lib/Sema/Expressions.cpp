@@ -77,6 +77,11 @@ bool Analyzer::analyzeExpr(Expr &E) {
                                                                : ":") +
                            "' is only an index, as in x[:, None]");
     return false;
+  case Expr::Kind::Slice:
+    Diags.error(E.Loc, "a slice is only an index, as in x[1:]");
+    return false;
+  case Expr::Kind::Attr:
+    return analyzeAttr(static_cast<AttrExpr &>(E));
   }
   return false;
 }
@@ -118,7 +123,7 @@ bool Analyzer::analyzeName(NameExpr &E) {
     // A dimension's extent is a number the model may compute with
     // (`log(T)`, `1.0 / n`): an i64 scalar that adapts like a literal.
     E.Ty = {DType::I64, {}, true};
-    E.IsDimension = true;
+    E.DimensionText = E.Name;
     return true;
   }
   if (It == Names.end()) {
@@ -166,6 +171,11 @@ bool Analyzer::analyzeName(NameExpr &E) {
                            "value; compute the value with 'let' and add it "
                            "as a factor");
     return false;
+  }
+  if (S.K == Symbol::Kind::Const && !S.DimText.empty()) {
+    E.Ty = {DType::I64, {}, true};
+    E.DimensionText = S.DimText;
+    return true;
   }
   if (S.K == Symbol::Kind::Const) {
     E.Ty = {S.ConstValue > 2147483647 || S.ConstValue < -2147483648LL
@@ -446,6 +456,37 @@ bool Analyzer::analyzeCall(CallExpr &E) {
 }
 
 bool Analyzer::analyzeIndex(IndexExpr &E) {
+  // Slices, or integer constants beside ':' / None: NumPy's basic
+  // indexing, a view (Slices.cpp). A gather's index list may end in ':'s
+  // (`L[i, :]` is `L[i]`).
+  auto IsInt = [](const ExprPtr &I) {
+    return !llvm::isa<AxisExpr, SliceExpr>(I.get());
+  };
+  bool AnySlice = llvm::any_of(E.Indices, [](const ExprPtr &I) {
+    return llvm::isa<SliceExpr>(I.get());
+  });
+  bool AnyInt = llvm::any_of(E.Indices, IsInt);
+  // Constant indices (`v[0]`, `L[-1]`, `X[:, K - 1]`) are views too, with
+  // NumPy's negative indices counting from the end.
+  bool Basic = llvm::all_of(E.Indices, [&](const ExprPtr &I) {
+    return !IsInt(I) || isDimArith(*I);
+  });
+  if (AnyInt && Basic)
+    return analyzeExpr(*E.Base) && analyzeSlices(E);
+  if (AnyInt && (AnySlice || !llvm::all_of(E.Indices, IsInt))) {
+    while (!E.Indices.empty() && !IsInt(E.Indices.back()) &&
+           !llvm::isa<SliceExpr>(E.Indices.back().get()) &&
+           !llvm::cast<AxisExpr>(*E.Indices.back()).NewAxis)
+      E.Indices.pop_back();
+    if (!llvm::all_of(E.Indices, IsInt)) {
+      Diags.error(E.Loc, "indices mix slices, ':' or None with an index "
+                         "computed from values, which is not supported; "
+                         "gather first (let a = x[g];) and slice after");
+      return false;
+    }
+  } else if (AnySlice) {
+    return analyzeExpr(*E.Base) && analyzeSlices(E);
+  }
   bool Ok = analyzeExpr(*E.Base);
   size_t Axes = 0, Kept = 0;
   for (const ExprPtr &I : E.Indices) {

@@ -11,6 +11,17 @@ namespace aimz {
 namespace sema {
 
 std::optional<Dim> Analyzer::resolveDim(const DimSyntax &D, bool MustBeBound) {
+  if (D.Arith || ConstArith.count(D.Name)) {
+    NameExpr Alias(D.Loc, D.Name);
+    auto P = D.Arith ? dimPoly(*D.Arith, MustBeBound)
+                     : dimPoly(Alias, MustBeBound);
+    if (!P)
+      return std::nullopt;
+    auto R = dimOf(*P, D.Loc);
+    if (R && R->isSymbol() && !P->isSymbol())
+      requireNonNegative(*P, D.Loc, "dimension '" + R->Symbol + "'");
+    return R;
+  }
   if (D.Name.empty()) {
     if (D.Value <= 0) {
       Diags.error(D.Loc, "dimension must be positive; got " +
@@ -67,12 +78,49 @@ std::optional<Shape> Analyzer::resolveDims(const std::vector<DimSyntax> &Ds,
   return Out;
 }
 
-/// Constants may size the signature, so they are known before anything else.
+/// The value of integer arithmetic on literals and known constants, quietly
+/// (nullopt when it names anything else: a dimension's arithmetic).
+static std::optional<int64_t>
+foldConstant(const Expr &E, const std::map<std::string, int64_t> &Known) {
+  if (auto *N = llvm::dyn_cast<NumberExpr>(&E))
+    return N->IsInteger ? std::optional<int64_t>(static_cast<int64_t>(N->Value))
+                        : std::nullopt;
+  if (auto *N = llvm::dyn_cast<NameExpr>(&E)) {
+    auto It = Known.find(N->Name);
+    return It == Known.end() ? std::nullopt : std::optional<int64_t>(It->second);
+  }
+  if (auto *U = llvm::dyn_cast<UnaryExpr>(&E)) {
+    auto V = foldConstant(*U->Operand, Known);
+    return V && *V != INT64_MIN ? std::optional<int64_t>(-*V) : std::nullopt;
+  }
+  if (auto *B = llvm::dyn_cast<BinaryExpr>(&E)) {
+    auto L = foldConstant(*B->LHS, Known), R = foldConstant(*B->RHS, Known);
+    if (!L || !R)
+      return std::nullopt;
+    auto P = DimPoly::constant(*L), Q = DimPoly::constant(*R);
+    bool Ok = B->Op == BinaryOp::Add   ? P.add(Q)
+              : B->Op == BinaryOp::Sub ? P.add(Q, -1)
+              : B->Op == BinaryOp::Mul ? P.mul(Q)
+              : B->Op == BinaryOp::Div ? *R != 0 && P.divideExactly(*R)
+                                       : false;
+    return Ok ? std::optional<int64_t>(P.constantValue()) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// Constants may size the signature, so they are known before anything else;
+/// a constant of dimension arithmetic is resolved where it is used.
 void Analyzer::collectNames(const std::vector<StmtPtr> &Body) {
   for (const StmtPtr &S : Body) {
     if (auto *C = llvm::dyn_cast_or_null<ConstStmt>(S.get());
-        C && !Info.Constants.count(C->Name))
-      Info.Constants[C->Name] = C->Value;
+        C && !Info.Constants.count(C->Name) && !ConstArith.count(C->Name)) {
+      if (!C->Arith)
+        Info.Constants[C->Name] = C->Value;
+      else if (auto V = foldConstant(*C->Arith, Info.Constants))
+        Info.Constants[C->Name] = C->Value = *V;
+      else
+        ConstArith[C->Name] = C;
+    }
     if (S->K != Stmt::Kind::Plate && S->K != Stmt::Kind::Scan)
       LaterDefinitions.emplace(S->Name, S->NameLoc);
     if (auto *B = llvm::dyn_cast_or_null<BlockStmt>(S.get()))
@@ -89,7 +137,7 @@ bool Analyzer::checkSignature() {
   auto Bind = [&](const Param &P) {
     for (const DimSyntax &D : P.Type.Dims)
       if (!D.Name.empty() && !Info.Constants.count(D.Name) &&
-          BoundSymbols.insert(D.Name).second)
+          !ConstArith.count(D.Name) && BoundSymbols.insert(D.Name).second)
         Info.Symbols.push_back(D.Name);
   };
   for (const Param &P : M.Inputs)
@@ -101,7 +149,7 @@ bool Analyzer::checkSignature() {
   for (size_t I = 0; I < Out.Type.Dims.size(); ++I) {
     const DimSyntax &D = Out.Type.Dims[I];
     if (D.Name.empty() || Info.Constants.count(D.Name) ||
-        BoundSymbols.count(D.Name))
+        ConstArith.count(D.Name) || BoundSymbols.count(D.Name))
       continue;
     BoundSymbols.insert(D.Name);
     Info.Symbols.push_back(D.Name);
@@ -119,7 +167,7 @@ bool Analyzer::checkSignature() {
                     "axis, as in 'f32[n]'");
     return false;
   }
-  if (!(*OutShape)[0].isSymbol()) {
+  if (!(*OutShape)[0].isSymbol() || !polyOf((*OutShape)[0]).isSymbol()) {
     Diags.error(Out.Type.Dims[0].Loc,
                 "the output's leading dimension is the observation axis and "
                 "must be a name bound from the data, not the fixed extent " +

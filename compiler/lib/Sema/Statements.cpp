@@ -56,10 +56,22 @@ void Analyzer::analyzeStmt(Stmt &S) {
       Diags.note(Prev->second.Loc, "previous definition is here");
       return;
     }
-    if (Info.Constants.at(C.Name) != C.Value) {
+    auto Known = Info.Constants.find(C.Name);
+    auto Arith = ConstArith.find(C.Name);
+    if (Known != Info.Constants.end() ? Known->second != C.Value
+                                      : Arith->second != &C) {
       // An earlier const of this name is further down in a nested block.
       Diags.error(C.NameLoc, "'" + C.Name + "' is already defined");
       return;
+    }
+    if (Known == Info.Constants.end()) {
+      // Arithmetic on dimensions: a number the model may compute with.
+      auto P = dimPoly(*C.Arith, true);
+      if (!P) {
+        poison(C);
+        return;
+      }
+      Sym.DimText = P->str();
     }
     define(C, Sym);
     return;
@@ -145,7 +157,8 @@ std::optional<double> Analyzer::literalValue(const Expr &E) const {
       return -*V;
   if (auto *N = llvm::dyn_cast<NameExpr>(&E)) {
     auto It = Names.find(N->Name);
-    if (It != Names.end() && It->second.K == Symbol::Kind::Const)
+    if (It != Names.end() && It->second.K == Symbol::Kind::Const &&
+        It->second.DimText.empty())
       return static_cast<double>(It->second.ConstValue);
   }
   return std::nullopt;

@@ -23,6 +23,11 @@ inline constexpr const char Inputs[] = "inputs";
 inline constexpr const char Output[] = "output";
 inline constexpr const char Sites[] = "sites";
 inline constexpr const char IndexInputs[] = "index_inputs"; // optional
+// Dimension arithmetic the runtime checks is >= 0 ({"expr": "K - 1",
+// "what": "slice 1: of a dimension K"}).
+inline constexpr const char DimChecks[] = "dim_checks"; // optional
+inline constexpr const char CheckExpr[] = "expr";
+inline constexpr const char CheckWhat[] = "what";
 
 // An array (an input, the output, a site).
 inline constexpr const char Name[] = "name";

@@ -64,6 +64,36 @@ def Aimz_BroadcastOp : Aimz_Op<"broadcast", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Aimz_SliceOp : Aimz_Op<"slice", [Pure]> {
+  let summary = "A view of part of an array (NumPy's basic indexing)";
+  let description = [{
+    Operand dim `i` starts at `starts[i]` (an integer or a dimension's
+    text); a dim with `dropped[i]` is indexed at that start and removed,
+    the others keep the result's extents in order. The observation axis is
+    never cut.
+  }];
+  let arguments = (ins Aimz_ArrayType:$input, ArrayAttr:$starts,
+                       DenseBoolArrayAttr:$dropped);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $input `starts` $starts `dropped` $dropped attr-dict `:` type($input)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Aimz_TransposeOp : Aimz_Op<"transpose", [Pure]> {
+  let summary = "A view with the dims permuted: result dim i is operand "
+                "dim permutation[i]";
+  let arguments = (ins Aimz_ArrayType:$input,
+                       DenseI64ArrayAttr:$permutation);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $input $permutation attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Aimz_CastOp : Aimz_Op<"cast", [Pure]> {
   let summary = "Convert the element type (same shape)";
   let arguments = (ins Aimz_ArrayType:$input);

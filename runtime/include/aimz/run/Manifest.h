@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -59,6 +60,11 @@ struct Manifest {
     ManifestDim Extent;
   };
   std::vector<IndexUse> IndexInputs;
+  /// Dimension arithmetic that must be >= 0 once the dims are bound.
+  struct DimCheck {
+    std::string Expr, What;
+  };
+  std::vector<DimCheck> DimChecks;
   std::vector<ManifestArray> Inputs;
   ManifestArray Output;
   std::vector<ManifestSite> Sites;
@@ -71,6 +77,14 @@ struct Manifest {
   /// Position of the observation axis in a shape, or -1.
   int obsAxis(const std::vector<ManifestDim> &Shape) const;
 };
+
+/// The value of a dimension's text (a name or arithmetic on names, as in
+/// `K - 1`) under the bindings; nullopt when a name is unbound.
+std::optional<int64_t> dimValue(const std::string &Text,
+                                const std::map<std::string, int64_t> &Bindings);
+
+/// Whether a dimension's text is arithmetic (`K - 1`) rather than a name.
+bool isDerivedDim(const std::string &Text);
 
 /// Extents of a symbolic shape under the given bindings; Unbound names a
 /// missing symbol.

@@ -1,0 +1,161 @@
+//===- Dimensions.cpp - Arithmetic on dimensions -------------------------===//
+//
+// `K - 1`, `n_classes - 1`, `2 * J + 1`, `const K1 = K - 1;`: a dimension
+// may be arithmetic on dimension names, constants and integers. It becomes
+// a polynomial (DimExpr.h) whose canonical text is the dimension's symbol,
+// so shapes compare exactly (`K - 1` is not `K`); the runtime evaluates the
+// same text from the bound dimensions and checks it is not negative.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+
+namespace aimz {
+namespace sema {
+
+static const char *const DimArithHelp =
+    "a dimension combines dimension names, constants and integers with "
+    "+ - * and exact /";
+
+std::optional<DimPoly> Analyzer::dimPoly(const Expr &E, bool MustBeBound,
+                                         unsigned Depth) {
+  if (Depth > 64) {
+    Diags.error(E.Loc, "dimension constants refer to each other in a cycle");
+    return std::nullopt;
+  }
+  switch (E.K) {
+  case Expr::Kind::Number: {
+    const auto &N = static_cast<const NumberExpr &>(E);
+    if (!N.IsInteger) {
+      Diags.error(E.Loc, "a dimension must be an integer; got " +
+                             formatNumber(N.Value));
+      return std::nullopt;
+    }
+    return DimPoly::constant(static_cast<int64_t>(N.Value));
+  }
+  case Expr::Kind::Name:
+    return namePoly(static_cast<const NameExpr &>(E), MustBeBound, Depth);
+  case Expr::Kind::Unary: {
+    auto P = dimPoly(*static_cast<const UnaryExpr &>(E).Operand, MustBeBound,
+                     Depth + 1);
+    if (P && !P->mul(DimPoly::constant(-1)))
+      return overflow(E.Loc);
+    return P;
+  }
+  case Expr::Kind::Binary: {
+    const auto &B = static_cast<const BinaryExpr &>(E);
+    auto L = dimPoly(*B.LHS, MustBeBound, Depth + 1);
+    auto R = dimPoly(*B.RHS, MustBeBound, Depth + 1);
+    if (!L || !R)
+      return std::nullopt;
+    bool Ok = true;
+    switch (B.Op) {
+    case BinaryOp::Add:
+      Ok = L->add(*R);
+      break;
+    case BinaryOp::Sub:
+      Ok = L->add(*R, -1);
+      break;
+    case BinaryOp::Mul:
+      Ok = L->mul(*R);
+      break;
+    case BinaryOp::Div:
+      if (!R->isConstant() || R->constantValue() == 0 ||
+          !L->divideExactly(R->constantValue())) {
+        Diags.error(E.Loc, "'" + L->str() + " / " + R->str() +
+                               "' is not an exact integer division; " +
+                               DimArithHelp);
+        return std::nullopt;
+      }
+      break;
+    default:
+      Diags.error(E.Loc, llvm::Twine("operator '") +
+                             binaryOpSpelling(B.Op) +
+                             "' in a dimension; " + DimArithHelp);
+      return std::nullopt;
+    }
+    if (!Ok)
+      return overflow(E.Loc);
+    return L;
+  }
+  default:
+    Diags.error(E.Loc, llvm::Twine("this is not a dimension: ") +
+                           DimArithHelp);
+    return std::nullopt;
+  }
+}
+
+std::optional<DimPoly> Analyzer::overflow(SMLoc Loc) {
+  Diags.error(Loc, "dimension arithmetic overflows 64 bits");
+  return std::nullopt;
+}
+
+std::optional<DimPoly> Analyzer::namePoly(const NameExpr &N, bool MustBeBound,
+                                          unsigned Depth) {
+  if (auto C = Info.Constants.find(N.Name); C != Info.Constants.end())
+    return DimPoly::constant(C->second);
+  if (auto A = ConstArith.find(N.Name); A != ConstArith.end())
+    return dimPoly(*A->second->Arith, MustBeBound, Depth + 1);
+  if (BoundSymbols.count(N.Name)) {
+    if (N.Name == Info.ObsDim) {
+      Diags.error(N.Loc, "the observation axis '" + N.Name +
+                             "' cannot be part of a dimension's arithmetic: "
+                             "its extent differs from shard to shard");
+      return std::nullopt;
+    }
+    return DimPoly::symbol(N.Name);
+  }
+  auto S = Names.find(N.Name);
+  if (S != Names.end())
+    Diags.error(N.Loc, "'" + N.Name + "' is " + article(kindWord(S->second.K)) +
+                           " " + kindWord(S->second.K) +
+                           ", not a dimension");
+  else
+    Diags.error(N.Loc, "unknown dimension '" + N.Name +
+                           "' in a dimension's arithmetic; name it plainly in "
+                           "an input's or a latent's shape, or declare it "
+                           "with 'const'");
+  (void)MustBeBound;
+  return std::nullopt;
+}
+
+std::optional<Dim> Analyzer::dimOf(const DimPoly &P, SMLoc Loc,
+                                   bool AllowZero) {
+  if (P.isConstant()) {
+    int64_t V = P.constantValue();
+    if (V < 0 || (V == 0 && !AllowZero)) {
+      Diags.error(Loc, "dimension must be positive; got " + llvm::Twine(V));
+      return std::nullopt;
+    }
+    return Dim::known(V);
+  }
+  std::string Text = P.str();
+  if (!P.isSymbol() && !llvm::is_contained(Info.DimExprs, Text))
+    Info.DimExprs.push_back(Text);
+  return Dim::symbol(Text);
+}
+
+void Analyzer::requireNonNegative(const DimPoly &P, SMLoc Loc,
+                                  const std::string &What) {
+  if (P.isConstant()) {
+    if (P.constantValue() < 0)
+      Diags.error(Loc, What + " needs " + P.str() + " >= 0");
+    return;
+  }
+  std::string Text = P.str();
+  auto Same = [&](const ModelInfo::DimCheck &C) { return C.Expr == Text; };
+  if (!llvm::any_of(Info.DimChecks, Same))
+    Info.DimChecks.push_back({Text, What});
+}
+
+/// A shape's dimension as a polynomial (a plain symbol or known extent
+/// included).
+DimPoly polyOf(const Dim &D) {
+  if (!D.isSymbol())
+    return DimPoly::constant(D.Extent);
+  if (auto P = DimPoly::parse(D.Symbol))
+    return *P;
+  return DimPoly::symbol(D.Symbol);
+}
+
+} // namespace sema
+} // namespace aimz

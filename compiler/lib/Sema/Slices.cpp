@@ -1,0 +1,177 @@
+//===- Slices.cpp - NumPy's basic indexing and the transpose --------------===//
+//
+// `X[:, 1:]`, `beta[1:]`, `v[:K - 1]`, `X[:, 0]`, `L[-1]`, `A.T`: views of
+// a value on axes other than the observation axis. Bounds are dimension
+// arithmetic (integers, constants, dimension names; negative counts from
+// the end); a slice's extent is a derived dimension (`K - 1`). What cannot
+// be checked at compile time is checked by the runtime once the dimensions
+// are bound.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+
+namespace aimz {
+namespace sema {
+
+/// Whether `E` is dimension arithmetic (checked quietly: a gather's index
+/// is any integer expression).
+bool Analyzer::isDimArith(const Expr &E) const {
+  switch (E.K) {
+  case Expr::Kind::Number:
+    return static_cast<const NumberExpr &>(E).IsInteger;
+  case Expr::Kind::Name: {
+    const std::string &N = static_cast<const NameExpr &>(E).Name;
+    auto S = Names.find(N);
+    if (S != Names.end())
+      return S->second.K == Symbol::Kind::Const;
+    return Info.Constants.count(N) || ConstArith.count(N) ||
+           (BoundSymbols.count(N) && N != Info.ObsDim);
+  }
+  case Expr::Kind::Unary:
+    return isDimArith(*static_cast<const UnaryExpr &>(E).Operand);
+  case Expr::Kind::Binary: {
+    const auto &B = static_cast<const BinaryExpr &>(E);
+    return (B.Op == BinaryOp::Add || B.Op == BinaryOp::Sub ||
+            B.Op == BinaryOp::Mul || B.Op == BinaryOp::Div) &&
+           isDimArith(*B.LHS) && isDimArith(*B.RHS);
+  }
+  default:
+    return false;
+  }
+}
+
+/// A bound along an axis of extent `Extent`: a negative constant counts
+/// from the end.
+static DimPoly fromEnd(DimPoly P, const DimPoly &Extent) {
+  if (P.isConstant() && P.constantValue() < 0)
+    P.add(Extent);
+  return P;
+}
+
+/// `Lo <= V` (and `V <= Hi`) where both are known; nullopt when symbolic.
+static std::optional<bool> within(const DimPoly &V, const DimPoly &Lo,
+                                  const DimPoly &Hi) {
+  DimPoly A = V, B = Hi;
+  if (!A.add(Lo, -1) || !B.add(V, -1) || !A.isConstant() || !B.isConstant())
+    return std::nullopt;
+  return A.constantValue() >= 0 && B.constantValue() >= 0;
+}
+
+bool Analyzer::analyzeSlices(IndexExpr &E) {
+  const Shape &Base = E.Base->Ty.Dims;
+  size_t Consumed = 0;
+  for (const ExprPtr &I : E.Indices) {
+    auto *A = llvm::dyn_cast<AxisExpr>(I.get());
+    Consumed += !(A && A->NewAxis);
+  }
+  if (Consumed > Base.size()) {
+    Diags.error(E.Loc, "too many indices: the value has shape " +
+                           shapeStr(Base) + " (rank " +
+                           llvm::Twine(Base.size()) + ") but " +
+                           llvm::Twine(Consumed) + " indices were given");
+    return false;
+  }
+  E.Basic.assign(Base.size(), {Dim::known(0), false});
+  Shape Out;
+  size_t Ax = 0;
+  for (const ExprPtr &I : E.Indices) {
+    if (auto *A = llvm::dyn_cast<AxisExpr>(I.get())) {
+      if (A->NewAxis)
+        Out.push_back(Dim::known(1));
+      else
+        Out.push_back(Base[Ax++]);
+      continue;
+    }
+    const Dim &D = Base[Ax];
+    DimPoly Extent = polyOf(D);
+    auto *Sl = llvm::dyn_cast<SliceExpr>(I.get());
+    if (mixesObservations(I->Loc, D, Sl ? "this slice" : "this index"))
+      return false;
+    if (!Sl) {
+      // An integer constant: the axis is indexed away.
+      auto P = dimPoly(*I, true);
+      if (!P)
+        return false;
+      DimPoly At = fromEnd(*P, Extent), Last = Extent;
+      Last.add(DimPoly::constant(1), -1);
+      if (auto Ok = within(At, DimPoly::constant(0), Last); Ok && !*Ok) {
+        Diags.error(I->Loc, "index " + P->str() + " is out of range for a "
+                                "dimension of extent " + D.str());
+        return false;
+      }
+      std::string What = "index " + P->str() + " of a dimension " + D.str();
+      requireNonNegative(At, I->Loc, What);
+      DimPoly Room = Last;
+      Room.add(At, -1);
+      requireNonNegative(Room, I->Loc, What);
+      E.Basic[Ax++] = {*dimOf(At, I->Loc, true), true};
+      continue;
+    }
+    std::optional<DimPoly> Start = DimPoly::constant(0), Stop = Extent;
+    if (Sl->Start)
+      Start = dimPoly(*Sl->Start, true);
+    if (Sl->Stop)
+      Stop = dimPoly(*Sl->Stop, true);
+    if (!Start || !Stop)
+      return false;
+    DimPoly From = fromEnd(*Start, Extent), To = fromEnd(*Stop, Extent);
+    DimPoly Len = To;
+    if (!Len.add(From, -1))
+      return !overflow(I->Loc);
+    std::string Text = (Sl->Start ? Start->str() : std::string()) + ":" +
+                       (Sl->Stop ? Stop->str() : std::string());
+    auto InRange = within(From, DimPoly::constant(0), To);
+    auto EndOk = within(To, From, Extent);
+    if ((InRange && !*InRange) || (EndOk && !*EndOk)) {
+      Diags.error(I->Loc, "slice " + Text + " is out of range for a "
+                              "dimension of extent " + D.str());
+      return false;
+    }
+    if (Len.isConstant() && Len.constantValue() == 0) {
+      Diags.error(I->Loc, "slice " + Text + " is empty");
+      return false;
+    }
+    std::string What = "slice " + Text + " of a dimension " + D.str();
+    DimPoly Room = Extent;
+    Room.add(To, -1);
+    requireNonNegative(From, I->Loc, What);
+    requireNonNegative(Len, I->Loc, What);
+    requireNonNegative(Room, I->Loc, What);
+    auto L = dimOf(Len, I->Loc);
+    if (!L)
+      return false;
+    Sl->From = *dimOf(From, I->Loc, true);
+    Sl->Extent = *L;
+    E.Basic[Ax++] = {Sl->From, false};
+    Out.push_back(*L);
+  }
+  Out.insert(Out.end(), Base.begin() + Ax, Base.end());
+  E.Ty = {E.Base->Ty.Type, Out, false};
+  return true;
+}
+
+/// `x.T`: the local axes reversed (NumPy; a vector stays as it is).
+bool Analyzer::analyzeAttr(AttrExpr &E) {
+  if (!analyzeExpr(*E.Base))
+    return false;
+  if (E.Name != "T") {
+    Diags.error(E.Loc, "unknown attribute '." + E.Name +
+                           "'; values have only '.T' (the transpose)");
+    return false;
+  }
+  Shape S = E.Base->Ty.Dims;
+  if (S.size() >= 2 && mentions(S, Info.ObsDim)) {
+    Diags.error(E.Loc, "transposing a value of shape " + shapeStr(S) +
+                           " moves the observation axis '" + Info.ObsDim +
+                           "'; transpose inside 'plate ... (" + Info.ObsDim +
+                           ")' instead, where each observation is its own "
+                           "row");
+    return false;
+  }
+  std::reverse(S.begin(), S.end());
+  E.Ty = {E.Base->Ty.Type, S, E.Base->Ty.WeakLiteral};
+  return true;
+}
+
+} // namespace sema
+} // namespace aimz
