@@ -1,0 +1,97 @@
+"""Slices, constant indices, dimension arithmetic (K - 1) and transposes:
+every command against NumPy and SciPy, the same bytes whatever the
+partition, and the runtime's checks of what only the data can tell (a
+posterior of the wrong length, a slice beyond a small dimension)."""
+
+import os
+import sys
+
+import numpy as np
+from scipy import stats
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aimz_e2e as E  # noqa: E402
+
+
+class Slices(E.E2ETestCase):
+    N, K, J, D = 1500, 5, 3, 6
+
+    def setUp(self):
+        super().setUp()
+        rng = np.random.default_rng(35)
+        self.X = rng.normal(size=(self.N, self.K))
+        self.L = rng.normal(size=(self.J, self.J))
+        self.post = dict(alpha=rng.normal(size=self.D),
+                         beta=rng.normal(size=(self.D, self.K - 1)),
+                         sigma=rng.uniform(0.5, 1.5, self.D))
+        self.data = {"X": self.save("X.npy", self.X),
+                     "L": self.save("L.npy", self.L)}
+        self.pp = self.savez("post.npz", **self.post)
+
+    def mu(self):
+        X, L, b = self.X, self.L, self.post["beta"]
+        return (self.post["alpha"][:, None] + b @ X[:, 1:].T +
+                X[None, :, 0] * b[:, -1:] + L.T[0, 1] / self.J)
+
+    def test_predict_against_numpy(self):
+        so = E.model("sliced_regression")
+        out = self.fresh()
+        E.run_cmd("predict", so, self.data, out, posterior=self.pp,
+                  sites=["mu", "last_slope", "inner", "Lt", "scale", "y"])
+        got = E.read_arrays(out)
+        np.testing.assert_allclose(got["mu"], self.mu(), rtol=1e-13)
+        np.testing.assert_array_equal(got["last_slope"],
+                                      self.post["beta"][:, -1])
+        np.testing.assert_array_equal(got["inner"], self.post["beta"][:, 1:-1])
+        np.testing.assert_array_equal(got["Lt"][0], self.L.T)
+        np.testing.assert_allclose(got["scale"],
+                                   np.log(self.N) / (self.K - 1), rtol=1e-15)
+        self.assertEqual(got["y"].shape, (self.D, self.N))
+
+    def test_log_likelihood_against_scipy_on_any_partition(self):
+        so = E.model("sliced_regression")
+        y = self.mu()[0] + 0.3
+        data = dict(self.data, y=self.save("y.npy", y))
+        ref = stats.norm.logpdf(y[None, :], self.mu(),
+                                self.post["sigma"][:, None])
+        outs = []
+        for devices, batch in ((1, None), (2, 333)):
+            out = self.fresh()
+            E.run_cmd("log-likelihood", so, data, out, posterior=self.pp,
+                      devices=devices, batch=batch)
+            outs.append(E.read_arrays(out)["y"])
+        np.testing.assert_allclose(outs[0], ref, rtol=1e-12)
+        np.testing.assert_array_equal(outs[0], outs[1])
+
+    def test_prior_predictive_shapes(self):
+        so = E.model("sliced_regression")
+        out = self.fresh()
+        E.run_cmd("prior-predictive", so, self.data, out, num_samples=9,
+                  sites=["beta", "inner", "y"])
+        got = E.read_arrays(out)
+        self.assertEqual(got["beta"].shape, (9, self.K - 1))
+        np.testing.assert_array_equal(got["inner"], got["beta"][:, 1:-1])
+        self.assertEqual(got["y"].shape, (9, self.N))
+
+    def test_what_only_the_data_can_tell(self):
+        so = E.model("sliced_regression")
+        # A posterior with K slopes where the model has K - 1.
+        bad = self.savez("bad.npz", **dict(
+            self.post, beta=np.zeros((self.D, self.K))))
+        r = E.run_cmd("predict", so, self.data, self.fresh(), posterior=bad,
+                      check=False)
+        self.assert_one_error_line(r, "posterior 'beta'", "K - 1",
+                                   "(%d, %d)" % (self.D, self.K - 1))
+        # K = 2: beta[1:-1] would be empty, K - 3 < 0.
+        data = {"X": self.save("X2.npy", self.X[:, :2]),
+                "L": self.data["L"]}
+        small = self.savez("small.npz", **dict(
+            self.post, beta=self.post["beta"][:, :1]))
+        out = self.fresh()
+        r = E.run_cmd("predict", so, data, out, posterior=small, check=False)
+        self.assert_one_error_line(r, "slice 1:-1", "K - 3 >= 0", "K = 2")
+        self.assertFalse(os.path.exists(out))
+
+
+if __name__ == "__main__":
+    E.main()
