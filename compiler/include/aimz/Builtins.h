@@ -22,6 +22,10 @@ enum class BuiltinFamily {
   Reduction,   // over all axes or axis=; with two arguments, a Pair
   Softmax,     // along one axis (default the last), shape-preserving
   CumSum,      // running sums along one axis
+  Constructor, // an array from dimensions: ones, zeros, full, eye, arange
+  Transpose,   // transpose(A): A.T
+  Outer,       // outer(a, b): a[:, None] * b[None, :]
+  Diag,        // diag(v): a diagonal matrix; diag(M): its diagonal
 };
 
 enum class BuiltinResult {

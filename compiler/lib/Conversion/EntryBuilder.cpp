@@ -371,6 +371,8 @@ void EntryBuilder::emitOp(Operation *Op) {
     return emitSlice(Sl);
   if (auto Tr = dyn_cast<ir::TransposeOp>(Op))
     return emitTranspose(Tr);
+  if (auto Io = dyn_cast<ir::IotaOp>(Op))
+    return emitIota(Io);
   if (isa<ir::CastOp, ir::UnaryOp, ir::BinaryOp, ir::SelectOp>(Op))
     return emitElementwise(Op);
   if (auto M = dyn_cast<ir::MatMulOp>(Op))

@@ -192,6 +192,7 @@ private:
   void emitStack(ir::StackOp Op);
   void emitSlice(ir::SliceOp Op);
   void emitTranspose(ir::TransposeOp Op);
+  void emitIota(ir::IotaOp Op);
   Value convert(Value X, Type To);
   Value unary(ir::UnaryFn Fn, Value X);
   Value elementary(StringRef Fn, Value X);

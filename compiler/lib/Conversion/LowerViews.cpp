@@ -1,4 +1,4 @@
-//===- LowerViews.cpp - Slices and transposes -----------------------------===//
+//===- LowerViews.cpp - Slices, transposes and indices --------------------===//
 //
 // Views cost nothing at run time: a slice moves the pointer to its start and
 // keeps (or drops) strides, a transpose permutes strides. A scalar (a
@@ -43,6 +43,18 @@ void EntryBuilder::emitTranspose(ir::TransposeOp Op) {
     for (int64_t From : Op.getPermutation())
       V.Strides.push_back(In.Strides[From]);
   Views[Op.getResult()] = V;
+}
+
+/// Indices along one axis: materialized (a loop store), like any value.
+void EntryBuilder::emitIota(ir::IotaOp Op) {
+  auto T = Op.getResult().getType();
+  View Out = buffer(Op, T);
+  int64_t Axis = Op.getAxis();
+  forEach(Out.Sizes, [&](ValueRange Ivs) {
+    store(Out, Ivs,
+          B.create<arith::IndexCastOp>(Loc, T.getElementType(), Ivs[Axis]));
+  });
+  Views[Op.getResult()] = Out;
 }
 
 } // namespace lowering

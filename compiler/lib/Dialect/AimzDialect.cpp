@@ -270,6 +270,16 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
+LogicalResult IotaOp::verify() {
+  auto T = getResult().getType();
+  if (getAxis() >= T.getRank())
+    return emitOpError("axis must be a dim of the result");
+  if (!isa<IntegerType>(T.getElementType()) ||
+      T.getElementType().isInteger(1))
+    return emitOpError("the result must hold integers");
+  return success();
+}
+
 LogicalResult DimOp::verify() {
   auto Model = (*this)->getParentOfType<ModelOp>();
   if (!Model)

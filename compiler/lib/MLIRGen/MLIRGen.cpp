@@ -77,6 +77,10 @@ private:
   Value genIndex(const IndexExpr &E);
   Value genBasicIndex(const IndexExpr &E);
   Value genTranspose(const AttrExpr &E);
+  Value transposeLocal(Value V, size_t Local, const ExprType &Result);
+  Value genConstructor(const CallExpr &E);
+  Value genMatrixHelper(const CallExpr &E, const Builtin &Fn);
+  Value iota(const Shape &Local, size_t Axis);
   void genStmt(const Stmt &S);
   void genSample(const SampleStmt &S);
   int64_t siteId(const std::string &Name) const;
@@ -312,6 +316,12 @@ Value Generator::genBinary(const BinaryExpr &E) {
 }
 
 Value Generator::genCall(const CallExpr &E) {
+  if (lookupBuiltin(E.Callee)->Family == BuiltinFamily::Constructor)
+    return genConstructor(E);
+  if (const Builtin &F = *lookupBuiltin(E.Callee);
+      F.Family == BuiltinFamily::Transpose ||
+      F.Family == BuiltinFamily::Outer || F.Family == BuiltinFamily::Diag)
+    return genMatrixHelper(E, F);
   const ExprType &TA = E.Args[0].Value->Ty;
   Value A = gen(*E.Args[0].Value);
   const Builtin &Fn = *lookupBuiltin(E.Callee); // Sema checked the name
@@ -388,6 +398,10 @@ Value Generator::genCall(const CallExpr &E) {
   case BuiltinFamily::Pair:
   case BuiltinFamily::Clip:
   case BuiltinFamily::Where:
+  case BuiltinFamily::Constructor:
+  case BuiltinFamily::Transpose:
+  case BuiltinFamily::Outer:
+  case BuiltinFamily::Diag:
     break; // handled above
   }
   llvm_unreachable("every builtin family is generated above");
@@ -395,8 +409,11 @@ Value Generator::genCall(const CallExpr &E) {
 
 /// `x.T`: the local dims reversed (the plates stay in front).
 Value Generator::genTranspose(const AttrExpr &E) {
-  Value V = gen(*E.Base);
-  size_t Local = E.Base->Ty.Dims.size();
+  return transposeLocal(gen(*E.Base), E.Base->Ty.Dims.size(), E.Ty);
+}
+
+Value Generator::transposeLocal(Value V, size_t Local,
+                                const ExprType &Result) {
   if (Local < 2)
     return V;
   SmallVector<int64_t> Perm;
@@ -405,8 +422,77 @@ Value Generator::genTranspose(const AttrExpr &E) {
   for (size_t I = 0; I < Local; ++I)
     Perm.push_back(Plates.size() + Local - 1 - I);
   return B.create<ir::TransposeOp>(
-      CurLoc, arrayType(inPlates(E.Ty.Dims), E.Ty.Type), V,
+      CurLoc, arrayType(inPlates(Result.Dims), Result.Type), V,
       B.getDenseI64ArrayAttr(Perm));
+}
+
+/// Indices (i64) along local axis `Axis` of an array of shape `Local`.
+Value Generator::iota(const Shape &Local, size_t Axis) {
+  return B.create<ir::IotaOp>(CurLoc, arrayType(inPlates(Local), DType::I64),
+                              B.getI64IntegerAttr(Plates.size() + Axis));
+}
+
+/// ones, zeros, full: a broadcast scalar (no memory); eye: where its two
+/// indices agree; arange: the indices.
+Value Generator::genConstructor(const CallExpr &E) {
+  const Shape &S = E.Ty.Dims;
+  if (E.Callee == "arange")
+    return iota(S, 0);
+  if (E.Callee == "eye") {
+    Value Eq = B.create<ir::BinaryOp>(CurLoc, arrayType(inPlates(S), DType::Bool),
+                                      ir::BinaryFn::Eq, iota(S, 0), iota(S, 1));
+    return B.create<ir::CastOp>(CurLoc, arrayType(inPlates(S), E.Ty.Type), Eq);
+  }
+  if (E.Callee == "full") {
+    const Expr &V = *E.Args.back().Value;
+    return alignLocal(gen(V), V.Ty.Dims, S);
+  }
+  return alignLocal(constant(E.Callee == "ones" ? 1 : 0, E.Ty.Type), {}, S);
+}
+
+/// transpose(A), outer(a, b), diag(v): views and elementwise ops;
+/// diag(M): a gather at (i, i).
+Value Generator::genMatrixHelper(const CallExpr &E, const Builtin &Fn) {
+  const ExprType &TA = E.Args[0].Value->Ty;
+  Value A = gen(*E.Args[0].Value);
+  auto Result = arrayType(inPlates(E.Ty.Dims), E.Ty.Type);
+  size_t P = Plates.size();
+  auto Plated = [&](std::initializer_list<int64_t> Local) {
+    SmallVector<int64_t> Map;
+    for (size_t I = 0; I < P; ++I)
+      Map.push_back(I);
+    for (int64_t L : Local)
+      Map.push_back(P + L);
+    return Map;
+  };
+  switch (Fn.Family) {
+  case BuiltinFamily::Transpose:
+    return transposeLocal(A, TA.Dims.size(), E.Ty);
+  case BuiltinFamily::Outer: {
+    const ExprType &TB = E.Args[1].Value->Ty;
+    Value L = broadcast(castTo(A, TA.Type, E.Ty.Type, TA.Dims), Plated({0}),
+                        inPlates(E.Ty.Dims));
+    Value R = broadcast(
+        castTo(gen(*E.Args[1].Value), TB.Type, E.Ty.Type, TB.Dims),
+        Plated({1}), inPlates(E.Ty.Dims));
+    return B.create<ir::BinaryOp>(CurLoc, Result, ir::BinaryFn::Mul, L, R);
+  }
+  case BuiltinFamily::Diag: {
+    if (TA.Dims.size() == 2) {
+      Value I = iota({TA.Dims[0]}, 0);
+      return B.create<ir::GatherOp>(CurLoc, Result, A, ValueRange{I, I},
+                                    B.getI64IntegerAttr(P));
+    }
+    const Shape &S = E.Ty.Dims;
+    Value Eq = B.create<ir::BinaryOp>(CurLoc, arrayType(inPlates(S), DType::Bool),
+                                      ir::BinaryFn::Eq, iota(S, 0), iota(S, 1));
+    Value Row = broadcast(A, Plated({1}), inPlates(S));
+    return B.create<ir::SelectOp>(CurLoc, Result, Eq, Row,
+                                  alignLocal(constant(0, E.Ty.Type), {}, S));
+  }
+  default:
+    llvm_unreachable("not a matrix helper");
+  }
 }
 
 /// Slices and integer constants (Sema's per-axis plan), then None's axes

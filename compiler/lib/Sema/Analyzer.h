@@ -18,6 +18,7 @@
 #define AIMZ_SEMA_ANALYZER_H
 
 #include "aimz/DimExpr.h"
+#include "aimz/Builtins.h"
 #include "aimz/Diagnostics.h"
 #include "aimz/Distributions.h"
 #include "aimz/Sema.h"
@@ -150,6 +151,8 @@ private:
   bool analyzeName(NameExpr &E);
   bool analyzeBinary(BinaryExpr &E);
   bool analyzeCall(CallExpr &E);
+  bool analyzeConstructor(CallExpr &E, const Builtin &Fn);
+  bool analyzeMatrixHelper(CallExpr &E, const Builtin &Fn);
   bool analyzeIndex(IndexExpr &E);
   bool analyzeArray(ArrayExpr &E);
   bool analyzeAttr(AttrExpr &E);

@@ -288,6 +288,8 @@ bool Analyzer::analyzeCall(CallExpr &E) {
                              "'; functions are " + builtinNameList());
     return false;
   }
+  if (Fn->Family == BuiltinFamily::Constructor)
+    return analyzeConstructor(E, *Fn);
   bool AxisFn = Fn->takesAxis();
   bool Ok = true;
   // axis=: an integer literal (negative counts from the end), taken out of
@@ -340,6 +342,9 @@ bool Analyzer::analyzeCall(CallExpr &E) {
                            "; got " + llvm::Twine(E.Args.size()));
     return false;
   }
+  if (Fn->Family == BuiltinFamily::Transpose ||
+      Fn->Family == BuiltinFamily::Outer || Fn->Family == BuiltinFamily::Diag)
+    return analyzeMatrixHelper(E, *Fn);
   if (Fn->Family == BuiltinFamily::Where) {
     // where(cond, a, b): a bool condition; a and b numbers (or both bool),
     // all three broadcast together.

@@ -212,8 +212,10 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
         Vec += std::string(Vec.empty() ? "" : " or ") + "'" + P.Name + "'";
     Diags.error(DistLoc, llvm::Twine(Spec.Name) + " takes its event size "
                              "from " + Vec + ": give it as a vector (an "
-                             "input or latent of shape [..., K], or an "
-                             "array literal such as [1.0, 1.0, 1.0])");
+                             "input or latent of shape [..., K], "
+                             "full(K, 1.0) or ones(K) for a constant one "
+                             "(NumPyro's jnp.ones(K)), or an array literal "
+                             "such as [1.0, 1.0, 1.0])");
     Ok = false;
   }
   if (Spec.Kind == DistKind::Uniform && Bound[0] && Bound[1]) {

@@ -93,5 +93,31 @@ class Slices(E.E2ETestCase):
         self.assertFalse(os.path.exists(out))
 
 
+    def test_array_builders_against_numpy(self):
+        so = E.model("array_builders")
+        rng = np.random.default_rng(39)
+        n, K = 400, 4
+        x, v = rng.normal(size=n), rng.normal(size=(n, K))
+        L = rng.normal(size=(K, K))
+        w = rng.dirichlet(np.ones(K), size=self.D)
+        data = {"x": self.save("bx.npy", x), "v": self.save("bv.npy", v),
+                "L": self.save("bL.npy", L)}
+        out = self.fresh()
+        sites = ["z", "f", "e", "a", "t", "dv", "dm", "ou", "r"]
+        E.run_cmd("predict", so, data, out,
+                  posterior=self.savez("bw.npz", w=w), sites=sites)
+        got = {k: a[0] for k, a in E.read_arrays(out).items()}
+        np.testing.assert_array_equal(got["z"], np.zeros((K, 2)))
+        np.testing.assert_array_equal(got["f"], np.full(K - 1, 2.5))
+        np.testing.assert_array_equal(got["e"], np.eye(K))
+        np.testing.assert_array_equal(got["a"], np.arange(K))
+        np.testing.assert_array_equal(got["t"], L.T)
+        np.testing.assert_array_equal(got["dv"], np.diag(np.arange(K) * 1.0))
+        np.testing.assert_array_equal(got["dm"], np.diag(L))
+        np.testing.assert_array_equal(got["ou"], np.outer(w[0], np.arange(3)))
+        r = v @ np.diag(np.diag(L)) + np.einsum("ni,nj->n", v, v)[:, None]
+        np.testing.assert_allclose(got["r"], r, rtol=1e-13, atol=1e-13)
+
+
 if __name__ == "__main__":
     E.main()

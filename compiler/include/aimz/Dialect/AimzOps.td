@@ -50,6 +50,14 @@ def Aimz_DimOp : Aimz_Op<"dim", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Aimz_IotaOp : Aimz_Op<"iota", [Pure]> {
+  let summary = "Each element's index along dim `axis` (arange, eye)";
+  let arguments = (ins I64Attr:$axis);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Aimz_BroadcastOp : Aimz_Op<"broadcast", [Pure]> {
   let summary = "View an array in a larger shape without copying";
   let description = [{
