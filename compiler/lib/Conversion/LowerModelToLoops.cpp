@@ -56,6 +56,9 @@ void buildPriorWrapper(ir::ModelOp Model, OpBuilder &B) {
 
 } // namespace lowering
 
+#define GEN_PASS_DEF_LOWERMODELTOLOOPS
+#include "aimz/Conversion/Passes.h.inc"
+
 namespace {
 
 using namespace mlir;
@@ -64,18 +67,7 @@ using lowering::EntryBuilder;
 using lowering::buildPriorWrapper;
 
 struct LowerModelToLoopsPass
-    : PassWrapper<LowerModelToLoopsPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerModelToLoopsPass)
-
-  StringRef getArgument() const override { return "aimz-lower-to-loops"; }
-  StringRef getDescription() const override {
-    return "Lower aimz.model to the three C entry points (predict, "
-           "log-likelihood, prior predictive) in scf/arith/math/llvm";
-  }
-  void getDependentDialects(DialectRegistry &R) const override {
-    R.insert<arith::ArithDialect, func::FuncDialect, LLVM::LLVMDialect,
-             math::MathDialect, scf::SCFDialect>();
-  }
+    : impl::LowerModelToLoopsBase<LowerModelToLoopsPass> {
   void runOnOperation() override {
     ModuleOp Module = getOperation();
     SmallVector<ir::ModelOp> Models(Module.getOps<ir::ModelOp>());
@@ -96,13 +88,8 @@ struct LowerModelToLoopsPass
 
 } // namespace
 
-void registerLowerModelToLoopsPass() {
-  PassRegistration<LowerModelToLoopsPass>();
-}
-
 std::unique_ptr<Pass> createLowerModelToLoopsPass() {
   return std::make_unique<LowerModelToLoopsPass>();
 }
 
 } // namespace aimz
-

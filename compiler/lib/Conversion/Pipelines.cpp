@@ -32,7 +32,7 @@ void buildLoopsToLLVMPipeline(mlir::OpPassManager &PM, bool ForGPU) {
 }
 
 void registerAimzPasses() {
-  registerLowerModelToLoopsPass();
+  registerAimzConversionPasses();
   mlir::PassPipelineRegistration<>(
       "aimz-loops-to-llvm",
       "Lower the entry points' loop form to the LLVM dialect",

@@ -10,9 +10,12 @@
 namespace aimz {
 
 /// aimz-lower-to-loops: aimz.model -> the three entry-point functions in
-/// func/scf/arith/math plus LLVM-dialect memory ops.
+/// func/scf/arith/math plus LLVM-dialect memory ops (Passes.td).
 std::unique_ptr<mlir::Pass> createLowerModelToLoopsPass();
-void registerLowerModelToLoopsPass();
+
+#define GEN_PASS_DECL
+#define GEN_PASS_REGISTRATION
+#include "aimz/Conversion/Passes.h.inc"
 
 /// The upstream passes from the loop form to the LLVM dialect. `ForGPU`
 /// keeps math ops for the NVPTX path instead of calling libm.
