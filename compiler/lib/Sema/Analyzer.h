@@ -126,7 +126,10 @@ private:
   std::optional<BoundCall> bindMixture(SampleStmt &S);
   std::optional<BoundCall> bindOrdered(SampleStmt &S, bool IsOutput);
   std::optional<BoundCall> bindTruncated(SampleStmt &S);
-  bool rewriteZeroInflated(SampleStmt &S);
+  /// ZeroInflatedDistribution(base, gate=) and HurdleDistribution(base,
+  /// gate=) become the named distribution they equal (GatedComposites.cpp).
+  static bool isGatedComposite(llvm::StringRef Dist);
+  bool rewriteGatedComposite(SampleStmt &S);
   const CallExpr *distributionArg(const SampleStmt &S, size_t Index,
                                   const char *What);
   void analyzeBlock(BlockStmt &B);

@@ -501,79 +501,8 @@ std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
   return R;
 }
 
-/// NumPyro's ZeroInflatedDistribution(base, gate=|gate_logits=) over the
-/// bases we inflate becomes the named distribution it equals
-/// (ZeroInflatedPoisson, ZeroInflatedNegativeBinomial2): the base's
-/// arguments by their parameter names, then the gate.
-bool Analyzer::rewriteZeroInflated(SampleStmt &S) {
-  static const std::pair<const char *, const char *> Inflated[] = {
-      {"Poisson", "ZeroInflatedPoisson"},
-      {"NegativeBinomial2", "ZeroInflatedNegativeBinomial2"}};
-  const CallExpr *Base = nullptr;
-  std::vector<Arg> Gates;
-  size_t Positional = 0;
-  for (const Arg &A : S.Args) {
-    if (A.Keyword == "gate" || A.Keyword == "gate_logits") {
-      Gates.push_back(A);
-      continue;
-    }
-    if ((A.Keyword.empty() && Positional++ == 0) ||
-        A.Keyword == "base_dist") {
-      Base = llvm::dyn_cast<CallExpr>(A.Value.get());
-      if (!Base) {
-        Diags.error(A.Loc, "ZeroInflatedDistribution's base_dist must be a "
-                           "distribution call, e.g. Poisson(rate)");
-        return false;
-      }
-      continue;
-    }
-    Diags.error(A.Loc, "ZeroInflatedDistribution takes base_dist and gate= "
-                       "or gate_logits= only");
-    return false;
-  }
-  if (!Base) {
-    Diags.error(S.DistLoc, "ZeroInflatedDistribution is missing its "
-                           "base_dist, e.g. ZeroInflatedDistribution("
-                           "Poisson(rate), gate=p)");
-    return false;
-  }
-  const char *Target = nullptr;
-  for (const auto &[From, To] : Inflated)
-    if (Base->Callee == From)
-      Target = To;
-  if (!Target) {
-    Diags.error(Base->Loc, "ZeroInflatedDistribution inflates Poisson or "
-                           "NegativeBinomial2 here; got " + Base->Callee +
-                           " (write ZeroInflatedPoisson(...) or "
-                           "ZeroInflatedNegativeBinomial2(...) directly)");
-    return false;
-  }
-  // The base's positional arguments take its parameters' names, so the
-  // gate can follow them by keyword.
-  const DistSpec *BaseSpec = lookupDistribution(Base->Callee);
-  std::vector<Arg> Args;
-  size_t At = 0;
-  for (const Arg &A : Base->Args) {
-    Arg Named = A;
-    if (Named.Keyword.empty()) {
-      if (At >= BaseSpec->Params.size()) {
-        Diags.error(A.Loc, Base->Callee + " takes " +
-                               llvm::Twine(BaseSpec->Params.size()) +
-                               " arguments");
-        return false;
-      }
-      Named.Keyword = BaseSpec->Params[At++].Name;
-    }
-    Args.push_back(std::move(Named));
-  }
-  Args.insert(Args.end(), Gates.begin(), Gates.end());
-  S.Dist = Target;
-  S.Args = std::move(Args);
-  return true;
-}
-
 void Analyzer::analyzeSample(SampleStmt &S) {
-  if (S.Dist == "ZeroInflatedDistribution" && !rewriteZeroInflated(S)) {
+  if (isGatedComposite(S.Dist) && !rewriteGatedComposite(S)) {
     poison(S);
     return;
   }
@@ -594,6 +523,7 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     for (const DistSpec &D : allDistributions())
       Known.push_back(D.Name);
     Known.push_back("ZeroInflatedDistribution");
+    Known.push_back("HurdleDistribution");
     Diags.error(S.DistLoc, "unknown distribution '" + S.Dist +
                                "'; known: " + llvm::join(Known, ", "));
     poison(S);

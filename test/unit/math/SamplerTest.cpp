@@ -2,6 +2,7 @@
 // at fixed seeds, for float and double.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "Reference.h"
 #include "StatsHelpers.h"
 #include "TestUtil.h"
+#include "aimz/math/Hurdle.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Samplers.h"
 #include "aimz/math/Truncated.h"
@@ -575,6 +577,75 @@ TYPED_TEST(Sampler, ZeroInflatedCounts) {
       [&](RandomStream& s) { return am::zero_inflated_negative_binomial2_logits_sample<T>(s, T(m), T(c), T(0)); },
       [&](double k) { return am::zero_inflated_negative_binomial2_logits_log_prob(k, m, c, 0.0); }, 0.5 * m,
       0.5 * (m + m * m / c) + 0.25 * m * m);
+}
+
+// Hurdles: the gate's zeros, then the base truncated to positive counts,
+// by rejection (rate 4, NB2(3, 2)) and by inversion (rate 0.1, NB2(0.05,
+// 0.5): the base puts over 3/4 of its mass at 0). Moments from the base's:
+// E[X^j] = (1 - g) E_base[X^j] / (1 - P_base(0)).
+void hurdle_moments(double g, double p0, double m1, double m2, double* mean, double* var) {
+  *mean = (1 - g) * m1 / (1 - p0);
+  *var = (1 - g) * m2 / (1 - p0) - *mean * *mean;
+}
+
+TYPED_TEST(Sampler, HurdleCounts) {
+  using T = TypeParam;
+  for (double g : {0.3, 0.0}) {
+    for (double lam : {4.0, 0.1}) {
+      double mean, var;
+      hurdle_moments(g, std::exp(-lam), lam, lam + lam * lam, &mean, &var);
+      const std::string what = "HurdlePoisson(" + std::to_string(g) + ", " + std::to_string(lam) + ")";
+      count_case(
+          what.c_str(), [&](RandomStream& s) { return am::hurdle_poisson_sample<T>(s, T(g), T(lam)); },
+          [&](double k) { return am::hurdle_poisson_log_prob(k, g, lam); }, mean, var);
+    }
+    for (auto [m, c] : {std::pair<double, double>{3, 2}, {0.05, 0.5}}) {
+      double mean, var;
+      hurdle_moments(g, std::pow(c / (c + m), c), m, m + m * m / c + m * m, &mean, &var);
+      const std::string what = "HurdleNegativeBinomial2(" + std::to_string(g) + ", " + std::to_string(m) + ", " +
+                               std::to_string(c) + ")";
+      count_case(
+          what.c_str(), [&](RandomStream& s) { return am::hurdle_negative_binomial2_sample<T>(s, T(g), T(m), T(c)); },
+          [&](double k) { return am::hurdle_negative_binomial2_log_prob(k, g, m, c); }, mean, var);
+    }
+  }
+}
+
+TYPED_TEST(Sampler, HurdleContinuous) {
+  using T = TypeParam;
+  const double g = 0.3;
+  {
+    SCOPED_TRACE("HurdleGamma(0.3, 2, 1.5)");
+    const auto xs = draw([&](RandomStream& s) { return am::hurdle_gamma_sample<T>(s, T(g), T(2), T(1.5)); });
+    const double m = 2 / 1.5, m2 = 2 * 3 / (1.5 * 1.5);
+    check_moments(xs, (1 - g) * m, (1 - g) * m2 - (1 - g) * (1 - g) * m * m);
+    const double zeros = static_cast<double>(std::count(xs.begin(), xs.end(), 0.0)) / xs.size();
+    EXPECT_NEAR(zeros, g, 5 * std::sqrt(g * (1 - g) / xs.size()));
+  }
+  {
+    SCOPED_TRACE("HurdleLogNormal(0.3, 0, 0.5)");
+    const auto xs = draw([&](RandomStream& s) { return am::hurdle_log_normal_sample<T>(s, T(g), T(0), T(0.5)); });
+    const double m = std::exp(0.125), m2 = std::exp(0.5);
+    check_moments(xs, (1 - g) * m, (1 - g) * m2 - (1 - g) * (1 - g) * m * m);
+    const double zeros = static_cast<double>(std::count(xs.begin(), xs.end(), 0.0)) / xs.size();
+    EXPECT_NEAR(zeros, g, 5 * std::sqrt(g * (1 - g) / xs.size()));
+  }
+}
+
+TYPED_TEST(Sampler, HurdlesRefuseInvalidParameters) {
+  using T = TypeParam;
+  RandomStream s(1, 2, 3, 4, 5);
+  EXPECT_EQ(am::hurdle_poisson_sample<T>(s, T(1.5), T(1)), am::kInvalidCount);
+  EXPECT_EQ(am::hurdle_poisson_sample<T>(s, T(0.5), T(0)), am::kInvalidCount);  // no positive counts
+  EXPECT_EQ(am::hurdle_negative_binomial2_sample<T>(s, T(0.5), T(-1), T(1)), am::kInvalidCount);
+  EXPECT_TRUE(std::isnan(am::hurdle_gamma_sample<T>(s, T(-0.1), T(1), T(1))));
+  EXPECT_TRUE(std::isnan(am::hurdle_log_normal_sample<T>(s, T(0.5), T(0), T(0))));
+  // A gate of 1 gives only zeros; of 0, never a zero.
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(am::hurdle_poisson_sample<T>(s, T(1), T(3)), 0);
+    EXPECT_GT(am::hurdle_poisson_sample<T>(s, T(0), T(1e-3)), 0);
+    EXPECT_GT(am::hurdle_negative_binomial2_sample<T>(s, T(0), T(1e-3), T(0.1)), 0);
+  }
 }
 
 TYPED_TEST(Sampler, BetaBinomial) {

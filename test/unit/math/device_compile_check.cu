@@ -27,7 +27,11 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
        log_gamma(x[i]) + log_beta(x[i], T(2)) + truncated_normal_log_prob(x[i], T(0), T(1), T(0), inf) +
        truncated_cauchy_log_prob(x[i], T(0), T(1), T(-1), T(2)) + truncated_laplace_log_prob(x[i], T(0), T(1), -inf, T(0)) +
        truncated_logistic_log_prob(x[i], T(0), T(1), T(1), T(3)) +
-       truncated_student_t_log_prob(x[i], T(3), T(0), T(1), T(0), inf);
+       truncated_student_t_log_prob(x[i], T(3), T(0), T(1), T(0), inf) +
+       hurdle_poisson_log_prob(x[i], T(0.3), T(2)) + hurdle_negative_binomial2_log_prob(x[i], T(0.3), T(2), T(1)) +
+       hurdle_gamma_log_prob(x[i], T(0.3), T(2), T(1)) + hurdle_log_normal_log_prob(x[i], T(0.3), T(0), T(1)) +
+       hurdle_gamma_sample(s, T(0.3), T(2), T(1)) + hurdle_log_normal_sample(s, T(0.3), T(0), T(1));
+  cnt[i] += hurdle_poisson_sample(s, T(0.3), x[i]) + hurdle_negative_binomial2_sample(s, T(0.3), x[i], T(0.5));
   out[i] = r;
 }
 template __global__ void k<float>(float*, int*, const float*, unsigned long long, int);

@@ -427,6 +427,49 @@ def hp_beta_binomial(x, a, b, n):
                 - hp.lbeta(a, b))
 
 
+def _hp_hurdle(x, gate, base, log_positive):
+    """Hurdle: log(gate) at 0, else log(1 - gate) + base - log_positive
+    (Decimal or None for log(1) of the continuous bases)."""
+    if x == 0:
+        return -INF if gate == 0 else _fin(D(gate).ln())
+    if gate == 1 or base == -INF:
+        return -INF
+    v = hp.log1p(-D(gate)) + D(base)
+    if log_positive is not None:
+        v -= log_positive
+    return _fin(v)
+
+
+def hp_hurdle_poisson(x, gate, rate):
+    if not (0 <= gate <= 1) or not (0 < rate < INF) or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0:
+        return -INF
+    return _hp_hurdle(x, gate, hp_poisson(x, rate), hp.log1p(-(-D(rate)).exp()))
+
+
+def hp_hurdle_negative_binomial2(x, gate, mean, conc):
+    if not (0 <= gate <= 1) or not (0 < mean < INF and 0 < conc < INF) or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0:
+        return -INF
+    m, c = D(mean), D(conc)
+    p0 = (c * (c / (c + m)).ln()).exp()
+    return _hp_hurdle(x, gate, hp_negative_binomial2(x, mean, conc), hp.log1p(-p0))
+
+
+def hp_hurdle_gamma(x, gate, a, rate):
+    if not (0 <= gate <= 1) or not (0 < a < INF and 0 < rate < INF) or math.isnan(x):
+        return NAN
+    return _hp_hurdle(x, gate, hp_gamma(x, a, rate) if x != 0 else 0.0, None)
+
+
+def hp_hurdle_log_normal(x, gate, loc, scale):
+    if not (0 <= gate <= 1) or not _loc_scale_ok(loc, scale) or math.isnan(x):
+        return NAN
+    return _hp_hurdle(x, gate, hp_log_normal(x, loc, scale) if x != 0 else 0.0, None)
+
+
 # ------------------------------------------------------------ scipy versions
 
 
@@ -502,6 +545,22 @@ def sp_value(dist, params, x):
             if x == 0:
                 return np.logaddexp(np.log(g), np.log1p(-g) + base)
             return np.log1p(-g) + base
+        if dist.startswith("hurdle_"):
+            g = params[0]
+            if not (0 <= g <= 1):
+                return NAN
+            if dist == "hurdle_poisson":
+                base = st.poisson.logpmf(x, params[1]) - np.log(-np.expm1(-params[1]))
+            elif dist == "hurdle_negative_binomial2":
+                m, c = params[1], params[2]
+                base = st.nbinom.logpmf(x, c, c / (c + m)) - np.log(-np.expm1(c * np.log(c / (c + m))))
+            elif dist == "hurdle_gamma":
+                base = st.gamma.logpdf(x, params[1], scale=1.0 / params[2])
+            else:
+                base = st.lognorm.logpdf(x, s=params[2], scale=math.exp(params[1]))
+            if math.isnan(base) or math.isnan(x):
+                return NAN
+            return np.log(g) if x == 0 else np.log1p(-g) + base
         if dist == "beta_binomial":
             return st.betabinom.logpmf(x, params[2], params[0], params[1])
     raise ValueError(dist)
@@ -539,6 +598,10 @@ HP = {
     "zero_inflated_negative_binomial2": hp_zero_inflated_negative_binomial2,
     "zero_inflated_negative_binomial2_logits": hp_zero_inflated_negative_binomial2_logits,
     "beta_binomial": hp_beta_binomial,
+    "hurdle_poisson": hp_hurdle_poisson,
+    "hurdle_negative_binomial2": hp_hurdle_negative_binomial2,
+    "hurdle_gamma": hp_hurdle_gamma,
+    "hurdle_log_normal": hp_hurdle_log_normal,
 }
 
 # --------------------------------------------------------------- test points
@@ -776,6 +839,21 @@ for a, b, n in [(2, 3, 10), (0.5, 0.5, 1), (1, 1, 100), (30, 0.2, 1000), (0.01, 
 add("beta_binomial", [2, 3, 2.5], [1])
 add("beta_binomial", [0, 3, 5], [1])
 
+# Hurdles (gate: the probability of a zero)
+for g, rate in [(0.3, 4), (0, 2), (1, 2), (0.9, 0.01), (1e-6, 30), (0.5, 1e-6)]:
+    add("hurdle_poisson", [g, rate], [0, 1, 3, 10, 60] + COUNT_X)
+add("hurdle_poisson", [1.5, 1], [0])
+add("hurdle_poisson", [0.5, 0], [0, 1])
+for g, m, c in [(0.2, 3, 2), (0.7, 50, 0.5), (0, 0.1, 10), (1, 2, 1), (0.4, 1e-4, 0.01)]:
+    add("hurdle_negative_binomial2", [g, m, c], [0, 1, 3, 20, 500] + COUNT_X)
+add("hurdle_negative_binomial2", [-0.1, 3, 2], [0])
+for g, a, rate in [(0.3, 2, 1.5), (0, 0.5, 1), (1, 3, 2), (0.05, 20, 0.1)]:
+    add("hurdle_gamma", [g, a, rate], [0, 1e-6, 0.5, 1, 4, 100, -1] + SPECIAL_X)
+add("hurdle_gamma", [0.5, -1, 1], [0, 1])
+for g, loc, scale in [(0.3, 0, 1), (0, 1.5, 0.25), (1, -1, 2), (0.6, 3, 10)]:
+    add("hurdle_log_normal", [g, loc, scale], [0, 1e-6, 0.5, 1, 4, 100, -1] + SPECIAL_X)
+add("hurdle_log_normal", [2, 0, 1], [0, 1])
+
 # ------------------------------------------------------------ special funcs
 
 special = []
@@ -849,7 +927,8 @@ def cxx(v):
 DISCRETE = {"bernoulli", "bernoulli_logits", "binomial", "binomial_logits", "poisson", "gamma_poisson",
             "negative_binomial2", "negative_binomial_probs", "negative_binomial_logits", "zero_inflated_poisson",
             "zero_inflated_poisson_logits", "zero_inflated_negative_binomial2",
-            "zero_inflated_negative_binomial2_logits", "beta_binomial"}
+            "zero_inflated_negative_binomial2_logits", "beta_binomial", "hurdle_poisson",
+            "hurdle_negative_binomial2"}
 
 
 def float_sensitivity(dist, params, x, value):

@@ -190,6 +190,27 @@ def ref_zeroinflatednegativebinomial2_gate_logits(x, mean, conc, g):
     return _zi(x, sc.expit(g), st.nbinom.logpmf(x, conc, conc / (conc + mean)))
 
 
+def _hurdle(x, gate, base):
+    return np.log(gate) if x == 0 else np.log1p(-gate) + base
+
+
+def ref_hurdlepoisson(x, gate, rate):
+    return _hurdle(x, gate, st.poisson.logpmf(x, rate) - np.log(-np.expm1(-rate)))
+
+
+def ref_hurdlenegativebinomial2(x, gate, mean, conc):
+    p = conc / (conc + mean)
+    return _hurdle(x, gate, st.nbinom.logpmf(x, conc, p) - np.log(-np.expm1(conc * np.log(p))))
+
+
+def ref_hurdlegamma(x, gate, conc, rate):
+    return _hurdle(x, gate, st.gamma.logpdf(x, conc, scale=1.0 / rate))
+
+
+def ref_hurdlelognormal(x, gate, loc, scale):
+    return _hurdle(x, gate, st.lognorm.logpdf(x, s=scale, scale=math.exp(loc)))
+
+
 def ref_truncatednormal(x, loc, scale, low, high):
     return st.truncnorm.logpdf(x, (low - loc) / scale, (high - loc) / scale, loc, scale)
 
@@ -439,6 +460,45 @@ def hp_truncatednormal(x, loc, scale, low, high):
     return _f(-z * z / 2 - mp.log(sd) - mp.log(2 * mp.pi) / 2 - mp.log(mass))
 
 
+def _hp_hurdle(x, gate, base):
+    g = mp.mpf(gate)
+    return _f(mp.log(g)) if x == 0 else _f(mp.log1p(-g) + base)
+
+
+def hp_hurdlepoisson(x, gate, rate):
+    if x < 0:
+        return MINF
+    r = mp.mpf(rate)
+    return _hp_hurdle(x, gate, x * mp.log(r) - r - mp.loggamma(x + 1) - mp.log(-mp.expm1(-r)))
+
+
+def hp_hurdlenegativebinomial2(x, gate, mean, conc):
+    if x < 0:
+        return MINF
+    m, c = mp.mpf(mean), mp.mpf(conc)
+    p0 = mp.exp(c * mp.log(c / (c + m)))
+    return _hp_hurdle(x, gate, _hp_nb2(x, mean, conc) - mp.log(1 - p0))
+
+
+def hp_hurdlegamma(x, gate, conc, rate):
+    if x < 0:
+        return MINF
+    if x == 0:
+        return _hp_hurdle(x, gate, 0)
+    a, r, xx = mp.mpf(conc), mp.mpf(rate), mp.mpf(x)
+    return _hp_hurdle(x, gate, a * mp.log(r) + (a - 1) * mp.log(xx) - r * xx - mp.loggamma(a))
+
+
+def hp_hurdlelognormal(x, gate, loc, scale):
+    if x < 0:
+        return MINF
+    if x == 0:
+        return _hp_hurdle(x, gate, 0)
+    lx, sd = mp.log(mp.mpf(x)), mp.mpf(scale)
+    z = (lx - mp.mpf(loc)) / sd
+    return _hp_hurdle(x, gate, -z * z / 2 - lx - mp.log(sd) - mp.log(2 * mp.pi) / 2)
+
+
 HP = {ref_normal: hp_normal, ref_halfnormal: hp_halfnormal,
       ref_lognormal: hp_lognormal, ref_exponential: hp_exponential,
       ref_gamma: hp_gamma, ref_beta: hp_beta, ref_uniform: hp_uniform,
@@ -461,7 +521,11 @@ HP = {ref_normal: hp_normal, ref_halfnormal: hp_halfnormal,
       ref_zeroinflatednegativebinomial2_gate:
           hp_zeroinflatednegativebinomial2_gate,
       ref_zeroinflatednegativebinomial2_gate_logits:
-          hp_zeroinflatednegativebinomial2_gate_logits}
+          hp_zeroinflatednegativebinomial2_gate_logits,
+      ref_hurdlepoisson: hp_hurdlepoisson,
+      ref_hurdlenegativebinomial2: hp_hurdlenegativebinomial2,
+      ref_hurdlegamma: hp_hurdlegamma,
+      ref_hurdlelognormal: hp_hurdlelognormal}
 
 
 # ------------------------------------------------------------- distributions
@@ -639,6 +703,31 @@ DISTS = {
             "f64": ([(3, 2, -1), (50, 0.5, 2), (0.1, 10, -30)],
                     [-1, 0, 1, 3, 20, 500]),
         }),
+    "hurdlepoisson": ("HurdlePoisson(gate, rate)", ["gate", "rate"], True,
+                      ref_hurdlepoisson, {
+        "f32": ([(0.3, 4), (0.05, 2), (0.9, 0.1)], [-1, 0, 1, 4, 25]),
+        "f64": ([(0.3, 4), (0.05, 2), (0.9, 0.1), (1e-6, 1e-4)],
+                [-1, 0, 1, 4, 25, 60]),
+    }),
+    "hurdlenegativebinomial2": (
+        "HurdleNegativeBinomial2(gate, mean, conc)", ["gate", "mean", "conc"],
+        True, ref_hurdlenegativebinomial2, {
+            "f32": ([(0.2, 3, 2), (0.7, 50, 0.5)], [-1, 0, 1, 3, 20, 500]),
+            "f64": ([(0.2, 3, 2), (0.7, 50, 0.5), (0.4, 0.05, 0.5)],
+                    [-1, 0, 1, 3, 20, 500]),
+        }),
+    "hurdlegamma": ("HurdleGamma(gate, conc, rate)", ["gate", "conc", "rate"],
+                    False, ref_hurdlegamma, {
+        "f32": ([(0.3, 2, 1.5), (0.6, 0.5, 1)], [-1, 0, 0.3, 1.7, 6]),
+        "f64": ([(0.3, 2, 1.5), (0.6, 0.5, 1), (0.05, 20, 0.1)],
+                [-1, 0, 0.3, 1.7, 6, 150]),
+    }),
+    "hurdlelognormal": ("HurdleLogNormal(gate, loc, scale)",
+                        ["gate", "loc", "scale"], False, ref_hurdlelognormal, {
+        "f32": ([(0.3, 0, 1), (0.6, 1.5, 0.25)], [-1, 0, 0.3, 1.7, 6]),
+        "f64": ([(0.3, 0, 1), (0.6, 1.5, 0.25), (0.1, -1, 3)],
+                [-1, 0, 0.3, 1.7, 6, 150]),
+    }),
     "betabinomial": ("BetaBinomial(c1, c0, total)", ["c1", "c0", "total"], True,
                      ref_betabinomial, {
         "f32": ([(2, 3, 10), (0.5, 0.5, 1), (1, 1, 40)], [-1, 0, 1, 5, 10, 11, 40]),

@@ -4,6 +4,7 @@
 
 #include "aimz/math/Config.h"
 #include "aimz/math/EventDistributions.h"
+#include "aimz/math/Hurdle.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Philox.h"
 #include "aimz/math/Samplers.h"
