@@ -78,6 +78,17 @@ def zero_inflated_poisson(X, y=None):
             dist.Poisson(rate), gate_logits=gate_logit), obs=y)
 
 
+
+def hurdle_poisson(X, y=None):
+    gamma0 = numpyro.sample("gamma0", dist.Normal(-0.5, 1))
+    gamma = numpyro.sample("gamma", dist.Normal(0, 0.5).expand([X.shape[1]]))
+    alpha = numpyro.sample("alpha", dist.Normal(0, 1))
+    beta = numpyro.sample("beta", dist.Normal(0, 0.5).expand([X.shape[1]]))
+    with numpyro.plate("obs", X.shape[0]):
+        rate = numpyro.deterministic("rate", jnp.exp(alpha + X @ beta))
+        numpyro.sample("y", dist.HurdleDistribution(
+            dist.Poisson(rate), gate_logits=gamma0 + X @ gamma), obs=y)
+
 def horseshoe_logistic(X, tau0, prior_scale, y=None):
     k = X.shape[1]
     tau = numpyro.sample("tau", dist.HalfCauchy(tau0))
@@ -184,6 +195,7 @@ MODELS = {
     "poisson": (poisson, "i", {}),
     "negbin_glm": (negbin_glm, "i", {}),
     "zero_inflated_poisson": (zero_inflated_poisson, "i", {}),
+    "hurdle_poisson": (hurdle_poisson, "i", {}),
     "horseshoe_logistic": (horseshoe_logistic, "c", {}),
     "hierarchical": (hierarchical, "f", {}),
     "multinomial_logit": (multinomial_logit, "c", {"C": 4}),

@@ -220,6 +220,21 @@ CASES = {
         dict(a=(S, pos), b=(S, pos), c=(S, real)),
         lambda p: dist.ZeroInflatedNegativeBinomial2(p["a"], p["b"],
                                                      gate_logits=p["c"])),
+    "hurdlepoisson": discrete(
+        "HurdlePoisson(a, b)", dict(a=(S, unit), b=(S, pos)),
+        lambda p: dist.HurdlePoisson(p["a"], p["b"])),
+    "hurdle_nb2": discrete(
+        "HurdleNegativeBinomial2(c, a, b)", dict(a=(S, pos), b=(S, pos), c=(S, unit)),
+        lambda p: dist.HurdleNegativeBinomial2(p["c"], p["a"], p["b"])),
+    "hurdle_dist_poisson_logits": discrete(
+        "HurdleDistribution(Poisson(b), gate_logits=a)", dict(a=(S, real), b=(S, pos)),
+        lambda p: dist.HurdleDistribution(dist.Poisson(p["b"]), gate_logits=p["a"])),
+    "hurdlegamma": continuous(
+        "HurdleGamma(c, a, b)", dict(a=(S, pos), b=(S, pos), c=(S, unit)),
+        lambda p: dist.HurdleGamma(p["c"], p["a"], p["b"])),
+    "hurdlelognormal": continuous(
+        "HurdleLogNormal(c, a, b)", dict(a=(S, real), b=(S, pos), c=(S, unit)),
+        lambda p: dist.HurdleLogNormal(p["c"], p["a"], p["b"])),
     "betabinomial": discrete(
         "BetaBinomial(a, b, n)", dict(a=(S, pos), b=(S, pos), n=(S, counts)),
         lambda p: dist.BetaBinomial(p["a"], p["b"], p["n"])),
@@ -292,7 +307,7 @@ NUMPYRO_F64_ERROR = {n: 5e-6 for n in (
     "gammapoisson", "negativebinomial2", "negativebinomialprobs",
     "negativebinomiallogits", "zinb2", "zinb2_logits",
     "zeroinflated_dist_nb2_logits", "multinomial_probs",
-    "multinomial_logits", "betabinomial")}
+    "multinomial_logits", "betabinomial", "hurdle_nb2")}
 
 
 def _nb(y, n, q):
@@ -303,6 +318,11 @@ def _zi(y, gate, lp):
     with np.errstate(divide="ignore"):
         return np.where(y == 0, np.logaddexp(np.log(gate), np.log1p(-gate) + lp),
                         np.log1p(-gate) + lp)
+
+
+def _hurdle(y, gate, positive):
+    with np.errstate(divide="ignore"):
+        return np.where(y == 0, np.log(gate), np.log1p(-gate) + positive)
 
 
 def _multinomial(y, n, probs):
@@ -321,6 +341,9 @@ SCIPY = {
                                      _nb(y, p["b"], p["b"] / (p["b"] + p["a"]))),
     "zeroinflated_dist_nb2_logits": lambda y, p: _zi(
         y, special.expit(p["c"]), _nb(y, p["b"], p["b"] / (p["b"] + p["a"]))),
+    "hurdle_nb2": lambda y, p: _hurdle(
+        y, p["c"], _nb(y, p["b"], p["b"] / (p["b"] + p["a"]))
+        - np.log(-np.expm1(p["b"] * np.log(p["b"] / (p["b"] + p["a"]))))),
     "multinomial_probs": lambda y, p: _multinomial(y, p["n"], p["a"]),
     "multinomial_logits": lambda y, p: _multinomial(y, p["n"],
                                                     special.softmax(p["a"], -1)),

@@ -42,7 +42,8 @@ EXAMPLE_MODELS = ["linreg", "logistic", "hierarchical", "poisson", "negbin_glm",
                   "zero_inflated_poisson", "horseshoe_logistic",
                   "flat_prior_glm", "multinomial_logit", "ordinal_regression",
                   "gaussian_mixture", "varying_slopes", "robust_regression",
-                  "local_latent", "mlp", "truncated_regression"]
+                  "local_latent", "mlp", "truncated_regression",
+                  "hurdle_poisson"]
 TEST_MODELS = ["det_chain", "linreg64", "gather64", "tanh_net64", "rank3", "rank3_ops",
                "groups_from_posterior", "gather_computed", "no_inputs",
                "factors", "axis_ops", "item_response",
