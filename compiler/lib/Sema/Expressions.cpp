@@ -146,7 +146,8 @@ bool Analyzer::analyzeName(NameExpr &E) {
                      E.Name + "_lag: " + dtypeName(Info.Output.Type) + "[" +
                      Info.ObsDim + "]); a hurdle or a branch on the observed "
                      "value is a distribution over the output "
-                     "(ZeroInflatedPoisson, TruncatedDistribution(...), "
+                     "(HurdlePoisson, ZeroInflatedPoisson, "
+                     "TruncatedDistribution(...), "
                      "MixtureSameFamily(...)); a sum over latent positions "
                      "(a change point) is a 'factor' beside the output's own "
                      "distribution");

@@ -102,8 +102,9 @@ std::optional<ModelInfo> Analyzer::run() {
                                   " ~ Dist(...);' to the model (a likelihood "
                                   "written with 'factor' terms alone has no "
                                   "draws to predict: give the output its "
-                                  "distribution, e.g. a zero-inflated, "
-                                  "truncated or mixture one for a hurdle)");
+                                  "distribution, e.g. HurdlePoisson for a "
+                                  "hurdle, or a zero-inflated, truncated or "
+                                  "mixture one)");
   // A dimension only the posterior can bind must be in a latent's shape.
   for (const auto &[Name, Loc] : PosteriorDimLocs) {
     bool Carried = llvm::any_of(Info.Sites, [&, &Name = Name](const Site &S) {
