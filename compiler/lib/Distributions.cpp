@@ -88,6 +88,24 @@ const std::vector<DistSpec> &allDistributions() {
        {{"concentration1", C::Positive, std::nullopt},
         {"concentration0", C::Positive, std::nullopt},
         {"total_count", C::NonNegativeInteger, 1.0}}, true, {}},
+      // ClosedFormFamilies.h.
+      {DistKind::AsymmetricLaplace, "AsymmetricLaplace",
+       {{"loc", C::Real, 0.0},
+        {"scale", C::Positive, 1.0},
+        {"asymmetry", C::Positive, 1.0}}, false, {}},
+      {DistKind::Kumaraswamy, "Kumaraswamy",
+       {{"concentration1", C::Positive, std::nullopt},
+        {"concentration0", C::Positive, std::nullopt}}, false, {}},
+      {DistKind::LogUniform, "LogUniform",
+       {{"low", C::Positive, std::nullopt},
+        {"high", C::Positive, std::nullopt}}, false, {}},
+      {DistKind::BetaProportion, "BetaProportion",
+       {{"mean", C::OpenUnitInterval, std::nullopt},
+        {"concentration", C::Positive, std::nullopt}}, false, {}},
+      {DistKind::Chi2, "Chi2", {{"df", C::Positive, std::nullopt}}, false, {}},
+      {DistKind::Geometric, "Geometric",
+       {{"probs", C::UnitInterval, std::nullopt},
+        {"logits", C::Real, std::nullopt}}, true, {"probs", "logits"}},
       // Hurdles: gate is the probability of a zero (Hurdle.h).
       {DistKind::HurdlePoisson, "HurdlePoisson",
        {{"gate", C::UnitInterval, std::nullopt},
@@ -255,6 +273,8 @@ const char *constraintDescription(Constraint C) {
     return "positive";
   case Constraint::UnitInterval:
     return "in [0, 1]";
+  case Constraint::OpenUnitInterval:
+    return "in (0, 1)";
   case Constraint::NonNegativeInteger:
     return "a non-negative integer";
   }
@@ -269,6 +289,8 @@ bool satisfies(Constraint C, double V) {
     return std::isfinite(V) && V > 0;
   case Constraint::UnitInterval:
     return V >= 0 && V <= 1;
+  case Constraint::OpenUnitInterval:
+    return V > 0 && V < 1;
   case Constraint::NonNegativeInteger:
     return std::isfinite(V) && V >= 0 && V == std::floor(V);
   }

@@ -45,6 +45,12 @@ enum class DistKind {
   ZeroInflatedPoisson,
   ZeroInflatedNegativeBinomial2,
   BetaBinomial,
+  AsymmetricLaplace,
+  Kumaraswamy,
+  LogUniform,
+  BetaProportion,
+  Chi2,
+  Geometric,
   HurdlePoisson,
   HurdleNegativeBinomial2,
   HurdleGamma,
@@ -63,7 +69,13 @@ enum class DistKind {
 };
 
 /// What values a parameter may take; checked on literal arguments.
-enum class Constraint { Real, Positive, UnitInterval, NonNegativeInteger };
+enum class Constraint {
+  Real,
+  Positive,
+  UnitInterval,
+  OpenUnitInterval,
+  NonNegativeInteger
+};
 
 struct DistParam {
   const char *Name;

@@ -84,7 +84,8 @@ def given_values(call, params, make, values):
 def discrete(call, params, make, outside=-1):
     def value(rng, p, d):
         v = np.asarray(d.sample(jax.random.PRNGKey(rng.integers(1 << 30))))
-        return mix_values(v.astype(np.int32), rng, outside)
+        v = v.astype(np.int32)
+        return v if outside is None else mix_values(v, rng, outside)
     return (call, params, make, value, "i", ())
 
 
@@ -220,6 +221,24 @@ CASES = {
         dict(a=(S, pos), b=(S, pos), c=(S, real)),
         lambda p: dist.ZeroInflatedNegativeBinomial2(p["a"], p["b"],
                                                      gate_logits=p["c"])),
+    "asymmetriclaplace": continuous(
+        "AsymmetricLaplace(a, b, c)", dict(a=(S, real), b=(S, pos), c=(S, pos)),
+        lambda p: dist.AsymmetricLaplace(p["a"], p["b"], p["c"])),
+    "kumaraswamy": continuous(
+        "Kumaraswamy(a, b)", dict(a=(S, pos), b=(S, pos)),
+        lambda p: dist.Kumaraswamy(p["a"], p["b"])),
+    "loguniform": continuous(
+        "LogUniform(a, a + b)", dict(a=(S, pos), b=(S, pos)),
+        lambda p: dist.LogUniform(p["a"], p["a"] + p["b"])),
+    "betaproportion": continuous(
+        "BetaProportion(a, b)", dict(a=(S, unit), b=(S, pos)),
+        lambda p: dist.BetaProportion(p["a"], p["b"])),
+    "chi2": continuous("Chi2(a)", dict(a=(S, pos)), lambda p: dist.Chi2(p["a"]), -1.0),
+    # NumPyro's Geometric scores values off the support as if on it.
+    "geometric_probs": discrete("Geometric(probs=a)", dict(a=(S, unit)),
+                                lambda p: dist.Geometric(probs=p["a"]), None),
+    "geometric_logits": discrete("Geometric(logits=a)", dict(a=(S, real)),
+                                 lambda p: dist.Geometric(logits=p["a"]), None),
     "hurdlepoisson": discrete(
         "HurdlePoisson(a, b)", dict(a=(S, unit), b=(S, pos)),
         lambda p: dist.HurdlePoisson(p["a"], p["b"])),

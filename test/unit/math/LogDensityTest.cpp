@@ -11,6 +11,7 @@
 
 #include "Reference.h"
 #include "TestUtil.h"
+#include "aimz/math/ClosedFormFamilies.h"
 #include "aimz/math/Hurdle.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Truncated.h"
@@ -24,7 +25,8 @@ namespace {
 bool is_discrete(const std::string& d) {
   return d == "bernoulli" || d == "bernoulli_logits" || d == "binomial" || d == "binomial_logits" || d == "poisson" ||
          d == "gamma_poisson" || d.rfind("negative_binomial", 0) == 0 || d.rfind("zero_inflated", 0) == 0 ||
-         d == "beta_binomial" || d == "hurdle_poisson" || d == "hurdle_negative_binomial2";
+         d == "beta_binomial" || d == "hurdle_poisson" || d == "hurdle_negative_binomial2" ||
+         d == "geometric" || d == "geometric_logits";
 }
 
 // X is the type the observation is passed as (continuous: always T).
@@ -67,6 +69,13 @@ template <class T, class X> T eval(const LogDensityCase& c, X x) {
   if (d == "zero_inflated_negative_binomial2_logits")
     return am::zero_inflated_negative_binomial2_logits_log_prob(x, p0, p1, p2);
   if (d == "beta_binomial") return am::beta_binomial_log_prob(x, p0, p1, p2);
+  if (d == "asymmetric_laplace") return am::asymmetric_laplace_log_prob(xt, p0, p1, p2);
+  if (d == "kumaraswamy") return am::kumaraswamy_log_prob(xt, p0, p1);
+  if (d == "log_uniform") return am::log_uniform_log_prob(xt, p0, p1);
+  if (d == "beta_proportion") return am::beta_proportion_log_prob(xt, p0, p1);
+  if (d == "chi2") return am::chi2_log_prob(xt, p0);
+  if (d == "geometric") return am::geometric_log_prob(x, p0);
+  if (d == "geometric_logits") return am::geometric_logits_log_prob(x, p0);
   if (d == "hurdle_poisson") return am::hurdle_poisson_log_prob(x, p0, p1);
   if (d == "hurdle_negative_binomial2") return am::hurdle_negative_binomial2_log_prob(x, p0, p1, p2);
   if (d == "hurdle_gamma") return am::hurdle_gamma_log_prob(xt, p0, p1, p2);

@@ -17,6 +17,7 @@
 #include "Reference.h"
 #include "StatsHelpers.h"
 #include "TestUtil.h"
+#include "aimz/math/ClosedFormFamilies.h"
 #include "aimz/math/Hurdle.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Samplers.h"
@@ -577,6 +578,77 @@ TYPED_TEST(Sampler, ZeroInflatedCounts) {
       [&](RandomStream& s) { return am::zero_inflated_negative_binomial2_logits_sample<T>(s, T(m), T(c), T(0)); },
       [&](double k) { return am::zero_inflated_negative_binomial2_logits_log_prob(k, m, c, 0.0); }, 0.5 * m,
       0.5 * (m + m * m / c) + 0.25 * m * m);
+}
+
+// ClosedFormFamilies.h: KS against each CDF, moments, Geometric by
+// chi-square against its mass function.
+TYPED_TEST(Sampler, AsymmetricLaplace) {
+  using T = TypeParam;
+  const double loc = 1, sc = 0.5, k = 2, left = sc * k, right = sc / k;
+  const auto xs = draw([&](RandomStream& s) { return am::asymmetric_laplace_sample<T>(s, T(loc), T(sc), T(k)); });
+  const double t = left / (left + right);
+  check_moments(xs, loc - left * t + right * (1 - t),
+                2 * left * left * t + 2 * right * right * (1 - t) - std::pow(right * (1 - t) - left * t, 2));
+  check_ks(xs, [&](double x) {
+    return x < loc ? t * std::exp((x - loc) / left) : 1 - (1 - t) * std::exp(-(x - loc) / right);
+  });
+}
+
+TYPED_TEST(Sampler, Kumaraswamy) {
+  using T = TypeParam;
+  for (auto [a, b] : {std::pair<double, double>{2, 5}, {0.5, 0.5}}) {
+    SCOPED_TRACE("Kumaraswamy(" + std::to_string(a) + ", " + std::to_string(b) + ")");
+    const auto xs = draw([&](RandomStream& s) { return am::kumaraswamy_sample<T>(s, T(a), T(b)); });
+    for (double x : xs) ASSERT_TRUE(x >= 0 && x <= 1);
+    // E[X^n] = b B(1 + n / a, b)
+    const double m1 = b * std::beta(1 + 1 / a, b), m2 = b * std::beta(1 + 2 / a, b);
+    check_moments(xs, m1, m2 - m1 * m1);
+    check_ks(xs, [&](double x) { return 1 - std::pow(1 - std::pow(x, a), b); });
+  }
+}
+
+TYPED_TEST(Sampler, LogUniformBetaProportionChi2) {
+  using T = TypeParam;
+  {
+    SCOPED_TRACE("LogUniform(0.1, 10)");
+    const auto xs = draw([](RandomStream& s) { return am::log_uniform_sample<T>(s, T(0.1), T(10)); });
+    for (double x : xs) ASSERT_TRUE(x >= T(0.1) && x <= T(10));
+    check_ks(xs, [](double x) { return std::log(x / 0.1) / std::log(100.0); });
+  }
+  {
+    SCOPED_TRACE("BetaProportion(0.2, 10)");
+    const auto xs = draw([](RandomStream& s) { return am::beta_proportion_sample<T>(s, T(0.2), T(10)); });
+    check_moments(xs, 0.2, 0.2 * 0.8 / 11);
+    check_ks(xs, [](double x) { return beta_i(2, 8, x); });
+  }
+  {
+    SCOPED_TRACE("Chi2(3)");
+    const auto xs = draw([](RandomStream& s) { return am::chi2_sample<T>(s, T(3)); });
+    check_moments(xs, 3, 6);
+    check_ks(xs, [](double x) { return gamma_p(1.5, x / 2); });
+  }
+}
+
+TYPED_TEST(Sampler, Geometric) {
+  using T = TypeParam;
+  for (double p : {0.3, 0.02}) {
+    const std::string what = "Geometric(" + std::to_string(p) + ")";
+    count_case(
+        what.c_str(), [&](RandomStream& s) { return am::geometric_sample<T>(s, T(p)); },
+        [&](double k) { return am::geometric_log_prob(k, p); }, (1 - p) / p, (1 - p) / (p * p));
+  }
+  const double p = 1 / (1 + std::exp(1.0));  // sigmoid(-1)
+  count_case(
+      "Geometric(logits=-1)", [](RandomStream& s) { return am::geometric_logits_sample<T>(s, T(-1)); },
+      [](double k) { return am::geometric_logits_log_prob(k, -1.0); }, (1 - p) / p, (1 - p) / (p * p));
+  RandomStream s(1, 2, 3, 4, 5);
+  EXPECT_EQ(am::geometric_sample<T>(s, T(0)), am::kInvalidCount);
+  EXPECT_EQ(am::geometric_sample<T>(s, T(1)), 0);
+  EXPECT_EQ(am::geometric_logits_sample<T>(s, -std::numeric_limits<T>::infinity()), am::kInvalidCount);
+  EXPECT_TRUE(std::isnan(am::kumaraswamy_sample<T>(s, T(0), T(1))));
+  EXPECT_TRUE(std::isnan(am::log_uniform_sample<T>(s, T(2), T(1))));
+  EXPECT_TRUE(std::isnan(am::beta_proportion_sample<T>(s, T(1), T(1))));
+  EXPECT_TRUE(std::isnan(am::asymmetric_laplace_sample<T>(s, T(0), T(1), T(0))));
 }
 
 // Hurdles: the gate's zeros, then the base truncated to positive counts,

@@ -31,6 +31,12 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
        hurdle_poisson_log_prob(x[i], T(0.3), T(2)) + hurdle_negative_binomial2_log_prob(x[i], T(0.3), T(2), T(1)) +
        hurdle_gamma_log_prob(x[i], T(0.3), T(2), T(1)) + hurdle_log_normal_log_prob(x[i], T(0.3), T(0), T(1)) +
        hurdle_gamma_sample(s, T(0.3), T(2), T(1)) + hurdle_log_normal_sample(s, T(0.3), T(0), T(1));
+  r += asymmetric_laplace_sample(s, T(0), T(1), T(2)) + kumaraswamy_sample(s, T(2), T(3)) +
+       log_uniform_sample(s, T(1), T(2)) + beta_proportion_sample(s, T(0.3), T(4)) + chi2_sample(s, T(3)) +
+       asymmetric_laplace_log_prob(x[i], T(0), T(1), T(2)) + kumaraswamy_log_prob(x[i], T(2), T(3)) +
+       log_uniform_log_prob(x[i], T(1), T(2)) + beta_proportion_log_prob(x[i], T(0.3), T(4)) +
+       chi2_log_prob(x[i], T(3)) + geometric_log_prob(x[i], T(0.3)) + geometric_logits_log_prob(x[i], T(-1));
+  cnt[i] += geometric_sample(s, T(0.3)) + geometric_logits_sample(s, x[i]);
   cnt[i] += hurdle_poisson_sample(s, T(0.3), x[i]) + hurdle_negative_binomial2_sample(s, T(0.3), x[i], T(0.5));
   out[i] = r;
 }

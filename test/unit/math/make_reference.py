@@ -470,6 +470,71 @@ def hp_hurdle_log_normal(x, gate, loc, scale):
     return _hp_hurdle(x, gate, hp_log_normal(x, loc, scale) if x != 0 else 0.0, None)
 
 
+
+def hp_asymmetric_laplace(x, loc, scale, k):
+    if not _loc_scale_ok(loc, scale) or not (0 < k < INF) or math.isnan(x):
+        return NAN
+    if math.isinf(x):
+        return -INF
+    left, right = D(scale) * D(k), D(scale) / D(k)
+    z = D(x) - D(loc)
+    return _fin(-abs(z) / (left if z < 0 else right) - (left + right).ln())
+
+
+def hp_kumaraswamy(x, a, b):
+    if not (0 < a < INF and 0 < b < INF) or math.isnan(x):
+        return NAN
+    if x < 0 or x > 1:
+        return -INF
+    a_, b_ = D(a), D(b)
+    if x == 0:
+        return INF if a < 1 else (_fin(a_.ln() + b_.ln()) if a == 1 else -INF)
+    if x == 1:
+        return INF if b < 1 else (_fin(a_.ln() + b_.ln()) if b == 1 else -INF)
+    x_ = D(x)
+    return _fin(a_.ln() + b_.ln() + (a_ - 1) * x_.ln() + (b_ - 1) * (1 - (a_ * x_.ln()).exp()).ln())
+
+
+def hp_log_uniform(x, low, high):
+    if not (0 < low < INF and 0 < high < INF and low < high) or math.isnan(x):
+        return NAN
+    if x < low or x > high:
+        return -INF
+    return _fin(-D(x).ln() - (D(high).ln() - D(low).ln()).ln())
+
+
+def hp_beta_proportion(x, m, c):
+    if not (0 < m < 1 and 0 < c < INF):
+        return NAN
+    return hp_beta(x, D(m) * D(c), (1 - D(m)) * D(c))
+
+
+def hp_chi2(x, df):
+    if not (0 < df < INF):
+        return NAN
+    return hp_gamma(x, df / 2, 0.5)
+
+
+def hp_geometric(x, p):
+    if not (0 < p <= 1) or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0:
+        return -INF
+    if p == 1:
+        return 0.0 if x == 0 else -INF
+    return _fin(D(p).ln() + D(x) * hp.log1p(-D(p)))
+
+
+def hp_geometric_logits(x, l):
+    if math.isnan(l) or l == -INF or math.isnan(x):
+        return NAN
+    if not _is_count(x) or x < 0:
+        return -INF
+    if l == INF:
+        return 0.0 if x == 0 else -INF
+    return _fin(_hp_log_sigmoid(l) + D(x) * _hp_log_sigmoid(-l))
+
+
 # ------------------------------------------------------------ scipy versions
 
 
@@ -545,6 +610,25 @@ def sp_value(dist, params, x):
             if x == 0:
                 return np.logaddexp(np.log(g), np.log1p(-g) + base)
             return np.log1p(-g) + base
+        if dist == "asymmetric_laplace":
+            loc, scale, k = params
+            return st.laplace_asymmetric.logpdf(x, k, loc, scale)
+        if dist == "kumaraswamy":
+            a, b = params
+            if not (0 <= x <= 1):
+                return -INF
+            return np.log(a) + np.log(b) + (a - 1) * np.log(x) + (b - 1) * np.log1p(-x ** a)
+        if dist == "log_uniform":
+            return st.loguniform.logpdf(x, params[0], params[1])
+        if dist == "beta_proportion":
+            m, c = params
+            return st.beta.logpdf(x, m * c, (1 - m) * c)
+        if dist == "chi2":
+            return st.chi2.logpdf(x, params[0])
+        if dist == "geometric":
+            return st.geom.logpmf(x + 1, params[0])
+        if dist == "geometric_logits":
+            return st.geom.logpmf(x + 1, sc.expit(params[0]))
         if dist.startswith("hurdle_"):
             g = params[0]
             if not (0 <= g <= 1):
@@ -599,6 +683,13 @@ HP = {
     "zero_inflated_negative_binomial2_logits": hp_zero_inflated_negative_binomial2_logits,
     "beta_binomial": hp_beta_binomial,
     "hurdle_poisson": hp_hurdle_poisson,
+    "asymmetric_laplace": hp_asymmetric_laplace,
+    "kumaraswamy": hp_kumaraswamy,
+    "log_uniform": hp_log_uniform,
+    "beta_proportion": hp_beta_proportion,
+    "chi2": hp_chi2,
+    "geometric": hp_geometric,
+    "geometric_logits": hp_geometric_logits,
     "hurdle_negative_binomial2": hp_hurdle_negative_binomial2,
     "hurdle_gamma": hp_hurdle_gamma,
     "hurdle_log_normal": hp_hurdle_log_normal,
@@ -839,6 +930,35 @@ for a, b, n in [(2, 3, 10), (0.5, 0.5, 1), (1, 1, 100), (30, 0.2, 1000), (0.01, 
 add("beta_binomial", [2, 3, 2.5], [1])
 add("beta_binomial", [0, 3, 5], [1])
 
+# Closed-form families (ClosedFormFamilies.h)
+for loc, scale, k in [(0, 1, 1), (1.5, 0.5, 2), (-3, 4, 0.3), (0, 1e-3, 10)]:
+    add("asymmetric_laplace", [loc, scale, k],
+        [loc + scale * z for z in (0, 0.4, -0.4, 3, -3, 40, -40)] + SPECIAL_X)
+add("asymmetric_laplace", [0, 1, 0], [0])
+add("asymmetric_laplace", [0, -1, 1], [0])
+for a, b in [(1, 1), (2, 5), (0.5, 0.5), (5, 0.3), (30, 200), (0.1, 3)]:
+    add("kumaraswamy", [a, b], [0, 1e-6, 0.01, 0.3, 0.5, 0.9, 0.999, 1, -0.1, 1.1] + SPECIAL_X)
+add("kumaraswamy", [0, 1], [0.5])
+for lo, hi in [(1, 10), (1e-3, 1e3), (0.5, 0.6)]:
+    add("log_uniform", [lo, hi], [lo, hi, (lo + hi) / 2, lo * 1.01, lo / 2, hi * 2] + SPECIAL_X)
+add("log_uniform", [2, 1], [1.5])
+add("log_uniform", [0, 1], [0.5])
+for m, c in [(0.5, 2), (0.2, 10), (0.9, 0.5), (0.01, 300)]:
+    add("beta_proportion", [m, c], [0, 0.001, 0.2, 0.5, 0.9, 0.999, 1, 1.5] + SPECIAL_X)
+add("beta_proportion", [1, 2], [0.5])
+add("beta_proportion", [0, 2], [0.5])
+for df in [1, 2, 3.5, 30, 0.2]:
+    add("chi2", [df], [0, 1e-4, 0.5, 1, 3, 40, -1] + SPECIAL_X)
+add("chi2", [-1], [1])
+for p in [0.5, 0.1, 0.9, 1, 1e-4]:
+    add("geometric", [p], [0, 1, 2, 10, 300] + COUNT_X)
+add("geometric", [0], [0])
+add("geometric", [1.5], [0])
+for l in [0, -3, 4, 30, -30, INF]:
+    add("geometric_logits", [l], [0, 1, 2, 10, 300] + COUNT_X)
+add("geometric_logits", [-INF], [0])
+add("geometric_logits", [NAN], [0])
+
 # Hurdles (gate: the probability of a zero)
 for g, rate in [(0.3, 4), (0, 2), (1, 2), (0.9, 0.01), (1e-6, 30), (0.5, 1e-6)]:
     add("hurdle_poisson", [g, rate], [0, 1, 3, 10, 60] + COUNT_X)
@@ -928,7 +1048,7 @@ DISCRETE = {"bernoulli", "bernoulli_logits", "binomial", "binomial_logits", "poi
             "negative_binomial2", "negative_binomial_probs", "negative_binomial_logits", "zero_inflated_poisson",
             "zero_inflated_poisson_logits", "zero_inflated_negative_binomial2",
             "zero_inflated_negative_binomial2_logits", "beta_binomial", "hurdle_poisson",
-            "hurdle_negative_binomial2"}
+            "hurdle_negative_binomial2", "geometric", "geometric_logits"}
 
 
 def float_sensitivity(dist, params, x, value):
