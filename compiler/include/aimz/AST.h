@@ -145,6 +145,11 @@ struct CallExpr : Expr {
   /// Sema: the `axis=` of a reduction, softmax or cumsum, made
   /// non-negative and taken out of Args.
   std::optional<int64_t> Axis;
+  /// Sema, for log_prob(Dist(...), x): the distribution's `dist` attribute
+  /// and its arguments in the runtime's order (Args[1] is the value).
+  std::string LogProbDist;
+  std::vector<std::string> LogProbParamNames;
+  std::vector<ExprPtr> LogProbParams;
   CallExpr(SMLoc L, std::string C, std::vector<Arg> A)
       : Expr(Kind::Call, L), Callee(std::move(C)), Args(std::move(A)) {}
   ~CallExpr() override {

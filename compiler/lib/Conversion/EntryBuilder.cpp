@@ -377,6 +377,8 @@ void EntryBuilder::emitOp(Operation *Op) {
     return emitElementwise(Op);
   if (auto M = dyn_cast<ir::MatMulOp>(Op))
     return emitMatMul(M);
+  if (auto L = dyn_cast<ir::LogProbOp>(Op))
+    return emitLogProb(L);
   if (auto R = dyn_cast<ir::ReduceOp>(Op))
     return emitReduce(R);
   if (auto C = dyn_cast<ir::CumSumOp>(Op))

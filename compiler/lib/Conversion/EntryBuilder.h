@@ -203,6 +203,11 @@ private:
                   ValueRange Params, int64_t SiteId, bool Draws,
                   bool ReadsPosterior);
   void emitLogDensity(ir::ObserveOp Op);
+  /// Out[i] = aimz_rt_logp_<Symbol>(Y[i], Params[i]...) for a distribution
+  /// of numbers; every view of Out's dims.
+  void emitScalarLogDensities(StringRef Symbol, Type Prec, const View &Y,
+                              ValueRange Params, const View &Out);
+  void emitLogProb(ir::LogProbOp Op);
   void givenOr(int64_t SiteId, ir::ArrayType T, const View &Out,
                const std::function<void()> &Otherwise);
   void emitMatMul(ir::MatMulOp Op);

@@ -315,6 +315,35 @@ void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
   });
 }
 
+void EntryBuilder::emitScalarLogDensities(StringRef Symbol, Type Prec,
+                                          const View &Y, ValueRange Params,
+                                          const View &Out) {
+  std::string Fn = ("aimz_rt_logp_" + Symbol + "_").str() +
+                   precisionSuffix(Prec);
+  func::FuncOp Callee =
+      runtimeFunction(Fn, SmallVector<Type>(1 + ScalarParamSlots, Prec), Prec);
+  SmallVector<View> PViews;
+  for (Value P : Params)
+    PViews.push_back(Views.lookup(P));
+  forEach(Out.Sizes, [&](ValueRange Ivs) {
+    SmallVector<Value> Args = {convert(load(Y, Ivs), Prec)};
+    for (const View &P : PViews)
+      Args.push_back(load(P, Ivs));
+    while (Args.size() < 1 + ScalarParamSlots)
+      Args.push_back(B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
+    store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
+  });
+}
+
+void EntryBuilder::emitLogProb(ir::LogProbOp Op) {
+  auto T = Op.getResult().getType();
+  View Out = buffer(Op, T);
+  RuntimeCall C = distCall(Op.getDist(), Op.getParamNames());
+  emitScalarLogDensities(C.Symbol, T.getElementType(),
+                         Views.lookup(Op.getValue()), Op.getParams(), Out);
+  Views[Op.getResult()] = Out;
+}
+
 void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
   auto T = Op.getResult().getType();
   Type Prec = cast<ir::ArrayType>(Op.getParams()[0].getType()).getElementType();
@@ -325,22 +354,10 @@ void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
   ir::ArrayType LLType = logDensityType(Op);
   View Out = buffer(Op, LLType);
   RuntimeCall C = distCall(Op.getDist(), Op.getParamNames());
-  if (C.Event) {
+  if (C.Event)
     emitEventLogDensity(Op, C, Y, Out, Prec);
-  } else {
-    std::string Fn = "aimz_rt_logp_" + C.Symbol + "_" + precisionSuffix(Prec);
-    func::FuncOp Callee =
-        runtimeFunction(Fn, SmallVector<Type>(1 + ScalarParamSlots, Prec), Prec);
-    forEach(Out.Sizes, [&](ValueRange Ivs) {
-      SmallVector<Value> Args = {convert(load(Y, Ivs), Prec)};
-      for (Value P : Op.getParams())
-        Args.push_back(load(Views.lookup(P), Ivs));
-      while (Args.size() < 1 + ScalarParamSlots)
-        Args.push_back(
-            B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
-      store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
-    });
-  }
+  else
+    emitScalarLogDensities(C.Symbol, Prec, Y, Op.getParams(), Out);
   Views[Op.getResult()] = Y;
   // Write the densities to the output site's result slot.
   auto If = B.create<scf::IfOp>(Loc, siteWanted(Op.getSiteId()), false);

@@ -136,6 +136,32 @@ LogicalResult ObserveOp::verify() {
   return verifyDistribution(*this, getDist(), getParamNames(), getParams());
 }
 
+LogicalResult LogProbOp::verify() {
+  if (failed(verifyDistribution(*this, getDist(), getParamNames(),
+                                getParams())))
+    return failure();
+  SmallVector<StringRef> Names;
+  for (Attribute A : getParamNames())
+    Names.push_back(cast<StringAttr>(A).getValue());
+  if (getDist() == "ImproperUniform" ||
+      aimz::runtimeCall(getDist(), Names)->Event)
+    return emitOpError("needs a distribution of numbers; '")
+           << getDist() << "' has vector or matrix values or no density";
+  auto R = getResult().getType();
+  if (!isa<FloatType>(R.getElementType()))
+    return emitOpError("the result must be floating");
+  if (getValue().getType().getDims() != R.getDims())
+    return emitOpError("the value must have the result's dims");
+  for (Value P : getParams()) {
+    auto T = cast<ArrayType>(P.getType());
+    if (T.getDims() != R.getDims() ||
+        T.getElementType() != R.getElementType())
+      return emitOpError("every parameter must have the result's dims and "
+                         "element type");
+  }
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   int64_t Bt = getBatchRank();
   auto In = getInput().getType(), Out = getResult().getType();

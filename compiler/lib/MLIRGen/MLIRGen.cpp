@@ -80,6 +80,7 @@ private:
   Value transposeLocal(Value V, size_t Local, const ExprType &Result);
   Value genConstructor(const CallExpr &E);
   Value genMatrixHelper(const CallExpr &E, const Builtin &Fn);
+  Value genLogProb(const CallExpr &E);
   Value iota(const Shape &Local, size_t Axis);
   void genStmt(const Stmt &S);
   void genSample(const SampleStmt &S);
@@ -318,6 +319,8 @@ Value Generator::genBinary(const BinaryExpr &E) {
 Value Generator::genCall(const CallExpr &E) {
   if (lookupBuiltin(E.Callee)->Family == BuiltinFamily::Constructor)
     return genConstructor(E);
+  if (lookupBuiltin(E.Callee)->Family == BuiltinFamily::LogProb)
+    return genLogProb(E);
   if (const Builtin &F = *lookupBuiltin(E.Callee);
       F.Family == BuiltinFamily::Transpose ||
       F.Family == BuiltinFamily::Outer || F.Family == BuiltinFamily::Diag)
@@ -434,6 +437,26 @@ Value Generator::iota(const Shape &Local, size_t Axis) {
 
 /// ones, zeros, full: a broadcast scalar (no memory); eye: where its two
 /// indices agree; arange: the indices.
+/// log_prob(Dist(...), x): the parameters in the model's precision and the
+/// value, each broadcast to the result's shape.
+Value Generator::genLogProb(const CallExpr &E) {
+  auto Aligned = [&](const Expr &A, DType To) {
+    return alignLocal(castTo(gen(A), A.Ty.Type, To, A.Ty.Dims), A.Ty.Dims,
+                      E.Ty.Dims);
+  };
+  SmallVector<Value> Params;
+  for (const ExprPtr &P : E.LogProbParams)
+    Params.push_back(Aligned(*P, Info.Precision));
+  const Expr &X = *E.Args[1].Value;
+  Value V = Aligned(X, X.Ty.Type);
+  SmallVector<StringRef> Names(E.LogProbParamNames.begin(),
+                               E.LogProbParamNames.end());
+  return B.create<ir::LogProbOp>(CurLoc, arrayType(inPlates(E.Ty.Dims),
+                                                   Info.Precision),
+                                 E.LogProbDist, B.getStrArrayAttr(Names), V,
+                                 Params);
+}
+
 Value Generator::genConstructor(const CallExpr &E) {
   const Shape &S = E.Ty.Dims;
   if (E.Callee == "arange")

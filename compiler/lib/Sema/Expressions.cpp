@@ -291,6 +291,8 @@ bool Analyzer::analyzeCall(CallExpr &E) {
   }
   if (Fn->Family == BuiltinFamily::Constructor)
     return analyzeConstructor(E, *Fn);
+  if (Fn->Family == BuiltinFamily::LogProb)
+    return analyzeLogProb(E);
   bool AxisFn = Fn->takesAxis();
   bool Ok = true;
   // axis=: an integer literal (negative counts from the end), taken out of

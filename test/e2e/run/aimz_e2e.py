@@ -47,7 +47,8 @@ EXAMPLE_MODELS = ["linreg", "logistic", "hierarchical", "poisson", "negbin_glm",
 TEST_MODELS = ["det_chain", "linreg64", "gather64", "tanh_net64", "rank3", "rank3_ops",
                "groups_from_posterior", "gather_computed", "no_inputs",
                "factors", "axis_ops", "item_response",
-               "scan_obs", "sliced_regression", "array_builders"]
+               "scan_obs", "sliced_regression", "array_builders",
+               "log_prob_terms"]
 
 
 def source_of(name):

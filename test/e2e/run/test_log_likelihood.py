@@ -189,6 +189,48 @@ class Factors(E.E2ETestCase):
     both plans and any partition, with the values NumPy computes; the
     predictive commands never return them."""
 
+    def test_log_prob_terms_match_scipy(self):
+        """log_prob(Dist(...), v) in factors: each term is scipy's log
+        density on the same values, byte-identical across partitions."""
+        rng = np.random.default_rng(82)
+        n, D = 500, 5
+        x = rng.normal(size=n).astype(np.float32)
+        c = rng.poisson(1.5, size=n).astype(np.int32)
+        c[::50] = -1  # off the support: -inf
+        y = rng.normal(size=n).astype(np.float32)
+        mu = rng.normal(size=D).astype(np.float32)
+        s = rng.uniform(0.3, 2, size=D).astype(np.float32)
+        data = {"x": self.save("lx.npy", x), "c": self.save("lc.npy", c),
+                "y": self.save("ly.npy", y)}
+        post = self.savez("lpost.npz", mu=mu, s=s)
+        so = E.model("log_prob_terms")
+        m, sd = mu.astype(np.float64)[:, None], s.astype(np.float64)[:, None]
+        x64 = x.astype(np.float64)[None, :]
+        rate = np.exp(np.float32(0.3) * x).astype(np.float64)[None, :]
+        want = {"prior_mu": stats.t.logpdf(mu.astype(np.float64), 3, 0, 2.5),
+                "meas": stats.norm.logpdf(x64, m, sd),
+                "counts": np.broadcast_to(stats.poisson.logpmf(c[None, :], rate),
+                                          (D, n)),
+                "y": stats.norm.logpdf(y[None, :], m + x64, sd)}
+        first = None
+        for axis, devices, batch in [("obs", 1, None), ("obs", 3, 61),
+                                     ("draw", 2, 2)]:
+            out = self.fresh()
+            E.run_cmd("log-likelihood", so, data, out, posterior=post,
+                      axis=axis, devices=devices, batch=batch)
+            got = E.read_arrays(out)
+            self.assertEqual(sorted(got), sorted(want))
+            for k, v in want.items():
+                np.testing.assert_array_equal(np.isfinite(got[k]), np.isfinite(v), k)
+                ok = np.isfinite(v)
+                np.testing.assert_allclose(got[k][ok], v[ok], rtol=2e-5,
+                                           atol=2e-5, err_msg=k)
+                np.testing.assert_array_equal(got[k][~ok], v[~ok], k)
+            if first is None:
+                first = got
+            for k in got:
+                self.assertTrue(E.same_bytes(got[k], first[k]), k)
+
     def test_factors_are_log_likelihood_terms(self):
         rng = np.random.default_rng(81)
         n, D = 700, 6

@@ -219,6 +219,25 @@ def Aimz_GatherOp : Aimz_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Aimz_LogProbOp : Aimz_Op<"log_prob", [Pure]> {
+  let summary = "A distribution's log density at a value, elementwise";
+  let description = [{
+    `log_prob(Dist(...), x)` in a model: the runtime's log density of a
+    distribution of numbers (Distributions.def) at each element of the
+    value, the value and the parameters all of the result's dims (the
+    parameters and the result in the model's precision).
+  }];
+  let arguments = (ins StrAttr:$dist, StrArrayAttr:$param_names,
+                       Aimz_ArrayType:$value,
+                       Variadic<Aimz_ArrayType>:$params);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $dist `(` $params `)` `at` $value attr-dict `:` `(` type($params) `)`
+    `,` type($value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Aimz_SampleOp : Aimz_Op<"sample"> {
   let summary = "A latent site: read from the posterior, or drawn";
   let description = [{

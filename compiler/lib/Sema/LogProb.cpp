@@ -1,0 +1,78 @@
+//===- LogProb.cpp - log_prob(Dist(...), x) -------------------------------===//
+//
+// A distribution's log density (log mass for counts) at a value, as an
+// expression: NumPyro's `dist.Normal(mu, s).log_prob(x)`, Stan's
+// `normal_lpdf(x | mu, s)`. The distribution's arguments are bound and
+// checked as a sample site's are; the result broadcasts the parameters'
+// batch shape with the value's and has the model's precision. Distributions
+// of numbers only (no vector events, composites or flat priors).
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+
+#include "aimz/Distributions.h"
+
+namespace aimz {
+namespace sema {
+
+bool Analyzer::analyzeLogProb(CallExpr &E) {
+  for (const Arg &A : E.Args)
+    if (!A.Keyword.empty()) {
+      Diags.error(A.Loc, "log_prob takes its distribution and value by "
+                         "position: log_prob(Normal(mu, s), x)");
+      return false;
+    }
+  if (E.Args.size() != 2) {
+    Diags.error(E.Loc, "log_prob takes 2 arguments, a distribution and a "
+                       "value: log_prob(Normal(mu, s), x); got " +
+                           llvm::Twine(E.Args.size()));
+    return false;
+  }
+  auto *D = llvm::dyn_cast<CallExpr>(E.Args[0].Value.get());
+  const DistSpec *Spec = D ? lookupDistribution(D->Callee) : nullptr;
+  if (!Spec) {
+    Diags.error(E.Args[0].Loc, "the first argument of log_prob must be a "
+                               "distribution, e.g. log_prob(Normal(mu, s), "
+                               "x)");
+    return false;
+  }
+  if (Spec->hasEvent() || Spec->isComposite() || Spec->Improper) {
+    Diags.error(D->Loc, llvm::Twine("log_prob takes a distribution of "
+                                    "numbers; ") +
+                            Spec->Name +
+                            (Spec->Improper ? " has no normalized density"
+                             : Spec->isComposite()
+                                 ? " is a composite"
+                                 : " has vector or matrix values"));
+    return false;
+  }
+  std::optional<BoundCall> Bound = bindCall(*Spec, D->Args, D->Loc);
+  Expr &X = *E.Args[1].Value;
+  bool ValueOk = analyzeExpr(X);
+  if (!Bound || !Bound->Ok || !Bound->Batch || !ValueOk)
+    return false;
+  if (!isNumeric(X.Ty.Type)) {
+    Diags.error(X.Loc, "the value of log_prob must be a number; got bool");
+    return false;
+  }
+  auto Out = broadcastShapes(*Bound->Batch, X.Ty.Dims);
+  if (!Out) {
+    Diags.error(E.Loc, "the value of log_prob has shape " +
+                           shapeStr(X.Ty.Dims) + ", which does not "
+                           "broadcast with the distribution's batch shape " +
+                           shapeStr(*Bound->Batch));
+    return false;
+  }
+  E.LogProbParamNames.clear();
+  E.LogProbParams.clear();
+  for (const SampleStmt::LoweredParam &P : Bound->Params) {
+    E.LogProbParamNames.push_back(P.Name);
+    E.LogProbParams.push_back(P.Value);
+  }
+  E.LogProbDist = Spec->Name;
+  E.Ty = {Info.Precision, *Out, false};
+  return true;
+}
+
+} // namespace sema
+} // namespace aimz
