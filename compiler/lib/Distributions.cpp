@@ -207,8 +207,10 @@ std::string compositeName(DistKind Kind, llvm::StringRef Base) {
 }
 
 llvm::ArrayRef<const char *> truncatableBases() {
-  static const char *Bases[] = {"Normal", "Cauchy", "StudentT", "Laplace",
-                                "Logistic"};
+  static const char *Bases[] = {
+      "Normal",      "Cauchy",   "StudentT",     "Laplace",    "Logistic",
+      "Exponential", "Weibull",  "Gumbel",       "Pareto",     "Gamma",
+      "InverseGamma", "LogNormal", "HalfNormal", "HalfCauchy"};
   return Bases;
 }
 

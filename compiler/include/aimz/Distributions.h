@@ -145,9 +145,9 @@ bool hasRowSampler(llvm::StringRef Symbol);
 /// The `dist` attribute of a composite over `Base`.
 std::string compositeName(DistKind Kind, llvm::StringRef Base);
 
-/// The bases TruncatedDistribution accepts (NumPyro's: real support,
-/// symmetric location-scale families) and the runtime symbol of each
-/// truncation.
+/// The bases TruncatedDistribution accepts (the symmetric location-scale
+/// families of Truncated.h and those of TruncatedByCdf.h) and the runtime
+/// symbol of each truncation.
 llvm::ArrayRef<const char *> truncatableBases();
 std::string truncatedSymbol(llvm::StringRef Base);
 

@@ -405,6 +405,7 @@ Value Generator::genCall(const CallExpr &E) {
   case BuiltinFamily::Transpose:
   case BuiltinFamily::Outer:
   case BuiltinFamily::Diag:
+  case BuiltinFamily::LogProb:
     break; // handled above
   }
   llvm_unreachable("every builtin family is generated above");

@@ -11,3 +11,4 @@
 #include "aimz/math/Samplers.h"
 #include "aimz/math/Special.h"
 #include "aimz/math/Truncated.h"
+#include "aimz/math/TruncatedByCdf.h"

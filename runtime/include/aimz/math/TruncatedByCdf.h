@@ -1,0 +1,343 @@
+// TruncatedDistribution(Base, low, high) for the bases that are not
+// symmetric location-scale families (Truncated.h has those):
+//
+//   Exponential, Weibull, Gumbel, Pareto   CDF and quantile in closed form
+//   Gamma, InverseGamma                    regularized incomplete gamma;
+//                                          quantile by bisection
+//   LogNormal                              exp of a truncated normal
+//   HalfNormal, HalfCauchy                 the normal / Cauchy truncated to
+//                                          [max(low, 0), high]
+//
+// Each base gives its log CDF and log survival function; the interval's
+// mass is taken on the side where it does not cancel (1 - F on the upper
+// side of the median), as a difference of logarithms, so a far tail still
+// normalizes. Draws invert the CDF on that side with one uniform (p between
+// F(low) and F(high)), in double; Gamma and InverseGamma first try up to
+// eight of the base's own draws when the interval holds half the mass or
+// more (exact: the inversion runs only when every try missed, whatever the
+// interval holds).
+#pragma once
+
+#include "aimz/math/LogDensity.h"
+#include "aimz/math/Samplers.h"
+#include "aimz/math/Truncated.h"
+
+namespace aimz {
+namespace math {
+namespace detail {
+
+/// log(exp(a) - exp(b)) for a >= b.
+AIMZ_MATH_FN double log_diff_exp_d(double a, double b) {
+  if (b == -inf<double>()) return a;
+  return a + std::log(-std::expm1(b - a));
+}
+
+/// log(1 - exp(l)) for l <= 0.
+AIMZ_MATH_FN double log1m_exp_d(double l) {
+  return l > -0.6931471805599453 ? std::log(-std::expm1(l)) : std::log1p(-std::exp(l));
+}
+
+/// log P(a, x) and log Q(a, x), the regularized incomplete gamma functions,
+/// for a > 0: the series below a + 1, Lentz's continued fraction above,
+/// with x^a e^-x / Gamma(a + 1) from Loader's form (no cancellation).
+AIMZ_MATH_FN void log_incomplete_gamma(double a, double x, double* log_p, double* log_q) {
+  if (!(x > 0.0)) {
+    *log_p = -inf<double>();
+    *log_q = 0.0;
+    return;
+  }
+  if (x == inf<double>()) {
+    *log_p = 0.0;
+    *log_q = -inf<double>();
+    return;
+  }
+  const double log_front = log_poisson_raw(a, x);  // log(x^a e^-x / Gamma(a + 1))
+  if (x < a + 1.0) {
+    double term = 1.0, sum = 1.0;
+    for (int n = 1; n < 10000; ++n) {
+      term *= x / (a + n);
+      sum += term;
+      if (term < sum * 1e-17) break;
+    }
+    *log_p = log_front + std::log(sum);
+    *log_q = log1m_exp_d(*log_p);
+    return;
+  }
+  const double tiny = 1e-300;
+  double b = x + 1.0 - a, c = 1.0 / tiny, d = 1.0 / b, h = d;
+  for (int i = 1; i < 10000; ++i) {
+    const double an = -i * (i - a);
+    b += 2.0;
+    d = an * d + b;
+    d = std::fabs(d) < tiny ? tiny : d;
+    c = b + an / c;
+    c = std::fabs(c) < tiny ? tiny : c;
+    d = 1.0 / d;
+    const double del = d * c;
+    h *= del;
+    if (std::fabs(del - 1.0) < 1e-16) break;
+  }
+  *log_q = log_front + std::log(a) + std::log(h);
+  *log_p = log1m_exp_d(*log_q);
+}
+
+// The bases: log_cdf, log_sf and the density in double; lower(log p) and
+// upper(log q) the x with log F(x) = log p and log S(x) = log q (closed
+// forms, or NaN to ask for bisection); lo() the support's lower end.
+
+struct ExponentialCdf {
+  double rate;
+  AIMZ_MATH_FN bool valid() const { return pos_finite(rate); }
+  AIMZ_MATH_FN double lo() const { return 0.0; }
+  AIMZ_MATH_FN double log_sf(double x) const { return x <= 0.0 ? 0.0 : -rate * x; }
+  AIMZ_MATH_FN double log_cdf(double x) const { return x <= 0.0 ? -inf<double>() : std::log(-std::expm1(-rate * x)); }
+  AIMZ_MATH_FN double lower(double lp) const { return -std::log(-std::expm1(lp)) / rate; }
+  AIMZ_MATH_FN double upper(double lq) const { return -lq / rate; }
+};
+
+struct WeibullCdf {
+  double scale, k;
+  AIMZ_MATH_FN bool valid() const { return pos_finite(scale) && pos_finite(k); }
+  AIMZ_MATH_FN double lo() const { return 0.0; }
+  AIMZ_MATH_FN double z(double x) const { return std::pow(x / scale, k); }
+  AIMZ_MATH_FN double log_sf(double x) const { return x <= 0.0 ? 0.0 : -z(x); }
+  AIMZ_MATH_FN double log_cdf(double x) const { return x <= 0.0 ? -inf<double>() : std::log(-std::expm1(-z(x))); }
+  AIMZ_MATH_FN double lower(double lp) const { return scale * std::pow(-std::log(-std::expm1(lp)), 1.0 / k); }
+  AIMZ_MATH_FN double upper(double lq) const { return scale * std::pow(-lq, 1.0 / k); }
+};
+
+struct GumbelCdf {
+  double loc, scale;
+  AIMZ_MATH_FN bool valid() const { return std::isfinite(loc) && pos_finite(scale); }
+  AIMZ_MATH_FN double lo() const { return -inf<double>(); }
+  AIMZ_MATH_FN double t(double x) const { return std::exp(-(x - loc) / scale); }
+  AIMZ_MATH_FN double log_cdf(double x) const { return -t(x); }
+  AIMZ_MATH_FN double log_sf(double x) const { return std::log(-std::expm1(-t(x))); }
+  AIMZ_MATH_FN double lower(double lp) const { return loc - scale * std::log(-lp); }
+  AIMZ_MATH_FN double upper(double lq) const { return loc - scale * std::log(-std::log(-std::expm1(lq))); }
+};
+
+struct ParetoCdf {
+  double scale, alpha;
+  AIMZ_MATH_FN bool valid() const { return pos_finite(scale) && pos_finite(alpha); }
+  AIMZ_MATH_FN double lo() const { return scale; }
+  AIMZ_MATH_FN double log_sf(double x) const { return x <= scale ? 0.0 : alpha * std::log(scale / x); }
+  AIMZ_MATH_FN double log_cdf(double x) const { return x <= scale ? -inf<double>() : log1m_exp_d(log_sf(x)); }
+  AIMZ_MATH_FN double lower(double lp) const { return upper(log1m_exp_d(lp)); }
+  AIMZ_MATH_FN double upper(double lq) const { return scale * std::exp(-lq / alpha); }
+};
+
+struct GammaCdf {
+  double a, rate;
+  AIMZ_MATH_FN bool valid() const { return pos_finite(a) && pos_finite(rate); }
+  AIMZ_MATH_FN double lo() const { return 0.0; }
+  AIMZ_MATH_FN double log_cdf(double x) const {
+    double p, q;
+    log_incomplete_gamma(a, rate * x, &p, &q);
+    return p;
+  }
+  AIMZ_MATH_FN double log_sf(double x) const {
+    double p, q;
+    log_incomplete_gamma(a, rate * x, &p, &q);
+    return q;
+  }
+  AIMZ_MATH_FN double lower(double) const { return nan<double>(); }
+  AIMZ_MATH_FN double upper(double) const { return nan<double>(); }
+};
+
+/// InverseGamma(a, rate): F(x) = Q(a, rate / x).
+struct InverseGammaCdf {
+  double a, rate;
+  AIMZ_MATH_FN bool valid() const { return pos_finite(a) && pos_finite(rate); }
+  AIMZ_MATH_FN double lo() const { return 0.0; }
+  AIMZ_MATH_FN double log_cdf(double x) const {
+    double p, q;
+    log_incomplete_gamma(a, x <= 0.0 ? inf<double>() : rate / x, &p, &q);
+    return q;
+  }
+  AIMZ_MATH_FN double log_sf(double x) const {
+    double p, q;
+    log_incomplete_gamma(a, x <= 0.0 ? inf<double>() : rate / x, &p, &q);
+    return p;
+  }
+  AIMZ_MATH_FN double lower(double) const { return nan<double>(); }
+  AIMZ_MATH_FN double upper(double) const { return nan<double>(); }
+};
+
+/// Whether [low, high] is above the base's median: its mass is then
+/// S(low) - S(high), else F(high) - F(low).
+template <class B> AIMZ_MATH_FN bool upper_side(const B& base, double low) {
+  return low > base.lo() && base.log_cdf(low) > -0.6931471805599453;
+}
+
+template <class B> AIMZ_MATH_FN double log_interval_mass(const B& base, double low, double high) {
+  if (upper_side(base, low)) return log_diff_exp_d(base.log_sf(low), base.log_sf(high));
+  return log_diff_exp_d(base.log_cdf(high), base.log_cdf(low));
+}
+
+/// x in [low, high] with log F(x) = target (Upper: log S(x) = target), by
+/// bisection: the bracket's upper end found by doubling when high is
+/// infinite; ends when the bracket stops shrinking.
+template <bool Upper, class B> AIMZ_MATH_FN double bisect_quantile(const B& base, double target, double low, double high) {
+  auto below = [&](double x) { return Upper ? base.log_sf(x) > target : base.log_cdf(x) < target; };
+  double lo = low > base.lo() ? low : base.lo(), hi = high;
+  if (hi == inf<double>()) {
+    hi = lo > 0.0 ? 2.0 * lo : 1.0;
+    for (int i = 0; i < 2100 && below(hi); ++i) hi *= 2.0;
+  }
+  for (int i = 0; i < 2100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (!(mid > lo && mid < hi)) break;
+    (below(mid) ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/// One draw from the base on [low, high] by inversion with uniform u.
+template <class B> AIMZ_MATH_FN double truncated_cdf_draw(const B& base, double u, double low, double high) {
+  double x;
+  if (upper_side(base, low)) {
+    const double ls = base.log_sf(low), hs = base.log_sf(high);
+    const double lq = ls + std::log((1.0 - u) + u * std::exp(hs - ls));
+    x = base.upper(lq);
+    if (x != x) x = bisect_quantile<true>(base, lq, low, high);
+  } else {
+    const double lf = base.log_cdf(low), hf = base.log_cdf(high);
+    const double lp = hf + std::log(u + (1.0 - u) * std::exp(lf - hf));
+    x = base.lower(lp);
+    if (x != x) x = bisect_quantile<false>(base, lp, low, high);
+  }
+  return x < low ? low : (x > high ? high : x);
+}
+
+template <class T, class B> AIMZ_MATH_FN bool cdf_truncation_ok(const B& base, T low, T high) {
+  return base.valid() && !std::isnan(low) && !std::isnan(high) && low < high && high > T(base.lo());
+}
+
+template <class T, class B> AIMZ_MATH_FN T truncated_cdf_sample(RandomStream& s, const B& base, T low, T high) {
+  if (!cdf_truncation_ok(base, low, high)) return nan<T>();
+  const double x = truncated_cdf_draw(base, uniform01<double>(s), static_cast<double>(low), static_cast<double>(high));
+  T y = static_cast<T>(x);
+  y = y < low ? low : (y > high ? high : y);
+  return finish(s, y);
+}
+
+template <class T, class B>
+AIMZ_MATH_FN T truncated_cdf_log_prob(double base_log_prob, T x, const B& base, T low, T high) {
+  if (!cdf_truncation_ok(base, low, high) || std::isnan(x)) return nan<T>();
+  if (x < low || x > high || std::isinf(x)) return -inf<T>();
+  return static_cast<T>(base_log_prob -
+                        log_interval_mass(base, static_cast<double>(low), static_cast<double>(high)));
+}
+
+/// Up to eight of the base's own draws (draw()) on [low, high] when the
+/// interval holds half the mass or more, then inversion.
+template <class T, class B, class Draw>
+AIMZ_MATH_FN T truncated_cdf_sample_trying(RandomStream& s, const B& base, T low, T high, Draw draw) {
+  if (!cdf_truncation_ok(base, low, high)) return nan<T>();
+  if (log_interval_mass(base, static_cast<double>(low), static_cast<double>(high)) >= -0.6931471805599453)
+    for (int i = 0; i < 8; ++i) {
+      const T x = draw();
+      if (x >= low && x <= high) return finish(s, x);
+    }
+  return truncated_cdf_sample(s, base, low, high);
+}
+
+}  // namespace detail
+
+// -------------------------------------------------- closed-form CDF bases
+
+template <class T> AIMZ_MATH_FN T truncated_exponential_sample(RandomStream& s, T rate, T low, T high) {
+  return detail::truncated_cdf_sample(s, detail::ExponentialCdf{double(rate)}, low, high);
+}
+template <class T> AIMZ_MATH_FN T truncated_exponential_log_prob(T x, T rate, T low, T high) {
+  return detail::truncated_cdf_log_prob(double(exponential_log_prob<double>(x, rate)), x, detail::ExponentialCdf{double(rate)}, low, high);
+}
+
+template <class T> AIMZ_MATH_FN T truncated_weibull_sample(RandomStream& s, T scale, T k, T low, T high) {
+  return detail::truncated_cdf_sample(s, detail::WeibullCdf{double(scale), double(k)}, low, high);
+}
+template <class T> AIMZ_MATH_FN T truncated_weibull_log_prob(T x, T scale, T k, T low, T high) {
+  return detail::truncated_cdf_log_prob(double(weibull_log_prob<double>(x, scale, k)), x,
+                                        detail::WeibullCdf{double(scale), double(k)}, low, high);
+}
+
+template <class T> AIMZ_MATH_FN T truncated_gumbel_sample(RandomStream& s, T loc, T scale, T low, T high) {
+  return detail::truncated_cdf_sample(s, detail::GumbelCdf{double(loc), double(scale)}, low, high);
+}
+template <class T> AIMZ_MATH_FN T truncated_gumbel_log_prob(T x, T loc, T scale, T low, T high) {
+  return detail::truncated_cdf_log_prob(double(gumbel_log_prob<double>(x, loc, scale)), x,
+                                        detail::GumbelCdf{double(loc), double(scale)}, low, high);
+}
+
+template <class T> AIMZ_MATH_FN T truncated_pareto_sample(RandomStream& s, T scale, T alpha, T low, T high) {
+  return detail::truncated_cdf_sample(s, detail::ParetoCdf{double(scale), double(alpha)}, low, high);
+}
+template <class T> AIMZ_MATH_FN T truncated_pareto_log_prob(T x, T scale, T alpha, T low, T high) {
+  return detail::truncated_cdf_log_prob(double(pareto_log_prob<double>(x, scale, alpha)), x,
+                                        detail::ParetoCdf{double(scale), double(alpha)}, low, high);
+}
+
+// ------------------------------------------------ incomplete-gamma bases
+
+template <class T> AIMZ_MATH_FN T truncated_gamma_sample(RandomStream& s, T concentration, T rate, T low, T high) {
+  return detail::truncated_cdf_sample_trying(s, detail::GammaCdf{double(concentration), double(rate)}, low, high,
+                                             [&] { return gamma_sample<T>(s, concentration, rate); });
+}
+template <class T> AIMZ_MATH_FN T truncated_gamma_log_prob(T x, T concentration, T rate, T low, T high) {
+  return detail::truncated_cdf_log_prob(double(gamma_log_prob<double>(x, concentration, rate)), x,
+                                        detail::GammaCdf{double(concentration), double(rate)}, low, high);
+}
+
+template <class T>
+AIMZ_MATH_FN T truncated_inverse_gamma_sample(RandomStream& s, T concentration, T rate, T low, T high) {
+  return detail::truncated_cdf_sample_trying(s, detail::InverseGammaCdf{double(concentration), double(rate)}, low,
+                                             high, [&] { return inverse_gamma_sample<T>(s, concentration, rate); });
+}
+template <class T> AIMZ_MATH_FN T truncated_inverse_gamma_log_prob(T x, T concentration, T rate, T low, T high) {
+  return detail::truncated_cdf_log_prob(double(inverse_gamma_log_prob<double>(x, concentration, rate)), x,
+                                        detail::InverseGammaCdf{double(concentration), double(rate)}, low, high);
+}
+
+// ------------------------------------------- through the symmetric bases
+
+/// LogNormal on [low, high]: exp of the normal truncated to [log low,
+/// log high], its density divided by x.
+template <class T> AIMZ_MATH_FN bool log_normal_truncation_ok(T loc, T scale, T low, T high) {
+  return std::isfinite(loc) && detail::pos_finite(scale) && low < high && high > T(0);
+}
+template <class T> AIMZ_MATH_FN T truncated_log_normal_sample(RandomStream& s, T loc, T scale, T low, T high) {
+  if (!log_normal_truncation_ok(loc, scale, low, high)) return detail::nan<T>();
+  const double lo = low > T(0) ? std::log(double(low)) : -detail::inf<double>();
+  const double z = truncated_normal_sample<double>(s, double(loc), double(scale), lo, std::log(double(high)));
+  T x = static_cast<T>(std::exp(z));
+  x = x < low ? low : (x > high ? high : x);
+  return z != z ? detail::nan<T>() : x;
+}
+template <class T> AIMZ_MATH_FN T truncated_log_normal_log_prob(T x, T loc, T scale, T low, T high) {
+  if (!log_normal_truncation_ok(loc, scale, low, high) || std::isnan(x)) return detail::nan<T>();
+  if (x < low || x > high || !(x > T(0)) || std::isinf(x)) return -detail::inf<T>();
+  const double lo = low > T(0) ? std::log(double(low)) : -detail::inf<double>();
+  const double lx = std::log(double(x));
+  return static_cast<T>(truncated_normal_log_prob<double>(lx, double(loc), double(scale), lo, std::log(double(high))) -
+                        lx);
+}
+
+/// HalfNormal(scale) on [low, high] is Normal(0, scale) on [max(low, 0), high].
+template <class T> AIMZ_MATH_FN T truncated_half_normal_sample(RandomStream& s, T scale, T low, T high) {
+  return truncated_normal_sample<T>(s, T(0), scale, low > T(0) ? low : T(0), high);
+}
+template <class T> AIMZ_MATH_FN T truncated_half_normal_log_prob(T x, T scale, T low, T high) {
+  return truncated_normal_log_prob<T>(x, T(0), scale, low > T(0) ? low : T(0), high);
+}
+
+/// HalfCauchy(scale) on [low, high] is Cauchy(0, scale) on [max(low, 0), high].
+template <class T> AIMZ_MATH_FN T truncated_half_cauchy_sample(RandomStream& s, T scale, T low, T high) {
+  return truncated_cauchy_sample<T>(s, T(0), scale, low > T(0) ? low : T(0), high);
+}
+template <class T> AIMZ_MATH_FN T truncated_half_cauchy_log_prob(T x, T scale, T low, T high) {
+  return truncated_cauchy_log_prob<T>(x, T(0), scale, low > T(0) ? low : T(0), high);
+}
+
+}  // namespace math
+}  // namespace aimz
