@@ -15,6 +15,7 @@
 #include "aimz/math/Hurdle.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Truncated.h"
+#include "aimz/math/TruncatedByCdf.h"
 
 namespace am = aimz::math;
 using aimz_test::close_to;
@@ -69,6 +70,15 @@ template <class T, class X> T eval(const LogDensityCase& c, X x) {
   if (d == "zero_inflated_negative_binomial2_logits")
     return am::zero_inflated_negative_binomial2_logits_log_prob(x, p0, p1, p2);
   if (d == "beta_binomial") return am::beta_binomial_log_prob(x, p0, p1, p2);
+  if (d == "truncated_exponential") return am::truncated_exponential_log_prob(xt, p0, p1, p2);
+  if (d == "truncated_weibull") return am::truncated_weibull_log_prob(xt, p0, p1, p2, p3);
+  if (d == "truncated_gumbel") return am::truncated_gumbel_log_prob(xt, p0, p1, p2, p3);
+  if (d == "truncated_pareto") return am::truncated_pareto_log_prob(xt, p0, p1, p2, p3);
+  if (d == "truncated_gamma") return am::truncated_gamma_log_prob(xt, p0, p1, p2, p3);
+  if (d == "truncated_inverse_gamma") return am::truncated_inverse_gamma_log_prob(xt, p0, p1, p2, p3);
+  if (d == "truncated_log_normal") return am::truncated_log_normal_log_prob(xt, p0, p1, p2, p3);
+  if (d == "truncated_half_normal") return am::truncated_half_normal_log_prob(xt, p0, p1, p2);
+  if (d == "truncated_half_cauchy") return am::truncated_half_cauchy_log_prob(xt, p0, p1, p2);
   if (d == "asymmetric_laplace") return am::asymmetric_laplace_log_prob(xt, p0, p1, p2);
   if (d == "kumaraswamy") return am::kumaraswamy_log_prob(xt, p0, p1);
   if (d == "log_uniform") return am::log_uniform_log_prob(xt, p0, p1);

@@ -22,6 +22,7 @@
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Samplers.h"
 #include "aimz/math/Truncated.h"
+#include "aimz/math/TruncatedByCdf.h"
 
 namespace am = aimz::math;
 using am::RandomStream;
@@ -578,6 +579,56 @@ TYPED_TEST(Sampler, ZeroInflatedCounts) {
       [&](RandomStream& s) { return am::zero_inflated_negative_binomial2_logits_sample<T>(s, T(m), T(c), T(0)); },
       [&](double k) { return am::zero_inflated_negative_binomial2_logits_log_prob(k, m, c, 0.0); }, 0.5 * m,
       0.5 * (m + m * m / c) + 0.25 * m * m);
+}
+
+// TruncatedByCdf.h: every draw inside [low, high] and KS against the base
+// CDF renormalized there (the test's own CDFs), with intervals below the
+// median, above it, far in the upper tail and one-sided.
+template <class F, class C> void truncation_case(const std::string& what, F sample, C cdf, double low, double high) {
+  SCOPED_TRACE(what + " on [" + std::to_string(low) + ", " + std::to_string(high) + "]");
+  const auto xs = draw(sample);
+  for (double x : xs) ASSERT_TRUE(x >= low && x <= high) << x;
+  const double a = cdf(low), b = cdf(high);
+  check_ks(xs, [&](double x) { return (cdf(x) - a) / (b - a); });
+}
+
+TYPED_TEST(Sampler, TruncatedByCdf) {
+  using T = TypeParam;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (auto [lo, hi] : {std::pair<double, double>{1, 3}, {0, 0.5}, {6, 12}, {5, inf}}) {  // NOLINT
+    truncation_case("Exponential(0.5)",
+                    [&](RandomStream& s) { return am::truncated_exponential_sample<T>(s, T(0.5), T(lo), T(hi)); },
+                    [](double x) { return x <= 0 ? 0.0 : -std::expm1(-0.5 * x); }, lo, hi);
+    truncation_case("Gamma(2, 0.5)",
+                    [&](RandomStream& s) { return am::truncated_gamma_sample<T>(s, T(2), T(0.5), T(lo), T(hi)); },
+                    [inf](double x) { return x <= 0 ? 0.0 : x == inf ? 1.0 : gamma_p(2, 0.5 * x); }, lo, hi);
+    truncation_case("InverseGamma(3, 2)",
+                    [&](RandomStream& s) {
+                      return am::truncated_inverse_gamma_sample<T>(s, T(3), T(2), T(lo / 4), T(hi / 4));
+                    },
+                    [inf](double x) { return x <= 0 ? 0.0 : x == inf ? 1.0 : 1 - gamma_p(3, 2 / x); }, lo / 4, hi / 4);
+    truncation_case("Weibull(2, 1.5)",
+                    [&](RandomStream& s) { return am::truncated_weibull_sample<T>(s, T(2), T(1.5), T(lo), T(hi)); },
+                    [](double x) { return x <= 0 ? 0.0 : -std::expm1(-std::pow(x / 2, 1.5)); }, lo, hi);
+    truncation_case("Gumbel(1, 2)",
+                    [&](RandomStream& s) { return am::truncated_gumbel_sample<T>(s, T(1), T(2), T(lo), T(hi)); },
+                    [](double x) { return std::exp(-std::exp(-(x - 1) / 2)); }, lo, hi);
+    truncation_case("Pareto(0.5, 3)",
+                    [&](RandomStream& s) {
+                      return am::truncated_pareto_sample<T>(s, T(0.5), T(3), T(lo + 0.5), T(hi + 0.5));
+                    },
+                    [](double x) { return x <= 0.5 ? 0.0 : 1 - std::pow(0.5 / x, 3); }, lo + 0.5, hi + 0.5);
+    truncation_case("LogNormal(0, 1)",
+                    [&](RandomStream& s) { return am::truncated_log_normal_sample<T>(s, T(0), T(1), T(lo), T(hi)); },
+                    [](double x) { return x <= 0 ? 0.0 : normal_cdf(std::log(x)); }, lo, hi);
+    truncation_case("HalfNormal(2)",
+                    [&](RandomStream& s) { return am::truncated_half_normal_sample<T>(s, T(2), T(lo), T(hi)); },
+                    [](double x) { return x <= 0 ? 0.0 : std::erf(x / (2 * std::sqrt(2.0))); }, lo, hi);
+  }
+  RandomStream s(1, 2, 3, 4, 5);
+  EXPECT_TRUE(std::isnan(am::truncated_gamma_sample<T>(s, T(2), T(1), T(3), T(1))));
+  EXPECT_TRUE(std::isnan(am::truncated_exponential_sample<T>(s, T(1), T(-3), T(-1))));
+  EXPECT_TRUE(std::isnan(am::truncated_log_normal_sample<T>(s, T(0), T(1), T(-2), T(0))));
 }
 
 // ClosedFormFamilies.h: KS against each CDF, moments, Geometric by

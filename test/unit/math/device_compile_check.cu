@@ -36,6 +36,11 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
        asymmetric_laplace_log_prob(x[i], T(0), T(1), T(2)) + kumaraswamy_log_prob(x[i], T(2), T(3)) +
        log_uniform_log_prob(x[i], T(1), T(2)) + beta_proportion_log_prob(x[i], T(0.3), T(4)) +
        chi2_log_prob(x[i], T(3)) + geometric_log_prob(x[i], T(0.3)) + geometric_logits_log_prob(x[i], T(-1));
+  r += truncated_gamma_sample(s, T(2), T(0.1), T(1), T(80)) + truncated_gamma_log_prob(x[i], T(2), T(0.1), T(1), T(80)) +
+       truncated_inverse_gamma_sample(s, T(3), T(2), T(0.5), inf) + truncated_exponential_sample(s, T(1), T(1), T(2)) +
+       truncated_weibull_log_prob(x[i], T(2), T(1.5), T(0), T(3)) + truncated_gumbel_sample(s, T(0), T(1), T(2), inf) +
+       truncated_pareto_log_prob(x[i], T(1), T(3), T(2), T(5)) + truncated_log_normal_sample(s, T(0), T(1), T(1), T(2)) +
+       truncated_half_normal_log_prob(x[i], T(1), T(0.5), T(2)) + truncated_half_cauchy_sample(s, T(1), T(0), T(3));
   cnt[i] += geometric_sample(s, T(0.3)) + geometric_logits_sample(s, x[i]);
   cnt[i] += hurdle_poisson_sample(s, T(0.3), x[i]) + hurdle_negative_binomial2_sample(s, T(0.3), x[i], T(0.5));
   out[i] = r;

@@ -310,6 +310,107 @@ def hp_truncated_normal(x, loc, scale, low, high):
         return float(-z * z / 2 - mp.log(s_) - mp.log(2 * mp.pi) / 2 - mp.log(mass))
 
 
+
+def logpdf_at_0(logpdf):
+    """The base's log density at 0 (-inf, finite or +inf)."""
+    import mpmath as mp
+    try:
+        v = logpdf(mp.mpf(0))
+    except (ValueError, ZeroDivisionError):
+        return -INF
+    return float(v) if mp.isfinite(v) else (INF if v > 0 else -INF)
+
+
+def _hp_truncated(x, low, high, valid, logpdf, cdf, lo=-INF):
+    """A base density renormalized on [low, high]: logpdf(x) (an mpf or a
+    float) minus log(F(high) - F(low)), mpmath at 60 digits; cdf takes mpf
+    arguments (-inf/inf allowed after clamping to the support's lower end)."""
+    import mpmath as mp
+    if not valid or math.isnan(low) or math.isnan(high) or not low < high or not high > lo \
+            or math.isnan(x):
+        return NAN
+    if x < low or x > high or math.isinf(x) or x < lo or (x == lo and lo == 0 and math.isinf(logpdf_at_0(logpdf))):
+        return -INF
+    with mp.workdps(60):
+        a = mp.mpf(max(low, lo)) if math.isfinite(max(low, lo)) else -mp.inf
+        b = mp.mpf(high) if math.isfinite(high) else mp.inf
+        mass = cdf(b) - cdf(a)
+        return float(mp.mpf(logpdf(mp.mpf(x))) - mp.log(mass))
+
+
+def hp_truncated_exponential(x, rate, low, high):
+    import mpmath as mp
+    r = mp.mpf(rate)
+    return _hp_truncated(x, low, high, 0 < rate < INF, lambda v: mp.log(r) - r * v,
+                         lambda v: 0 if v <= 0 else (1 if v == mp.inf else -mp.expm1(-r * v)), 0.0)
+
+
+def hp_truncated_weibull(x, scale, k, low, high):
+    import mpmath as mp
+    s_, k_ = mp.mpf(scale), mp.mpf(k)
+    return _hp_truncated(x, low, high, 0 < scale < INF and 0 < k < INF,
+                         lambda v: mp.log(k_ / s_) + (k_ - 1) * mp.log(v / s_) - (v / s_) ** k_,
+                         lambda v: 0 if v <= 0 else (1 if v == mp.inf else -mp.expm1(-(v / s_) ** k_)), 0.0)
+
+
+def hp_truncated_gumbel(x, loc, scale, low, high):
+    import mpmath as mp
+    m, s_ = mp.mpf(loc), mp.mpf(scale)
+    return _hp_truncated(x, low, high, _loc_scale_ok(loc, scale),
+                         lambda v: -((v - m) / s_ + mp.exp(-(v - m) / s_)) - mp.log(s_),
+                         lambda v: 0 if v == -mp.inf else (1 if v == mp.inf else mp.exp(-mp.exp(-(v - m) / s_))))
+
+
+def hp_truncated_pareto(x, scale, alpha, low, high):
+    import mpmath as mp
+    s_, a_ = mp.mpf(scale), mp.mpf(alpha)
+    return _hp_truncated(x, low, high, 0 < scale < INF and 0 < alpha < INF,
+                         lambda v: mp.log(a_) + a_ * mp.log(s_) - (a_ + 1) * mp.log(v),
+                         lambda v: 0 if v <= s_ else (1 if v == mp.inf else 1 - (s_ / v) ** a_), scale)
+
+
+def hp_truncated_gamma(x, a, rate, low, high):
+    import mpmath as mp
+    a_, r = mp.mpf(a), mp.mpf(rate)
+    return _hp_truncated(x, low, high, 0 < a < INF and 0 < rate < INF,
+                         lambda v: a_ * mp.log(r) + (a_ - 1) * mp.log(v) - r * v - mp.loggamma(a_),
+                         lambda v: 0 if v <= 0 else mp.gammainc(a_, 0, r * v, regularized=True), 0.0)
+
+
+def hp_truncated_inverse_gamma(x, a, rate, low, high):
+    import mpmath as mp
+    a_, r = mp.mpf(a), mp.mpf(rate)
+    return _hp_truncated(x, low, high, 0 < a < INF and 0 < rate < INF,
+                         lambda v: a_ * mp.log(r) - (a_ + 1) * mp.log(v) - r / v - mp.loggamma(a_),
+                         lambda v: 0 if v <= 0 else (1 if v == mp.inf else
+                                                     mp.gammainc(a_, r / v, mp.inf, regularized=True)), 0.0)
+
+
+def hp_truncated_log_normal(x, loc, scale, low, high):
+    import mpmath as mp
+    m, s_ = mp.mpf(loc), mp.mpf(scale)
+    return _hp_truncated(x, low, high, _loc_scale_ok(loc, scale),
+                         lambda v: -((mp.log(v) - m) / s_) ** 2 / 2 - mp.log(v) - mp.log(s_)
+                         - mp.log(2 * mp.pi) / 2,
+                         lambda v: 0 if v <= 0 else (1 if v == mp.inf else mp.ncdf((mp.log(v) - m) / s_)), 0.0)
+
+
+def hp_truncated_half_normal(x, scale, low, high):
+    import mpmath as mp
+    s_ = mp.mpf(scale)
+    return _hp_truncated(x, low, high, 0 < scale < INF,
+                         lambda v: mp.log(2) - (v / s_) ** 2 / 2 - mp.log(s_) - mp.log(2 * mp.pi) / 2,
+                         lambda v: 0 if v <= 0 else (1 if v == mp.inf else 2 * mp.ncdf(v / s_) - 1), 0.0)
+
+
+def hp_truncated_half_cauchy(x, scale, low, high):
+    import mpmath as mp
+    s_ = mp.mpf(scale)
+    return _hp_truncated(x, low, high, 0 < scale < INF,
+                         lambda v: mp.log(2 / (mp.pi * s_)) - mp.log1p((v / s_) ** 2),
+                         lambda v: 0 if v <= 0 else (1 if v == mp.inf else 2 * mp.atan(v / s_) / mp.pi), 0.0)
+
+
 # --- more discrete families
 
 
@@ -582,6 +683,24 @@ def sp_value(dist, params, x):
             return st.pareto.logpdf(x, params[1], scale=params[0])
         if dist == "weibull":
             return st.weibull_min.logpdf(x, params[1], scale=params[0])
+        if dist.startswith("truncated_") and dist != "truncated_normal":
+            *base, low, high = params
+            frozen = {
+                "truncated_exponential": lambda: st.expon(scale=1 / base[0]),
+                "truncated_weibull": lambda: st.weibull_min(base[1], scale=base[0]),
+                "truncated_gumbel": lambda: st.gumbel_r(base[0], base[1]),
+                "truncated_pareto": lambda: st.pareto(base[1], scale=base[0]),
+                "truncated_gamma": lambda: st.gamma(base[0], scale=1 / base[1]),
+                "truncated_inverse_gamma": lambda: st.invgamma(base[0], scale=base[1]),
+                "truncated_log_normal": lambda: st.lognorm(base[1], scale=math.exp(base[0])),
+                "truncated_half_normal": lambda: st.halfnorm(scale=base[0]),
+                "truncated_half_cauchy": lambda: st.halfcauchy(scale=base[0]),
+            }[dist]()
+            if math.isnan(x) or not low < high:
+                return NAN
+            if not (low <= x <= high):
+                return -INF
+            return frozen.logpdf(x) - np.log(frozen.cdf(high) - frozen.cdf(low))
         if dist == "truncated_normal":
             loc, scale, low, high = params
             if not (scale > 0) or not low < high:
@@ -673,6 +792,15 @@ HP = {
     "pareto": hp_pareto,
     "weibull": hp_weibull,
     "truncated_normal": hp_truncated_normal,
+    "truncated_exponential": hp_truncated_exponential,
+    "truncated_weibull": hp_truncated_weibull,
+    "truncated_gumbel": hp_truncated_gumbel,
+    "truncated_pareto": hp_truncated_pareto,
+    "truncated_gamma": hp_truncated_gamma,
+    "truncated_inverse_gamma": hp_truncated_inverse_gamma,
+    "truncated_log_normal": hp_truncated_log_normal,
+    "truncated_half_normal": hp_truncated_half_normal,
+    "truncated_half_cauchy": hp_truncated_half_cauchy,
     "gamma_poisson": hp_gamma_poisson,
     "negative_binomial2": hp_negative_binomial2,
     "negative_binomial_probs": hp_negative_binomial_probs,
@@ -929,6 +1057,33 @@ for a, b, n in [(2, 3, 10), (0.5, 0.5, 1), (1, 1, 100), (30, 0.2, 1000), (0.01, 
     add("beta_binomial", [a, b, n], sorted({0, 1, n // 2, n - 1, n}) + [-1, n + 1, 2.5] + SPECIAL_X)
 add("beta_binomial", [2, 3, 2.5], [1])
 add("beta_binomial", [0, 3, 5], [1])
+
+# Truncations of the positive families (TruncatedByCdf.h): the interval on
+# the lower side, straddling the median, far in the upper tail, one-sided.
+def add_trunc(dist, base, bounds, xs_of):
+    for low, high in bounds:
+        add(dist, base + [low, high], xs_of(low, high))
+
+
+def _trunc_xs(low, high):
+    lo = low if math.isfinite(low) else -5
+    hi = high if math.isfinite(high) else lo + 50
+    return [lo, hi, (lo + hi) / 2, lo + (hi - lo) * 0.01, lo - 1, hi + 1] + SPECIAL_X
+
+
+add_trunc("truncated_exponential", [0.5], [(1, 3), (0, 0.5), (20, 40), (5, INF), (-INF, 2)], _trunc_xs)
+add_trunc("truncated_weibull", [2, 1.5], [(0.5, 3), (4, INF), (0, 0.1)], _trunc_xs)
+add_trunc("truncated_gumbel", [1, 2], [(-2, 0), (3, 8), (20, INF), (-INF, -3)], _trunc_xs)
+add_trunc("truncated_pareto", [1, 3], [(1.5, 4), (10, INF), (0, 2)], _trunc_xs)
+add_trunc("truncated_gamma", [2, 0.1], [(1, 80), (0, 5), (100, INF), (150, 200)], _trunc_xs)
+add_trunc("truncated_gamma", [0.5, 2], [(0.01, 1), (3, 5)], _trunc_xs)
+add_trunc("truncated_inverse_gamma", [3, 2], [(0.5, 2), (0, 0.2), (5, INF)], _trunc_xs)
+add_trunc("truncated_log_normal", [0, 1], [(0.5, 2), (10, 50), (0, 0.1), (3, INF)], _trunc_xs)
+add_trunc("truncated_half_normal", [2], [(1, 3), (-1, 1), (8, INF)], _trunc_xs)
+add_trunc("truncated_half_cauchy", [1], [(0.5, 5), (-3, 2), (30, INF)], _trunc_xs)
+add("truncated_gamma", [2, 0.1, 5, 1], [3])
+add("truncated_gamma", [-1, 0.1, 1, 5], [3])
+add("truncated_exponential", [1, -3, -1], [-2])
 
 # Closed-form families (ClosedFormFamilies.h)
 for loc, scale, k in [(0, 1, 1), (1.5, 0.5, 2), (-3, 4, 0.3), (0, 1e-3, 10)]:

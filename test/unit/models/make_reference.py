@@ -211,6 +211,24 @@ def ref_hurdlelognormal(x, gate, loc, scale):
     return _hurdle(x, gate, st.lognorm.logpdf(x, s=scale, scale=math.exp(loc)))
 
 
+def _trunc(frozen, x, low, high):
+    if not (low <= x <= high):
+        return -np.inf
+    return frozen.logpdf(x) - np.log(frozen.cdf(high) - frozen.cdf(low))
+
+
+def ref_truncated_gamma(x, conc, rate, low, high):
+    return _trunc(st.gamma(conc, scale=1.0 / rate), x, low, high)
+
+
+def ref_truncated_lognormal(x, loc, scale, low, high):
+    return _trunc(st.lognorm(scale, scale=math.exp(loc)), x, low, high)
+
+
+def ref_truncated_exponential(x, rate, low, high):
+    return _trunc(st.expon(scale=1.0 / rate), x, low, high)
+
+
 def ref_truncatednormal(x, loc, scale, low, high):
     return st.truncnorm.logpdf(x, (low - loc) / scale, (high - loc) / scale, loc, scale)
 
@@ -499,6 +517,31 @@ def hp_hurdlelognormal(x, gate, loc, scale):
     return _hp_hurdle(x, gate, -z * z / 2 - lx - mp.log(sd) - mp.log(2 * mp.pi) / 2)
 
 
+def _hp_trunc(x, low, high, logpdf, cdf):
+    if not (low <= x <= high):
+        return MINF
+    return _f(logpdf(mp.mpf(x)) - mp.log(cdf(mp.mpf(high)) - cdf(mp.mpf(low))))
+
+
+def hp_truncated_gamma(x, conc, rate, low, high):
+    a, r = mp.mpf(conc), mp.mpf(rate)
+    return _hp_trunc(x, low, high,
+                     lambda v: a * mp.log(r) + (a - 1) * mp.log(v) - r * v - mp.loggamma(a),
+                     lambda v: mp.gammainc(a, 0, r * v, regularized=True))
+
+
+def hp_truncated_lognormal(x, loc, scale, low, high):
+    m, s_ = mp.mpf(loc), mp.mpf(scale)
+    return _hp_trunc(x, low, high,
+                     lambda v: -((mp.log(v) - m) / s_) ** 2 / 2 - mp.log(v) - mp.log(s_) - mp.log(2 * mp.pi) / 2,
+                     lambda v: mp.ncdf((mp.log(v) - m) / s_))
+
+
+def hp_truncated_exponential(x, rate, low, high):
+    r = mp.mpf(rate)
+    return _hp_trunc(x, low, high, lambda v: mp.log(r) - r * v, lambda v: -mp.expm1(-r * v))
+
+
 HP = {ref_normal: hp_normal, ref_halfnormal: hp_halfnormal,
       ref_lognormal: hp_lognormal, ref_exponential: hp_exponential,
       ref_gamma: hp_gamma, ref_beta: hp_beta, ref_uniform: hp_uniform,
@@ -525,7 +568,10 @@ HP = {ref_normal: hp_normal, ref_halfnormal: hp_halfnormal,
       ref_hurdlepoisson: hp_hurdlepoisson,
       ref_hurdlenegativebinomial2: hp_hurdlenegativebinomial2,
       ref_hurdlegamma: hp_hurdlegamma,
-      ref_hurdlelognormal: hp_hurdlelognormal}
+      ref_hurdlelognormal: hp_hurdlelognormal,
+      ref_truncated_gamma: hp_truncated_gamma,
+      ref_truncated_lognormal: hp_truncated_lognormal,
+      ref_truncated_exponential: hp_truncated_exponential}
 
 
 # ------------------------------------------------------------- distributions
@@ -728,6 +774,24 @@ DISTS = {
         "f64": ([(0.3, 0, 1), (0.6, 1.5, 0.25), (0.1, -1, 3)],
                 [-1, 0, 0.3, 1.7, 6, 150]),
     }),
+    "truncated_gamma": (
+        "TruncatedDistribution(Gamma(conc, rate), low=low, high=high)",
+        ["conc", "rate", "low", "high"], False, ref_truncated_gamma, {
+            "f32": ([(2, 0.1, 1, 80), (0.5, 2, 0.01, 1), (3, 1, 6, 9)], [0.5, 0.02, 2, 7, 70]),
+            "f64": ([(2, 0.1, 1, 80), (0.5, 2, 0.01, 1), (3, 1, 6, 9)], [0.5, 0.02, 2, 7, 70]),
+        }),
+    "truncated_lognormal": (
+        "TruncatedDistribution(LogNormal(loc, scale), low=low, high=high)",
+        ["loc", "scale", "low", "high"], False, ref_truncated_lognormal, {
+            "f32": ([(0, 1, 0.5, 2), (1, 0.5, 4, 10)], [0.3, 0.7, 1.5, 5, 9]),
+            "f64": ([(0, 1, 0.5, 2), (1, 0.5, 4, 10)], [0.3, 0.7, 1.5, 5, 9]),
+        }),
+    "truncated_exponential": (
+        "TruncatedDistribution(Exponential(rate), low=low, high=high)",
+        ["rate", "low", "high"], False, ref_truncated_exponential, {
+            "f32": ([(0.5, 1, 3), (2, 4, 8)], [0.5, 1.5, 2.5, 5, 7]),
+            "f64": ([(0.5, 1, 3), (2, 4, 8)], [0.5, 1.5, 2.5, 5, 7]),
+        }),
     "betabinomial": ("BetaBinomial(c1, c0, total)", ["c1", "c0", "total"], True,
                      ref_betabinomial, {
         "f32": ([(2, 3, 10), (0.5, 0.5, 1), (1, 1, 40)], [-1, 0, 1, 5, 10, 11, 40]),

@@ -81,9 +81,10 @@ AIMZ_MATH_FN void log_incomplete_gamma(double a, double x, double* log_p, double
   *log_p = log1m_exp_d(*log_q);
 }
 
-// The bases: log_cdf, log_sf and the density in double; lower(log p) and
-// upper(log q) the x with log F(x) = log p and log S(x) = log q (closed
-// forms, or NaN to ask for bisection); lo() the support's lower end.
+// The bases: log_cdf and log_sf in double; lower(log p) and upper(log q)
+// the x with log F(x) = log p and log S(x) = log q in closed form, or NaN
+// to ask for bisect_quantile, which also needs log_pdf; lo() the support's
+// lower end.
 
 struct ExponentialCdf {
   double rate;
@@ -93,6 +94,7 @@ struct ExponentialCdf {
   AIMZ_MATH_FN double log_cdf(double x) const { return x <= 0.0 ? -inf<double>() : std::log(-std::expm1(-rate * x)); }
   AIMZ_MATH_FN double lower(double lp) const { return -std::log(-std::expm1(lp)) / rate; }
   AIMZ_MATH_FN double upper(double lq) const { return -lq / rate; }
+  AIMZ_MATH_FN double log_pdf(double x) const { return exponential_log_prob<double>(x, rate); }
 };
 
 struct WeibullCdf {
@@ -104,6 +106,7 @@ struct WeibullCdf {
   AIMZ_MATH_FN double log_cdf(double x) const { return x <= 0.0 ? -inf<double>() : std::log(-std::expm1(-z(x))); }
   AIMZ_MATH_FN double lower(double lp) const { return scale * std::pow(-std::log(-std::expm1(lp)), 1.0 / k); }
   AIMZ_MATH_FN double upper(double lq) const { return scale * std::pow(-lq, 1.0 / k); }
+  AIMZ_MATH_FN double log_pdf(double x) const { return weibull_log_prob<double>(x, scale, k); }
 };
 
 struct GumbelCdf {
@@ -115,6 +118,7 @@ struct GumbelCdf {
   AIMZ_MATH_FN double log_sf(double x) const { return std::log(-std::expm1(-t(x))); }
   AIMZ_MATH_FN double lower(double lp) const { return loc - scale * std::log(-lp); }
   AIMZ_MATH_FN double upper(double lq) const { return loc - scale * std::log(-std::log(-std::expm1(lq))); }
+  AIMZ_MATH_FN double log_pdf(double x) const { return gumbel_log_prob<double>(x, loc, scale); }
 };
 
 struct ParetoCdf {
@@ -125,6 +129,7 @@ struct ParetoCdf {
   AIMZ_MATH_FN double log_cdf(double x) const { return x <= scale ? -inf<double>() : log1m_exp_d(log_sf(x)); }
   AIMZ_MATH_FN double lower(double lp) const { return upper(log1m_exp_d(lp)); }
   AIMZ_MATH_FN double upper(double lq) const { return scale * std::exp(-lq / alpha); }
+  AIMZ_MATH_FN double log_pdf(double x) const { return pareto_log_prob<double>(x, scale, alpha); }
 };
 
 struct GammaCdf {
@@ -141,6 +146,7 @@ struct GammaCdf {
     log_incomplete_gamma(a, rate * x, &p, &q);
     return q;
   }
+  AIMZ_MATH_FN double log_pdf(double x) const { return gamma_log_prob<double>(x, a, rate); }
   AIMZ_MATH_FN double lower(double) const { return nan<double>(); }
   AIMZ_MATH_FN double upper(double) const { return nan<double>(); }
 };
@@ -160,6 +166,7 @@ struct InverseGammaCdf {
     log_incomplete_gamma(a, x <= 0.0 ? inf<double>() : rate / x, &p, &q);
     return p;
   }
+  AIMZ_MATH_FN double log_pdf(double x) const { return inverse_gamma_log_prob<double>(x, a, rate); }
   AIMZ_MATH_FN double lower(double) const { return nan<double>(); }
   AIMZ_MATH_FN double upper(double) const { return nan<double>(); }
 };
@@ -175,22 +182,33 @@ template <class B> AIMZ_MATH_FN double log_interval_mass(const B& base, double l
   return log_diff_exp_d(base.log_cdf(high), base.log_cdf(low));
 }
 
-/// x in [low, high] with log F(x) = target (Upper: log S(x) = target), by
-/// bisection: the bracket's upper end found by doubling when high is
-/// infinite; ends when the bracket stops shrinking.
+/// x in [low, high] with log F(x) = target (Upper: log S(x) = target):
+/// Newton's method on the logarithm (its slope is f / F, or -f / S), kept
+/// inside a bracket that bisection shrinks whenever a step would leave it;
+/// the bracket's upper end found by doubling when high is infinite.
 template <bool Upper, class B> AIMZ_MATH_FN double bisect_quantile(const B& base, double target, double low, double high) {
-  auto below = [&](double x) { return Upper ? base.log_sf(x) > target : base.log_cdf(x) < target; };
+  // g(x) = log F(x) - target, increasing (Upper: target - log S(x)).
+  auto g = [&](double x) { return Upper ? target - base.log_sf(x) : base.log_cdf(x) - target; };
   double lo = low > base.lo() ? low : base.lo(), hi = high;
   if (hi == inf<double>()) {
     hi = lo > 0.0 ? 2.0 * lo : 1.0;
-    for (int i = 0; i < 2100 && below(hi); ++i) hi *= 2.0;
+    for (int i = 0; i < 2100 && g(hi) < 0.0; ++i) hi *= 2.0;
   }
-  for (int i = 0; i < 2100; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    if (!(mid > lo && mid < hi)) break;
-    (below(mid) ? lo : hi) = mid;
+  double x = 0.5 * (lo + hi);
+  for (int i = 0; i < 400; ++i) {
+    const double gx = g(x);
+    if (gx == 0.0) return x;
+    (gx < 0.0 ? lo : hi) = x;
+    // slope of g: f / F (or f / S), from the logarithms
+    const double log_tail = Upper ? base.log_sf(x) : base.log_cdf(x);
+    const double slope = std::exp(base.log_pdf(x) - log_tail);
+    double next = x - gx / slope;
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+    if (next == x || !(next > lo && next < hi)) break;
+    if (std::fabs(next - x) <= 4e-16 * std::fabs(x)) return next;
+    x = next;
   }
-  return 0.5 * (lo + hi);
+  return x;
 }
 
 /// One draw from the base on [low, high] by inversion with uniform u.
