@@ -235,8 +235,9 @@ void dumpAST(const Model &M, llvm::raw_ostream &OS) {
   for (const Param &P : M.Inputs)
     OS << "  input " << P.Name << ": " << dtypeName(P.Type.Type)
        << dimsStr(P.Type.Dims) << "\n";
-  OS << "  output " << M.Output.Name << ": " << dtypeName(M.Output.Type.Type)
-     << dimsStr(M.Output.Type.Dims) << "\n";
+  for (const Param &P : M.Outputs)
+    OS << "  output " << P.Name << ": " << dtypeName(P.Type.Type)
+       << dimsStr(P.Type.Dims) << "\n";
   dumpStmts(M.Body, 2, OS);
 }
 

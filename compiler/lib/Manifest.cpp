@@ -49,7 +49,10 @@ std::string manifestJSON(const ModelInfo &Info) {
   for (const TypedArray &I : Info.Inputs)
     Inputs.push_back(arrayJSON(I));
   M[manifest::Inputs] = Inputs;
-  M[manifest::Output] = arrayJSON(Info.Output);
+  Json Outputs = Json::array();
+  for (const TypedArray &O : Info.Outputs)
+    Outputs.push_back(arrayJSON(O));
+  M[manifest::Outputs] = Outputs;
   Json Sites = Json::array();
   for (const Site &S : Info.Sites) {
     Json J;

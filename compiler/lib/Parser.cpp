@@ -504,8 +504,8 @@ const auto stmt_def =
 const auto body_def = x3::lit('{') > *((!x3::lit('}')) > stmt) > '}';
 
 const auto model_def =
-    (kw("model") > ident > '(' > -(param % ',') > ')' > "->" > '(' > param >
-     ')' > body > x3::eoi)[([](auto &C) {
+    (kw("model") > ident > '(' > -(param % ',') > ')' > "->" > '(' >
+     (param % ',') > ')' > body > x3::eoi)[([](auto &C) {
       auto &A = x3::_attr(C);
       auto M = std::make_shared<Model>();
       const Ident &N = fusion::at_c<0>(A);
@@ -514,7 +514,7 @@ const auto model_def =
       M->Loc = kwLoc(C);
       if (fusion::at_c<1>(A))
         M->Inputs = *fusion::at_c<1>(A);
-      M->Output = fusion::at_c<2>(A);
+      M->Outputs = fusion::at_c<2>(A);
       M->Body = std::move(fusion::at_c<3>(A));
       x3::_val(C) = M;
     })];

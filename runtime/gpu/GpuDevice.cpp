@@ -546,9 +546,11 @@ llvm::Expected<bool> GpuDevice::checkCall(int Entry, const aimz_call &C,
     if (llvm::Error E = CheckView(C.inputs[I], L.Inputs[I], "input " + std::to_string(I)))
       return std::move(E);
   if (C.observed)
-    if (llvm::Error E = CheckView(*C.observed, L.Observed, "the observed array"))
-      return std::move(E);
-  if (!C.observed && L.Observed.Bytes > 0)
+    for (size_t O = 0; O < L.Observed.size(); ++O)
+      if (llvm::Error E = CheckView(C.observed[O], L.Observed[O],
+                                    "observed array " + std::to_string(O)))
+        return std::move(E);
+  if (!C.observed && !L.Observed.empty())
     return error("GpuDevice::submit: the layout has observed values, the call none");
   for (size_t S = 0; S < NS; ++S) {
     if (llvm::Error E = CheckView(C.posterior[S], L.Posterior[S],
@@ -601,7 +603,8 @@ GpuDevice::planLaunches(const aimz_call &C, int64_t Block,
 llvm::Expected<GpuDevice::CallBlock>
 GpuDevice::layoutCallBlock(const aimz_call &C, const RectangleLayout &L,
                            size_t NumLaunches, int64_t Threads) {
-  const size_t NI = L.Inputs.size(), NS = L.Results.size();
+  const size_t NI = L.Inputs.size(), NS = L.Results.size(),
+               NO = C.observed ? L.Observed.size() : 0;
   CallBlock B;
   size_t Off = 0;
   auto Reserve = [&](size_t Bytes, size_t Align = 8) {
@@ -613,7 +616,7 @@ GpuDevice::layoutCallBlock(const aimz_call &C, const RectangleLayout &L,
   B.Calls = Reserve(NumLaunches * sizeof(aimz_call), 16);
   B.Dims = Reserve(static_cast<size_t>(L.NumDims) * 8);
   B.InViews = Reserve(NI * sizeof(aimz_view));
-  B.ObsView = Reserve(sizeof(aimz_view));
+  B.ObsView = Reserve(std::max<size_t>(NO, 1) * sizeof(aimz_view));
   B.PostViews = Reserve(NS * sizeof(aimz_view));
   B.ResViews = Reserve(NS * sizeof(aimz_view));
   auto StridesOf = [&](const aimz_view &V, int Rank) -> size_t {
@@ -625,7 +628,9 @@ GpuDevice::layoutCallBlock(const aimz_call &C, const RectangleLayout &L,
   B.ResStrides.assign(NS, SIZE_MAX);
   for (size_t I = 0; I < NI; ++I)
     B.InStrides[I] = StridesOf(C.inputs[I], L.Inputs[I].Rank);
-  B.ObsStrides = C.observed ? StridesOf(*C.observed, L.Observed.Rank) : SIZE_MAX;
+  B.ObsStrides.resize(NO);
+  for (size_t O = 0; O < NO; ++O)
+    B.ObsStrides[O] = StridesOf(C.observed[O], L.Observed[O].Rank);
   for (size_t I = 0; I < NS; ++I)
     B.PostStrides[I] = StridesOf(C.posterior[I], L.Posterior[I].Rank);
   for (size_t I = 0; I < NS; ++I)
@@ -662,9 +667,12 @@ GpuDevice::layoutCallBlock(const aimz_call &C, const RectangleLayout &L,
     if (llvm::Error E = Place(C.inputs[I], L.Inputs[I], B.InPtr[I], B.InPiece[I],
                               "input " + std::to_string(I)))
       return std::move(E);
-  if (C.observed)
-    if (llvm::Error E = Place(*C.observed, L.Observed, B.ObsPtr, B.ObsPiece,
-                              "the observed values"))
+  B.ObsPtr.assign(NO, 0);
+  B.ObsPiece.assign(NO, SIZE_MAX);
+  for (size_t O = 0; O < NO; ++O)
+    if (llvm::Error E = Place(C.observed[O], L.Observed[O], B.ObsPtr[O],
+                              B.ObsPiece[O],
+                              "observed values " + std::to_string(O)))
       return std::move(E);
   for (size_t I = 0; I < NS; ++I)
     if (llvm::Error E = Place(C.posterior[I], L.Posterior[I], B.PostPtr[I],
@@ -736,10 +744,11 @@ void GpuDevice::fillCallBlock(const Slot &S, const aimz_call &C,
     PutStrides(B.InStrides[I], C.inputs[I].strides, L.Inputs[I].Rank);
     PutView(B.InViews + I * sizeof(aimz_view), D, B.InStrides[I]);
   }
-  if (C.observed) {
-    cu::DevicePtr D = B.ObsPiece != SIZE_MAX ? DevAt(B.ObsPiece) : B.ObsPtr;
-    PutStrides(B.ObsStrides, C.observed->strides, L.Observed.Rank);
-    PutView(B.ObsView, D, B.ObsStrides);
+  for (size_t O = 0; O < B.ObsPtr.size(); ++O) {
+    cu::DevicePtr D =
+        B.ObsPiece[O] != SIZE_MAX ? DevAt(B.ObsPiece[O]) : B.ObsPtr[O];
+    PutStrides(B.ObsStrides[O], C.observed[O].strides, L.Observed[O].Rank);
+    PutView(B.ObsView + O * sizeof(aimz_view), D, B.ObsStrides[O]);
   }
   for (size_t I = 0; I < NS; ++I) {
     cu::DevicePtr D = B.PostPiece[I] != SIZE_MAX ? DevAt(B.PostPiece[I]) : B.PostPtr[I];

@@ -151,29 +151,38 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
     D.Inputs.push_back(std::move(*H));
     llvm::consumeError(It->second.adviseSequential());
   }
-  auto Out = Given.find(M.Output.Name);
   const bool NeedObserved = Observed == ObservedUse::Require;
-  if (Out != Given.end()) {
-    if (Observed != ObservedUse::Ignore) {
-      std::string What = "observed output '" + M.Output.Name + "'";
-      if (auto E = bindShape(M.Output, Out->second.shape(), What, M.ObsDim,
-                        D.Bindings, BoundBy))
-        return std::move(E);
-      auto H = asHostArray(Out->second, M.Output.Type, What,
-                           Conversion::Widening);
-      if (!H)
-        return H.takeError();
-      D.Observed = std::move(*H);
-    } else {
-      W.push_back("ignoring --data " + M.Output.Name +
-                  ": the output is sampled, not read, by this command");
+  D.Observed.resize(M.Outputs.size());
+  for (size_t O = 0; O < M.Outputs.size(); ++O) {
+    const ManifestArray &OutArray = M.Outputs[O];
+    auto Out = Given.find(OutArray.Name);
+    if (Out != Given.end()) {
+      if (Observed != ObservedUse::Ignore) {
+        std::string What = "observed output '" + OutArray.Name + "'";
+        if (auto E = bindShape(OutArray, Out->second.shape(), What, M.ObsDim,
+                               D.Bindings, BoundBy))
+          return std::move(E);
+        auto H = asHostArray(Out->second, OutArray.Type, What,
+                             Conversion::Widening);
+        if (!H)
+          return H.takeError();
+        D.Observed[O] = std::move(*H);
+      } else {
+        W.push_back("ignoring --data " + OutArray.Name +
+                    ": the output is sampled, not read, by this command");
+      }
+    } else if (NeedObserved) {
+      return error("log-likelihood needs the observed output '" +
+                   OutArray.Name + "': pass --data " + OutArray.Name + "=" +
+                   OutArray.Name + ".npy" +
+                   (M.Outputs.size() > 1
+                        ? " (the model observes " + M.outputNames() +
+                              "; each is scored)"
+                        : std::string()));
     }
-  } else if (NeedObserved) {
-    return error("log-likelihood needs the observed output: pass --data " +
-                 M.Output.Name + "=" + M.Output.Name + ".npy");
   }
   for (const auto &[Name, A] : Given)
-    if (Name != M.Output.Name &&
+    if (!M.isOutputSite(M.siteIndex(Name)) &&
         std::none_of(M.Inputs.begin(), M.Inputs.end(),
                      [&](const ManifestArray &I) { return I.Name == Name; }))
       W.push_back("ignoring '" + Name + "' from --data: the model has no "
@@ -193,11 +202,12 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
                                      "input '" + M.Inputs[I].Name + "'",
                                      D.Bindings))
       return std::move(E);
-  if (D.Observed)
-    if (auto E = checkDerivedExtents(M.Output, D.Observed->Shape,
-                                     "observed output '" + M.Output.Name + "'",
-                                     D.Bindings))
-      return std::move(E);
+  for (size_t O = 0; O < M.Outputs.size(); ++O)
+    if (D.Observed[O])
+      if (auto E = checkDerivedExtents(
+              M.Outputs[O], D.Observed[O]->Shape,
+              "observed output '" + M.Outputs[O].Name + "'", D.Bindings))
+        return std::move(E);
   auto N = D.Bindings.find(M.ObsDim);
   if (N == D.Bindings.end())
     return error("the number of observations is unknown: no input has the "
@@ -275,8 +285,9 @@ posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
     }
     const ManifestSite &Site = M.Sites[S];
     if (Site.Kind == SiteKind::Observed) {
-      W.push_back("dropping '" + Name + "' from the posterior: it is the "
-                  "model's output, which is sampled, not conditioned on");
+      W.push_back("dropping '" + Name + "' from the posterior: it is an "
+                  "output of the model, which is sampled, not conditioned "
+                  "on");
       continue;
     }
     if (Site.Kind == SiteKind::Deterministic || Site.Kind == SiteKind::Factor) {
@@ -391,7 +402,7 @@ llvm::Error checkInputNames(const Manifest &M,
                             const std::vector<std::string> &Names,
                             const std::string &Option, bool OutputToo) {
   for (const std::string &Name : Names) {
-    if (OutputToo && Name == M.Output.Name)
+    if (OutputToo && M.isOutputSite(M.siteIndex(Name)))
       continue;
     if (std::none_of(M.Inputs.begin(), M.Inputs.end(),
                      [&](const ManifestArray &I) { return I.Name == Name; }))

@@ -83,8 +83,12 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
         return std::move(E);
       M.Inputs.push_back(std::move(A));
     }
-    if (auto E = readArray(J.at(manifest::Output), M.Output))
-      return std::move(E);
+    for (const auto &O : J.at(manifest::Outputs)) {
+      ManifestArray A;
+      if (auto E = readArray(O, A))
+        return std::move(E);
+      M.Outputs.push_back(std::move(A));
+    }
     for (const auto &S : J.at(manifest::Sites)) {
       ManifestSite Site;
       if (auto E = readArray(S, Site))
@@ -105,8 +109,12 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
   } catch (const nlohmann::json::exception &E) {
     return bad(E.what());
   }
-  if (M.outputSiteIndex() < 0)
-    return bad("the output site is missing");
+  if (M.Outputs.empty())
+    return bad("the model has no output");
+  for (size_t I = 0; I < M.Outputs.size(); ++I)
+    if (M.outputSiteIndex(I) < 0 ||
+        M.Sites[M.outputSiteIndex(I)].Kind != SiteKind::Observed)
+      return bad("the site of output '" + M.Outputs[I].Name + "' is missing");
   return M;
 }
 
@@ -115,6 +123,13 @@ int Manifest::siteIndex(llvm::StringRef Name) const {
     if (Sites[I].Name == Name)
       return static_cast<int>(I);
   return -1;
+}
+
+std::string Manifest::outputNames() const {
+  std::string S;
+  for (const ManifestArray &O : Outputs)
+    S += (S.empty() ? "'" : ", '") + O.Name + "'";
+  return S;
 }
 
 int Manifest::obsAxis(const std::vector<ManifestDim> &Shape) const {

@@ -69,13 +69,13 @@ bool chooseObsPlan(const Manifest &M, const Posterior *Post,
 llvm::Expected<std::vector<int>> chooseSites(const Manifest &M,
                                              const RunOptions &Opts) {
   std::vector<int> Sites;
-  int OutSite = M.outputSiteIndex();
-  // The log-likelihood's terms: the observed site and every factor.
+  // The log-likelihood's terms: the observed sites and every factor.
   auto IsTerm = [&](int S) {
-    return S == OutSite || M.Sites[S].Kind == SiteKind::Factor;
+    return M.isOutputSite(S) || M.Sites[S].Kind == SiteKind::Factor;
   };
   if (Opts.ReturnSites.empty()) {
-    Sites.push_back(OutSite);
+    for (size_t O = 0; O < M.Outputs.size(); ++O)
+      Sites.push_back(M.outputSiteIndex(O));
     for (size_t S = 0; S < M.Sites.size(); ++S)
       if (M.Sites[S].Kind == (Opts.Kind == EntryKind::LogLikelihood
                                   ? SiteKind::Factor
@@ -94,7 +94,7 @@ llvm::Expected<std::vector<int>> chooseSites(const Manifest &M,
     }
     if (Opts.Kind == EntryKind::LogLikelihood && !IsTerm(S))
       return error("--return-sites: log-likelihood returns the output "
-                   "site '" + M.Output.Name + "' and the factors only");
+                   "sites (" + M.outputNames() + ") and the factors only");
     if (Opts.Kind != EntryKind::LogLikelihood &&
         M.Sites[S].Kind == SiteKind::Factor)
       return error("--return-sites: '" + Name + "' is a factor, which only "
@@ -114,7 +114,7 @@ std::string groupOf(const Manifest &M, const RunOptions &Opts, int Site) {
     return "log_likelihood";
   case EntryKind::PriorPredictive:
     // Draws of the observed variable, and of latents and deterministics.
-    return Site == M.outputSiteIndex() ? "prior_predictive" : "prior";
+    return M.isOutputSite(Site) ? "prior_predictive" : "prior";
   }
   return "";
 }
@@ -323,7 +323,6 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
     BytesPerDrawAllObs += Elem;
     Outs.push_back(std::move(O));
   };
-  int OutSite = M.outputSiteIndex();
   for (int S : *Sites) {
     const ManifestSite &Si = M.Sites[S];
     OutputArray O;
@@ -335,7 +334,7 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
       O.Type = io::DType::Int8;
     // A vector-valued output's log-likelihood: one number per vector.
     std::vector<ManifestDim> Shape = Si.Shape;
-    if (Opts.Kind == EntryKind::LogLikelihood && S == OutSite)
+    if (Opts.Kind == EntryKind::LogLikelihood && M.isOutputSite(S))
       Shape.resize(Shape.size() - Si.EventRank);
     auto E = resolveShape(Shape, Data.Bindings);
     if (!E)
@@ -427,11 +426,14 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
   }
 
   // InferenceData: the observed values beside the draws.
-  if (P.InferenceData && Data.Observed && !Opts.OutOfSample) {
-    const HostArray &H = *Data.Observed;
+  for (size_t Ob = 0; Ob < Data.Observed.size(); ++Ob) {
+    if (!P.InferenceData || !Data.Observed[Ob] || Opts.OutOfSample)
+      continue;
+    const HostArray &H = *Data.Observed[Ob];
     OutputArray O;
-    O.Site = OutSite;
-    O.Name = M.Output.Name;
+    O.Site = M.outputSiteIndex(Ob);
+    O.Name = M.Outputs[Ob].Name;
+    O.ObservedOutput = Ob;
     O.Path = "observed_data/" + O.Name;
     O.Type = H.Type;
     O.Extents = H.Shape;

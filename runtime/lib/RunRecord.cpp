@@ -33,8 +33,9 @@ nlohmann::json fingerprints(const Manifest &M, const DataSet &Data) {
   for (size_t I = 0; I < Data.Inputs.size(); ++I)
     J[I < M.Inputs.size() ? M.Inputs[I].Name : Data.Inputs[I].Name] =
         fingerprint(Data.Inputs[I]);
-  if (Data.Observed)
-    J["(observed) " + M.Output.Name] = fingerprint(*Data.Observed);
+  for (size_t O = 0; O < Data.Observed.size() && O < M.Outputs.size(); ++O)
+    if (Data.Observed[O])
+      J["(observed) " + M.Outputs[O].Name] = fingerprint(*Data.Observed[O]);
   return J;
 }
 

@@ -407,7 +407,8 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
   // InferenceData's observed_data: copied from the data, chunk by chunk.
   for (size_t I = 0; Creator && I < Outs.size() && !RunErr; ++I)
     if (Outs[I].Observed)
-      RunErr = writeObserved(*Sink, I, Outs[I], *Data.Observed);
+      RunErr = writeObserved(*Sink, I, Outs[I],
+                             *Data.Observed[Outs[I].ObservedOutput]);
 
   // Views that do not change between calls.
   std::vector<std::vector<int64_t>> InStrides, PostStrides(M.Sites.size());
@@ -416,12 +417,16 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
     InStrides.push_back(H.strides());
   for (size_t I = 0; I < Data.Inputs.size(); ++I)
     InViews.push_back({const_cast<void *>(Data.Inputs[I].Data), InStrides[I].data()});
-  std::vector<int64_t> ObservedStrides;
-  aimz_view ObservedView{nullptr, nullptr};
-  if (Data.Observed) {
-    ObservedStrides = Data.Observed->strides();
-    ObservedView = {const_cast<void *>(Data.Observed->Data), ObservedStrides.data()};
-  }
+  // One view per output (the log-likelihood reads them all).
+  std::vector<std::vector<int64_t>> ObservedStrides(M.Outputs.size());
+  std::vector<aimz_view> ObservedViews(M.Outputs.size(),
+                                       aimz_view{nullptr, nullptr});
+  for (size_t O = 0; O < Data.Observed.size() && O < M.Outputs.size(); ++O)
+    if (Data.Observed[O]) {
+      ObservedStrides[O] = Data.Observed[O]->strides();
+      ObservedViews[O] = {const_cast<void *>(Data.Observed[O]->Data),
+                          ObservedStrides[O].data()};
+    }
   if (Post && Opts.Kind != EntryKind::PriorPredictive)
     for (size_t S = 0; S < M.Sites.size(); ++S)
       if (Post->has(S)) {
@@ -459,9 +464,11 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
     L.NumDims = static_cast<int64_t>(Dims.size());
     for (const HostArray &H : Data.Inputs)
       L.Inputs.push_back({ArrayBytes(H), static_cast<int>(H.Shape.size()), true});
-    if (Data.Observed)
-      L.Observed = {ArrayBytes(*Data.Observed),
-                    static_cast<int>(Data.Observed->Shape.size()), true};
+    if (Data.anyObserved())
+      for (const auto &H : Data.Observed)
+        L.Observed.push_back({H ? ArrayBytes(*H) : 0,
+                              H ? static_cast<int>(H->Shape.size()) : 0,
+                              true});
     for (size_t S = 0; S < M.Sites.size(); ++S) {
       int Rank = 1 + static_cast<int>(M.Sites[S].Shape.size());
       bool Has = Post && Opts.Kind != EntryKind::PriorPredictive && Post->has(S);
@@ -569,7 +576,7 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
       Call.seed = Opts.Seed;
       Call.dims = Dims.data();
       Call.inputs = InViews.data();
-      Call.observed = &ObservedView;
+      Call.observed = ObservedViews.data();
       Call.posterior = PostViews.data();
       Call.results = Results.data();
       Call.result_draw_origin = ChunkDraw0;

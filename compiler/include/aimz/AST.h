@@ -10,6 +10,7 @@
 
 #include "aimz/Shape.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/SMLoc.h"
 
@@ -307,8 +308,16 @@ struct Model {
   std::string Name;
   SMLoc Loc, NameLoc;
   std::vector<Param> Inputs;
-  Param Output;
+  /// The observed outputs, in signature order (one or more).
+  std::vector<Param> Outputs;
   std::vector<StmtPtr> Body;
+
+  const Param *findOutput(llvm::StringRef N) const {
+    for (const Param &P : Outputs)
+      if (P.Name == N)
+        return &P;
+    return nullptr;
+  }
 };
 
 /// Prints the tree in an indented, line-per-node form (`--emit=ast`).

@@ -58,7 +58,8 @@ struct ModelInfo {
   Plan ChosenPlan = Plan::Obs;
   std::vector<std::string> PlanReason; // obs-aligned latents forcing `draw`
   std::vector<TypedArray> Inputs;
-  TypedArray Output;
+  /// The observed outputs in signature order; each leads with ObsDim.
+  std::vector<TypedArray> Outputs;
   std::vector<Site> Sites; // program order
   std::map<std::string, int64_t> Constants;
   /// Dimension symbols bound from the data, in first-appearance order over
@@ -89,6 +90,9 @@ struct ModelInfo {
   std::vector<DimCheck> DimChecks;
 
   const Site *findSite(llvm::StringRef Name) const;
+  /// The position of output `Name` in Outputs (the runtime's observed[]),
+  /// or -1.
+  int outputIndex(llvm::StringRef Name) const;
 };
 
 /// The element type arithmetic on `A` and `B` produces: floats win (in the

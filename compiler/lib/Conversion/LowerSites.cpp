@@ -348,7 +348,7 @@ void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
   auto T = Op.getResult().getType();
   Type Prec = cast<ir::ArrayType>(Op.getParams()[0].getType()).getElementType();
   // The observed values, viewed like an input.
-  View Y = viewOfCallArray(FObserved, 0, T, false, Value(),
+  View Y = viewOfCallArray(FObserved, Op.getOutputIndex(), T, false, Value(),
                            B.create<arith::SubIOp>(Loc, BlockStart,
                                                    InputOrigin));
   ir::ArrayType LLType = logDensityType(Op);

@@ -637,6 +637,7 @@ void Generator::genSample(const SampleStmt &S) {
     R = B.create<ir::ObserveOp>(CurLoc, arrayType(Full, Si->Type),
                             S.Name, siteId(S.Name), S.LoweredDist,
                             B.getStrArrayAttr(ParamNames), plateNames(),
+                            static_cast<uint64_t>(Info.outputIndex(S.Name)),
                             Params);
   else
     R = B.create<ir::SampleOp>(CurLoc, arrayType(Full, Si->Type),

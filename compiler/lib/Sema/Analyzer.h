@@ -83,7 +83,7 @@ private:
   bool AllowPosteriorDims = false;
   std::map<std::string, SMLoc> PosteriorDimLocs;
   std::vector<OpenBlock> Blocks;
-  bool OutputSampled = false;
+  std::set<std::string> SampledOutputs;
 
   // Signature and dimensions.
   /// `const NAME = <arithmetic on dimensions>;`, resolved where used.

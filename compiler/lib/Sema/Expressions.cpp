@@ -133,7 +133,7 @@ bool Analyzer::analyzeName(NameExpr &E) {
                              E.Name + "(...)'");
       return false;
     }
-    if (E.Name == M.Output.Name) {
+    if (const Param *Out = M.findOutput(E.Name)) {
       // The output is what the model draws (predict) or scores
       // (log-likelihood); computing from it is refused. What the user
       // meant decides the alternative, so all three are named.
@@ -143,7 +143,7 @@ bool Analyzer::analyzeName(NameExpr &E) {
       Diags.note(E.Loc,
                  "an autoregressive term such as " + E.Name +
                      "[t - 1] takes the lagged values as an input (e.g. " +
-                     E.Name + "_lag: " + dtypeName(Info.Output.Type) + "[" +
+                     E.Name + "_lag: " + dtypeName(Out->Type.Type) + "[" +
                      Info.ObsDim + "]); a hurdle or a branch on the observed "
                      "value is a distribution over the output "
                      "(HurdlePoisson, ZeroInflatedPoisson, "
@@ -151,6 +151,12 @@ bool Analyzer::analyzeName(NameExpr &E) {
                      "MixtureSameFamily(...)); a sum over latent positions "
                      "(a change point) is a 'factor' beside the output's own "
                      "distribution");
+      // With several outputs, one response may depend on another.
+      if (M.Outputs.size() > 1)
+        Diags.note(Out->Loc, "an output's values may be used after its "
+                             "'" + E.Name + " ~ ...' statement (a later "
+                             "output depending on an earlier one): sample '" +
+                             E.Name + "' first");
       return false;
     }
     Diags.error(E.Loc, "unknown name '" + E.Name + "'");
@@ -158,9 +164,9 @@ bool Analyzer::analyzeName(NameExpr &E) {
     if (Later != LaterDefinitions.end())
       Diags.note(Later->second, "'" + E.Name +
                                     "' is defined here, after its use");
-    else if (E.Name == M.Output.Name)
-      Diags.note(M.Output.Loc, "the output can be used only after it is "
-                               "sampled");
+    else if (const Param *Out = M.findOutput(E.Name))
+      Diags.note(Out->Loc, "the output can be used only after it is "
+                           "sampled");
     return false;
   }
   const Symbol &S = It->second;

@@ -507,7 +507,8 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     return;
   }
   const DistSpec *Spec = lookupDistribution(S.Dist);
-  bool IsOutput = S.Name == M.Output.Name;
+  const Param *OutParam = M.findOutput(S.Name);
+  bool IsOutput = OutParam != nullptr;
   bool Ok = true;
   if (const BlockStmt *Scan = enclosingScan()) {
     Diags.error(S.NameLoc,
@@ -614,12 +615,12 @@ void Analyzer::analyzeSample(SampleStmt &S) {
   DType T = Discrete ? DType::I32 : Info.Precision;
 
   if (IsOutput && Ok) {
-    const TypedArray &Out = Info.Output;
+    const TypedArray &Out = Info.Outputs[Info.outputIndex(S.Name)];
     if (Full != Out.Dims) {
       Diags.error(S.NameLoc, "output '" + S.Name + "' is declared " +
                                  dtypeName(Out.Type) + shapeStr(Out.Dims) +
                                  " but this site has shape " + shapeStr(Full));
-      Diags.note(M.Output.Loc, "output declared here");
+      Diags.note(OutParam->Loc, "output declared here");
       Ok = false;
     }
     bool TypeOk = Discrete
@@ -663,7 +664,7 @@ void Analyzer::analyzeSample(SampleStmt &S) {
   Si.Support = Support;
   Si.EventRank = Call->EventSize ? Call->ValueEventRank : 0;
   if (IsOutput) {
-    OutputSampled = true;
+    SampledOutputs.insert(S.Name);
     Si.Kind = SiteKind::Observed;
     Si.Class = SiteClass::Observed;
   } else {

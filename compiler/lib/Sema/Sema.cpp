@@ -36,6 +36,13 @@ const char *siteClassName(SiteClass C) {
 
 const char *planName(Plan P) { return P == Plan::Obs ? "obs" : "draw"; }
 
+int ModelInfo::outputIndex(llvm::StringRef N) const {
+  for (size_t I = 0; I < Outputs.size(); ++I)
+    if (Outputs[I].Name == N)
+      return static_cast<int>(I);
+  return -1;
+}
+
 const Site *ModelInfo::findSite(llvm::StringRef N) const {
   for (const Site &S : Sites)
     if (S.Name == N)
@@ -96,15 +103,16 @@ std::optional<ModelInfo> Analyzer::run() {
   if (!checkSignature())
     return std::nullopt;
   analyzeBody(M.Body);
-  if (!OutputSampled && !Diags.hadError())
-    Diags.error(M.Output.Loc, "output '" + M.Output.Name +
-                                  "' is never sampled; add '" + M.Output.Name +
-                                  " ~ Dist(...);' to the model (a likelihood "
-                                  "written with 'factor' terms alone has no "
-                                  "draws to predict: give the output its "
-                                  "distribution, e.g. HurdlePoisson for a "
-                                  "hurdle, or a zero-inflated, truncated or "
-                                  "mixture one)");
+  for (const Param &Out : M.Outputs)
+    if (!SampledOutputs.count(Out.Name) && !Diags.hadError())
+      Diags.error(Out.Loc, "output '" + Out.Name +
+                               "' is never sampled; add '" + Out.Name +
+                               " ~ Dist(...);' to the model (a likelihood "
+                               "written with 'factor' terms alone has no "
+                               "draws to predict: give the output its "
+                               "distribution, e.g. HurdlePoisson for a "
+                               "hurdle, or a zero-inflated, truncated or "
+                               "mixture one)");
   // A dimension only the posterior can bind must be in a latent's shape.
   for (const auto &[Name, Loc] : PosteriorDimLocs) {
     bool Carried = llvm::any_of(Info.Sites, [&, &Name = Name](const Site &S) {

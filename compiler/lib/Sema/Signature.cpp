@@ -130,7 +130,6 @@ void Analyzer::collectNames(const std::vector<StmtPtr> &Body) {
 
 bool Analyzer::checkSignature() {
   Info.Name = M.Name;
-  const Param &Out = M.Output;
   bool Ok = true;
 
   // Symbols in the signature are bound by the data's shapes.
@@ -142,51 +141,78 @@ bool Analyzer::checkSignature() {
   };
   for (const Param &P : M.Inputs)
     Bind(P);
-  // The output's observation axis is bound by the data (or
+  // An output's observation axis is bound by the data (or
   // --num-observations); another axis of it that no input names (the J
   // items of `y: i32[n, J]`) is set at run time like a latent's group
   // count: by the posterior's arrays, by --dim, or by the observed output.
-  for (size_t I = 0; I < Out.Type.Dims.size(); ++I) {
-    const DimSyntax &D = Out.Type.Dims[I];
-    if (D.Name.empty() || Info.Constants.count(D.Name) ||
-        ConstArith.count(D.Name) || BoundSymbols.count(D.Name))
-      continue;
-    BoundSymbols.insert(D.Name);
-    Info.Symbols.push_back(D.Name);
-    if (I > 0 && D.Name != Out.Type.Dims[0].Name)
-      Info.PosteriorDims.push_back(D.Name);
+  for (const Param &Out : M.Outputs)
+    for (size_t I = 0; I < Out.Type.Dims.size(); ++I) {
+      const DimSyntax &D = Out.Type.Dims[I];
+      if (D.Name.empty() || Info.Constants.count(D.Name) ||
+          ConstArith.count(D.Name) || BoundSymbols.count(D.Name))
+        continue;
+      BoundSymbols.insert(D.Name);
+      Info.Symbols.push_back(D.Name);
+      if (I > 0 && D.Name != M.Outputs.front().Type.Dims[0].Name)
+        Info.PosteriorDims.push_back(D.Name);
+    }
+
+  bool AnyF64 = false;
+  for (const Param &Out : M.Outputs) {
+    auto OutShape = resolveDims(Out.Type.Dims, true);
+    if (!OutShape)
+      return false;
+    if (OutShape->empty()) {
+      Diags.error(Out.Type.Loc,
+                  "output '" + Out.Name +
+                      "' is a scalar; its leading dimension is the "
+                      "observation axis, as in 'f32[n]'");
+      return false;
+    }
+    if (!(*OutShape)[0].isSymbol() || !polyOf((*OutShape)[0]).isSymbol()) {
+      Diags.error(Out.Type.Dims[0].Loc,
+                  "the output's leading dimension is the observation axis "
+                  "and must be a name bound from the data, not the fixed "
+                  "extent " +
+                      (*OutShape)[0].str());
+      return false;
+    }
+    if (Info.ObsDim.empty()) {
+      Info.ObsDim = (*OutShape)[0].Symbol;
+    } else if ((*OutShape)[0].Symbol != Info.ObsDim) {
+      // One observation axis is what both plans shard; outputs of
+      // different lengths are separate models (or one output padded).
+      Diags.error(Out.Type.Dims[0].Loc,
+                  "output '" + Out.Name + "' leads with '" +
+                      (*OutShape)[0].Symbol + "' but the first output '" +
+                      M.Outputs.front().Name + "' leads with '" +
+                      Info.ObsDim +
+                      "'; every output shares the observation axis (one "
+                      "row per observation); give the outputs the same "
+                      "leading dimension");
+      return false;
+    }
+    if (Info.outputIndex(Out.Name) >= 0) {
+      Diags.error(Out.Loc, "output '" + Out.Name + "' is declared twice");
+      Diags.note(M.findOutput(Out.Name)->Loc, "previous declaration is here");
+      return false;
+    }
+    Info.Outputs.push_back({Out.Name, Out.Type.Type, *OutShape});
+    if (Out.Type.Type == DType::F64 && Requested == DType::F32) {
+      Diags.error(Out.Type.Loc, "output '" + Out.Name +
+                                    "' is f64 but the model was asked to "
+                                    "compute in f32 (--precision=f32); "
+                                    "declare it f32");
+      Ok = false;
+    }
+    AnyF64 |= Out.Type.Type == DType::F64;
   }
 
-  auto OutShape = resolveDims(Out.Type.Dims, true);
-  if (!OutShape)
-    return false;
-  if (OutShape->empty()) {
-    Diags.error(Out.Type.Loc,
-                "output '" + Out.Name +
-                    "' is a scalar; its leading dimension is the observation "
-                    "axis, as in 'f32[n]'");
-    return false;
-  }
-  if (!(*OutShape)[0].isSymbol() || !polyOf((*OutShape)[0]).isSymbol()) {
-    Diags.error(Out.Type.Dims[0].Loc,
-                "the output's leading dimension is the observation axis and "
-                "must be a name bound from the data, not the fixed extent " +
-                    (*OutShape)[0].str());
-    return false;
-  }
-  Info.ObsDim = (*OutShape)[0].Symbol;
-  Info.Output = {Out.Name, Out.Type.Type, *OutShape};
-
-  bool AnyF64 = Out.Type.Type == DType::F64;
-  if (AnyF64 && Requested == DType::F32) {
-    Diags.error(Out.Type.Loc, "output '" + Out.Name + "' is f64 but the model "
-                              "was asked to compute in f32 "
-                              "(--precision=f32); declare it f32");
-    Ok = false;
-  }
   for (const Param &P : M.Inputs) {
-    if (P.Name == Out.Name) {
-      Diags.error(P.Loc, "input '" + P.Name + "' has the output's name");
+    if (const Param *Out = M.findOutput(P.Name)) {
+      Diags.error(P.Loc, "input '" + P.Name + "' has an output's name; an "
+                         "observed array is declared once, as an output");
+      Diags.note(Out->Loc, "output declared here");
       Ok = false;
       continue;
     }

@@ -25,14 +25,15 @@ const BlockStmt *Analyzer::enclosingScan() const {
 }
 
 bool Analyzer::define(const Stmt &S, Symbol Sym) {
-  if (S.Name == M.Output.Name && S.K != Stmt::Kind::Sample) {
+  const bool IsOutput = M.findOutput(S.Name) != nullptr;
+  if (IsOutput && S.K != Stmt::Kind::Sample) {
     Diags.error(S.NameLoc, "output '" + S.Name +
                                "' must be defined by sampling it with '" +
                                S.Name + " ~ Dist(...)'");
     return false;
   }
   auto [It, New] = Names.emplace(S.Name, Sym);
-  if (!New || (S.Name == M.Output.Name && OutputSampled)) {
+  if (!New || (IsOutput && SampledOutputs.count(S.Name))) {
     Diags.error(S.NameLoc, "'" + S.Name + "' is already defined");
     Diags.note(It->second.Loc, "previous definition is here");
     return false;

@@ -20,7 +20,7 @@ inline constexpr const char Precision[] = "precision";
 inline constexpr const char Dims[] = "dims";
 inline constexpr const char PosteriorDims[] = "posterior_dims"; // optional
 inline constexpr const char Inputs[] = "inputs";
-inline constexpr const char Output[] = "output";
+inline constexpr const char Outputs[] = "outputs"; // observed, in order
 inline constexpr const char Sites[] = "sites";
 inline constexpr const char IndexInputs[] = "index_inputs"; // optional
 // Dimension arithmetic the runtime checks is >= 0 ({"expr": "K - 1",
@@ -29,7 +29,7 @@ inline constexpr const char DimChecks[] = "dim_checks"; // optional
 inline constexpr const char CheckExpr[] = "expr";
 inline constexpr const char CheckWhat[] = "what";
 
-// An array (an input, the output, a site).
+// An array (an input, an output, a site).
 inline constexpr const char Name[] = "name";
 inline constexpr const char DType[] = "dtype";
 inline constexpr const char Shape[] = "shape";

@@ -5,7 +5,7 @@
  * The runtime slices rectangles; it never knows a model's maths.
  *
  * Layout rules (all strides count elements, not bytes):
- *  - inputs[i], observed: data points at input row 0, which is absolute
+ *  - inputs[i], observed[o]: data points at input row 0, which is absolute
  *    observation `input_obs_origin`; strides[j] is the stride of dim j of the
  *    input's manifest shape (dim 0 is the observation axis).
  *  - posterior[s] (one per manifest site, NULL data = draw it from its prior):
@@ -15,7 +15,7 @@
  *  - results[s] (NULL data = not wanted): data points at the element of
  *    draw result_draw_origin and observation result_obs_origin (usually the
  *    rectangle's origin); strides as for the posterior. For log-likelihood
- *    the slot of the output site receives the pointwise log density.
+ *    the slot of each output's site receives its pointwise log density.
  * Element types are the manifest's dtypes (bool is one byte); latents and
  * log densities use the manifest's precision.
  *===----------------------------------------------------------------------===*/
@@ -50,7 +50,8 @@ typedef struct aimz_call {
   uint64_t seed;
   const int64_t *dims;        /* values of the manifest's "dims", in order */
   const aimz_view *inputs;    /* one per manifest input */
-  const aimz_view *observed;  /* the output's values (log-likelihood only) */
+  const aimz_view *observed;  /* one per manifest output, in order: the
+                                 observed values (log-likelihood only) */
   const aimz_view *posterior; /* one per manifest site */
   const aimz_view *results;   /* one per manifest site */
   void *scratch;              /* caller-owned, reused across calls */

@@ -290,8 +290,11 @@ int info() {
                << "\ninputs:";
   for (const ManifestArray &I : M.Inputs)
     llvm::outs() << " " << I.Name << ": " << I.TypeName << shapeString(I.Shape);
-  llvm::outs() << "\noutput: " << M.Output.Name << ": " << M.Output.TypeName
-               << shapeString(M.Output.Shape) << "\nsites:\n";
+  llvm::outs() << (M.Outputs.size() > 1 ? "\noutputs:" : "\noutput:");
+  for (const ManifestArray &O : M.Outputs)
+    llvm::outs() << " " << O.Name << ": " << O.TypeName
+                 << shapeString(O.Shape);
+  llvm::outs() << "\nsites:\n";
   for (const ManifestSite &S : M.Sites) {
     const char *Kind = S.Kind == SiteKind::Latent          ? "latent"
                        : S.Kind == SiteKind::Deterministic ? "deterministic"

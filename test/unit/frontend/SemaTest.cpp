@@ -122,8 +122,8 @@ model m(X: f32[n]) -> (y: i32[n]) {
             R"({"model":"m","obs_dim":"n","plan":"obs","plan_reason":[],)"
             R"("precision":"f32","dims":["n"],"inputs":[{"name":"X",)"
             R"("dtype":"f32",)"
-            R"("shape":["n"]}],"output":{"name":"y","dtype":"i32","shape":)"
-            R"(["n"]},"sites":[{"name":"p","kind":"latent","class":"global",)"
+            R"("shape":["n"]}],"outputs":[{"name":"y","dtype":"i32","shape":)"
+            R"(["n"]}],"sites":[{"name":"p","kind":"latent","class":"global",)"
             R"("dist":"Beta","dtype":"f32","shape":[]},{"name":"y","kind":)"
             R"("observed","class":"observed","dist":"Bernoulli","dtype":)"
             R"("i32","shape":["n"]}]})");

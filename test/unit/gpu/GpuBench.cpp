@@ -159,7 +159,7 @@ int main(int argc, char **argv) {
     std::cerr << M.Path << ": " << M.Error << "\n";
     return 1;
   }
-  if (M.outputSite() < 0 || M.Manifest.at("output").at("dtype") != "i32") {
+  if (M.outputSite() < 0 || M.Manifest.at("outputs").at(0).at("dtype") != "i32") {
     std::cerr << "the benchmark expects a model with an i32 output (mlp)\n";
     return 1;
   }

@@ -135,7 +135,7 @@ struct Model {
   const nlohmann::json &sites() const { return Manifest.at("sites"); }
   const nlohmann::json &inputs() const { return Manifest.at("inputs"); }
   std::string obsDim() const { return Manifest.at("obs_dim"); }
-  std::string outputName() const { return Manifest.at("output").at("name"); }
+  std::string outputName() const { return Manifest.at("outputs").at(0).at("name"); }
   std::string precision() const { return Manifest.at("precision"); }
   int outputSite() const {
     for (size_t I = 0; I < sites().size(); ++I)
@@ -228,7 +228,7 @@ struct Problem {
     }
     // Observed values for the log-likelihood: floats ~ N(0, 1), integers
     // in {0, 1} (valid for Bernoulli and count outputs alike).
-    const auto &Out = M->Manifest.at("output");
+    const auto &Out = M->Manifest.at("outputs").at(0);
     Observed = Arr::make(Out.at("dtype"), M->resolve(Out.at("shape"), Dims, N));
     std::bernoulli_distribution B(0.5);
     for (int64_t I = 0; I < Observed.size(); ++I)
@@ -302,7 +302,7 @@ struct Call {
     }
     if (Entry == aimz::gpu::EntryLogLikelihood) {
       ObsView = P.Observed.view();
-      L.Observed = {P.Observed.bytes(), static_cast<int>(P.Observed.Shape.size()), Resident};
+      L.Observed = {{P.Observed.bytes(), static_cast<int>(P.Observed.Shape.size()), Resident}};
     }
     C.abi_version = AIMZ_ABI_VERSION;
     C.draw_begin = D0;

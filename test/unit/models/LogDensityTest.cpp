@@ -85,7 +85,7 @@ TEST_P(LogDensity, MatchesScipy) {
 
   std::vector<const RefCase *> Cases = casesOf(RM.Name);
   ASSERT_FALSE(Cases.empty());
-  DType Out = parseDType(M->manifest().at("output").at("dtype"));
+  DType Out = parseDType(M->manifest().at("outputs").at(0).at("dtype"));
 
   // Parameters that are inputs vary per observation; those that are sites
   // come from the posterior and vary per draw.

@@ -283,13 +283,13 @@ public:
     return sites().at(static_cast<size_t>(siteIndex(Name)));
   }
   std::string outputName() const {
-    return Json.at("output").at("name").get<std::string>();
+    return Json.at("outputs").at(0).at("name").get<std::string>();
   }
   /// The floating precision the spec asks for: f64 when the output or a
   /// floating input is f64 (computed from the manifest's dtypes, not read
   /// from its "precision" field).
   DType specPrecision() const {
-    bool F64 = Json.at("output").at("dtype") == "f64";
+    bool F64 = Json.at("outputs").at(0).at("dtype") == "f64";
     for (const auto &In : inputs())
       F64 |= In.at("dtype") == "f64";
     return F64 ? DType::F64 : DType::F32;

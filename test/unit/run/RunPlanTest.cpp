@@ -37,8 +37,9 @@ Manifest linregManifest() {
   M.ObsDim = "n";
   M.Plan = "obs";
   M.Dims = {"n", "k"};
-  M.Output.Name = "y";
-  M.Output.Shape = {std::string("n")};
+  M.Outputs.resize(1);
+  M.Outputs[0].Name = "y";
+  M.Outputs[0].Shape = {std::string("n")};
   M.Sites = {site("alpha", SiteKind::Latent, {}, false),
              site("beta", SiteKind::Latent, {std::string("k")}, false),
              site("z", SiteKind::Latent, {std::string("n"), int64_t(2)}, true),
@@ -197,7 +198,7 @@ RunPlan planOf(const RunOptions &O, int64_t Chains = 2,
     H.Name = "y";
     H.Shape = {5};
     H.Data = Y.data();
-    D.Observed = H;
+    D.Observed = {H};
   }
   static Posterior Post;
   Post = posteriorOf(M, 8, Chains);

@@ -257,10 +257,15 @@ def Aimz_SampleOp : Aimz_Op<"sample"> {
 }
 
 def Aimz_ObserveOp : Aimz_Op<"observe"> {
-  let summary = "The output site: sampled when predicting, scored when "
+  let summary = "An output site: sampled when predicting, scored when "
                 "computing the log-likelihood";
+  let description = [{
+    `output_index` is the output's position in the signature: the
+    log-likelihood reads its observed values from `observed[output_index]`.
+  }];
   let arguments = (ins StrAttr:$name, I64Attr:$site_id, StrAttr:$dist,
                        StrArrayAttr:$param_names, StrArrayAttr:$plates,
+                       DefaultValuedAttr<I64Attr, "0">:$output_index,
                        Variadic<Aimz_ArrayType>:$params);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = [{

@@ -90,7 +90,9 @@ struct ResultLayout {
 struct RectangleLayout {
   int64_t NumDims = 0; // entries of call.dims
   std::vector<ArrayLayout> Inputs;
-  ArrayLayout Observed; // log-likelihood; Bytes 0 when there is none
+  /// Log-likelihood: one per output (aimz_call::observed[]); empty for
+  /// the other entry points.
+  std::vector<ArrayLayout> Observed;
   std::vector<ArrayLayout> Posterior; // one per site
   std::vector<ResultLayout> Results;  // one per site
   /// Scratch per thread: the host entry point's scratch_needed for the same
@@ -214,8 +216,7 @@ private:
   struct CallBlock {
     size_t Calls = 0, Dims = 0, InViews = 0, ObsView = 0, PostViews = 0,
            ResViews = 0, Status = 0, Bytes = 0;
-    std::vector<size_t> InStrides, PostStrides, ResStrides;
-    size_t ObsStrides = SIZE_MAX;
+    std::vector<size_t> InStrides, PostStrides, ResStrides, ObsStrides;
     /// A streamed array, copied into the block at Off.
     struct Piece {
       const void *Src;
@@ -225,8 +226,8 @@ private:
     /// Resident arrays' device addresses; streamed ones' pieces.
     std::vector<cu::DevicePtr> InPtr, PostPtr;
     std::vector<size_t> InPiece, PostPiece;
-    cu::DevicePtr ObsPtr = 0;
-    size_t ObsPiece = SIZE_MAX;
+    std::vector<cu::DevicePtr> ObsPtr;
+    std::vector<size_t> ObsPiece;
   };
   /// Where a rectangle's wanted sites lie in the results buffer.
   struct ResultCopies {

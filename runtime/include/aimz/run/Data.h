@@ -18,7 +18,14 @@ using Warnings = std::vector<std::string>;
 
 struct DataSet {
   std::vector<HostArray> Inputs;  // manifest order
-  std::optional<HostArray> Observed; // the output's values, when given
+  /// The outputs' values, when given (one slot per manifest output).
+  std::vector<std::optional<HostArray>> Observed;
+  bool anyObserved() const {
+    for (const auto &O : Observed)
+      if (O)
+        return true;
+    return false;
+  }
   std::map<std::string, int64_t> Bindings;
   int64_t NumObs = 0;
 };
@@ -27,7 +34,7 @@ struct DataSet {
 enum class ObservedUse {
   Ignore,  ///< sampled, not read: ignored with a warning (predict)
   IfGiven, ///< read when given (InferenceData's observed_data)
-  Require  ///< log-likelihood: an error when missing
+  Require  ///< log-likelihood: an error when one is missing
 };
 
 /// Loads `--data` arguments: `name=file.npy` or `file.npz` (every member).

@@ -66,14 +66,21 @@ struct Manifest {
   };
   std::vector<DimCheck> DimChecks;
   std::vector<ManifestArray> Inputs;
-  ManifestArray Output;
+  /// The observed outputs, in signature order (the ABI's observed[]).
+  std::vector<ManifestArray> Outputs;
   std::vector<ManifestSite> Sites;
 
   static llvm::Expected<Manifest> parse(llvm::StringRef JSON);
 
   int siteIndex(llvm::StringRef Name) const;
-  /// The index of the output site among Sites.
-  int outputSiteIndex() const { return siteIndex(Output.Name); }
+  /// The index among Sites of output `I`.
+  int outputSiteIndex(size_t I) const { return siteIndex(Outputs[I].Name); }
+  /// Whether site `S` is an output (scored by the log-likelihood).
+  bool isOutputSite(int S) const {
+    return S >= 0 && Sites[S].Kind == SiteKind::Observed;
+  }
+  /// The outputs' names, comma-separated (for messages).
+  std::string outputNames() const;
   /// Position of the observation axis in a shape, or -1.
   int obsAxis(const std::vector<ManifestDim> &Shape) const;
 };

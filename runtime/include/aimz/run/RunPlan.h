@@ -48,6 +48,7 @@ struct OutputArray {
   /// InferenceData's observed_data: a copy of the observed output, written
   /// from the data before the batches (ChunkRows rows per chunk).
   bool Observed = false;
+  size_t ObservedOutput = 0; // which output (Data.Observed's slot)
   uint64_t ChunkRows = 0;
 };
 
