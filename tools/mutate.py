@@ -184,6 +184,14 @@ MUTATIONS = [
     ("log-prob-value-is-a-parameter", "compiler/lib/MLIRGen/MLIRGen.cpp",
      "Value V = Aligned(X, X.Ty.Type);", "Value V = Params.front();",
      COMPILER_TARGETS, [e2e("log_likelihood", "-k log_prob")]),
+    ("observe-output-index-ignored", "compiler/lib/Conversion/LowerSites.cpp",
+     "viewOfCallArray(FObserved, Op.getOutputIndex(),",
+     "viewOfCallArray(FObserved, 0,",
+     COMPILER_TARGETS, [e2e("several_outputs")]),
+    ("observed-data-first-output-only", "runtime/lib/Data.cpp",
+     "  for (size_t O = 0; O < M.Outputs.size(); ++O) {\n    const ManifestArray &OutArray",
+     "  for (size_t O = 0; O < 1; ++O) {\n    const ManifestArray &OutArray",
+     RUN_TARGETS, [e2e("several_outputs")]),
 ]
 
 

@@ -124,8 +124,8 @@ class Model:
     def __init__(self, path):
         self._native = _native.Model(os.fspath(path))
         self.info = json.loads(self._native.manifest_json)
-        """The manifest: inputs, output, sites (kind, class, dtype, shape),
-        the sharding plan and why."""
+        """The manifest: inputs, outputs (the observed arrays, in order),
+        sites (kind, class, dtype, shape), the sharding plan and why."""
 
     @property
     def path(self):
@@ -188,7 +188,7 @@ class Model:
                 progress=True, codec=None, dims=None, strict=False,
                 intervention=None, layout="flat", out_of_sample=False,
                 resume=False):
-        """Posterior predictive draws of the output (and deterministic
+        """Posterior predictive draws of each output (and deterministic
         sites), one per posterior draw and observation. `intervention`:
         {site: number or array of the site's shape}, do(site = value) as
         NumPyro's `do` (aimz-run's --intervene). `layout="inference-data"`
@@ -225,8 +225,9 @@ class Model:
                        batch_size=None, devices=None, out=None,
                        progress=True, codec=None, dims=None, strict=False,
                        layout="flat", resume=False):
-        """Pointwise log-likelihood of the observed output (in `data`, under
-        the output's name) per posterior draw, plus factor terms.
+        """Pointwise log-likelihood of each observed output (in `data`,
+        under the output's name; a model with several outputs needs them
+        all) per posterior draw, one array per output, plus factor terms.
         `layout="inference-data"`: ArviZ's log_likelihood group, ready for
         az.loo / az.waic once joined to the fit (`idata.extend(...)`)."""
         return self._run("log_likelihood", data, posterior, out, dict(
@@ -240,7 +241,7 @@ class Model:
                          codec=None, dims=None, num_observations=None,
                          layout="flat", resume=False):
         """Draws from the prior predictive: every latent from its prior.
-        `layout="inference-data"`: groups prior_predictive (the output) and
+        `layout="inference-data"`: groups prior_predictive (the outputs) and
         prior (latents and deterministics)."""
         return self._run("prior_predictive", data, None, out, dict(
             num_samples=num_samples, seed=seed, shard_axis=shard_axis,
