@@ -148,6 +148,8 @@ struct CallExpr : Expr {
   std::optional<int64_t> Axis;
   /// Sema, for log_prob(Dist(...), x): the distribution's `dist` attribute
   /// and its arguments in the runtime's order (Args[1] is the value).
+  /// vec_to_tril's diagonal= (0: with the diagonal, -1: strictly lower).
+  int64_t TrilDiagonal = 0;
   std::string LogProbDist;
   std::vector<std::string> LogProbParamNames;
   std::vector<ExprPtr> LogProbParams;

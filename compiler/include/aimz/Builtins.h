@@ -26,6 +26,7 @@ enum class BuiltinFamily {
   Transpose,   // transpose(A): A.T
   Outer,       // outer(a, b): a[:, None] * b[None, :]
   Diag,        // diag(v): a diagonal matrix; diag(M): its diagonal
+  VecToTril,   // vec_to_tril(v, R, C): a lower triangle filled from v
   LogProb,     // log_prob(Dist(...), x): a distribution's log density at x
 };
 

@@ -80,6 +80,7 @@ private:
   Value transposeLocal(Value V, size_t Local, const ExprType &Result);
   Value genConstructor(const CallExpr &E);
   Value genMatrixHelper(const CallExpr &E, const Builtin &Fn);
+  Value genVecToTril(const CallExpr &E);
   Value genLogProb(const CallExpr &E);
   Value iota(const Shape &Local, size_t Axis);
   void genStmt(const Stmt &S);
@@ -321,6 +322,8 @@ Value Generator::genCall(const CallExpr &E) {
     return genConstructor(E);
   if (lookupBuiltin(E.Callee)->Family == BuiltinFamily::LogProb)
     return genLogProb(E);
+  if (lookupBuiltin(E.Callee)->Family == BuiltinFamily::VecToTril)
+    return genVecToTril(E);
   if (const Builtin &F = *lookupBuiltin(E.Callee);
       F.Family == BuiltinFamily::Transpose ||
       F.Family == BuiltinFamily::Outer || F.Family == BuiltinFamily::Diag)
@@ -405,6 +408,7 @@ Value Generator::genCall(const CallExpr &E) {
   case BuiltinFamily::Transpose:
   case BuiltinFamily::Outer:
   case BuiltinFamily::Diag:
+  case BuiltinFamily::VecToTril:
   case BuiltinFamily::LogProb:
     break; // handled above
   }
@@ -517,6 +521,46 @@ Value Generator::genMatrixHelper(const CallExpr &E, const Builtin &Fn) {
   default:
     llvm_unreachable("not a matrix helper");
   }
+}
+
+/// vec_to_tril(v, R, C): a gather of v at each kept (i, j), zeros above.
+/// Row i starts at T(min(i + k, C)) + max(i + k - C, 0) C, with T(m) =
+/// m (m + 1) / 2 (taken in f64: exact for any C that fits in memory) and k
+/// the diagonal (0 or -1); an entry above it gathers v[0] and is dropped.
+Value Generator::genVecToTril(const CallExpr &E) {
+  const Shape &S = E.Ty.Dims;
+  const int64_t C = S[1].Extent, K = E.TrilDiagonal;
+  const Expr &VArg = *E.Args[0].Value;
+  Value V = gen(VArg);
+  auto I64 = arrayType(inPlates(S), DType::I64);
+  auto F64 = arrayType(inPlates(S), DType::F64);
+  auto Bin = [&](ir::BinaryFn Fn, Value L, Value R, Type T = Type()) {
+    return B.create<ir::BinaryOp>(CurLoc, T ? T : L.getType(), Fn, L, R)
+        .getResult();
+  };
+  auto Int = [&](int64_t X) { return alignLocal(constant(X, DType::I64), {}, S); };
+  Value I = iota(S, 0), J = iota(S, 1);
+  Value IK = Bin(ir::BinaryFn::Add, I, Int(K));
+  Value M = Bin(ir::BinaryFn::Min, IK, Int(C));
+  Value MF = B.create<ir::CastOp>(CurLoc, F64, M);
+  Value T = Bin(ir::BinaryFn::Mul, MF,
+                Bin(ir::BinaryFn::Add, MF,
+                    alignLocal(constant(1, DType::F64), {}, S)));
+  T = Bin(ir::BinaryFn::Mul, T, alignLocal(constant(0.5, DType::F64), {}, S));
+  Value Row = Bin(ir::BinaryFn::Add, B.create<ir::CastOp>(CurLoc, I64, T),
+                  Bin(ir::BinaryFn::Mul,
+                      Bin(ir::BinaryFn::Max,
+                          Bin(ir::BinaryFn::Sub, IK, Int(C)), Int(0)),
+                      Int(C)));
+  Value Kept = Bin(ir::BinaryFn::Le, J, IK,
+                   arrayType(inPlates(S), DType::Bool));
+  Value Index = B.create<ir::SelectOp>(CurLoc, I64, Kept,
+                                       Bin(ir::BinaryFn::Add, Row, J), Int(0));
+  auto Result = arrayType(inPlates(S), E.Ty.Type);
+  Value G = B.create<ir::GatherOp>(CurLoc, Result, V, ValueRange{Index},
+                                   B.getI64IntegerAttr(Plates.size()));
+  return B.create<ir::SelectOp>(CurLoc, Result, Kept, G,
+                                alignLocal(constant(0, E.Ty.Type), {}, S));
 }
 
 /// Slices and integer constants (Sema's per-axis plan), then None's axes

@@ -156,6 +156,7 @@ private:
   bool analyzeCall(CallExpr &E);
   bool analyzeConstructor(CallExpr &E, const Builtin &Fn);
   bool analyzeMatrixHelper(CallExpr &E, const Builtin &Fn);
+  bool analyzeVecToTril(CallExpr &E);
   bool analyzeLogProb(CallExpr &E); // LogProb.cpp
   bool analyzeIndex(IndexExpr &E);
   bool analyzeArray(ArrayExpr &E);

@@ -2,8 +2,9 @@
 //
 // ones(K), zeros(K, J), full(K, v), eye(K), arange(K): arrays whose shape is
 // given by dimensions (integers, constants, dimension names, arithmetic);
-// transpose(A), outer(a, b) and diag(v | M), the helpers factor-analysis
-// and covariance code reach for. None may involve the observation axis.
+// transpose(A), outer(a, b), diag(v | M) and vec_to_tril(v, R, C), the
+// helpers factor-analysis and covariance code reach for. None may involve
+// the observation axis.
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
@@ -104,6 +105,119 @@ bool Analyzer::analyzeMatrixHelper(CallExpr &E, const Builtin &Fn) {
   default:
     llvm_unreachable("not a matrix helper");
   }
+}
+
+/// vec_to_tril(v, R[, C][, diagonal=0|-1]): the R x C matrix whose entries
+/// (i, j) with j <= i + diagonal are v's elements, row by row (NumPyro's
+/// vec_to_tril_matrix for a square one; a D x K loading matrix otherwise),
+/// zeros above. C must be a constant: the triangle's C (C + 1) / 2 is not
+/// a dimension polynomial with integer coefficients.
+bool Analyzer::analyzeVecToTril(CallExpr &E) {
+  const char *Usage = "; write vec_to_tril(v, R, C) (an R x C lower "
+                      "triangle, C a constant) or vec_to_tril(v, K) (K x K), "
+                      "with diagonal=-1 for a strictly lower one";
+  std::vector<const Arg *> Pos;
+  std::optional<int64_t> Diagonal;
+  for (const Arg &A : E.Args) {
+    if (A.Keyword.empty()) {
+      Pos.push_back(&A);
+      continue;
+    }
+    auto V = literalValue(*A.Value);
+    if (A.Keyword != "diagonal" || !V || (*V != 0 && *V != -1) || Diagonal) {
+      Diags.error(A.Loc, llvm::Twine("vec_to_tril takes the keyword "
+                                     "diagonal=0 or diagonal=-1 only") +
+                             Usage);
+      return false;
+    }
+    Diagonal = static_cast<int64_t>(*V);
+  }
+  if (Pos.size() < 2 || Pos.size() > 3) {
+    Diags.error(E.Loc, "vec_to_tril takes a vector and one or two "
+                       "dimensions; got " +
+                           llvm::Twine(Pos.size()) +
+                           (Pos.size() == 1 ? " argument" : " arguments") +
+                           Usage);
+    return false;
+  }
+  Expr &V = *Pos[0]->Value;
+  if (!analyzeExpr(V))
+    return false;
+  if (V.Ty.Dims.size() != 1 || !isNumeric(V.Ty.Type)) {
+    Diags.error(V.Loc, "vec_to_tril needs a vector of numbers; got shape " +
+                           shapeStr(V.Ty.Dims) + Usage);
+    return false;
+  }
+  if (mixesObservations(V.Loc, V.Ty.Dims[0], "'vec_to_tril'"))
+    return false;
+  std::vector<DimPoly> RC;
+  Shape Dims;
+  for (size_t I = 1; I < Pos.size(); ++I) {
+    auto P = dimPoly(*Pos[I]->Value, true);
+    if (!P)
+      return false;
+    auto D = dimOf(*P, Pos[I]->Loc);
+    if (!D)
+      return false;
+    RC.push_back(*P);
+    Dims.push_back(*D);
+  }
+  if (RC.size() == 1) {
+    RC.push_back(RC.front());
+    Dims.push_back(Dims.front());
+  }
+  const int64_t K = Diagonal.value_or(0);
+  const Arg &ColArg = *Pos.back();
+  if (!RC[1].isConstant()) {
+    Diags.error(ColArg.Loc, "vec_to_tril's number of columns must be a "
+                            "constant (`const K = 3;`): the length of its "
+                            "triangle, K (K + 1) / 2, is not a dimension "
+                            "expression otherwise" +
+                                llvm::Twine(RC.size() == 2 && Pos.size() == 2
+                                                ? "; a square one of a "
+                                                  "run-time size is an "
+                                                  "LKJCholesky or "
+                                                  "cholesky(...) factor"
+                                                : ""));
+    return false;
+  }
+  const int64_t C = RC[1].constantValue();
+  // Entries kept in row i: min(max(i + 1 + K, 0), C); their count over the
+  // R rows, for R + K >= C: C (C + 1) / 2 + (R + K - C) C.
+  DimPoly Length;
+  if (RC[0].isConstant()) {
+    int64_t N = 0;
+    for (int64_t I = 0; I < RC[0].constantValue(); ++I)
+      N += std::min(std::max<int64_t>(I + 1 + K, 0), C);
+    Length = DimPoly::constant(N);
+  } else {
+    DimPoly Tail = RC[0];
+    Tail.add(DimPoly::constant(K - C));
+    requireNonNegative(Tail, Pos[1]->Loc,
+                       "vec_to_tril's rows minus its columns" +
+                           std::string(K ? " minus 1" : "") + " (" +
+                           Tail.str() + ")");
+    Length = Tail;
+    if (!Length.mul(DimPoly::constant(C)) ||
+        !Length.add(DimPoly::constant(C * (C + 1) / 2)))
+      return !overflow(E.Loc);
+  }
+  if (Length.isConstant() && Length.constantValue() < 1) {
+    Diags.error(E.Loc, "vec_to_tril of this shape keeps no element");
+    return false;
+  }
+  if (polyOf(V.Ty.Dims[0]).Terms != Length.Terms) {
+    Diags.error(V.Loc, "vec_to_tril(v, " + Dims[0].str() + ", " +
+                           Dims[1].str() + (K ? ", diagonal=-1" : "") +
+                           ") needs a vector of " + Length.str() +
+                           " elements (its lower triangle, row by row); got "
+                           "shape " +
+                           shapeStr(V.Ty.Dims));
+    return false;
+  }
+  E.TrilDiagonal = K;
+  E.Ty = {V.Ty.Type, Dims, V.Ty.WeakLiteral};
+  return true;
 }
 
 } // namespace sema

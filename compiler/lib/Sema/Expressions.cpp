@@ -299,6 +299,8 @@ bool Analyzer::analyzeCall(CallExpr &E) {
     return analyzeConstructor(E, *Fn);
   if (Fn->Family == BuiltinFamily::LogProb)
     return analyzeLogProb(E);
+  if (Fn->Family == BuiltinFamily::VecToTril)
+    return analyzeVecToTril(E);
   bool AxisFn = Fn->takesAxis();
   bool Ok = true;
   // axis=: an integer literal (negative counts from the end), taken out of

@@ -170,6 +170,18 @@ def truncated_regression(X, y=None):
                        obs=y)
 
 
+def measurement_error(tau, x_meas=None, y=None):
+    mu_x = numpyro.sample("mu_x", dist.Normal(0, 10))
+    sigma_x = numpyro.sample("sigma_x", dist.HalfNormal(5))
+    alpha = numpyro.sample("alpha", dist.Normal(0, 10))
+    beta = numpyro.sample("beta", dist.Normal(0, 10))
+    sigma = numpyro.sample("sigma", dist.HalfNormal(5))
+    with numpyro.plate("obs", tau.shape[0]):
+        x = numpyro.sample("x", dist.Normal(mu_x, sigma_x))
+        numpyro.sample("x_meas", dist.Normal(x, tau), obs=x_meas)
+        numpyro.sample("y", dist.Normal(alpha + beta * x, sigma), obs=y)
+
+
 # ------------------------------------------------------------ the data
 
 def data_for(name, rng):
@@ -186,6 +198,8 @@ def data_for(name, rng):
         return dict(x=x, g=rng.integers(0, 5, N).astype(np.int32))
     if name == "gaussian_mixture":
         return dict(x=x)
+    if name == "measurement_error":
+        return dict(tau=rng.uniform(0.2, 1, N).astype(np.float32))
     return dict(X=X)
 
 
@@ -204,7 +218,14 @@ MODELS = {
     "varying_slopes": (varying_slopes, "f", {"J": 5}),
     "robust_regression": (robust_regression, "f", {}),
     "truncated_regression": (truncated_regression, "f", {}),
+    # Two observed outputs: the kind of each.
+    "measurement_error": (measurement_error, {"x_meas": "f", "y": "f"}, {}),
 }
+
+
+def outputs_of(kind):
+    """{output: kind}: "y" for the one-output models."""
+    return kind if isinstance(kind, dict) else {"y": kind}
 
 
 def truncated_regression_log_likelihood(post, data, y, ref):
@@ -234,6 +255,30 @@ def as_jax(d):
 
 
 class Examples(E.E2ETestCase):
+    def check_predictive(self, name, o, kind, ours, theirs):
+        self.assertEqual(ours.shape, theirs.shape)
+        # NumPyro's TruncatedNormal draws inf or NaN past ~37 sd (a tiny
+        # scale far from the bound): ours must be finite there, and those
+        # pairs stay out of the paired statistics.
+        self.assertTrue(np.all(np.isfinite(ours)),
+                        "%s: non-finite draws of %s" % (name, o))
+        if name in SUPPORT:
+            low, high = SUPPORT[name]
+            self.assertTrue(np.all((ours >= low) & (ours <= high)), name)
+        paired = np.isfinite(theirs)
+        self.assertGreater(paired.mean(), 0.99, name)
+        ours, theirs = ours[paired], theirs[paired]
+        stats_ = [(o, ours, theirs), (o + "^2", ours ** 2, theirs ** 2)]
+        if kind == "c":
+            for c in np.unique(theirs):
+                stats_.append(("%s==%d" % (o, c), (ours == c) * 1.0,
+                               (theirs == c) * 1.0))
+        for what, a, b in stats_:
+            d = (a - b).ravel()
+            z = d.mean() / (d.std() / np.sqrt(d.size) + 1e-300)
+            self.assertLess(abs(z), 5, "%s predictive %s: z = %.2f" %
+                            (name, what, z))
+
     def numpyro_prior(self, name, rng, num):
         fn, _, _ = MODELS[name]
         data = data_for(name, np.random.default_rng(1))
@@ -243,67 +288,58 @@ class Examples(E.E2ETestCase):
 
     def check(self, name):
         fn, kind, dims = MODELS[name]
+        outputs = outputs_of(kind)
         rng = np.random.default_rng(zlib.crc32(name.encode()))
         data, prior = self.numpyro_prior(name, rng, D)
-        post = {k: v.astype(np.float32) for k, v in prior.items() if k != "y"}
-        y = prior["y"][0]
-        y = y.astype(np.int32) if kind != "f" else y.astype(np.float32)
+        post = {k: v.astype(np.float32) for k, v in prior.items()
+                if k not in outputs}
+        observed = {o: prior[o][0].astype(np.int32 if k != "f" else np.float32)
+                    for o, k in outputs.items()}
         so = E.model(name)
         paths = {k: self.save("%s_%s.npy" % (name, k), np.asarray(v))
                  for k, v in data.items()}
         pp = self.savez("%s_post.npz" % name, **post)
 
-        # Log-likelihood: NumPyro's on the same (f32-rounded) posterior.
+        # Log-likelihood: NumPyro's on the same (f32-rounded) posterior, one
+        # array per output.
         out = self.fresh(".npz")
         E.run_cmd("log-likelihood", so,
-                  dict(paths, y=self.save("%s_y.npy" % name, y)), out,
+                  dict(paths, **{o: self.save("%s_%s.npy" % (name, o), v)
+                                 for o, v in observed.items()}), out,
                   posterior=pp)
-        got = E.read_arrays(out)["y"]
-        ref = np.asarray(log_likelihood(fn, as_jax(post), **as_jax(data),
-                                        y=jnp.asarray(y))["y"])
-        self.assertEqual(got.shape, ref.shape)
-        if name in EXACT_LOG_LIKELIHOOD:
-            ref = EXACT_LOG_LIKELIHOOD[name](post, data, y, ref)
-        # 1e-4, not test_log_densities' 1e-5: the f32 linear predictor's
-        # rounding (~1e-7 of its terms) is amplified by |z| / scale, and
-        # prior draws include scales of 0.02.
-        err = np.abs(got - ref) / np.maximum(1, np.abs(ref))
-        self.assertLess(err.max(), 1e-4, "%s: log-likelihood" % name)
+        got_all = E.read_arrays(out)
+        ref_all = log_likelihood(fn, as_jax(post), **as_jax(data),
+                                 **{o: jnp.asarray(v)
+                                    for o, v in observed.items()})
+        for o in outputs:
+            got, ref = got_all[o], np.asarray(ref_all[o])
+            self.assertEqual(got.shape, ref.shape)
+            if name in EXACT_LOG_LIKELIHOOD:
+                ref = EXACT_LOG_LIKELIHOOD[name](post, data, observed[o], ref)
+            # 1e-4, not test_log_densities' 1e-5: the f32 linear
+            # predictor's rounding (~1e-7 of its terms) is amplified by
+            # |z| / scale, and prior draws include scales of 0.02.
+            err = np.abs(got - ref) / np.maximum(1, np.abs(ref))
+            self.assertLess(err.max(), 1e-4, "%s: log-likelihood of %s" %
+                            (name, o))
 
         # Predictive: the same distribution as NumPyro's on that posterior.
         out = self.fresh(".npz")
         E.run_cmd("predict", so, paths, out, posterior=pp, seed=5)
-        ours = E.read_arrays(out)["y"].astype(np.float64)
-        theirs = np.asarray(Predictive(fn, posterior_samples=as_jax(post))(
-            jax.random.PRNGKey(7), **as_jax(data))["y"]).astype(np.float64)
-        self.assertEqual(ours.shape, theirs.shape)
-        # NumPyro's TruncatedNormal draws inf or NaN past ~37 sd (a tiny
-        # scale far from the bound): ours must be finite there, and those
-        # pairs stay out of the paired statistics.
-        self.assertTrue(np.all(np.isfinite(ours)), "%s: non-finite draws" % name)
-        if name in SUPPORT:
-            low, high = SUPPORT[name]
-            self.assertTrue(np.all((ours >= low) & (ours <= high)), name)
-        paired = np.isfinite(theirs)
-        self.assertGreater(paired.mean(), 0.99, name)
-        ours, theirs = ours[paired], theirs[paired]
-        stats_ = [("y", ours, theirs), ("y^2", ours ** 2, theirs ** 2)]
-        if kind == "c":
-            for c in np.unique(theirs):
-                stats_.append(("y==%d" % c, (ours == c) * 1.0,
-                               (theirs == c) * 1.0))
-        for what, a, b in stats_:
-            d = (a - b).ravel()
-            z = d.mean() / (d.std() / np.sqrt(d.size) + 1e-300)
-            self.assertLess(abs(z), 5, "%s predictive %s: z = %.2f" %
-                            (name, what, z))
+        ours_all = E.read_arrays(out)
+        theirs_all = Predictive(fn, posterior_samples=as_jax(post))(
+            jax.random.PRNGKey(7), **as_jax(data))
+        for o, k in outputs.items():
+            self.check_predictive(name, o, k,
+                                  ours_all[o].astype(np.float64),
+                                  np.asarray(theirs_all[o]).astype(np.float64))
 
         # Prior predictive: every latent from NumPyro's prior.
         _, theirs = self.numpyro_prior(name, rng, PRIOR)
         out = self.fresh(".npz")
-        sites = sorted(k for k in theirs if k != "y")
+        sites = sorted(k for k in theirs if k not in outputs)
         E.run_cmd("prior-predictive", so, paths, out, num_samples=PRIOR,
-                  sites=sites + ["y"], seed=3,
+                  sites=sites + list(outputs), seed=3,
                   extra=sum((["--dim", "%s=%d" % kv] for kv in dims.items()), []))
         ours = E.read_arrays(out)
         for s in sites:

@@ -118,6 +118,42 @@ class Slices(E.E2ETestCase):
         r = v @ np.diag(np.diag(L)) + np.einsum("ni,nj->n", v, v)[:, None]
         np.testing.assert_allclose(got["r"], r, rtol=1e-13, atol=1e-13)
 
+    def test_vec_to_tril_against_numpy(self):
+        so = E.model("tril_loadings")
+        rng = np.random.default_rng(393)
+        n, D, K = 300, 5, 2
+        v = rng.normal(size=(n, 3))
+        post = dict(m=rng.normal(size=(self.D, D)),
+                    w=rng.normal(size=(self.D, D * K - 1)),
+                    s=rng.normal(size=(self.D, D * K - 3)))
+        out = self.fresh()
+        for axis in ("obs", "draw"):
+            out = self.fresh()
+            E.run_cmd("predict", so, {"v": self.save("tv.npy", v)}, out,
+                      posterior=self.savez("tw.npz", **post), axis=axis,
+                      sites=["W", "S", "Q", "P"])
+            got = E.read_arrays(out)
+            for d in range(self.D):
+                W = np.zeros((D, K))
+                W[np.tril_indices(D, 0, K)] = post["w"][d]
+                np.testing.assert_array_equal(got["W"][d], W)
+                S = np.zeros((D, K))
+                S[np.tril_indices(D, -1, K)] = post["s"][d]
+                np.testing.assert_array_equal(got["S"][d], S)
+            Q = np.zeros((3, 3))
+            Q[np.tril_indices(3)] = np.arange(6)
+            np.testing.assert_array_equal(got["Q"][0], Q)
+            P = np.zeros((n, 2, 2))
+            P[:, [0, 1, 1], [0, 0, 1]] = v
+            np.testing.assert_array_equal(got["P"][0], P)
+        # D = 2: the strictly lower 2 x 2 holds one element, not 2 D - 3
+        # of a taller trapezoid; the runtime says which rule fails.
+        small = self.savez("tsmall.npz", m=np.zeros((self.D, 2)),
+                           w=np.zeros((self.D, 3)), s=np.zeros((self.D, 1)))
+        r = E.run_cmd("predict", so, {"v": self.save("tv.npy", v)},
+                      self.fresh(), posterior=small, check=False)
+        self.assert_one_error_line(r, "vec_to_tril", "D - 3", "D = 2")
+
 
 if __name__ == "__main__":
     E.main()
