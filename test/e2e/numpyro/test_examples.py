@@ -182,6 +182,21 @@ def measurement_error(tau, x_meas=None, y=None):
         numpyro.sample("y", dist.Normal(alpha + beta * x, sigma), obs=y)
 
 
+FA_D, FA_K = 5, 2
+
+
+def factor_analysis(n, Y=None):
+    D, K = FA_D, FA_K
+    w = numpyro.sample("w", dist.Normal(0, 1).expand([D * K - 1]))
+    psi = numpyro.sample("psi", dist.HalfNormal(1).expand([D]))
+    mu = numpyro.sample("mu", dist.Normal(0, 2).expand([D]))
+    W = jnp.zeros((D, K)).at[jnp.tril_indices(D, 0, K)].set(w)
+    Sigma = W @ W.T + jnp.diag(psi * psi)
+    with numpyro.plate("obs", n):
+        numpyro.sample("Y", dist.MultivariateNormal(mu, covariance_matrix=Sigma),
+                       obs=Y)
+
+
 # ------------------------------------------------------------ the data
 
 def data_for(name, rng):
@@ -198,6 +213,8 @@ def data_for(name, rng):
         return dict(x=x, g=rng.integers(0, 5, N).astype(np.int32))
     if name == "gaussian_mixture":
         return dict(x=x)
+    if name == "factor_analysis":
+        return dict(n=N)  # no inputs: n is --num-observations
     if name == "measurement_error":
         return dict(tau=rng.uniform(0.2, 1, N).astype(np.float32))
     return dict(X=X)
@@ -220,7 +237,12 @@ MODELS = {
     "truncated_regression": (truncated_regression, "f", {}),
     # Two observed outputs: the kind of each.
     "measurement_error": (measurement_error, {"x_meas": "f", "y": "f"}, {}),
+    "factor_analysis": (factor_analysis, {"Y": "f"}, {"D": FA_D}),
 }
+
+# Arguments of the NumPyro model that are not aimz-run inputs: passed to
+# aimz-run as --num-observations.
+STATIC = {"factor_analysis": ("n",)}
 
 
 def outputs_of(kind):
@@ -249,8 +271,9 @@ EXACT_LOG_LIKELIHOOD = {"truncated_regression": truncated_regression_log_likelih
 
 
 def as_jax(d):
-    return {k: jnp.asarray(np.asarray(v).astype(np.float64)
-                           if np.asarray(v).dtype.kind == "f" else v)
+    return {k: v if isinstance(v, int) else
+            jnp.asarray(np.asarray(v).astype(np.float64)
+                        if np.asarray(v).dtype.kind == "f" else v)
             for k, v in d.items()}
 
 
@@ -296,8 +319,11 @@ class Examples(E.E2ETestCase):
         observed = {o: prior[o][0].astype(np.int32 if k != "f" else np.float32)
                     for o, k in outputs.items()}
         so = E.model(name)
+        static = STATIC.get(name, ())
         paths = {k: self.save("%s_%s.npy" % (name, k), np.asarray(v))
-                 for k, v in data.items()}
+                 for k, v in data.items() if k not in static}
+        count = (["--num-observations", str(data["n"])] if "n" in static
+                 else [])
         pp = self.savez("%s_post.npz" % name, **post)
 
         # Log-likelihood: NumPyro's on the same (f32-rounded) posterior, one
@@ -306,7 +332,7 @@ class Examples(E.E2ETestCase):
         E.run_cmd("log-likelihood", so,
                   dict(paths, **{o: self.save("%s_%s.npy" % (name, o), v)
                                  for o, v in observed.items()}), out,
-                  posterior=pp)
+                  posterior=pp, extra=count)
         got_all = E.read_arrays(out)
         ref_all = log_likelihood(fn, as_jax(post), **as_jax(data),
                                  **{o: jnp.asarray(v)
@@ -325,7 +351,8 @@ class Examples(E.E2ETestCase):
 
         # Predictive: the same distribution as NumPyro's on that posterior.
         out = self.fresh(".npz")
-        E.run_cmd("predict", so, paths, out, posterior=pp, seed=5)
+        E.run_cmd("predict", so, paths, out, posterior=pp, seed=5,
+                  extra=count)
         ours_all = E.read_arrays(out)
         theirs_all = Predictive(fn, posterior_samples=as_jax(post))(
             jax.random.PRNGKey(7), **as_jax(data))
@@ -340,7 +367,8 @@ class Examples(E.E2ETestCase):
         sites = sorted(k for k in theirs if k not in outputs)
         E.run_cmd("prior-predictive", so, paths, out, num_samples=PRIOR,
                   sites=sites + list(outputs), seed=3,
-                  extra=sum((["--dim", "%s=%d" % kv] for kv in dims.items()), []))
+                  extra=count + sum((["--dim", "%s=%d" % kv]
+                                     for kv in dims.items()), []))
         ours = E.read_arrays(out)
         for s in sites:
             a = ours[s].reshape(PRIOR, -1)
