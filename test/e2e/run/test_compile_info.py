@@ -65,6 +65,16 @@ EXPECTED = {
                                       "y": "observed"}),
     "truncated_regression": ("obs", [], {"alpha": "global", "beta": "global",
                                          "sigma": "global", "y": "observed"}),
+    # Two outputs; the true covariate x is local, so the plan is draw.
+    "measurement_error": ("draw", ["x"], {"mu_x": "global",
+                                          "sigma_x": "global",
+                                          "alpha": "global", "beta": "global",
+                                          "sigma": "global",
+                                          "x": "obs_aligned",
+                                          "x_meas": "observed",
+                                          "y": "observed"}),
+    "factor_analysis": ("obs", [], {"w": "global", "psi": "global",
+                                    "mu": "global", "Y": "observed"}),
 }
 
 
