@@ -120,9 +120,18 @@ private:
     unsigned ValueEventRank = 0;
     bool Discrete = false;
     bool Ok = true;
+    /// Only scalars where a vector goes (Dirichlet(1.0)): the event size
+    /// must come from the site's explicit shape (its last axis).
+    bool EventFromShape = false;
+    std::string EventParams; // "'concentration'", for the message
   };
+  /// `ShapeMayGiveEvent`: a sample site with an explicit shape, whose last
+  /// axis may give the event size the parameters do not.
   std::optional<BoundCall> bindCall(const DistSpec &Spec,
-                                    const std::vector<Arg> &Args, SMLoc Loc);
+                                    const std::vector<Arg> &Args, SMLoc Loc,
+                                    bool ShapeMayGiveEvent = false);
+  void reportMissingEventSize(const DistSpec &Spec, const BoundCall &R,
+                              SMLoc Loc);
   std::optional<BoundCall> bindMixture(SampleStmt &S);
   std::optional<BoundCall> bindOrdered(SampleStmt &S, bool IsOutput);
   std::optional<BoundCall> bindTruncated(SampleStmt &S);

@@ -13,7 +13,7 @@ namespace sema {
 
 std::optional<Analyzer::BoundCall>
 Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
-                   SMLoc DistLoc) {
+                   SMLoc DistLoc, bool ShapeMayGiveEvent) {
   BoundCall R;
   R.Dist = Spec.Name;
   R.Discrete = Spec.Discrete;
@@ -206,17 +206,14 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
               : SampleStmt::LoweredParam::Transform::None});
   }
   if (Spec.hasEvent() && !K && Ok) {
-    std::string Vec;
     for (const DistParam &P : Spec.Params)
       if (P.EventRank)
-        Vec += std::string(Vec.empty() ? "" : " or ") + "'" + P.Name + "'";
-    Diags.error(DistLoc, llvm::Twine(Spec.Name) + " takes its event size "
-                             "from " + Vec + ": give it as a vector (an "
-                             "input or latent of shape [..., K], "
-                             "full(K, 1.0) or ones(K) for a constant one "
-                             "(NumPyro's jnp.ones(K)), or an array literal "
-                             "such as [1.0, 1.0, 1.0])");
-    Ok = false;
+        R.EventParams += std::string(R.EventParams.empty() ? "" : " or ") +
+                         "'" + P.Name + "'";
+    if (ShapeMayGiveEvent)
+      R.EventFromShape = true;
+    else
+      reportMissingEventSize(Spec, R, DistLoc);
   }
   if (Spec.Kind == DistKind::Uniform && Bound[0] && Bound[1]) {
     auto Lo = literalValue(*Bound[0]), Hi = literalValue(*Bound[1]);
@@ -228,6 +225,18 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
     }
   }
   return R;
+}
+
+void Analyzer::reportMissingEventSize(const DistSpec &Spec,
+                                      const BoundCall &R, SMLoc Loc) {
+  Diags.error(Loc, llvm::Twine(Spec.Name) + " takes its event size from " +
+                       R.EventParams +
+                       ": give it as a vector (an input or latent of shape "
+                       "[..., K], full(K, 1.0) or ones(K) for a constant one "
+                       "(NumPyro's jnp.ones(K)), or an array literal such "
+                       "as [1.0, 1.0, 1.0]), or give the site's shape, "
+                       "whose last axis is then the event: " +
+                       Spec.Name + "(1.0)[K]");
 }
 
 /// Argument `Index` of a composite (positional or by the parameter's
@@ -569,7 +578,7 @@ void Analyzer::analyzeSample(SampleStmt &S) {
   else if (Spec->Kind == DistKind::TruncatedDistribution)
     Call = bindTruncated(S);
   else
-    Call = bindCall(*Spec, S.Args, S.DistLoc);
+    Call = bindCall(*Spec, S.Args, S.DistLoc, S.ExplicitShape.has_value());
   if (!Call) {
     poison(S);
     return;
@@ -582,6 +591,13 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     AllowPosteriorDims = true;
     auto E = resolveDims(*S.ExplicitShape, true);
     AllowPosteriorDims = false;
+    if (E && Call->EventFromShape && !E->empty()) {
+      // Dirichlet(1.0)[J, K]: J draws of K-vectors, the scalar
+      // parameters broadcast along the event.
+      Call->EventSize = E->back();
+      E->pop_back();
+      Call->EventFromShape = false;
+    }
     if (!E)
       Ok = false;
     else if (Batch && !broadcastsTo(*Batch, *E)) {
@@ -592,6 +608,12 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     } else {
       Own = *E;
     }
+  }
+  if (Call->EventFromShape) {
+    if (Ok)
+      reportMissingEventSize(*Spec, *Call, S.DistLoc);
+    poison(S);
+    return;
   }
   // Every argument broadcasts to the batch shape followed by its event.
   S.LoweredDist = Call->Dist;

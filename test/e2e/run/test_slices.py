@@ -154,6 +154,21 @@ class Slices(E.E2ETestCase):
                       self.fresh(), posterior=small, check=False)
         self.assert_one_error_line(r, "vec_to_tril", "D - 3", "D = 2")
 
+    def test_dirichlet_of_a_scalar_by_the_sites_shape(self):
+        # c ~ Dirichlet(2.0)[3] is Dirichlet([2, 2, 2]): on the simplex,
+        # each coordinate Beta(2, 4).
+        so = E.model("tril_loadings")
+        out = self.fresh()
+        v = np.zeros((10, 3))
+        E.run_cmd("prior-predictive", so, {"v": self.save("tv0.npy", v)}, out,
+                  num_samples=4000, sites=["c"], extra=["--dim", "D=4"])
+        c = E.read_arrays(out)["c"]
+        self.assertEqual(c.shape, (4000, 3))
+        np.testing.assert_allclose(c.sum(axis=1), 1, rtol=1e-12)
+        for j in range(3):
+            self.assertGreater(stats.kstest(c[:, j], stats.beta(2, 4).cdf)
+                               .pvalue, 1e-4)
+
 
 if __name__ == "__main__":
     E.main()
