@@ -192,9 +192,11 @@ void dumpStmts(const std::vector<StmtPtr> &Body, unsigned Indent,
       }
       break;
     case Stmt::Kind::Let:
+    case Stmt::Kind::Transformed:
     case Stmt::Kind::Deterministic:
     case Stmt::Kind::Factor:
       OS << (S->K == Stmt::Kind::Let             ? "let "
+             : S->K == Stmt::Kind::Transformed   ? "transformed "
              : S->K == Stmt::Kind::Deterministic ? "deterministic "
                                                  : "factor ")
          << S->Name

@@ -70,6 +70,17 @@ std::string manifestJSON(const ModelInfo &Info) {
     Sites.push_back(J);
   }
   M[manifest::Sites] = Sites;
+  if (!Info.DerivedInputs.empty()) {
+    Json Derived = Json::array();
+    for (const ModelInfo::DerivedInput &D : Info.DerivedInputs) {
+      Json J = arrayJSON({D.Name, D.Type, D.Dims});
+      J[manifest::DerivedOp] = D.Op;
+      J[manifest::DerivedOf] = D.Input;
+      J[manifest::DerivedAxis] = D.AllAxes ? Json("all") : Json(0);
+      Derived.push_back(J);
+    }
+    M[manifest::DerivedInputs] = Derived;
+  }
   if (!Info.IndexInputs.empty()) {
     Json Uses = Json::array();
     for (const ModelInfo::IndexUse &U : Info.IndexInputs)

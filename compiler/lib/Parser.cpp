@@ -103,6 +103,7 @@ auto kw(const char *Word) {
 }
 
 const auto keyword = kw("model") | kw("plate") | kw("scan") | kw("let") |
+                     kw("transformed") |
                      kw("deterministic") | kw("factor") | kw("const") |
                      kw("true") |
                      kw("false");
@@ -460,6 +461,10 @@ template <Stmt::Kind K> auto assignAction() {
 x3::rule<class letStmtClass, StmtPtr> const letStmt = "statement";
 const auto letStmt_def = (kw("let") > ident > '=' > expr >
                       ';')[assignAction<Stmt::Kind::Let>()];
+x3::rule<class transformedStmtClass, StmtPtr> const transformedStmt =
+    "statement";
+const auto transformedStmt_def = (kw("transformed") > ident > '=' > expr >
+                                  ';')[assignAction<Stmt::Kind::Transformed>()];
 x3::rule<class detStmtClass, StmtPtr> const detStmt = "statement";
 const auto detStmt_def = (kw("deterministic") > ident > '=' > expr >
                       ';')[assignAction<Stmt::Kind::Deterministic>()];
@@ -499,7 +504,7 @@ const auto scanStmt_def = (kw("scan") > ident > '(' > dim > ')' >
                        body)[blockAction<Stmt::Kind::Scan>()];
 
 const auto stmt_def =
-    constStmt | letStmt | detStmt | factorStmt | plateStmt | scanStmt |
+    constStmt | letStmt | transformedStmt | detStmt | factorStmt | plateStmt | scanStmt |
     sampleStmt;
 const auto body_def = x3::lit('{') > *((!x3::lit('}')) > stmt) > '}';
 
@@ -519,7 +524,7 @@ const auto model_def =
       x3::_val(C) = M;
     })];
 
-BOOST_SPIRIT_DEFINE(constStmt, letStmt, detStmt, factorStmt, sampleStmt, plateStmt,
+BOOST_SPIRIT_DEFINE(constStmt, letStmt, transformedStmt, detStmt, factorStmt, sampleStmt, plateStmt,
                     scanStmt, stmt, body, model)
 
 const auto skipper =

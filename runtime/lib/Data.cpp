@@ -218,6 +218,8 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
     return error("the data has no observations (the observation axis '" +
                  M.ObsDim + "' is 0)");
   D.NumObs = N->second;
+  if (auto E = addDerivedInputs(M, D))
+    return std::move(E);
   return D;
 }
 

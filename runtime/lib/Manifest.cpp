@@ -83,6 +83,21 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
         return std::move(E);
       M.Inputs.push_back(std::move(A));
     }
+    for (const auto &I : J.value(manifest::DerivedInputs,
+                                 nlohmann::json::array())) {
+      Manifest::DerivedInput D;
+      if (auto E = readArray(I, D))
+        return std::move(E);
+      D.Op = I.at(manifest::DerivedOp).get<std::string>();
+      D.Input = I.at(manifest::DerivedOf).get<std::string>();
+      D.AllAxes = I.at(manifest::DerivedAxis).is_string();
+      M.DerivedInputs.push_back(std::move(D));
+    }
+    if (!J.contains(manifest::Outputs) && J.contains("output"))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "the model was compiled by an older aimzc (its manifest has one "
+          "'output', not 'outputs'); recompile it with this aimzc");
     for (const auto &O : J.at(manifest::Outputs)) {
       ManifestArray A;
       if (auto E = readArray(O, A))

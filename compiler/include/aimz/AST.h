@@ -148,6 +148,9 @@ struct CallExpr : Expr {
   std::optional<int64_t> Axis;
   /// Sema, for log_prob(Dist(...), x): the distribution's `dist` attribute
   /// and its arguments in the runtime's order (Args[1] is the value).
+  /// A reduction along the observation axis in transformed data: its slot
+  /// among ModelInfo::DerivedInputs (-1: none).
+  int DerivedInput = -1;
   /// vec_to_tril's diagonal= (0: with the diagonal, -1: strictly lower).
   int64_t TrilDiagonal = 0;
   std::string LogProbDist;
@@ -231,7 +234,9 @@ struct AttrExpr : Expr {
 //===----------------------------------------------------------------------===//
 
 struct Stmt {
-  enum class Kind { Const, Let, Deterministic, Factor, Sample, Plate, Scan };
+  enum class Kind {
+    Const, Let, Transformed, Deterministic, Factor, Sample, Plate, Scan
+  };
   Kind K;
   SMLoc Loc;
   std::string Name;

@@ -88,6 +88,18 @@ struct ModelInfo {
     std::string What;
   };
   std::vector<DimCheck> DimChecks;
+  /// Reductions along the observation axis in transformed data: the
+  /// runtime computes each from the whole input before the run and passes
+  /// it after the inputs (aimz_call::inputs[Inputs.size() + i]).
+  struct DerivedInput {
+    std::string Name;  // "mean(X, axis=0)": what the user wrote
+    std::string Op;    // sum mean min max sd logsumexp
+    std::string Input; // the input reduced
+    bool AllAxes = false; // every axis, else the observation axis only
+    DType Type;
+    Shape Dims;
+  };
+  std::vector<DerivedInput> DerivedInputs;
 
   const Site *findSite(llvm::StringRef Name) const;
   /// The position of output `Name` in Outputs (the runtime's observed[]),

@@ -318,6 +318,12 @@ Value Generator::genBinary(const BinaryExpr &E) {
 }
 
 Value Generator::genCall(const CallExpr &E) {
+  // A statistic of the data: the runtime passes it after the inputs.
+  if (E.DerivedInput >= 0) {
+    const ModelInfo::DerivedInput &D = Info.DerivedInputs[E.DerivedInput];
+    return B.create<ir::InputOp>(CurLoc, arrayType(inPlates(D.Dims), D.Type),
+                                 D.Name, Info.Inputs.size() + E.DerivedInput);
+  }
   if (lookupBuiltin(E.Callee)->Family == BuiltinFamily::Constructor)
     return genConstructor(E);
   if (lookupBuiltin(E.Callee)->Family == BuiltinFamily::LogProb)
@@ -706,6 +712,7 @@ void Generator::genStmt(const Stmt &S) {
     return;
   }
   case Stmt::Kind::Let:
+  case Stmt::Kind::Transformed:
   case Stmt::Kind::Deterministic: {
     const auto &A = static_cast<const AssignStmt &>(S);
     Value V = gen(*A.Value);

@@ -37,7 +37,9 @@ namespace sema {
 
 /// What a name refers to.
 struct Symbol {
-  enum class Kind { Input, Const, Let, Deterministic, Factor, Sample } K;
+  enum class Kind {
+    Input, Const, Let, Transformed, Deterministic, Factor, Sample
+  } K;
   DType Type;
   Shape Dims; // full shape
   SMLoc Loc;
@@ -84,6 +86,9 @@ private:
   std::map<std::string, SMLoc> PosteriorDimLocs;
   std::vector<OpenBlock> Blocks;
   std::set<std::string> SampledOutputs;
+  /// Inside `transformed NAME = ...;`: names are data only, and reductions
+  /// along the observation axis of an input are computed before the run.
+  bool InTransformed = false;
 
   // Signature and dimensions.
   /// `const NAME = <arithmetic on dimensions>;`, resolved where used.
@@ -166,6 +171,13 @@ private:
   bool analyzeConstructor(CallExpr &E, const Builtin &Fn);
   bool analyzeMatrixHelper(CallExpr &E, const Builtin &Fn);
   bool analyzeVecToTril(CallExpr &E);
+  /// A reduction along the observation axis inside transformed data
+  /// (TransformedData.cpp).
+  bool analyzeDataReduction(CallExpr &E, const Builtin &Fn);
+  void analyzeTransformed(AssignStmt &S);
+  /// After a refused reduction along the observation axis of an input: a
+  /// note that transformed data can compute it.
+  void noteTransformedData(const CallExpr &E);
   bool analyzeLogProb(CallExpr &E); // LogProb.cpp
   bool analyzeIndex(IndexExpr &E);
   bool analyzeArray(ArrayExpr &E);

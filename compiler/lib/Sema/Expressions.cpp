@@ -172,6 +172,15 @@ bool Analyzer::analyzeName(NameExpr &E) {
   const Symbol &S = It->second;
   if (S.Poisoned)
     return false;
+  if (InTransformed && S.K != Symbol::Kind::Input &&
+      S.K != Symbol::Kind::Const && S.K != Symbol::Kind::Transformed) {
+    Diags.error(E.Loc, "transformed data is computed from the data alone: "
+                       "inputs, constants, dimensions and earlier "
+                       "transformed values; '" +
+                           E.Name + "' is " + article(kindWord(S.K)) + " " +
+                           kindWord(S.K));
+    return false;
+  }
   if (S.K == Symbol::Kind::Factor) {
     Diags.error(E.Loc, "'" + E.Name +
                            "' is a factor, a term of the log density, not a "
@@ -406,15 +415,27 @@ bool Analyzer::analyzeCall(CallExpr &E) {
                       shapeStr(A.Dims));
       return false;
     }
-    if (mixesObservations(E.Loc, A.Dims[Ax], ("'" + E.Callee + "'").c_str()))
-      return false;
     E.Axis = Ax;
+    if (Reduction && InTransformed && A.Dims[Ax] == Dim::symbol(Info.ObsDim))
+      return analyzeDataReduction(E, *Fn);
+    if (mixesObservations(E.Loc, A.Dims[Ax], ("'" + E.Callee + "'").c_str()))
+      return noteTransformedData(E), false;
   }
-  if (E.Args.size() == 1 && Reduction && !E.Axis)
+  if (E.Args.size() == 1 && Reduction && !E.Axis) {
+    if (InTransformed && llvm::is_contained(A.Dims, Dim::symbol(Info.ObsDim)))
+      return analyzeDataReduction(E, *Fn);
     for (const Dim &D : A.Dims)
       if (mixesObservations(E.Loc, D,
                             ("'" + E.Callee + "'").c_str()))
-        return false;
+        return noteTransformedData(E), false;
+  }
+  if (E.Callee == "sd") {
+    Diags.error(E.Loc, "sd is a statistic of the data: it runs along the "
+                       "observation axis of an input, in transformed data "
+                       "('transformed s = sd(x);'); elsewhere write "
+                       "sqrt(mean(square(v - mean(v))))");
+    return false;
+  }
   for (const Arg &Ar : E.Args) {
     if (!isNumeric(Ar.Value->Ty.Type) &&
         !(Reduction && (Fn->Result == BuiltinResult::Sum ||

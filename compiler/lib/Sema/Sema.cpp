@@ -73,6 +73,8 @@ const char *kindWord(Symbol::Kind K) {
     return "constant";
   case Symbol::Kind::Let:
     return "local value";
+  case Symbol::Kind::Transformed:
+    return "transformed data value";
   case Symbol::Kind::Deterministic:
     return "deterministic site";
   case Symbol::Kind::Factor:

@@ -98,6 +98,9 @@ void Analyzer::analyzeStmt(Stmt &S) {
     addValueSite(A, Info.Precision, Full, SiteKind::Factor);
     return;
   }
+  case Stmt::Kind::Transformed:
+    analyzeTransformed(static_cast<AssignStmt &>(S));
+    return;
   case Stmt::Kind::Let:
   case Stmt::Kind::Deterministic: {
     auto &A = static_cast<AssignStmt &>(S);

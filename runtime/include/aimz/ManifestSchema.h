@@ -23,6 +23,13 @@ inline constexpr const char Inputs[] = "inputs";
 inline constexpr const char Outputs[] = "outputs"; // observed, in order
 inline constexpr const char Sites[] = "sites";
 inline constexpr const char IndexInputs[] = "index_inputs"; // optional
+// Statistics of the data the runtime computes before the run and passes
+// after the inputs ({"name": "mean(X, axis=0)", "op": "mean", "input": "X",
+// "axis": 0 or "all", "dtype", "shape"}).
+inline constexpr const char DerivedInputs[] = "derived_inputs"; // optional
+inline constexpr const char DerivedOp[] = "op";
+inline constexpr const char DerivedOf[] = "input";
+inline constexpr const char DerivedAxis[] = "axis";
 // Dimension arithmetic the runtime checks is >= 0 ({"expr": "K - 1",
 // "what": "slice 1: of a dimension K"}).
 inline constexpr const char DimChecks[] = "dim_checks"; // optional

@@ -71,7 +71,10 @@ def compile_model(name, out_dir):
 def model(name):
     """Path of the compiled model `name` (compiled on demand)."""
     path = os.path.join(MODELS, name + ".so")
-    if not os.path.exists(path):
+    # Recompiled when older than its source or the compiler (a models
+    # directory kept from an earlier build).
+    if not os.path.exists(path) or os.path.getmtime(path) < max(
+            os.path.getmtime(source_of(name)), os.path.getmtime(AIMZC)):
         os.makedirs(MODELS, exist_ok=True)
         compile_model(name, MODELS)
     return path

@@ -17,7 +17,8 @@ namespace aimz::run {
 using Warnings = std::vector<std::string>;
 
 struct DataSet {
-  std::vector<HostArray> Inputs;  // manifest order
+  /// Manifest order, then the derived inputs (statistics of the data).
+  std::vector<HostArray> Inputs;
   /// The outputs' values, when given (one slot per manifest output).
   std::vector<std::optional<HostArray>> Observed;
   bool anyObserved() const {
@@ -54,6 +55,13 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
                                        std::map<std::string, io::NpyArray> Given,
                                        ObservedUse Observed, Warnings &W,
                                        int64_t NumObservations = 0);
+
+/// Appends to D.Inputs each of the manifest's derived inputs: a statistic
+/// (sum mean min max sd logsumexp) of an input along its observation axis
+/// (or over every element), computed in double in one fixed order whatever
+/// the partition, then rounded to its dtype. An empty reduction (no
+/// observations) or an sd of one observation is an error.
+llvm::Error addDerivedInputs(const Manifest &M, DataSet &D);
 
 struct Posterior {
   int64_t NumDraws = 0;

@@ -65,6 +65,14 @@ struct Manifest {
     std::string Expr, What;
   };
   std::vector<DimCheck> DimChecks;
+  /// Statistics of the data (transformed data's reductions along the
+  /// observation axis), passed after the inputs.
+  struct DerivedInput : ManifestArray {
+    std::string Op;    // sum mean min max sd logsumexp
+    std::string Input; // the input it reduces
+    bool AllAxes = false;
+  };
+  std::vector<DerivedInput> DerivedInputs;
   std::vector<ManifestArray> Inputs;
   /// The observed outputs, in signature order (the ABI's observed[]).
   std::vector<ManifestArray> Outputs;

@@ -1,0 +1,112 @@
+//===- TransformedData.cpp - Values computed from the data alone ----------===//
+//
+// `transformed xc = x - mean(x);` declares a value of the data (Stan's
+// `transformed data`, brms's centred predictors). It may use inputs,
+// constants, dimensions and earlier transformed values, and reduce an input
+// along the observation axis (sum mean min max sd logsumexp): such a
+// reduction is a derived input that the runtime computes once, from every
+// observation, before the run, so a shard's values do not depend on the
+// partition. Everything else in the expression is ordinary per-observation
+// arithmetic.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+#include "aimz/Builtins.h"
+
+namespace aimz {
+namespace sema {
+
+void Analyzer::analyzeTransformed(AssignStmt &S) {
+  if (!Blocks.empty()) {
+    Diags.error(S.Loc, "transformed data is declared at the top of the "
+                       "model, outside '" +
+                           Blocks.back().Block->Name +
+                           "': it is computed once from the data");
+    poison(S);
+    return;
+  }
+  InTransformed = true;
+  bool Ok = analyzeExpr(*S.Value);
+  InTransformed = false;
+  if (!Ok) {
+    poison(S);
+    return;
+  }
+  define(S, {Symbol::Kind::Transformed, S.Value->Ty.Type, S.Value->Ty.Dims,
+             S.NameLoc});
+}
+
+bool Analyzer::analyzeDataReduction(CallExpr &E, const Builtin &Fn) {
+  const Expr &Arg = *E.Args[0].Value;
+  const auto *N = llvm::dyn_cast<NameExpr>(&Arg);
+  auto It = N ? Names.find(N->Name) : Names.end();
+  if (It == Names.end() || It->second.K != Symbol::Kind::Input) {
+    Diags.error(Arg.Loc,
+                "in transformed data, '" + E.Callee +
+                    "' along the observation axis '" + Info.ObsDim +
+                    "' takes an input by name (" + E.Callee + "(x), " +
+                    E.Callee +
+                    "(X, axis=0)), which the runtime reduces before the run; "
+                    "for a function of the inputs, pass it as an input of "
+                    "its own");
+    return false;
+  }
+  const std::string Op = Fn.Name == "log_sum_exp" ? "logsumexp"
+                                                   : Fn.Name.str();
+  if (Op != "sum" && Op != "mean" && Op != "min" && Op != "max" &&
+      Op != "sd" && Op != "logsumexp") {
+    Diags.error(E.Loc, "'" + E.Callee + "' is not a statistic the runtime "
+                       "computes over the data; use sum, mean, min, max, sd "
+                       "or logsumexp");
+    return false;
+  }
+  const ExprType &A = Arg.Ty;
+  if (!isNumeric(A.Type) && Op != "sum" && Op != "mean") {
+    Diags.error(Arg.Loc, "'" + E.Callee + "' needs numbers; got bool");
+    return false;
+  }
+  ModelInfo::DerivedInput D;
+  D.Op = Op;
+  D.Input = N->Name;
+  D.AllAxes = !E.Axis;
+  D.Name = Op + "(" + N->Name + (D.AllAxes ? "" : ", axis=0") + ")";
+  if (D.AllAxes) {
+    D.Dims = {};
+  } else {
+    D.Dims = A.Dims;
+    D.Dims.erase(D.Dims.begin() + *E.Axis);
+  }
+  // Statistics in the model's precision; a sum or extreme keeps an integer
+  // input's type (bool sums count, as i32).
+  D.Type = (Op == "sum" || Op == "min" || Op == "max") && !isFloat(A.Type)
+               ? (A.Type == DType::Bool ? DType::I32 : A.Type)
+               : Info.Precision;
+  int Slot = -1;
+  for (size_t I = 0; I < Info.DerivedInputs.size(); ++I)
+    if (Info.DerivedInputs[I].Name == D.Name)
+      Slot = static_cast<int>(I);
+  if (Slot < 0) {
+    Slot = static_cast<int>(Info.DerivedInputs.size());
+    Info.DerivedInputs.push_back(D);
+  }
+  E.DerivedInput = Slot;
+  E.Ty = {D.Type, D.Dims, false};
+  return true;
+}
+
+void Analyzer::noteTransformedData(const CallExpr &E) {
+  const auto *N = llvm::dyn_cast<NameExpr>(E.Args[0].Value.get());
+  auto It = N ? Names.find(N->Name) : Names.end();
+  if (InTransformed || It == Names.end() ||
+      It->second.K != Symbol::Kind::Input)
+    return;
+  Diags.note(E.Loc, "a statistic of the data is computed once, before the "
+                    "run, when declared as transformed data: 'transformed "
+                    "s = " +
+                        E.Callee + "(" + N->Name +
+                        (E.Axis ? ", axis=0" : "") + ");' at the top of the "
+                        "model");
+}
+
+} // namespace sema
+} // namespace aimz

@@ -1,0 +1,174 @@
+//===- DerivedInputs.cpp - Statistics of the data, before the run ---------===//
+//
+// Transformed data's reductions along the observation axis (`mean(X,
+// axis=0)`, `sd(t)`, `max(t)`) are computed here once, from every row of the
+// input, and passed to the model after the inputs. One thread, one order
+// (row by row), compensated sums in double: the same bits whatever the
+// devices, batch size or MPI ranks, since every rank computes them from the
+// same whole input. Inputs are memory-mapped, so a pass reads a file larger
+// than memory page by page.
+//
+//===----------------------------------------------------------------------===//
+#include "aimz/run/Data.h"
+
+#include "RunError.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+
+namespace aimz::run {
+namespace {
+
+/// Neumaier's compensated sum: exact to a few ulps whatever the count.
+struct CompensatedSum {
+  double Sum = 0, Carry = 0;
+  void add(double X) {
+    double T = Sum + X;
+    Carry += std::fabs(Sum) >= std::fabs(X) ? (Sum - T) + X : (X - T) + Sum;
+    Sum = T;
+  }
+  double value() const { return Sum + Carry; }
+};
+
+/// Reduces `Count` rows of `Inner` values each (C order) into Inner results.
+/// `At(I)` reads element I as double.
+template <typename ReadFn>
+llvm::Expected<std::vector<double>>
+reduce(const std::string &Op, uint64_t Count, uint64_t Inner, ReadFn At,
+       const std::string &What) {
+  std::vector<double> R(Inner);
+  if (Count == 0)
+    return error("transformed data: " + What + " reduces no element");
+  auto ForEach = [&](auto Fn) {
+    for (uint64_t I = 0; I < Count; ++I)
+      for (uint64_t J = 0; J < Inner; ++J)
+        Fn(J, At(I * Inner + J));
+  };
+  if (Op == "min" || Op == "max") {
+    const bool Min = Op == "min";
+    std::vector<bool> Seen(Inner, false);
+    ForEach([&](uint64_t J, double X) {
+      if (!Seen[J] || std::isnan(X) ||
+          (!std::isnan(R[J]) && (Min ? X < R[J] : X > R[J])))
+        R[J] = X;
+      Seen[J] = true;
+    });
+    return R;
+  }
+  std::vector<CompensatedSum> S(Inner);
+  if (Op == "sum" || Op == "mean" || Op == "sd") {
+    ForEach([&](uint64_t J, double X) { S[J].add(X); });
+    for (uint64_t J = 0; J < Inner; ++J)
+      R[J] = Op == "sum" ? S[J].value() : S[J].value() / double(Count);
+    if (Op != "sd")
+      return R;
+    // The second pass: squared deviations from the mean (no cancellation).
+    if (Count < 2)
+      return error("transformed data: " + What + " needs at least two "
+                   "observations (the sample standard deviation divides by "
+                   "N - 1)");
+    std::vector<CompensatedSum> Q(Inner);
+    ForEach([&](uint64_t J, double X) {
+      double D = X - R[J];
+      Q[J].add(D * D);
+    });
+    for (uint64_t J = 0; J < Inner; ++J)
+      R[J] = std::sqrt(Q[J].value() / double(Count - 1));
+    return R;
+  }
+  if (Op == "logsumexp") {
+    std::vector<double> Max(Inner, -std::numeric_limits<double>::infinity());
+    ForEach([&](uint64_t J, double X) {
+      if (std::isnan(X) || (!std::isnan(Max[J]) && X > Max[J]))
+        Max[J] = X; // NaN stays
+    });
+    ForEach([&](uint64_t J, double X) {
+      if (std::isfinite(Max[J]))
+        S[J].add(std::exp(X - Max[J]));
+    });
+    for (uint64_t J = 0; J < Inner; ++J)
+      R[J] = std::isfinite(Max[J]) ? Max[J] + std::log(S[J].value()) : Max[J];
+    return R;
+  }
+  return error("transformed data: unknown statistic '" + Op + "' in the "
+               "model's manifest (recompile the model with this aimzc)");
+}
+
+} // namespace
+
+llvm::Error addDerivedInputs(const Manifest &M, DataSet &D) {
+  for (const Manifest::DerivedInput &Dv : M.DerivedInputs) {
+    auto It = std::find_if(M.Inputs.begin(), M.Inputs.end(),
+                           [&](const ManifestArray &I) {
+                             return I.Name == Dv.Input;
+                           });
+    if (It == M.Inputs.end())
+      return error("transformed data '" + Dv.Name + "' reduces '" +
+                   Dv.Input + "', which is not an input of the model");
+    const HostArray &In = D.Inputs[It - M.Inputs.begin()];
+    uint64_t Rows = In.Shape.empty() ? 1 : In.Shape[0];
+    uint64_t Inner = 1;
+    for (size_t I = 1; I < In.Shape.size(); ++I)
+      Inner *= In.Shape[I];
+    uint64_t Count = Dv.AllAxes ? Rows * Inner : Rows;
+    uint64_t Out = Dv.AllAxes ? 1 : Inner;
+    auto R = reduce(
+        Dv.Op, Count, Out,
+        [&](uint64_t I) { return readAsDouble(In.Data, In.Type, I); },
+        "'" + Dv.Name + "'");
+    if (!R)
+      return R.takeError();
+
+    HostArray H;
+    H.Name = Dv.Name;
+    H.Type = Dv.Type;
+    if (!Dv.AllAxes)
+      H.Shape.assign(In.Shape.begin() + 1, In.Shape.end());
+    auto Bytes = std::make_shared<std::vector<uint8_t>>(
+        std::max<uint64_t>(1, Out) * io::dtypeSize(Dv.Type));
+    uint8_t *P = Bytes->data();
+    for (uint64_t J = 0; J < Out; ++J) {
+      double X = (*R)[J];
+      switch (Dv.Type) {
+      case io::DType::Float32: {
+        float F = static_cast<float>(X);
+        std::memcpy(P + 4 * J, &F, 4);
+        break;
+      }
+      case io::DType::Float64:
+        std::memcpy(P + 8 * J, &X, 8);
+        break;
+      case io::DType::Int32:
+      case io::DType::Int64: {
+        const bool Wide = Dv.Type == io::DType::Int64;
+        const double Lim = Wide ? 9223372036854775807.0 : 2147483647.0;
+        if (!(X >= -Lim - 1 && X <= Lim))
+          return error("transformed data '" + Dv.Name + "' is " +
+                       std::to_string(X) + ", beyond " +
+                       (Wide ? "i64" : "i32") +
+                       "; declare the input as f64 to sum it as a real");
+        if (Wide) {
+          int64_t V = static_cast<int64_t>(X);
+          std::memcpy(P + 8 * J, &V, 8);
+        } else {
+          int32_t V = static_cast<int32_t>(X);
+          std::memcpy(P + 4 * J, &V, 4);
+        }
+        break;
+      }
+      default:
+        return error("transformed data '" + Dv.Name + "' has an unsupported "
+                     "dtype in the manifest");
+      }
+    }
+    H.Data = Bytes->data();
+    H.Keep = std::shared_ptr<const void>(Bytes, Bytes->data());
+    D.Inputs.push_back(std::move(H));
+  }
+  return llvm::Error::success();
+}
+
+} // namespace aimz::run
