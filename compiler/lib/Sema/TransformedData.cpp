@@ -18,7 +18,7 @@ namespace sema {
 
 void Analyzer::analyzeTransformed(AssignStmt &S) {
   if (!Blocks.empty()) {
-    Diags.error(S.Loc, "transformed data is declared at the top of the "
+    Diags.error(S.NameLoc, "transformed data is declared at the top of the "
                        "model, outside '" +
                            Blocks.back().Block->Name +
                            "': it is computed once from the data");

@@ -43,12 +43,14 @@ EXAMPLE_MODELS = ["linreg", "logistic", "hierarchical", "poisson", "negbin_glm",
                   "flat_prior_glm", "multinomial_logit", "ordinal_regression",
                   "gaussian_mixture", "varying_slopes", "robust_regression",
                   "local_latent", "mlp", "truncated_regression",
-                  "hurdle_poisson", "measurement_error", "factor_analysis"]
+                  "hurdle_poisson", "measurement_error", "factor_analysis",
+                  "centred_regression"]
 TEST_MODELS = ["det_chain", "linreg64", "gather64", "tanh_net64", "rank3", "rank3_ops",
                "groups_from_posterior", "gather_computed", "no_inputs",
                "factors", "axis_ops", "item_response",
                "scan_obs", "sliced_regression", "array_builders",
-               "log_prob_terms", "two_responses", "tril_loadings"]
+               "log_prob_terms", "two_responses", "tril_loadings",
+               "standardized_latent"]
 
 
 def source_of(name):

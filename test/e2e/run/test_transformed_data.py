@@ -1,0 +1,154 @@
+"""Transformed data: statistics of the inputs along the observation axis
+(column means, sd, max, min) are computed by the runtime once, from every
+observation, before the run. Every command against NumPy and SciPy, the
+same bytes whatever the plan, devices, batch size or MPI ranks, and the
+runtime's refusal of a statistic it cannot take."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+from scipy import stats
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aimz_e2e as E  # noqa: E402
+
+
+def same_arrays(case, a, b):
+    case.assertTrue(a)
+    case.assertEqual(sorted(a), sorted(b))
+    for k in a:
+        case.assertEqual(a[k].tobytes(), b[k].tobytes(), k)
+
+
+class CentredRegression(E.E2ETestCase):
+    N, K, D = 3000, 3, 8
+
+    def setUp(self):
+        super().setUp()
+        rng = np.random.default_rng(351)
+        self.X = (rng.normal(size=(self.N, self.K)) * [1, 3, 0.5] +
+                  [5, -2, 100]).astype(np.float32)
+        self.post = dict(Intercept=rng.normal(size=self.D),
+                         b=rng.normal(size=(self.D, self.K)),
+                         sigma=rng.uniform(0.5, 2, self.D))
+        self.post = {k: v.astype(np.float32) for k, v in self.post.items()}
+        self.data = {"X": self.save("X.npy", self.X)}
+        self.pp = self.savez("post.npz", **self.post)
+
+    def mu(self):
+        # The model's own f32 arithmetic on the f32 means (computed in
+        # double by the runtime, then rounded).
+        means = self.X.astype(np.float64).mean(axis=0).astype(np.float32)
+        Xc = self.X - means
+        return (self.post["Intercept"][:, None].astype(np.float64) +
+                self.post["b"].astype(np.float64) @ Xc.T.astype(np.float64)), means
+
+    def test_predict_every_partition_same_bytes(self):
+        so = E.model("centred_regression")
+        outs = []
+        for axis, devices, batch in (("obs", 1, None), ("obs", 2, 333),
+                                     ("draw", 2, 3)):
+            out = self.fresh()
+            E.run_cmd("predict", so, self.data, out, posterior=self.pp,
+                      axis=axis, devices=devices, batch=batch, seed=4,
+                      sites=["y", "b_Intercept"])
+            outs.append(E.read_arrays(out))
+        for o in outs[1:]:
+            same_arrays(self, outs[0], o)
+        mu, means = self.mu()
+        want = (self.post["Intercept"].astype(np.float64) -
+                self.post["b"].astype(np.float64) @ means.astype(np.float64))
+        np.testing.assert_allclose(outs[0]["b_Intercept"], want, rtol=2e-5,
+                                   atol=2e-4)
+        z = (outs[0]["y"] - mu) / self.post["sigma"][:, None]
+        self.assertGreater(stats.kstest(z.ravel(), "norm").pvalue, 1e-4)
+
+    def test_log_likelihood_against_scipy(self):
+        so = E.model("centred_regression")
+        mu, _ = self.mu()
+        y = (mu[0] + 0.7).astype(np.float32)
+        data = dict(self.data, y=self.save("y.npy", y))
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out, posterior=self.pp)
+        got = E.read_arrays(out)["y"]
+        ref = stats.norm.logpdf(y[None], mu, self.post["sigma"][:, None])
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-4)
+
+    def test_prior_predictive_uses_the_data_means(self):
+        so = E.model("centred_regression")
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, self.data, out, num_samples=50,
+                  sites=["Intercept", "b", "b_Intercept"], seed=2)
+        got = E.read_arrays(out)
+        means = self.X.astype(np.float64).mean(axis=0)
+        np.testing.assert_allclose(
+            got["b_Intercept"],
+            got["Intercept"] - got["b"].astype(np.float64) @ means,
+            rtol=1e-4, atol=1e-3)
+
+    def test_mpi_ranks_same_bytes(self):
+        mpirun = shutil.which("mpirun")
+        v = subprocess.run([E.AIMZ_RUN, "--version"], capture_output=True,
+                           text=True).stdout
+        if not mpirun or "MPI" not in v:
+            self.skipTest("no mpirun or aimz-run built without MPI")
+        so = E.model("centred_regression")
+        args = ["predict", so, "--data", "X=" + self.data["X"],
+                "--posterior", self.pp, "--seed", "3", "--devices", "1",
+                "--batch-size", "500", "--no-progress"]
+        ref = self.fresh()
+        E.aimz_run(*(args + ["--out", ref]))
+        out = self.fresh()
+        p = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root",
+                            "-n", "3", E.AIMZ_RUN] + args + ["--out", out],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assert_same_store(ref, out)
+
+
+class StandardizedLatent(E.E2ETestCase):
+    N, D = 1000, 5
+
+    def test_draw_plan_against_scipy_on_any_partition(self):
+        so = E.model("standardized_latent")
+        r = E.aimz_run("info", so)
+        self.assertIn("plan: draw", r.stdout)
+        rng = np.random.default_rng(352)
+        t = rng.gamma(2, 3, self.N)
+        post = dict(s=rng.uniform(0.5, 1.5, self.D),
+                    z=rng.normal(size=(self.D, self.N)))
+        y = rng.normal(size=self.N)
+        data = {"t": self.save("t.npy", t), "y": self.save("y.npy", y)}
+        pp = self.savez("post.npz", **post)
+        outs = []
+        for devices, batch in ((1, None), (2, 2)):
+            out = self.fresh(".npz")
+            E.run_cmd("log-likelihood", so, data, out, posterior=pp,
+                      devices=devices, batch=batch)
+            outs.append(E.read_arrays(out))
+        same_arrays(self, outs[0], outs[1])
+        span = t.max() - t.min()
+        ref = stats.norm.logpdf(y[None], post["z"] + span, post["s"][:, None])
+        np.testing.assert_allclose(outs[0]["y"], ref, rtol=1e-12)
+        # predict draws z from its prior around the standardized t.
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, {"t": data["t"]}, out,
+                  num_samples=400, sites=["z"], seed=8)
+        z = E.read_arrays(out)["z"]
+        tz = (t - t.mean()) / t.std(ddof=1)
+        self.assertGreater(stats.kstest((z - tz[None]).ravel(), "norm").pvalue,
+                           1e-4)
+
+    def test_sd_of_one_observation_is_refused(self):
+        so = E.model("standardized_latent")
+        data = {"t": self.save("t1.npy", np.array([2.0]))}
+        r = E.run_cmd("prior-predictive", so, data, self.fresh(),
+                      num_samples=3, check=False)
+        self.assert_one_error_line(r, "sd(t)", "at least two observations")
+
+
+if __name__ == "__main__":
+    E.main()
