@@ -182,6 +182,20 @@ def measurement_error(tau, x_meas=None, y=None):
         numpyro.sample("y", dist.Normal(alpha + beta * x, sigma), obs=y)
 
 
+def centred_regression(X, y=None):
+    # brms: predictors centred on their column means in transformed data.
+    means_X = X.mean(axis=0)
+    Xc = X - means_X
+    Intercept = numpyro.sample("Intercept", dist.StudentT(3, 0, 2.5))
+    b = numpyro.sample("b", dist.Normal(0, 1).expand([X.shape[1]]))
+    # The half-t as robust_regression takes it (see there).
+    sigma = numpyro.sample("sigma", dist.FoldedDistribution(
+        dist.StudentT(3, 0, 2.5)))
+    numpyro.deterministic("b_Intercept", Intercept - means_X @ b)
+    with numpyro.plate("obs", X.shape[0]):
+        numpyro.sample("y", dist.Normal(Intercept + Xc @ b, sigma), obs=y)
+
+
 FA_D, FA_K = 5, 2
 
 
@@ -213,6 +227,8 @@ def data_for(name, rng):
         return dict(x=x, g=rng.integers(0, 5, N).astype(np.int32))
     if name == "gaussian_mixture":
         return dict(x=x)
+    if name == "centred_regression":
+        return dict(X=X + np.float32([3, -1, 20]))  # means far from 0
     if name == "factor_analysis":
         return dict(n=N)  # no inputs: n is --num-observations
     if name == "measurement_error":
@@ -238,6 +254,7 @@ MODELS = {
     # Two observed outputs: the kind of each.
     "measurement_error": (measurement_error, {"x_meas": "f", "y": "f"}, {}),
     "factor_analysis": (factor_analysis, {"Y": "f"}, {"D": FA_D}),
+    "centred_regression": (centred_regression, "f", {}),
 }
 
 # Arguments of the NumPyro model that are not aimz-run inputs: passed to

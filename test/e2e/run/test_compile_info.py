@@ -75,6 +75,11 @@ EXPECTED = {
                                           "y": "observed"}),
     "factor_analysis": ("obs", [], {"w": "global", "psi": "global",
                                     "mu": "global", "Y": "observed"}),
+    # Transformed data are values, not sites.
+    "centred_regression": ("obs", [], {"Intercept": "global", "b": "global",
+                                       "sigma": "global",
+                                       "b_Intercept": "global",
+                                       "y": "observed"}),
 }
 
 

@@ -142,6 +142,15 @@ class StandardizedLatent(E.E2ETestCase):
         self.assertGreater(stats.kstest((z - tz[None]).ravel(), "norm").pvalue,
                            1e-4)
 
+    def test_sums_are_compensated(self):
+        # 1e16 + 1 - 1e16 + 1: a plain double sum loses the first 1.
+        so = E.model("standardized_latent")
+        t = np.array([1e16, 1.0, -1e16, 1.0])
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, {"t": self.save("tc.npy", t)}, out,
+                  num_samples=2, sites=["t_total"])
+        np.testing.assert_array_equal(E.read_arrays(out)["t_total"], [2, 2])
+
     def test_sd_of_one_observation_is_refused(self):
         so = E.model("standardized_latent")
         data = {"t": self.save("t1.npy", np.array([2.0]))}
