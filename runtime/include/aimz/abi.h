@@ -5,7 +5,9 @@
  * The runtime slices rectangles; it never knows a model's maths.
  *
  * Layout rules (all strides count elements, not bytes):
- *  - inputs[i], observed[o]: data points at input row 0, which is absolute
+ *  - inputs[i] (the manifest's inputs, then its derived_inputs: statistics
+ *    of the data the runtime computes before the run), observed[o]: data
+ *    points at input row 0, which is absolute
  *    observation `input_obs_origin`; strides[j] is the stride of dim j of the
  *    input's manifest shape (dim 0 is the observation axis).
  *  - posterior[s] (one per manifest site, NULL data = draw it from its prior):

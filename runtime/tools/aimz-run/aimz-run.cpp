@@ -290,6 +290,12 @@ int info() {
                << "\ninputs:";
   for (const ManifestArray &I : M.Inputs)
     llvm::outs() << " " << I.Name << ": " << I.TypeName << shapeString(I.Shape);
+  if (!M.DerivedInputs.empty()) {
+    llvm::outs() << "\ntransformed data (computed before the run):";
+    for (const Manifest::DerivedInput &D : M.DerivedInputs)
+      llvm::outs() << " " << D.Name << ": " << D.TypeName
+                   << shapeString(D.Shape);
+  }
   llvm::outs() << (M.Outputs.size() > 1 ? "\noutputs:" : "\noutput:");
   for (const ManifestArray &O : M.Outputs)
     llvm::outs() << " " << O.Name << ": " << O.TypeName

@@ -116,6 +116,8 @@ class StandardizedLatent(E.E2ETestCase):
         so = E.model("standardized_latent")
         r = E.aimz_run("info", so)
         self.assertIn("plan: draw", r.stdout)
+        self.assertIn("transformed data (computed before the run): "
+                      "mean(t): f64[] sd(t): f64[]", r.stdout)
         rng = np.random.default_rng(352)
         t = rng.gamma(2, 3, self.N)
         post = dict(s=rng.uniform(0.5, 1.5, self.D),
@@ -133,12 +135,15 @@ class StandardizedLatent(E.E2ETestCase):
         span = t.max() - t.min()
         ref = stats.norm.logpdf(y[None], post["z"] + span, post["s"][:, None])
         np.testing.assert_allclose(outs[0]["y"], ref, rtol=1e-12)
-        # predict draws z from its prior around the standardized t.
+        # predict draws z from its prior around the standardized t (with
+        # the sample sd, N - 1).
         out = self.fresh(".npz")
         E.run_cmd("prior-predictive", so, {"t": data["t"]}, out,
-                  num_samples=400, sites=["z"], seed=8)
+                  num_samples=400, sites=["z", "t_scaled"], seed=8)
         z = E.read_arrays(out)["z"]
         tz = (t - t.mean()) / t.std(ddof=1)
+        np.testing.assert_allclose(E.read_arrays(out)["t_scaled"][0], tz,
+                                   rtol=1e-13, atol=1e-13)
         self.assertGreater(stats.kstest((z - tz[None]).ravel(), "norm").pvalue,
                            1e-4)
 
