@@ -58,6 +58,7 @@ enum class DistKind {
   Categorical,
   OrderedLogistic,
   Multinomial,
+  DirichletMultinomial,
   Dirichlet,
   MultivariateNormal,
   LKJCholesky,

@@ -300,6 +300,10 @@ CASES.update({
     "multinomial_logits": vector_case(
         "Multinomial(n, logits=a)", dict(n=(S, counts), a=(V, real)),
         lambda p: dist.Multinomial(p["n"], logits=p["a"]), "i", -1),
+    "dirichletmultinomial": vector_case(
+        "DirichletMultinomial(a, n)", dict(a=(V, pos), n=(S, counts)),
+        lambda p: dist.DirichletMultinomial(p["a"], total_count=p["n"]),
+        "i", -1),
     "dirichlet": vector_case("Dirichlet(a)", dict(a=(V, pos)),
                              lambda p: dist.Dirichlet(p["a"]), "f", -0.5),
     "mvn_scale_tril": vector_case(

@@ -1,5 +1,5 @@
 // Distributions with an event axis: a vector or matrix parameter or value
-// (Categorical, OrderedLogistic, Multinomial, Dirichlet, MultivariateNormal,
+// (Categorical, OrderedLogistic, Multinomial, DirichletMultinomial, Dirichlet, MultivariateNormal,
 // LKJCholesky), and the composites built on a scalar distribution (a
 // mixture over a component axis, an ordered vector). NumPyro's definitions
 // and parameter names throughout.
@@ -264,6 +264,82 @@ AIMZ_MATH_FN T multinomial_logits_log_prob(EventView<T> x, std::int64_t K, Event
   T lse;
   if (!detail::logsumexp_vec(K, logits, &lse)) return detail::nan<T>();
   return detail::multinomial_log_mass(x, K, total_count[0], [&](std::int64_t k) { return logits[k] - lse; });
+}
+
+// ----------------------------------------------------- DirichletMultinomial
+
+/// DirichletMultinomial(concentration, total_count): the counts by
+/// sequential beta-binomials, exact by the Dirichlet's aggregation
+/// property: given the `left` trials not yet placed, category k takes
+/// Binomial(left, p) with p ~ Beta(concentration_k, the concentration of the
+/// categories after k); the last takes what is left. No buffer of K
+/// probabilities is needed.
+template <class T>
+AIMZ_MATH_FN void dirichlet_multinomial_sample(RandomStream& s, std::int64_t K, EventView<std::int32_t> out,
+                                               EventView<const T> concentration, EventView<const T> total_count) {
+  const double n = static_cast<double>(total_count[0]);
+  bool ok = K > 0 && detail::valid_total_count(n) && n <= kMaxBinomialCount;
+  double rest = 0.0;
+  for (std::int64_t k = 0; k < K; ++k) {
+    const double a = static_cast<double>(concentration[k]);
+    ok = ok && detail::pos_finite(a);
+    rest += a;
+  }
+  double left = n;
+  for (std::int64_t k = 0; k < K; ++k) {
+    const double a = static_cast<double>(concentration[k]);
+    rest -= a;
+    if (ok && k < K - 1 && !(rest > 0.0)) {
+      // Rounding ate the tail's concentration: sum it afresh.
+      rest = 0.0;
+      for (std::int64_t j = k + 1; j < K; ++j) rest += static_cast<double>(concentration[j]);
+    }
+    double c = 0.0;
+    if (ok && (k == K - 1 || !(rest > 0.0))) {
+      c = left;
+    } else if (ok && left > 0.0) {
+      const double p = beta_sample<double>(s, a, rest);
+      const std::int32_t b = std::isnan(p) ? kInvalidCount : binomial_sample<double>(s, left, p);
+      if (b < 0) ok = false;
+      c = b < 0 ? 0.0 : static_cast<double>(b);
+    }
+    out[k] = ok ? detail::finish_count(s, c) : kInvalidCount;
+    left -= c;
+  }
+}
+
+/// log Gamma(a0) + log Gamma(n + 1) - log Gamma(n + a0)
+///   + sum_k [log Gamma(x_k + a_k) - log Gamma(a_k) - log Gamma(x_k + 1)],
+/// -inf off the support (a negative count, or counts not summing to n).
+/// In double whatever T: the differences of log-gammas cancel (a large
+/// concentration would lose f32's digits).
+template <class T>
+AIMZ_MATH_FN T dirichlet_multinomial_log_prob(EventView<T> x, std::int64_t K, EventView<const T> concentration,
+                                              EventView<const T> total_count) {
+  const double n = static_cast<double>(total_count[0]);
+  if (!detail::valid_total_count(n) || K <= 0) return detail::nan<T>();
+  double a0 = 0.0;
+  for (std::int64_t k = 0; k < K; ++k) {
+    if (!detail::pos_finite(concentration[k])) return detail::nan<T>();
+    a0 += static_cast<double>(concentration[k]);
+  }
+  double acc = log_gamma(a0) + log_gamma(n + 1.0) - log_gamma(n + a0);
+  double sum = 0.0;
+  bool outside = false;
+  for (std::int64_t k = 0; k < K; ++k) {
+    double v;
+    const int c = detail::count_value(x[k], &v);
+    if (c == 1) return detail::nan<T>();
+    if (c == 2 || v < 0.0) {
+      outside = true;
+      continue;
+    }
+    sum += v;
+    const double a = static_cast<double>(concentration[k]);
+    if (v > 0.0) acc += log_gamma(v + a) - log_gamma(a) - log_gamma(v + 1.0);
+  }
+  if (outside || sum != n) return -detail::inf<T>();
+  return static_cast<T>(acc);
 }
 
 // ------------------------------------------------------------------ Dirichlet
