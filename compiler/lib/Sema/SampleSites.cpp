@@ -666,12 +666,6 @@ void Analyzer::analyzeSample(SampleStmt &S) {
                                  S.Name + "' " + dtypeName(T));
       Ok = false;
     }
-    if (Spec->Kind == DistKind::LKJCholesky) {
-      Diags.error(S.DistLoc, "the output '" + S.Name + "' cannot be "
-                             "LKJCholesky: it is only a prior here (a "
-                             "sampler without a log density)");
-      Ok = false;
-    }
     T = Out.Type;
   }
   if (!define(S, {Symbol::Kind::Sample, T, Full, S.NameLoc}) || !Ok)

@@ -317,6 +317,28 @@ CASES.update({
 })
 
 
+class _LKJCholeskyOnSupport:
+    """NumPyro's LKJCholesky, whose log_prob does not check the support:
+    -inf for a matrix with an entry above the diagonal (as ours)."""
+
+    def __init__(self, a):
+        self.d = dist.LKJCholesky(K, a)
+
+    def sample(self, key):
+        return self.d.sample(key)
+
+    def log_prob(self, y):
+        upper = jnp.any(jnp.triu(y, 1) != 0, axis=(-2, -1))
+        return jnp.where(upper, -jnp.inf, self.d.log_prob(y))
+
+
+# The factor of a correlation matrix; 1 in 20 has its first row set to 0.5
+# (entries above the diagonal: off the support).
+_lkj = vector_case("LKJCholesky(%d, a)" % K, dict(a=(S, pos)),
+                   lambda p: _LKJCholeskyOnSupport(p["a"]), "f", 0.5)
+CASES["lkjcholesky"] = _lkj[:5] + ((K, K),)
+
+
 def gen_is_count(param):
     return param[1] is counts
 

@@ -473,9 +473,38 @@ AIMZ_MATH_FN void lkj_cholesky_sample(RandomStream& s, std::int64_t K, EventView
       for (std::int64_t j = 0; j < K; ++j) out(i, j) = detail::nan<T>();
 }
 
-/// Only ever a latent (the compiler refuses it as the observed output).
-template <class T> AIMZ_MATH_FN T lkj_cholesky_log_prob(EventView<T>, std::int64_t, EventView<const T>) {
-  return detail::nan<T>();
+/// The density of the Cholesky factor L of a K x K correlation matrix, as
+/// NumPyro's LKJCholesky.log_prob: sum_{i >= 1} (2 (eta - 1) + K - 1 - i)
+/// log L_ii (the LKJ density times the Jacobian of L -> L L^T) minus the
+/// log normalizer (K - 1) / 2 log pi + log Gamma_{K-1}(eta + (K - 2) / 2)
+/// - (K - 1) log Gamma(eta + (K - 1) / 2). Off the support (a diagonal
+/// entry not positive, an entry above it not 0, a row not of unit length
+/// to 1e-4 relative): -inf. In double whatever T.
+template <class T>
+AIMZ_MATH_FN T lkj_cholesky_log_prob(EventView<T> x, std::int64_t K, EventView<const T> concentration) {
+  const double eta = static_cast<double>(concentration[0]);
+  if (!detail::pos_finite(eta) || K < 2) return detail::nan<T>();
+  auto l = [&](std::int64_t i, std::int64_t j) { return static_cast<double>(x(i, j)); };
+  bool outside = false;
+  double acc = 0.0;
+  for (std::int64_t i = 0; i < K; ++i) {
+    double norm = 0.0;
+    for (std::int64_t j = 0; j < K; ++j) {
+      const double v = l(i, j);
+      if (std::isnan(v)) return detail::nan<T>();
+      if (j > i && v != 0.0) outside = true;
+      if (j <= i) norm += v * v;
+    }
+    if (!(l(i, i) > 0.0) || std::fabs(norm - 1.0) > 1e-4) outside = true;
+    if (i >= 1 && !outside) acc += (2.0 * (eta - 1.0) + double(K - 1 - i)) * std::log(l(i, i));
+  }
+  if (outside) return -detail::inf<T>();
+  const double dm1 = double(K - 1), alpha = eta + 0.5 * dm1;
+  // log Gamma_{K-1}(alpha - 1/2): the multivariate gamma function.
+  double multigamma = 0.25 * dm1 * (dm1 - 1.0) * std::log(detail::kPi);
+  for (std::int64_t j = 1; j <= K - 1; ++j) multigamma += log_gamma(alpha - 0.5 + 0.5 * (1.0 - double(j)));
+  const double normalizer = 0.5 * dm1 * std::log(detail::kPi) + multigamma - dm1 * log_gamma(alpha);
+  return static_cast<T>(acc - normalizer);
 }
 
 // ---------------------------------------------------------------- Composites
