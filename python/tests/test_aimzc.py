@@ -359,3 +359,48 @@ def test_import_without_the_native_part_says_how_to_build_it(tmp_path):
     assert p.returncode != 0
     assert "ImportError" in p.stderr
     assert "aimzc_python" in p.stderr
+
+
+def test_several_outputs_and_transformed_data_match_the_cli(work):
+    """Arrays in memory take the same checks as --data files: a model with
+    two outputs scores each, and transformed data (the column means) are
+    computed from the arrays given."""
+    me = aimzc.compile(os.path.join(EXAMPLES, "measurement_error.aimz"),
+                       str(work / "me.so"), gpu=False)
+    assert [o["name"] for o in me.info["outputs"]] == ["x_meas", "y"]
+    rng = np.random.default_rng(3)
+    n, D = 500, 4
+    tau = rng.uniform(0.2, 0.8, n).astype(np.float32)
+    post = {k: rng.normal(size=D).astype(np.float32)
+            for k in ("mu_x", "alpha", "beta")}
+    post.update(sigma_x=np.ones(D, np.float32), sigma=np.ones(D, np.float32),
+                x=rng.normal(size=(D, n)).astype(np.float32))
+    obs = dict(tau=tau, x_meas=rng.normal(size=n).astype(np.float32),
+               y=rng.normal(size=n).astype(np.float32))
+    got = me.log_likelihood(obs, post, progress=False)
+    assert sorted(got.data_vars) == ["x_meas", "y"]
+    files = {k: str(work / ("me_%s.npy" % k)) for k in obs}
+    for k, v in obs.items():
+        np.save(files[k], v)
+    np.savez(str(work / "me_post.npz"), **post)
+    ref = cli(work, "log-likelihood", me.path,
+              *sum((["--data", "%s=%s" % kv] for kv in files.items()), []),
+              "--posterior", str(work / "me_post.npz"))
+    for k in ("x_meas", "y"):
+        np.testing.assert_array_equal(got[k].values, ref[k].values)
+    with pytest.raises(aimzc.Error, match="observed output 'y'"):
+        me.log_likelihood(dict(tau=tau, x_meas=obs["x_meas"]), post,
+                          progress=False)
+
+    cr = aimzc.compile(os.path.join(EXAMPLES, "centred_regression.aimz"),
+                       str(work / "cr.so"), gpu=False)
+    X = (rng.normal(size=(n, 3)) + [4, -1, 9]).astype(np.float32)
+    cpost = dict(Intercept=rng.normal(size=D).astype(np.float32),
+                 b=rng.normal(size=(D, 3)).astype(np.float32),
+                 sigma=np.ones(D, np.float32))
+    got = cr.predict({"X": X}, cpost, return_sites=["b_Intercept"],
+                     progress=False)
+    means = X.astype(np.float64).mean(axis=0).astype(np.float32)
+    want = cpost["Intercept"] - cpost["b"].astype(np.float64) @ means
+    np.testing.assert_allclose(got["b_Intercept"].values, want, rtol=1e-5,
+                               atol=1e-5)
