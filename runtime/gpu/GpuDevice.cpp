@@ -744,6 +744,10 @@ void GpuDevice::fillCallBlock(const Slot &S, const aimz_call &C,
     PutStrides(B.InStrides[I], C.inputs[I].strides, L.Inputs[I].Rank);
     PutView(B.InViews + I * sizeof(aimz_view), D, B.InStrides[I]);
   }
+  // A call with an observed table but no observed arrays (predict) still
+  // gets a table of one null view.
+  if (C.observed && B.ObsPtr.empty())
+    PutView(B.ObsView, 0, SIZE_MAX);
   for (size_t O = 0; O < B.ObsPtr.size(); ++O) {
     cu::DevicePtr D =
         B.ObsPiece[O] != SIZE_MAX ? DevAt(B.ObsPiece[O]) : B.ObsPtr[O];
