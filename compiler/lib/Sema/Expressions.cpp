@@ -418,8 +418,11 @@ bool Analyzer::analyzeCall(CallExpr &E) {
     E.Axis = Ax;
     if (Reduction && InTransformed && A.Dims[Ax] == Dim::symbol(Info.ObsDim))
       return analyzeDataReduction(E, *Fn);
-    if (mixesObservations(E.Loc, A.Dims[Ax], ("'" + E.Callee + "'").c_str()))
-      return noteTransformedData(E), false;
+    if (mixesObservations(E.Loc, A.Dims[Ax], ("'" + E.Callee + "'").c_str())) {
+      if (Reduction)
+        noteTransformedData(E);
+      return false;
+    }
   }
   if (E.Args.size() == 1 && Reduction && !E.Axis) {
     if (InTransformed && llvm::is_contained(A.Dims, Dim::symbol(Info.ObsDim)))
