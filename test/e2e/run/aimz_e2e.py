@@ -302,6 +302,15 @@ class E2ETestCase(unittest.TestCase):
         for f in fragments:
             self.assertIn(f.lower(), lines[0].lower(), r)
 
+    def assert_same_arrays(self, a, b):
+        """Two results (name -> array, as read_arrays gives) hold the same
+        names and the same bits; their chunking may differ."""
+        self.assertTrue(a)
+        self.assertEqual(sorted(a), sorted(b))
+        for k in a:
+            self.assertEqual(a[k].dtype, b[k].dtype, k)
+            self.assertEqual(a[k].tobytes(), b[k].tobytes(), k)
+
     def assert_same_store(self, ref, out):
         """The same files with the same bytes, metadata and attributes
         aside from the creation time."""

@@ -15,17 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aimz_e2e as E  # noqa: E402
 
 
-class Case(E.E2ETestCase):
-    def assert_same_arrays(self, a, b):
-        """The same names and the same bits (the chunking may differ)."""
-        self.assertTrue(a)
-        self.assertEqual(sorted(a), sorted(b))
-        for k in a:
-            self.assertEqual(a[k].dtype, b[k].dtype, k)
-            self.assertEqual(a[k].tobytes(), b[k].tobytes(), k)
-
-
-class TwoResponses(Case):
+class TwoResponses(E.E2ETestCase):
     """Obs plan; y2's mean reads y1."""
     N, D = 1200, 7
 
@@ -114,7 +104,7 @@ class TwoResponses(Case):
         self.assertEqual(g["prior_predictive"]["y2"].shape, (1, 5, self.N))
 
 
-class MeasurementError(Case):
+class MeasurementError(E.E2ETestCase):
     """Draw plan: the true covariate x is a latent per observation."""
     N, D = 900, 6
 

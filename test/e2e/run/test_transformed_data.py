@@ -16,13 +16,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aimz_e2e as E  # noqa: E402
 
 
-def same_arrays(case, a, b):
-    case.assertTrue(a)
-    case.assertEqual(sorted(a), sorted(b))
-    for k in a:
-        case.assertEqual(a[k].tobytes(), b[k].tobytes(), k)
-
-
 class CentredRegression(E.E2ETestCase):
     N, K, D = 3000, 3, 8
 
@@ -57,7 +50,7 @@ class CentredRegression(E.E2ETestCase):
                       sites=["y", "b_Intercept"])
             outs.append(E.read_arrays(out))
         for o in outs[1:]:
-            same_arrays(self, outs[0], o)
+            self.assert_same_arrays(outs[0], o)
         mu, means = self.mu()
         want = (self.post["Intercept"].astype(np.float64) -
                 self.post["b"].astype(np.float64) @ means.astype(np.float64))
@@ -131,7 +124,7 @@ class StandardizedLatent(E.E2ETestCase):
             E.run_cmd("log-likelihood", so, data, out, posterior=pp,
                       devices=devices, batch=batch)
             outs.append(E.read_arrays(out))
-        same_arrays(self, outs[0], outs[1])
+        self.assert_same_arrays(outs[0], outs[1])
         span = t.max() - t.min()
         ref = stats.norm.logpdf(y[None], post["z"] + span, post["s"][:, None])
         np.testing.assert_allclose(outs[0]["y"], ref, rtol=1e-12)
