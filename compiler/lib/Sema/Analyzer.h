@@ -107,6 +107,7 @@ private:
   std::optional<Shape> resolveDims(const std::vector<DimSyntax> &Ds,
                                    bool MustBeBound);
   bool checkSignature();
+  bool checkOutputs(bool &Ok, bool &AnyF64);
   void collectNames(const std::vector<StmtPtr> &Body);
 
   // Statements.
@@ -171,6 +172,8 @@ private:
   bool analyzeConstructor(CallExpr &E, const Builtin &Fn);
   bool analyzeMatrixHelper(CallExpr &E, const Builtin &Fn);
   bool analyzeVecToTril(CallExpr &E);
+  std::optional<DimPoly> trilLength(const DimPoly &Rows, int64_t C, int64_t K,
+                                    SMLoc RowsLoc, SMLoc Loc);
   /// A reduction along the observation axis inside transformed data
   /// (TransformedData.cpp).
   bool analyzeDataReduction(CallExpr &E, const Builtin &Fn);

@@ -107,6 +107,34 @@ bool Analyzer::analyzeMatrixHelper(CallExpr &E, const Builtin &Fn) {
   }
 }
 
+/// The number of entries vec_to_tril keeps in R rows of C columns with
+/// diagonal K: row i keeps min(max(i + 1 + K, 0), C), in all C (C + 1) / 2
+/// + (R + K - C) C once R + K >= C, which the runtime checks for a
+/// run-time R.
+std::optional<DimPoly> Analyzer::trilLength(const DimPoly &Rows, int64_t C,
+                                            int64_t K, SMLoc RowsLoc,
+                                            SMLoc Loc) {
+  if (Rows.isConstant()) {
+    int64_t Full = Rows.constantValue() + K; // rows whose triangle starts
+    int64_t Head = std::min(std::max<int64_t>(Full, 0), C);
+    int64_t Below = 0; // the rows after the triangle, C entries each
+    if (Full > C && __builtin_mul_overflow(Full - C, C, &Below))
+      return overflow(Loc);
+    return DimPoly::constant(Head * (Head + 1) / 2 + Below);
+  }
+  DimPoly Tail = Rows;
+  Tail.add(DimPoly::constant(K - C));
+  requireNonNegative(Tail, RowsLoc,
+                     "vec_to_tril's rows minus its columns" +
+                         std::string(K ? " minus 1" : "") + " (" +
+                         Tail.str() + ")");
+  DimPoly Length = Tail;
+  if (!Length.mul(DimPoly::constant(C)) ||
+      !Length.add(DimPoly::constant(C * (C + 1) / 2)))
+    return overflow(Loc);
+  return Length;
+}
+
 /// vec_to_tril(v, R[, C][, diagonal=0|-1]): the R x C matrix whose entries
 /// (i, j) with j <= i + diagonal are v's elements, row by row (NumPyro's
 /// vec_to_tril_matrix for a square one; a D x K loading matrix otherwise),
@@ -182,34 +210,17 @@ bool Analyzer::analyzeVecToTril(CallExpr &E) {
     return false;
   }
   const int64_t C = RC[1].constantValue();
-  // Entries kept in row i: min(max(i + 1 + K, 0), C); their count over the
-  // R rows, for R + K >= C: C (C + 1) / 2 + (R + K - C) C.
-  DimPoly Length;
-  if (RC[0].isConstant()) {
-    int64_t N = 0;
-    for (int64_t I = 0; I < RC[0].constantValue(); ++I)
-      N += std::min(std::max<int64_t>(I + 1 + K, 0), C);
-    Length = DimPoly::constant(N);
-  } else {
-    DimPoly Tail = RC[0];
-    Tail.add(DimPoly::constant(K - C));
-    requireNonNegative(Tail, Pos[1]->Loc,
-                       "vec_to_tril's rows minus its columns" +
-                           std::string(K ? " minus 1" : "") + " (" +
-                           Tail.str() + ")");
-    Length = Tail;
-    if (!Length.mul(DimPoly::constant(C)) ||
-        !Length.add(DimPoly::constant(C * (C + 1) / 2)))
-      return !overflow(E.Loc);
-  }
-  if (Length.isConstant() && Length.constantValue() < 1) {
+  auto Length = trilLength(RC[0], C, K, Pos[1]->Loc, E.Loc);
+  if (!Length)
+    return false;
+  if (Length->isConstant() && Length->constantValue() < 1) {
     Diags.error(E.Loc, "vec_to_tril of this shape keeps no element");
     return false;
   }
-  if (polyOf(V.Ty.Dims[0]).Terms != Length.Terms) {
+  if (polyOf(V.Ty.Dims[0]).Terms != Length->Terms) {
     Diags.error(V.Loc, "vec_to_tril(v, " + Dims[0].str() + ", " +
                            Dims[1].str() + (K ? ", diagonal=-1" : "") +
-                           ") needs a vector of " + Length.str() +
+                           ") needs a vector of " + Length->str() +
                            " elements (its lower triangle, row by row); got "
                            "shape " +
                            shapeStr(V.Ty.Dims));

@@ -128,36 +128,9 @@ void Analyzer::collectNames(const std::vector<StmtPtr> &Body) {
   }
 }
 
-bool Analyzer::checkSignature() {
-  Info.Name = M.Name;
-  bool Ok = true;
-
-  // Symbols in the signature are bound by the data's shapes.
-  auto Bind = [&](const Param &P) {
-    for (const DimSyntax &D : P.Type.Dims)
-      if (!D.Name.empty() && !Info.Constants.count(D.Name) &&
-          !ConstArith.count(D.Name) && BoundSymbols.insert(D.Name).second)
-        Info.Symbols.push_back(D.Name);
-  };
-  for (const Param &P : M.Inputs)
-    Bind(P);
-  // An output's observation axis is bound by the data (or
-  // --num-observations); another axis of it that no input names (the J
-  // items of `y: i32[n, J]`) is set at run time like a latent's group
-  // count: by the posterior's arrays, by --dim, or by the observed output.
-  for (const Param &Out : M.Outputs)
-    for (size_t I = 0; I < Out.Type.Dims.size(); ++I) {
-      const DimSyntax &D = Out.Type.Dims[I];
-      if (D.Name.empty() || Info.Constants.count(D.Name) ||
-          ConstArith.count(D.Name) || BoundSymbols.count(D.Name))
-        continue;
-      BoundSymbols.insert(D.Name);
-      Info.Symbols.push_back(D.Name);
-      if (I > 0 && D.Name != M.Outputs.front().Type.Dims[0].Name)
-        Info.PosteriorDims.push_back(D.Name);
-    }
-
-  bool AnyF64 = false;
+/// Each output's shape, led by the one observation axis they share;
+/// sets Info.ObsDim and Info.Outputs. False when one cannot be used.
+bool Analyzer::checkOutputs(bool &Ok, bool &AnyF64) {
   for (const Param &Out : M.Outputs) {
     auto OutShape = resolveDims(Out.Type.Dims, true);
     if (!OutShape)
@@ -208,6 +181,41 @@ bool Analyzer::checkSignature() {
     AnyF64 |= Out.Type.Type == DType::F64;
   }
 
+  return true;
+}
+
+bool Analyzer::checkSignature() {
+  Info.Name = M.Name;
+  bool Ok = true;
+
+  // Symbols in the signature are bound by the data's shapes.
+  auto Bind = [&](const Param &P) {
+    for (const DimSyntax &D : P.Type.Dims)
+      if (!D.Name.empty() && !Info.Constants.count(D.Name) &&
+          !ConstArith.count(D.Name) && BoundSymbols.insert(D.Name).second)
+        Info.Symbols.push_back(D.Name);
+  };
+  for (const Param &P : M.Inputs)
+    Bind(P);
+  // An output's observation axis is bound by the data (or
+  // --num-observations); another axis of it that no input names (the J
+  // items of `y: i32[n, J]`) is set at run time like a latent's group
+  // count: by the posterior's arrays, by --dim, or by the observed output.
+  for (const Param &Out : M.Outputs)
+    for (size_t I = 0; I < Out.Type.Dims.size(); ++I) {
+      const DimSyntax &D = Out.Type.Dims[I];
+      if (D.Name.empty() || Info.Constants.count(D.Name) ||
+          ConstArith.count(D.Name) || BoundSymbols.count(D.Name))
+        continue;
+      BoundSymbols.insert(D.Name);
+      Info.Symbols.push_back(D.Name);
+      if (I > 0 && D.Name != M.Outputs.front().Type.Dims[0].Name)
+        Info.PosteriorDims.push_back(D.Name);
+    }
+
+  bool AnyF64 = false;
+  if (!checkOutputs(Ok, AnyF64))
+    return false;
   for (const Param &P : M.Inputs) {
     if (const Param *Out = M.findOutput(P.Name)) {
       Diags.error(P.Loc, "input '" + P.Name + "' has an output's name; an "
