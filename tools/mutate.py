@@ -192,7 +192,7 @@ MUTATIONS = [
      "Value IK = Bin(ir::BinaryFn::Add, I, Int(K));", "Value IK = I;",
      ["aimzc"], [e2e("slices", "-k vec_to_tril")]),
     ("vec-to-tril-length-unchecked", "compiler/lib/Sema/ArrayBuilders.cpp",
-     "if (polyOf(V.Ty.Dims[0]).Terms != Length.Terms) {", "if (false) {",
+     "if (polyOf(V.Ty.Dims[0]).Terms != Length->Terms) {", "if (false) {",
      ["aimzc"], [LIT]),
     ("derived-sd-divides-by-n", "runtime/lib/DerivedInputs.cpp",
      "R[J] = std::sqrt(Q[J].value() / double(Count - 1));",
