@@ -1,26 +1,39 @@
 //===- EntryBuilder.h - One entry point of a lowered aimz.model -*- C++ -*-===//
 //
 // Private to lib/Conversion. EntryBuilder writes one C entry point of abi.h
-// for an `aimz.model`; its pieces live in one file per op family:
+// for an `aimz.model` in two steps:
 //
-//   EntryBuilder.cpp        views, scratch, loops, the per-op dispatch
-//   LowerElementwise.cpp    cast, unary, binary, select
-//   LowerSites.cpp          sample, observe (log densities), copy-out
-//   LowerLinearAlgebra.cpp  matmul, cholesky
-//   LowerArrays.cpp         reduce, cumsum, gather, stack
-//   LowerViews.cpp          slice, transpose (strided views, no copy)
-//   LowerModelToLoops.cpp   the pass and the prior-predictive wrapper
+//  1. The frame (EntryBuilder.cpp): the function, the ABI check, the call's
+//     fields, the scratch plan and the loops, with the model's ops cloned
+//     into them:
 //
-// The loop structure it emits:
+//       for draw in [draw_begin, draw_end):
+//         <global ops: values that do not involve the observation axis>
+//         for block in [obs_begin, obs_end) step obs_block:
+//           <observation ops, with the observation axis cut to the block>
 //
-//   for draw in [draw_begin, draw_end):
-//     <global ops: values that do not involve the observation axis>
-//     for block in [obs_begin, obs_end) step obs_block:
-//       <observation ops, with the observation axis cut to the block>
+//  2. The ops (a dialect conversion): every aimz op is rewritten in place by
+//     its family's OpConversionPatterns, one file per family:
+//
+//       LowerViews.cpp          input, constant, dim, broadcast, slice,
+//                               transpose, iota (views; no copy but iota)
+//       LowerElementwise.cpp    cast, unary, binary, select
+//       LowerSites.cpp          sample, observe, factor, deterministic,
+//                               log_prob; copy-out to the results
+//       LowerLinearAlgebra.cpp  matmul, cholesky
+//       LowerArrays.cpp         reduce, cumsum, gather, stack
+//
+//     LowerModelToLoops.cpp holds the pass and the prior-predictive wrapper.
 //
 // Every array value is a strided view {pointer, sizes, strides}; broadcasts
 // are views with zero strides, constants are scalars, and everything else is
 // materialized in the caller's scratch buffer at offsets fixed once per call.
+// A lowered value travels through the rewriter's mapping as an
+// `unrealized_conversion_cast` of the view's parts to the op's own type
+// (MLIR's idiom for a value that becomes several): a pattern reads its
+// operands' views back from those casts (viewOf), and the casts, unused once
+// every op is rewritten, are erased at the end.
+//
 // Random draws and log densities call the support library (linked in as
 // bitcode and inlined), addressed by (site, draw, observation, element) so
 // results do not depend on how the work is split.
@@ -40,6 +53,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <string>
 
@@ -106,16 +120,54 @@ struct View {
 
 class EntryBuilder {
 public:
-  EntryBuilder(ir::ModelOp Model, Entry Kind, OpBuilder &B)
-      : Model(Model), Kind(Kind), B(B), Loc(Model.getLoc()),
+  EntryBuilder(ir::ModelOp Model, Entry Kind, OpBuilder &FrameBuilder)
+      : Model(Model), Kind(Kind), B(&FrameBuilder), Loc(Model.getLoc()),
         Ctx(Model.getContext()) {}
 
+  /// The frame, then the conversion of its ops; null when a pattern failed
+  /// (the error is reported on the op).
   func::FuncOp build(StringRef Name);
+
+  // For the patterns (OpLowering): every family's lowering runs inside
+  // lowerOp, which points the builder at the rewriter, sets the location
+  // and the block, wraps the op in its site test (SiteDemand) and replaces
+  // its result by the returned view.
+  LogicalResult lowerOp(Operation *Op, ConversionPatternRewriter &Rewriter,
+                        function_ref<std::optional<View>()> Lower);
+  /// The view of an original operand, through the rewriter's mapping.
+  View viewOf(Value Original);
+
+  // Views and scalars (LowerViews.cpp).
+  View lowerInput(ir::InputOp Op);
+  View lowerConstant(ir::ConstantOp Op);
+  View lowerDim(ir::DimOp Op);
+  View lowerBroadcast(ir::BroadcastOp Op);
+  View lowerSlice(ir::SliceOp Op);
+  View lowerTranspose(ir::TransposeOp Op);
+  View lowerIota(ir::IotaOp Op);
+  // Elementwise (LowerElementwise.cpp).
+  View lowerElementwise(Operation *Op);
+  // Sites (LowerSites.cpp); nullopt: no value in this entry.
+  View lowerSample(ir::SampleOp Op);
+  View lowerObserve(ir::ObserveOp Op);
+  std::optional<View> lowerFactor(ir::FactorOp Op);
+  View lowerDeterministic(ir::DeterministicOp Op);
+  View lowerLogProb(ir::LogProbOp Op);
+  // Linear algebra (LowerLinearAlgebra.cpp).
+  View lowerMatMul(ir::MatMulOp Op);
+  View lowerCholesky(ir::CholeskyOp Op);
+  // Arrays (LowerArrays.cpp).
+  View lowerReduce(ir::ReduceOp Op);
+  View lowerCumSum(ir::CumSumOp Op);
+  View lowerGather(ir::GatherOp Op);
+  View lowerStack(ir::StackOp Op);
 
 private:
   ir::ModelOp Model;
   Entry Kind;
-  OpBuilder &B;
+  /// The frame's builder, then the rewriter of the op being lowered.
+  OpBuilder *B;
+  ConversionPatternRewriter *Rewriter = nullptr;
   Location Loc;
   MLIRContext *Ctx;
 
@@ -124,43 +176,50 @@ private:
   Value Scratch;           // !llvm.ptr
   Value ObsBlock;          // index
   Value Draw;              // index, current absolute draw
-  Value DrawBegin, ObsBegin, ObsEnd, InputOrigin, Seed; // index / i64
+  Value DrawBegin, DrawEnd, ObsBegin, ObsEnd, InputOrigin; // index
+  Value Seed;              // i64
   Value ResultDraw0, ResultObs0; // index: absolute origin of results views
-  Value BlockStart, BlockLen; // index, inside the observation loop
+  Value ObsIv, ObsLen;     // index: the observation loop's block and length
+  Value BlockStart, BlockLen; // ObsIv and ObsLen for observation ops, else null
   SmallVector<Value> DimValues; // index, per model symbol
   DenseMap<Operation *, Value> Offsets; // scratch byte offset per buffer
-  DenseMap<Value, View> Views;
 
   Type ptrType() { return LLVM::LLVMPointerType::get(Ctx); }
-  Value idx(int64_t V) { return B.create<arith::ConstantIndexOp>(Loc, V); }
+  Value idx(int64_t V) { return B->create<arith::ConstantIndexOp>(Loc, V); }
   Value i64(int64_t V) {
-    return B.create<arith::ConstantIntOp>(Loc, V, 64);
+    return B->create<arith::ConstantIntOp>(Loc, V, 64);
   }
   Value toI64(Value V) {
-    return B.create<arith::IndexCastOp>(Loc, B.getI64Type(), V);
+    return B->create<arith::IndexCastOp>(Loc, B->getI64Type(), V);
   }
   Value toIndex(Value V) {
-    return B.create<arith::IndexCastOp>(Loc, B.getIndexType(), V);
+    return B->create<arith::IndexCastOp>(Loc, B->getIndexType(), V);
   }
   Value gep(Value Ptr, Type Elem, Value Offset) {
-    return B.create<LLVM::GEPOp>(Loc, ptrType(), Elem, Ptr,
+    return B->create<LLVM::GEPOp>(Loc, ptrType(), Elem, Ptr,
                                  ValueRange{Offset});
   }
   Value loadField(Value StructPtr, int64_t Field, Type T) {
-    Value P = gep(StructPtr, B.getI64Type(), i64(Field));
-    return B.create<LLVM::LoadOp>(Loc, T, P);
+    Value P = gep(StructPtr, B->getI64Type(), i64(Field));
+    return B->create<LLVM::LoadOp>(Loc, T, P);
   }
   Value fieldIndex(int64_t Field) {
-    return toIndex(loadField(Call, Field, B.getI64Type()));
+    return toIndex(loadField(Call, Field, B->getI64Type()));
   }
 
   static bool isObsOp(Operation *Op, StringRef ObsDim);
   Type storageType(Type T) {
-    return T.isInteger(1) ? Type(B.getI8Type()) : T;
+    return T.isInteger(1) ? Type(B->getI8Type()) : T;
   }
   int64_t byteWidth(Type T) {
     return std::max<int64_t>(1, storageType(T).getIntOrFloatBitWidth() / 8);
   }
+
+  // The frame (EntryBuilder.cpp).
+  void loadCallFields();
+  void cloneBody(scf::ForOp ObsLoop);
+  LogicalResult convertOps(func::FuncOp F);
+  Value pack(const std::optional<View> &V, Type T);
 
   Value dimSize(Attribute D, bool ForAllocation);
   Value extentOf(StringRef Text);
@@ -179,42 +238,27 @@ private:
   void forEach(ArrayRef<Value> Sizes,
                function_ref<void(ValueRange)> Body);
 
-  /// Emits `Op` with its location (the model's line) on what it creates.
-  void emit(Operation *Op);
-  /// emit(Op), run only when a site that needs its value is asked for
-  /// (SiteDemand); not at all when no recorded site needs it.
-  void emitDemanded(Operation *Op);
   /// i1: results[SiteId] is given (the caller asked for the site).
   Value siteWanted(int64_t SiteId);
+  /// Which recorded sites need each (cloned) op.
   DenseMap<Operation *, SiteDemand> Demand;
-  void emitOp(Operation *Op);
-  void emitElementwise(Operation *Op);
-  void emitStack(ir::StackOp Op);
-  void emitSlice(ir::SliceOp Op);
-  void emitTranspose(ir::TransposeOp Op);
-  void emitIota(ir::IotaOp Op);
   Value convert(Value X, Type To);
   Value unary(ir::UnaryFn Fn, Value X);
   Value elementary(StringRef Fn, Value X);
   Value binary(ir::BinaryFn Fn, Value X, Value Y);
   Value log1mExp(Value X);
   Value logAddExp(Value X, Value Y);
-  void emitSample(Operation *Op, StringRef Dist, ArrayAttr ParamNames,
-                  ValueRange Params, int64_t SiteId, bool Draws,
-                  bool ReadsPosterior);
-  void emitLogDensity(ir::ObserveOp Op);
+  /// The site's values: given (posterior, intervention) or drawn.
+  View emitSample(Operation *Op, StringRef Dist, ArrayAttr ParamNames,
+                  ValueRange Params, int64_t SiteId, bool ReadsPosterior);
+  View emitLogDensity(ir::ObserveOp Op);
   /// Out[i] = aimz_rt_logp_<Symbol>(Y[i], Params[i]...) for a distribution
   /// of numbers; every view of Out's dims.
   void emitScalarLogDensities(StringRef Symbol, Type Prec, const View &Y,
                               ValueRange Params, const View &Out);
-  void emitLogProb(ir::LogProbOp Op);
   void givenOr(int64_t SiteId, ir::ArrayType T, const View &Out,
                const std::function<void()> &Otherwise);
-  void emitMatMul(ir::MatMulOp Op);
-  void emitReduce(ir::ReduceOp Op);
-  void emitCumSum(ir::CumSumOp Op);
-  void emitGather(ir::GatherOp Op);
-  void copyOut(Value V, int64_t SiteId);
+  void copyOut(Value V, const View &Src, int64_t SiteId);
   func::FuncOp runtimeFunction(StringRef Name, TypeRange Args,
                                TypeRange Results);
   Value siteAddressElement(ir::ArrayType T, ValueRange Ivs, Value &ObsOut);
@@ -233,12 +277,21 @@ private:
                        ValueRange Params, int64_t SiteId, Type Prec);
   void emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
                            const View &Y, const View &Out, Type Prec);
-  void emitCholesky(ir::CholeskyOp Op);
   void emitRowSample(ir::ArrayType T, const View &Out, StringRef Symbol,
                      ValueRange Params, int64_t SiteId, Type Prec);
   /// The log-likelihood's type for the output: one number per value.
   ir::ArrayType logDensityType(ir::ObserveOp Op);
   DenseMap<Operation *, Value> CopyOffsets; // an observed vector's copy
+  SmallVector<View> viewsOf(ValueRange Originals);
+
+  // Reductions (LowerArrays.cpp).
+  void emitLogSumExp(const View &In, ArrayRef<unsigned> Reduced,
+                     ArrayRef<Value> InSizes, SmallVectorImpl<Value> &Ivs,
+                     Type Elem, const View &Out, ValueRange OutIvs,
+                     Type OutElem);
+  Value reduceNest(const View &In, ArrayRef<unsigned> Reduced,
+                   ArrayRef<Value> InSizes, SmallVectorImpl<Value> &Ivs,
+                   Value Init, function_ref<Value(Value, Value)> Combine);
 
   // Draw-invariant left sides of X @ beta, packed once per call
   // (LowerLinearAlgebra.cpp): the scratch offset of each packed input.
@@ -248,6 +301,42 @@ private:
   void emitPack(ir::MatMulOp Op);
   DenseMap<Operation *, Value> PackOffsets;
 };
+
+/// The conversion pattern of one aimz op: its family's lowering, run through
+/// EntryBuilder::lowerOp.
+template <typename OpT>
+class OpLowering : public OpConversionPattern<OpT> {
+public:
+  using LowerFn = std::function<std::optional<View>(OpT)>;
+  OpLowering(MLIRContext *Ctx, EntryBuilder &E, LowerFn Lower)
+      : OpConversionPattern<OpT>(Ctx), E(E), Lower(std::move(Lower)) {}
+
+  LogicalResult
+  matchAndRewrite(OpT Op, typename OpT::Adaptor,
+                  ConversionPatternRewriter &Rewriter) const final {
+    return E.lowerOp(Op, Rewriter, [&] { return Lower(Op); });
+  }
+
+private:
+  EntryBuilder &E;
+  LowerFn Lower;
+};
+
+/// Adds the pattern that lowers OpT by Lower (a member of EntryBuilder).
+template <typename OpT, typename Fn>
+void addLowering(RewritePatternSet &Patterns, EntryBuilder &E, Fn Lower) {
+  Patterns.add<OpLowering<OpT>>(
+      Patterns.getContext(), E,
+      [&E, Lower](OpT Op) -> std::optional<View> { return (E.*Lower)(Op); });
+}
+
+// Each family's patterns (one file each).
+void populateViewLowering(RewritePatternSet &Patterns, EntryBuilder &E);
+void populateElementwiseLowering(RewritePatternSet &Patterns, EntryBuilder &E);
+void populateSiteLowering(RewritePatternSet &Patterns, EntryBuilder &E);
+void populateLinearAlgebraLowering(RewritePatternSet &Patterns,
+                                   EntryBuilder &E);
+void populateArrayLowering(RewritePatternSet &Patterns, EntryBuilder &E);
 
 /// aimz_prior_predictive: aimz_predict with an all-NULL posterior table.
 void buildPriorWrapper(ir::ModelOp Model, OpBuilder &B);

@@ -14,15 +14,68 @@
 namespace aimz {
 namespace lowering {
 
-void EntryBuilder::emitReduce(ir::ReduceOp Op) {
+/// Folds In's elements over the Reduced dims into Init, in element order;
+/// Ivs holds the kept dims' indices and receives the reduced ones.
+Value EntryBuilder::reduceNest(const View &In, ArrayRef<unsigned> Reduced,
+                               ArrayRef<Value> InSizes,
+                               SmallVectorImpl<Value> &Ivs, Value Init,
+                               function_ref<Value(Value, Value)> Combine) {
+  // scf.for built with iter_args has an implicit terminator we replace.
+  std::function<Value(unsigned, Value)> Nest = [&](unsigned R,
+                                                   Value Acc) -> Value {
+    if (R == Reduced.size())
+      return Combine(Acc, load(In, Ivs));
+    auto For = B->create<scf::ForOp>(Loc, idx(0), InSizes[Reduced[R]],
+                                     idx(1), ValueRange{Acc});
+    OpBuilder::InsertionGuard G(*B);
+    B->setInsertionPointToStart(For.getBody());
+    Ivs[Reduced[R]] = For.getInductionVar();
+    Value Res = Nest(R + 1, For.getRegionIterArgs()[0]);
+    B->create<scf::YieldOp>(Loc, Res);
+    return For.getResult(0);
+  };
+  return Nest(0, Init);
+}
+
+/// max, then the sum of exp(x - max) in the same element order: no
+/// overflow, and -inf when every element is -inf.
+void EntryBuilder::emitLogSumExp(const View &In, ArrayRef<unsigned> Reduced,
+                                 ArrayRef<Value> InSizes,
+                                 SmallVectorImpl<Value> &Ivs, Type Elem,
+                                 const View &Out, ValueRange OutIvs,
+                                 Type OutElem) {
+  SmallVector<Value> First(Ivs.begin(), Ivs.end());
+  for (unsigned D : Reduced)
+    First[D] = idx(0);
+  Value M = reduceNest(In, Reduced, InSizes, Ivs, load(In, First),
+                       [&](Value A, Value X) {
+                         return binary(ir::BinaryFn::Max, A, X);
+                       });
+  auto FConst = [&](double V) {
+    return B->create<arith::ConstantOp>(Loc, B->getFloatAttr(Elem, V));
+  };
+  Value NegInf = FConst(-std::numeric_limits<double>::infinity());
+  Value AllNegInf =
+      B->create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OEQ, M, NegInf);
+  Value Shift = B->create<arith::SelectOp>(Loc, AllNegInf, FConst(0), M);
+  Value S = reduceNest(In, Reduced, InSizes, Ivs, FConst(0),
+                       [&](Value A, Value X) {
+                         return B->create<arith::AddFOp>(
+                             Loc, A,
+                             elementary("exp", B->create<arith::SubFOp>(
+                                                   Loc, X, Shift)));
+                       });
+  Value R = B->create<arith::AddFOp>(Loc, Shift, elementary("log", S));
+  store(Out, OutIvs, convert(R, OutElem));
+}
+
+View EntryBuilder::lowerReduce(ir::ReduceOp Op) {
   auto T = Op.getResult().getType();
   auto IT = Op.getInput().getType();
   unsigned Bt = Op.getBatchRank();
   View Out = buffer(Op, T);
-  Views[Op.getResult()] = Out;
-  const View &In = Views.lookup(Op.getInput());
+  View In = viewOf(Op.getInput());
   Type Elem = IT.getElementType();
-  bool F = isa<FloatType>(Elem);
   ir::ReduceFn Fn = Op.getFn();
   bool Additive = Fn == ir::ReduceFn::Sum || Fn == ir::ReduceFn::Mean;
   SmallVector<Value> InSizes = sizesOf(IT, false);
@@ -40,78 +93,47 @@ void EntryBuilder::emitReduce(ir::ReduceOp Op) {
     SmallVector<Value> Ivs(IT.getRank());
     for (auto [D, Iv] : llvm::zip(Kept, OutIvs))
       Ivs[D] = Iv;
+    if (Fn == ir::ReduceFn::LogSumExp)
+      return emitLogSumExp(In, Reduced, InSizes, Ivs, Elem, Out, OutIvs,
+                           T.getElementType());
     Value Init;
-    if (Additive)
-      Init = F ? Value(B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Elem, 0)))
-               : Value(B.create<arith::ConstantOp>(Loc, B.getIntegerAttr(Elem, 0)));
-    else {
+    if (Additive) {
+      Init = isa<FloatType>(Elem)
+                 ? Value(B->create<arith::ConstantOp>(
+                       Loc, B->getFloatAttr(Elem, 0)))
+                 : Value(B->create<arith::ConstantOp>(
+                       Loc, B->getIntegerAttr(Elem, 0)));
+    } else {
       SmallVector<Value> First(Ivs);
       for (unsigned D : Reduced)
         First[D] = idx(0);
       Init = load(In, First);
     }
-    using Combine = std::function<Value(Value, Value)>;
-    // scf.for built with iter_args has an implicit terminator we replace.
-    std::function<Value(unsigned, Value, const Combine &)> Nest =
-        [&](unsigned R, Value Acc, const Combine &C) -> Value {
-      if (R == Reduced.size())
-        return C(Acc, load(In, Ivs));
-      auto For = B.create<scf::ForOp>(Loc, idx(0), InSizes[Reduced[R]],
-                                      idx(1), ValueRange{Acc});
-      OpBuilder::InsertionGuard G(B);
-      B.setInsertionPointToStart(For.getBody());
-      Ivs[Reduced[R]] = For.getInductionVar();
-      Value Res = Nest(R + 1, For.getRegionIterArgs()[0], C);
-      B.create<scf::YieldOp>(Loc, Res);
-      return For.getResult(0);
-    };
-    if (Fn == ir::ReduceFn::LogSumExp) {
-      // max, then the sum of exp(x - max) in the same element order: no
-      // overflow, and -inf when every element is -inf.
-      Value M = Nest(0, Init, [&](Value A, Value X) {
-        return binary(ir::BinaryFn::Max, A, X);
-      });
-      Value NegInf = B.create<arith::ConstantOp>(
-          Loc, B.getFloatAttr(Elem, -std::numeric_limits<double>::infinity()));
-      Value AllNegInf = B.create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OEQ,
-                                                M, NegInf);
-      Value Shift = B.create<arith::SelectOp>(
-          Loc, AllNegInf,
-          B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Elem, 0)), M);
-      Value S = Nest(0, B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Elem, 0)),
-                     [&](Value A, Value X) {
-                       return B.create<arith::AddFOp>(
-                           Loc, A,
-                           elementary("exp",
-                                      B.create<arith::SubFOp>(Loc, X, Shift)));
-                     });
-      Value R = B.create<arith::AddFOp>(Loc, Shift, elementary("log", S));
-      store(Out, OutIvs, convert(R, T.getElementType()));
-      return;
-    }
-    Value Acc = Nest(0, Init, [&](Value A, Value X) {
-      ir::BinaryFn Combine = Additive                  ? ir::BinaryFn::Add
-                             : Fn == ir::ReduceFn::Min ? ir::BinaryFn::Min
-                                                       : ir::BinaryFn::Max;
-      return binary(Combine, A, X);
-    });
+    ir::BinaryFn Combine = Additive                  ? ir::BinaryFn::Add
+                           : Fn == ir::ReduceFn::Min ? ir::BinaryFn::Min
+                                                     : ir::BinaryFn::Max;
+    Value Acc = reduceNest(In, Reduced, InSizes, Ivs, Init,
+                           [&](Value A, Value X) {
+                             return binary(Combine, A, X);
+                           });
     if (Fn == ir::ReduceFn::Mean) {
       SmallVector<Value> Counted;
       for (unsigned D : Reduced)
         Counted.push_back(InSizes[D]);
-      Value C = B.create<arith::SIToFPOp>(Loc, Elem, toI64(product(Counted)));
-      Acc = B.create<arith::DivFOp>(Loc, Acc, C);
+      Value C =
+          B->create<arith::SIToFPOp>(Loc, Elem, toI64(product(Counted)));
+      Acc = B->create<arith::DivFOp>(Loc, Acc, C);
     }
     store(Out, OutIvs, convert(Acc, T.getElementType()));
   });
+  return Out;
 }
 
 /// Running sums along `axis`, in index order.
-void EntryBuilder::emitCumSum(ir::CumSumOp Op) {
+View EntryBuilder::lowerCumSum(ir::CumSumOp Op) {
   auto T = Op.getResult().getType();
   View Out = buffer(Op, T);
-  Views[Op.getResult()] = Out;
-  const View &In = Views.lookup(Op.getInput());
+  View In = viewOf(Op.getInput());
   unsigned Axis = Op.getAxis();
   SmallVector<Value> Sizes(Out.Sizes);
   Value Len = Sizes[Axis];
@@ -121,66 +143,68 @@ void EntryBuilder::emitCumSum(ir::CumSumOp Op) {
     SmallVector<Value> At(Ivs.begin(), Ivs.end());
     At.insert(At.begin() + Axis, Value());
     Value Zero = isa<FloatType>(Elem)
-                     ? Value(B.create<arith::ConstantOp>(
-                           Loc, B.getFloatAttr(Elem, 0)))
-                     : Value(B.create<arith::ConstantOp>(
-                           Loc, B.getIntegerAttr(Elem, 0)));
-    auto For = B.create<scf::ForOp>(Loc, idx(0), Len, idx(1), ValueRange{Zero});
-    OpBuilder::InsertionGuard G(B);
-    B.setInsertionPointToStart(For.getBody());
+                     ? Value(B->create<arith::ConstantOp>(
+                           Loc, B->getFloatAttr(Elem, 0)))
+                     : Value(B->create<arith::ConstantOp>(
+                           Loc, B->getIntegerAttr(Elem, 0)));
+    auto For = B->create<scf::ForOp>(Loc, idx(0), Len, idx(1), ValueRange{Zero});
+    OpBuilder::InsertionGuard G(*B);
+    B->setInsertionPointToStart(For.getBody());
     At[Axis] = For.getInductionVar();
     Value S = binary(ir::BinaryFn::Add, For.getRegionIterArgs()[0],
                      load(In, At));
     store(Out, At, S);
-    B.create<scf::YieldOp>(Loc, S);
+    B->create<scf::YieldOp>(Loc, S);
   });
+  return Out;
 }
 
-void EntryBuilder::emitGather(ir::GatherOp Op) {
+View EntryBuilder::lowerGather(ir::GatherOp Op) {
   auto T = Op.getResult().getType();
   auto BT = Op.getBase().getType();
   unsigned Bt = Op.getBatchRank();
   unsigned NIdx = Op.getIndices().size();
   View Out = buffer(Op, T);
-  Views[Op.getResult()] = Out;
-  const View &Base = Views.lookup(Op.getBase());
+  View Base = viewOf(Op.getBase());
+  SmallVector<View> Indices = viewsOf(Op.getIndices());
   unsigned Rest = BT.getRank() - Bt - NIdx;
   unsigned IdxRank = T.getRank() - Bt - Rest;
   forEach(Out.Sizes, [&](ValueRange Ivs) {
     SmallVector<Value> BaseIvs(Ivs.begin(), Ivs.begin() + Bt);
     SmallVector<Value> IdxIvs(Ivs.begin(), Ivs.begin() + Bt + IdxRank);
     for (unsigned K = 0; K < NIdx; ++K) {
-      Value I = load(Views.lookup(Op.getIndices()[K]), IdxIvs);
-      I = toIndex(convert(I, B.getI64Type()));
+      Value I = load(Indices[K], IdxIvs);
+      I = toIndex(convert(I, B->getI64Type()));
       Value Size = Base.Sizes[Bt + K];
       // Anything outside [0, size) is an error, negative indices included:
       // wrapping them NumPy-style would hide 1-based off-by-one mistakes.
-      Value Bad = B.create<arith::OrIOp>(
+      Value Bad = B->create<arith::OrIOp>(
           Loc,
-          B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::slt, I, idx(0)),
-          B.create<arith::CmpIOp>(Loc, arith::CmpIPredicate::sge, I, Size));
-      auto If = B.create<scf::IfOp>(Loc, Bad, false);
+          B->create<arith::CmpIOp>(Loc, arith::CmpIPredicate::slt, I, idx(0)),
+          B->create<arith::CmpIOp>(Loc, arith::CmpIPredicate::sge, I, Size));
+      auto If = B->create<scf::IfOp>(Loc, Bad, false);
       {
-        OpBuilder::InsertionGuard G(B);
-        B.setInsertionPointToStart(If.thenBlock());
-        B.create<LLVM::StoreOp>(Loc, B.create<arith::ConstantIntOp>(Loc, AIMZ_INDEX_OUT_OF_RANGE, 32),
+        OpBuilder::InsertionGuard G(*B);
+        B->setInsertionPointToStart(If.thenBlock());
+        B->create<LLVM::StoreOp>(Loc, B->create<arith::ConstantIntOp>(Loc, AIMZ_INDEX_OUT_OF_RANGE, 32),
                                 Status);
       }
-      I = B.create<arith::SelectOp>(Loc, Bad, idx(0), I);
+      I = B->create<arith::SelectOp>(Loc, Bad, idx(0), I);
       BaseIvs.push_back(I);
     }
     BaseIvs.append(Ivs.begin() + Bt + IdxRank, Ivs.end());
     store(Out, Ivs, load(Base, BaseIvs));
   });
+  return Out;
 }
 
 /// Elements copied into their slot along `axis`.
-void EntryBuilder::emitStack(ir::StackOp St) {
+View EntryBuilder::lowerStack(ir::StackOp St) {
   auto T = St.getResult().getType();
   View Out = buffer(St, T);
   int64_t Axis = St.getAxis();
   for (auto [I, E] : llvm::enumerate(St.getElements())) {
-    const View &In = Views.lookup(E);
+    View In = viewOf(E);
     SmallVector<Value> Sizes(Out.Sizes);
     Sizes.erase(Sizes.begin() + Axis);
     forEach(Sizes, [&](ValueRange Ivs) {
@@ -189,7 +213,14 @@ void EntryBuilder::emitStack(ir::StackOp St) {
       store(Out, At, load(In, Ivs));
     });
   }
-  Views[St.getResult()] = Out;
+  return Out;
+}
+
+void populateArrayLowering(RewritePatternSet &Patterns, EntryBuilder &E) {
+  addLowering<ir::ReduceOp>(Patterns, E, &EntryBuilder::lowerReduce);
+  addLowering<ir::CumSumOp>(Patterns, E, &EntryBuilder::lowerCumSum);
+  addLowering<ir::GatherOp>(Patterns, E, &EntryBuilder::lowerGather);
+  addLowering<ir::StackOp>(Patterns, E, &EntryBuilder::lowerStack);
 }
 
 } // namespace lowering

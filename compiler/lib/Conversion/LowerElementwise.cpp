@@ -20,18 +20,18 @@ Value EntryBuilder::convert(Value X, Type To) {
   bool FF = isa<FloatType>(From), FT = isa<FloatType>(To);
   if (FF && FT)
     return From.getIntOrFloatBitWidth() < To.getIntOrFloatBitWidth()
-               ? Value(B.create<arith::ExtFOp>(Loc, To, X))
-               : Value(B.create<arith::TruncFOp>(Loc, To, X));
+               ? Value(B->create<arith::ExtFOp>(Loc, To, X))
+               : Value(B->create<arith::TruncFOp>(Loc, To, X));
   if (!FF && FT)
-    return From.isInteger(1) ? Value(B.create<arith::UIToFPOp>(Loc, To, X))
-                             : Value(B.create<arith::SIToFPOp>(Loc, To, X));
+    return From.isInteger(1) ? Value(B->create<arith::UIToFPOp>(Loc, To, X))
+                             : Value(B->create<arith::SIToFPOp>(Loc, To, X));
   if (FF && !FT)
-    return B.create<arith::FPToSIOp>(Loc, To, X);
+    return B->create<arith::FPToSIOp>(Loc, To, X);
   unsigned WF = From.getIntOrFloatBitWidth(), WT = To.getIntOrFloatBitWidth();
   if (WF < WT)
-    return From.isInteger(1) ? Value(B.create<arith::ExtUIOp>(Loc, To, X))
-                             : Value(B.create<arith::ExtSIOp>(Loc, To, X));
-  return B.create<arith::TruncIOp>(Loc, To, X);
+    return From.isInteger(1) ? Value(B->create<arith::ExtUIOp>(Loc, To, X))
+                             : Value(B->create<arith::ExtSIOp>(Loc, To, X));
+  return B->create<arith::TruncIOp>(Loc, To, X);
 }
 
 /// exp, log, log1p, tanh from the support library: branch-free, so loops
@@ -40,7 +40,7 @@ Value EntryBuilder::elementary(StringRef Fn, Value X) {
   Type T = X.getType();
   std::string Name = ("aimz_rt_" + Fn + "_").str() + precisionSuffix(T);
   func::FuncOp Callee = runtimeFunction(Name, {T}, {T});
-  return B.create<func::CallOp>(Loc, Callee, ValueRange{X}).getResult(0);
+  return B->create<func::CallOp>(Loc, Callee, ValueRange{X}).getResult(0);
 }
 
 Value EntryBuilder::unary(ir::UnaryFn Fn, Value X) {
@@ -48,57 +48,57 @@ Value EntryBuilder::unary(ir::UnaryFn Fn, Value X) {
   Type T = X.getType();
   bool F = isa<FloatType>(T);
   auto FConst = [&](double V) {
-    return B.create<arith::ConstantOp>(Loc, B.getFloatAttr(T, V));
+    return B->create<arith::ConstantOp>(Loc, B->getFloatAttr(T, V));
   };
   auto IConst = [&](int64_t V) {
-    return B.create<arith::ConstantOp>(Loc, B.getIntegerAttr(T, V));
+    return B->create<arith::ConstantOp>(Loc, B->getIntegerAttr(T, V));
   };
   switch (Fn) {
   case UnaryFn::Neg:
-    return F ? Value(B.create<arith::NegFOp>(Loc, X))
-             : Value(B.create<arith::SubIOp>(Loc, IConst(0), X));
+    return F ? Value(B->create<arith::NegFOp>(Loc, X))
+             : Value(B->create<arith::SubIOp>(Loc, IConst(0), X));
   case UnaryFn::Abs:
-    return F ? Value(B.create<math::AbsFOp>(Loc, X))
-             : Value(B.create<math::AbsIOp>(Loc, X));
+    return F ? Value(B->create<math::AbsFOp>(Loc, X))
+             : Value(B->create<math::AbsIOp>(Loc, X));
   case UnaryFn::Relu:
-    return F ? Value(B.create<arith::MaximumFOp>(Loc, X, FConst(0)))
-             : Value(B.create<arith::MaxSIOp>(Loc, X, IConst(0)));
+    return F ? Value(B->create<arith::MaximumFOp>(Loc, X, FConst(0)))
+             : Value(B->create<arith::MaxSIOp>(Loc, X, IConst(0)));
   case UnaryFn::Exp:
   case UnaryFn::Log:
   case UnaryFn::Log1p:
   case UnaryFn::Tanh:
     return elementary(ir::stringifyUnaryFn(Fn), X);
   case UnaryFn::Sqrt:
-    return B.create<math::SqrtOp>(Loc, X);
+    return B->create<math::SqrtOp>(Loc, X);
   case UnaryFn::Sigmoid: {
-    Value E = elementary("exp", B.create<arith::NegFOp>(Loc, X));
-    return B.create<arith::DivFOp>(Loc, FConst(1),
-                                   B.create<arith::AddFOp>(Loc, FConst(1), E));
+    Value E = elementary("exp", B->create<arith::NegFOp>(Loc, X));
+    return B->create<arith::DivFOp>(Loc, FConst(1),
+                                   B->create<arith::AddFOp>(Loc, FConst(1), E));
   }
   case UnaryFn::LogSigmoid: { // min(x, 0) - log1p(exp(-|x|))
-    Value A = B.create<math::AbsFOp>(Loc, X);
+    Value A = B->create<math::AbsFOp>(Loc, X);
     Value L = elementary("log1p",
-                         elementary("exp", B.create<arith::NegFOp>(Loc, A)));
-    return B.create<arith::SubFOp>(
-        Loc, B.create<arith::MinimumFOp>(Loc, X, FConst(0)), L);
+                         elementary("exp", B->create<arith::NegFOp>(Loc, A)));
+    return B->create<arith::SubFOp>(
+        Loc, B->create<arith::MinimumFOp>(Loc, X, FConst(0)), L);
   }
   case UnaryFn::Softplus: { // max(x, 0) + log1p(exp(-|x|)), stable both ways
-    Value A = B.create<math::AbsFOp>(Loc, X);
+    Value A = B->create<math::AbsFOp>(Loc, X);
     Value L = elementary("log1p",
-                         elementary("exp", B.create<arith::NegFOp>(Loc, A)));
-    return B.create<arith::AddFOp>(
-        Loc, B.create<arith::MaximumFOp>(Loc, X, FConst(0)), L);
+                         elementary("exp", B->create<arith::NegFOp>(Loc, A)));
+    return B->create<arith::AddFOp>(
+        Loc, B->create<arith::MaximumFOp>(Loc, X, FConst(0)), L);
   }
   // libm through MathToLibm (scalar calls: the same bits in every lane and
   // remainder); libdevice on the GPU.
   case UnaryFn::Expm1:
-    return B.create<math::ExpM1Op>(Loc, X);
+    return B->create<math::ExpM1Op>(Loc, X);
   case UnaryFn::Erf:
-    return B.create<math::ErfOp>(Loc, X);
+    return B->create<math::ErfOp>(Loc, X);
   case UnaryFn::Sin:
-    return B.create<math::SinOp>(Loc, X);
+    return B->create<math::SinOp>(Loc, X);
   case UnaryFn::Cos:
-    return B.create<math::CosOp>(Loc, X);
+    return B->create<math::CosOp>(Loc, X);
   // From the support library (log|Gamma| by our own Special.h; the normal
   // CDF through erfc).
   case UnaryFn::Lgamma:
@@ -106,18 +106,18 @@ Value EntryBuilder::unary(ir::UnaryFn Fn, Value X) {
   case UnaryFn::Phi:
     return elementary("phi", X);
   case UnaryFn::Square:
-    return F ? Value(B.create<arith::MulFOp>(Loc, X, X))
-             : Value(B.create<arith::MulIOp>(Loc, X, X));
+    return F ? Value(B->create<arith::MulFOp>(Loc, X, X))
+             : Value(B->create<arith::MulIOp>(Loc, X, X));
   case UnaryFn::Log1m: // log1p(-x): exact near 0
-    return elementary("log1p", B.create<arith::NegFOp>(Loc, X));
+    return elementary("log1p", B->create<arith::NegFOp>(Loc, X));
   case UnaryFn::Log1mExp:
     return log1mExp(X);
   case UnaryFn::Logit: // log(x) - log1p(-x)
-    return B.create<arith::SubFOp>(
+    return B->create<arith::SubFOp>(
         Loc, elementary("log", X),
-        elementary("log1p", B.create<arith::NegFOp>(Loc, X)));
+        elementary("log1p", B->create<arith::NegFOp>(Loc, X)));
   case UnaryFn::Log1mInvLogit: // log(1 - sigmoid(x)) = log_sigmoid(-x)
-    return unary(UnaryFn::LogSigmoid, B.create<arith::NegFOp>(Loc, X));
+    return unary(UnaryFn::LogSigmoid, B->create<arith::NegFOp>(Loc, X));
   }
   llvm_unreachable("unknown unary function");
 }
@@ -126,59 +126,59 @@ Value EntryBuilder::unary(ir::UnaryFn Fn, Value X) {
 /// the loop stays branch-free): -inf at 0, NaN above.
 Value EntryBuilder::log1mExp(Value X) {
   Type T = X.getType();
-  Value LogHalf = B.create<arith::ConstantOp>(Loc, B.getFloatAttr(T, -M_LN2));
-  Value Near = B.create<math::LogOp>(
-      Loc, B.create<arith::NegFOp>(Loc, B.create<math::ExpM1Op>(Loc, X)));
+  Value LogHalf = B->create<arith::ConstantOp>(Loc, B->getFloatAttr(T, -M_LN2));
+  Value Near = B->create<math::LogOp>(
+      Loc, B->create<arith::NegFOp>(Loc, B->create<math::ExpM1Op>(Loc, X)));
   Value Far = elementary(
-      "log1p", B.create<arith::NegFOp>(Loc, elementary("exp", X)));
+      "log1p", B->create<arith::NegFOp>(Loc, elementary("exp", X)));
   Value IsNear =
-      B.create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OGT, X, LogHalf);
-  return B.create<arith::SelectOp>(Loc, IsNear, Near, Far);
+      B->create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OGT, X, LogHalf);
+  return B->create<arith::SelectOp>(Loc, IsNear, Near, Far);
 }
 
 /// log(exp(x) + exp(y)) = max + log1p(exp(-|x - y|)); -inf when both are
 /// (where x - y is NaN).
 Value EntryBuilder::logAddExp(Value X, Value Y) {
   Type T = X.getType();
-  Value M = B.create<arith::MaximumFOp>(Loc, X, Y);
-  Value D = B.create<math::AbsFOp>(Loc, B.create<arith::SubFOp>(Loc, X, Y));
+  Value M = B->create<arith::MaximumFOp>(Loc, X, Y);
+  Value D = B->create<math::AbsFOp>(Loc, B->create<arith::SubFOp>(Loc, X, Y));
   Value L = elementary("log1p",
-                       elementary("exp", B.create<arith::NegFOp>(Loc, D)));
-  Value NegInf = B.create<arith::ConstantOp>(
-      Loc, B.getFloatAttr(T, -std::numeric_limits<double>::infinity()));
+                       elementary("exp", B->create<arith::NegFOp>(Loc, D)));
+  Value NegInf = B->create<arith::ConstantOp>(
+      Loc, B->getFloatAttr(T, -std::numeric_limits<double>::infinity()));
   Value BothNegInf =
-      B.create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OEQ, M, NegInf);
-  return B.create<arith::SelectOp>(Loc, BothNegInf, NegInf,
-                                   B.create<arith::AddFOp>(Loc, M, L));
+      B->create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OEQ, M, NegInf);
+  return B->create<arith::SelectOp>(Loc, BothNegInf, NegInf,
+                                   B->create<arith::AddFOp>(Loc, M, L));
 }
 
 Value EntryBuilder::binary(ir::BinaryFn Fn, Value X, Value Y) {
   using ir::BinaryFn;
   bool F = isa<FloatType>(X.getType());
   auto Compare = [&](arith::CmpFPredicate FP, arith::CmpIPredicate IP) {
-    return F ? Value(B.create<arith::CmpFOp>(Loc, FP, X, Y))
-             : Value(B.create<arith::CmpIOp>(Loc, IP, X, Y));
+    return F ? Value(B->create<arith::CmpFOp>(Loc, FP, X, Y))
+             : Value(B->create<arith::CmpIOp>(Loc, IP, X, Y));
   };
   switch (Fn) {
   case BinaryFn::Add:
-    return F ? Value(B.create<arith::AddFOp>(Loc, X, Y))
-             : Value(B.create<arith::AddIOp>(Loc, X, Y));
+    return F ? Value(B->create<arith::AddFOp>(Loc, X, Y))
+             : Value(B->create<arith::AddIOp>(Loc, X, Y));
   case BinaryFn::Sub:
-    return F ? Value(B.create<arith::SubFOp>(Loc, X, Y))
-             : Value(B.create<arith::SubIOp>(Loc, X, Y));
+    return F ? Value(B->create<arith::SubFOp>(Loc, X, Y))
+             : Value(B->create<arith::SubIOp>(Loc, X, Y));
   case BinaryFn::Mul:
-    return F ? Value(B.create<arith::MulFOp>(Loc, X, Y))
-             : Value(B.create<arith::MulIOp>(Loc, X, Y));
+    return F ? Value(B->create<arith::MulFOp>(Loc, X, Y))
+             : Value(B->create<arith::MulIOp>(Loc, X, Y));
   case BinaryFn::Div:
-    return B.create<arith::DivFOp>(Loc, X, Y);
+    return B->create<arith::DivFOp>(Loc, X, Y);
   case BinaryFn::Pow:
-    return B.create<math::PowFOp>(Loc, X, Y);
+    return B->create<math::PowFOp>(Loc, X, Y);
   case BinaryFn::Min:
-    return F ? Value(B.create<arith::MinimumFOp>(Loc, X, Y))
-             : Value(B.create<arith::MinSIOp>(Loc, X, Y));
+    return F ? Value(B->create<arith::MinimumFOp>(Loc, X, Y))
+             : Value(B->create<arith::MinSIOp>(Loc, X, Y));
   case BinaryFn::Max:
-    return F ? Value(B.create<arith::MaximumFOp>(Loc, X, Y))
-             : Value(B.create<arith::MaxSIOp>(Loc, X, Y));
+    return F ? Value(B->create<arith::MaximumFOp>(Loc, X, Y))
+             : Value(B->create<arith::MaxSIOp>(Loc, X, Y));
   case BinaryFn::Lt:
     return Compare(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
   case BinaryFn::Le:
@@ -194,35 +194,33 @@ Value EntryBuilder::binary(ir::BinaryFn Fn, Value X, Value Y) {
   case BinaryFn::LogSumExp:
     return logAddExp(X, Y);
   case BinaryFn::LogDiffExp: // x + log1m_exp(y - x); -inf when y = -inf
-    return B.create<arith::AddFOp>(
-        Loc, X, log1mExp(B.create<arith::SubFOp>(Loc, Y, X)));
+    return B->create<arith::AddFOp>(
+        Loc, X, log1mExp(B->create<arith::SubFOp>(Loc, Y, X)));
   case BinaryFn::LBeta: // lgamma(a) + lgamma(b) - lgamma(a + b)
-    return B.create<arith::SubFOp>(
+    return B->create<arith::SubFOp>(
         Loc,
-        B.create<arith::AddFOp>(Loc, elementary("lgamma", X),
+        B->create<arith::AddFOp>(Loc, elementary("lgamma", X),
                                 elementary("lgamma", Y)),
-        elementary("lgamma", B.create<arith::AddFOp>(Loc, X, Y)));
+        elementary("lgamma", B->create<arith::AddFOp>(Loc, X, Y)));
   case BinaryFn::LChoose: { // lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1)
-    Value One = B.create<arith::ConstantOp>(
-        Loc, B.getFloatAttr(X.getType(), 1.0));
+    Value One = B->create<arith::ConstantOp>(
+        Loc, B->getFloatAttr(X.getType(), 1.0));
     auto LG1 = [&](Value V) {
-      return elementary("lgamma", B.create<arith::AddFOp>(Loc, V, One));
+      return elementary("lgamma", B->create<arith::AddFOp>(Loc, V, One));
     };
-    return B.create<arith::SubFOp>(
-        Loc, B.create<arith::SubFOp>(Loc, LG1(X), LG1(Y)),
-        LG1(B.create<arith::SubFOp>(Loc, X, Y)));
+    return B->create<arith::SubFOp>(
+        Loc, B->create<arith::SubFOp>(Loc, LG1(X), LG1(Y)),
+        LG1(B->create<arith::SubFOp>(Loc, X, Y)));
   }
   }
   llvm_unreachable("unknown binary operator");
 }
 
 /// Cast, unary, binary and select: one loop over the result's elements.
-void EntryBuilder::emitElementwise(Operation *Op) {
+View EntryBuilder::lowerElementwise(Operation *Op) {
   auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
   View Out = buffer(Op, T);
-  SmallVector<View> Ins;
-  for (Value O : Op->getOperands())
-    Ins.push_back(Views.lookup(O));
+  SmallVector<View> Ins = viewsOf(Op->getOperands());
   forEach(Out.Sizes, [&](ValueRange Ivs) {
     SmallVector<Value> Xs;
     for (const View &I : Ins)
@@ -233,12 +231,20 @@ void EntryBuilder::emitElementwise(Operation *Op) {
     else if (auto U = dyn_cast<ir::UnaryOp>(Op))
       R = unary(U.getFn(), Xs[0]);
     else if (isa<ir::SelectOp>(Op))
-      R = B.create<arith::SelectOp>(Loc, Xs[0], Xs[1], Xs[2]);
+      R = B->create<arith::SelectOp>(Loc, Xs[0], Xs[1], Xs[2]);
     else
       R = binary(cast<ir::BinaryOp>(Op).getFn(), Xs[0], Xs[1]);
     store(Out, Ivs, R);
   });
-  Views[Op->getResult(0)] = Out;
+  return Out;
+}
+
+void populateElementwiseLowering(RewritePatternSet &Patterns,
+                                 EntryBuilder &E) {
+  addLowering<ir::CastOp>(Patterns, E, &EntryBuilder::lowerElementwise);
+  addLowering<ir::UnaryOp>(Patterns, E, &EntryBuilder::lowerElementwise);
+  addLowering<ir::BinaryOp>(Patterns, E, &EntryBuilder::lowerElementwise);
+  addLowering<ir::SelectOp>(Patterns, E, &EntryBuilder::lowerElementwise);
 }
 
 } // namespace lowering

@@ -11,23 +11,23 @@
 namespace aimz {
 namespace lowering {
 
-void EntryBuilder::emitCholesky(ir::CholeskyOp Op) {
+View EntryBuilder::lowerCholesky(ir::CholeskyOp Op) {
   auto T = Op.getResult().getType();
   View Out = buffer(Op, T);
-  Views[Op.getResult()] = Out;
-  const View &In = Views.lookup(Op.getInput());
+  View In = viewOf(Op.getInput());
   unsigned Bt = Op.getBatchRank();
   std::string Fn = "aimz_rt_cholesky_" + precisionSuffix(T.getElementType());
-  SmallVector<Type> ArgTypes = {B.getI64Type()};
+  SmallVector<Type> ArgTypes = {B->getI64Type()};
   for (int I = 0; I < 2; ++I)
-    ArgTypes.append({ptrType(), B.getI64Type(), B.getI64Type()});
+    ArgTypes.append({ptrType(), B->getI64Type(), B->getI64Type()});
   func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, {});
   forEach(ArrayRef<Value>(Out.Sizes).take_front(Bt), [&](ValueRange Ivs) {
     SmallVector<Value> Args = {toI64(Out.Sizes.back())};
     eventArgs(In, Ivs, 2, Args);
     eventArgs(Out, Ivs, 2, Args);
-    B.create<func::CallOp>(Loc, Callee, Args);
+    B->create<func::CallOp>(Loc, Callee, Args);
   });
+  return Out;
 }
 
 /// X @ beta inside the plate with X an input: rows of observations times a
@@ -58,30 +58,30 @@ bool EntryBuilder::packsLeftSide(ir::MatMulOp Op, StringRef ObsDim) {
 /// Elements of one packed block: whole tiles of 16 rows times K.
 Value EntryBuilder::packedBlockElems(ir::MatMulOp Op) {
   constexpr int64_t Tile = AIMZ_ROW_TILE;
-  Value Tiles = B.create<arith::DivUIOp>(
-      Loc, B.create<arith::AddIOp>(Loc, ObsBlock, idx(Tile - 1)), idx(Tile));
+  Value Tiles = B->create<arith::DivUIOp>(
+      Loc, B->create<arith::AddIOp>(Loc, ObsBlock, idx(Tile - 1)), idx(Tile));
   Value K = dimSize(Op.getLhs().getType().getDims()[1], true);
-  return B.create<arith::MulIOp>(
-      Loc, B.create<arith::MulIOp>(Loc, Tiles, idx(Tile)), K);
+  return B->create<arith::MulIOp>(
+      Loc, B->create<arith::MulIOp>(Loc, Tiles, idx(Tile)), K);
 }
 
 /// Scratch for the packed rows of the call (at least one block: the GPU
 /// sizes a thread's scratch from an empty call), rounded to BufferAlign.
 Value EntryBuilder::packedBytes(ir::MatMulOp Op) {
-  Value Rows = B.create<arith::SubIOp>(Loc, ObsEnd, ObsBegin);
-  Value Blocks = B.create<arith::MaxSIOp>(
+  Value Rows = B->create<arith::SubIOp>(Loc, ObsEnd, ObsBegin);
+  Value Blocks = B->create<arith::MaxSIOp>(
       Loc, idx(1),
-      B.create<arith::DivUIOp>(
-          Loc, B.create<arith::AddIOp>(
-                   Loc, Rows, B.create<arith::SubIOp>(Loc, ObsBlock, idx(1))),
+      B->create<arith::DivUIOp>(
+          Loc, B->create<arith::AddIOp>(
+                   Loc, Rows, B->create<arith::SubIOp>(Loc, ObsBlock, idx(1))),
           ObsBlock));
-  Value Bytes = B.create<arith::MulIOp>(
-      Loc, B.create<arith::MulIOp>(Loc, Blocks, packedBlockElems(Op)),
+  Value Bytes = B->create<arith::MulIOp>(
+      Loc, B->create<arith::MulIOp>(Loc, Blocks, packedBlockElems(Op)),
       idx(byteWidth(Op.getLhs().getType().getElementType())));
-  return B.create<arith::MulIOp>(
+  return B->create<arith::MulIOp>(
       Loc,
-      B.create<arith::DivUIOp>(
-          Loc, B.create<arith::AddIOp>(Loc, Bytes, idx(BufferAlign - 1)),
+      B->create<arith::DivUIOp>(
+          Loc, B->create<arith::AddIOp>(Loc, Bytes, idx(BufferAlign - 1)),
           idx(BufferAlign)),
       idx(BufferAlign));
 }
@@ -91,45 +91,44 @@ void EntryBuilder::emitPack(ir::MatMulOp Op) {
   auto LT = In.getResult().getType();
   Type Elem = LT.getElementType();
   View X = viewOfCallArray(FInputs, In.getIndex(), LT, false, Value(),
-                           B.create<arith::SubIOp>(Loc, ObsBegin, InputOrigin));
-  Value P = gep(Scratch, B.getI8Type(), toI64(PackOffsets.lookup(Op)));
-  SmallVector<Type> Args(3, B.getI64Type());
-  Args.append({ptrType(), B.getI64Type(), B.getI64Type(), ptrType()});
+                           B->create<arith::SubIOp>(Loc, ObsBegin, InputOrigin));
+  Value P = gep(Scratch, B->getI8Type(), toI64(PackOffsets.lookup(Op)));
+  SmallVector<Type> Args(3, B->getI64Type());
+  Args.append({ptrType(), B->getI64Type(), B->getI64Type(), ptrType()});
   func::FuncOp Callee = runtimeFunction(
       "aimz_rt_pack_row_tiles_" + precisionSuffix(Elem), Args, {});
-  Value Rows = B.create<arith::SubIOp>(Loc, ObsEnd, ObsBegin);
-  B.create<func::CallOp>(
+  Value Rows = B->create<arith::SubIOp>(Loc, ObsEnd, ObsBegin);
+  B->create<func::CallOp>(
       Loc, Callee,
       ValueRange{toI64(Rows), toI64(ObsBlock),
                  toI64(dimSize(LT.getDims()[1], true)), X.Ptr,
                  toI64(X.Strides[0]), toI64(X.Strides[1]), P});
 }
 
-void EntryBuilder::emitMatMul(ir::MatMulOp Op) {
+View EntryBuilder::lowerMatMul(ir::MatMulOp Op) {
   auto T = Op.getResult().getType();
   auto LT = Op.getLhs().getType(), RT = Op.getRhs().getType();
   unsigned Bt = Op.getBatchRank();
   View Out = buffer(Op, T);
-  Views[Op.getResult()] = Out;
-  const View &L = Views.lookup(Op.getLhs()), &R = Views.lookup(Op.getRhs());
+  View L = viewOf(Op.getLhs()), R = viewOf(Op.getRhs());
   if (Value PackOffset = PackOffsets.lookup(Op)) {
     // This block's packed rows: block (BlockStart - ObsBegin) / ObsBlock.
     Type Elem = T.getElementType();
-    Value Block = B.create<arith::DivUIOp>(
-        Loc, B.create<arith::SubIOp>(Loc, BlockStart, ObsBegin), ObsBlock);
-    Value P = gep(gep(Scratch, B.getI8Type(), toI64(PackOffset)), Elem,
-                  toI64(B.create<arith::MulIOp>(Loc, Block,
+    Value Block = B->create<arith::DivUIOp>(
+        Loc, B->create<arith::SubIOp>(Loc, BlockStart, ObsBegin), ObsBlock);
+    Value P = gep(gep(Scratch, B->getI8Type(), toI64(PackOffset)), Elem,
+                  toI64(B->create<arith::MulIOp>(Loc, Block,
                                                 packedBlockElems(Op))));
-    SmallVector<Type> Args(2, B.getI64Type());
-    Args.append({ptrType(), ptrType(), B.getI64Type(), ptrType(),
-                 B.getI64Type()});
+    SmallVector<Type> Args(2, B->getI64Type());
+    Args.append({ptrType(), ptrType(), B->getI64Type(), ptrType(),
+                 B->getI64Type()});
     func::FuncOp Callee = runtimeFunction(
         "aimz_rt_row_tiles_times_vector_" + precisionSuffix(Elem), Args, {});
-    B.create<func::CallOp>(
+    B->create<func::CallOp>(
         Loc, Callee,
         ValueRange{toI64(BlockLen), toI64(L.Sizes[1]), P, R.Ptr,
                    toI64(R.Strides[1]), Out.Ptr, toI64(Out.Strides[0])});
-    return;
+    return Out;
   }
   // Materialize scalar operands (constants) is never needed: ranks >= 1.
   bool VecL = LT.getRank() - Bt == 1, VecR = RT.getRank() - Bt == 1;
@@ -146,10 +145,10 @@ void EntryBuilder::emitMatMul(ir::MatMulOp Op) {
                    (isa<FloatType>(Elem) ? precisionSuffix(Elem)
                                          : "i" + std::to_string(
                                                      Elem.getIntOrFloatBitWidth()));
-  SmallVector<Type> Args(4, B.getI64Type());
+  SmallVector<Type> Args(4, B->getI64Type());
   for (int I = 0; I < 3; ++I) {
     Args.push_back(ptrType());
-    Args.append(3, B.getI64Type());
+    Args.append(3, B->getI64Type());
   }
   func::FuncOp Callee = runtimeFunction(Fn, Args, {});
   // Loop over all batch dims but the innermost, which the runtime takes as
@@ -160,7 +159,7 @@ void EntryBuilder::emitMatMul(ir::MatMulOp Op) {
     auto Offset = [&](const View &V) {
       Value O = idx(0);
       for (auto [Iv, S] : llvm::zip(Ivs, V.Strides))
-        O = B.create<arith::AddIOp>(Loc, O, B.create<arith::MulIOp>(Loc, Iv, S));
+        O = B->create<arith::AddIOp>(Loc, O, B->create<arith::MulIOp>(Loc, Iv, S));
       return gep(V.Ptr, Elem, toI64(O));
     };
     Value Batch = Bt ? Out.Sizes[Bt - 1] : idx(1);
@@ -171,8 +170,15 @@ void EntryBuilder::emitMatMul(ir::MatMulOp Op) {
                             Offset(L),    toI64(SAb), toI64(SAm), toI64(SAk),
                             Offset(R),    toI64(SBb), toI64(SBk), toI64(SBn),
                             Offset(Out),  toI64(SCb), toI64(SCm), toI64(SCn)};
-    B.create<func::CallOp>(Loc, Callee, A);
+    B->create<func::CallOp>(Loc, Callee, A);
   });
+  return Out;
+}
+
+void populateLinearAlgebraLowering(RewritePatternSet &Patterns,
+                                   EntryBuilder &E) {
+  addLowering<ir::MatMulOp>(Patterns, E, &EntryBuilder::lowerMatMul);
+  addLowering<ir::CholeskyOp>(Patterns, E, &EntryBuilder::lowerCholesky);
 }
 
 } // namespace lowering

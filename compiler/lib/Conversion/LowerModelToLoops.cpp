@@ -1,7 +1,8 @@
 //===- LowerModelToLoops.cpp - aimz.model to entry-point functions --------===//
 //
 // The pass: one aimz.model becomes aimz_predict and aimz_log_likelihood
-// (EntryBuilder, one file per op family; see EntryBuilder.h) and
+// (EntryBuilder: a frame of loops, then one conversion pattern per op, one
+// file per op family; see EntryBuilder.h) and
 // aimz_prior_predictive, a wrapper around aimz_predict.
 //
 //===----------------------------------------------------------------------===//
@@ -77,8 +78,10 @@ struct LowerModelToLoopsPass
     }
     ir::ModelOp Model = Models.front();
     OpBuilder B(Module.getContext());
-    EntryBuilder(Model, Entry::Predict, B).build("aimz_predict");
-    EntryBuilder(Model, Entry::LogLikelihood, B).build("aimz_log_likelihood");
+    if (!EntryBuilder(Model, Entry::Predict, B).build("aimz_predict") ||
+        !EntryBuilder(Model, Entry::LogLikelihood, B)
+             .build("aimz_log_likelihood"))
+      return signalPassFailure();
     buildPriorWrapper(Model, B);
     // Keep what the later stages need to describe the library.
     Module->setAttr("aimz.manifest", Model.getManifestAttr());

@@ -31,23 +31,21 @@ Value EntryBuilder::siteAddressElement(ir::ArrayType T, ValueRange Ivs,
   // Only the leading dims Ivs covers (an event distribution's batch dims).
   for (unsigned I = 0; I < Ivs.size(); ++I) {
     if (static_cast<int>(I) == Axis) {
-      ObsOut = toI64(B.create<arith::AddIOp>(Loc, BlockStart, Ivs[I]));
+      ObsOut = toI64(B->create<arith::AddIOp>(Loc, BlockStart, Ivs[I]));
       continue;
     }
     Value Extent = dimSize(T.getDims()[I], false);
-    Elem = B.create<arith::AddIOp>(
-        Loc, B.create<arith::MulIOp>(Loc, Elem, Extent), Ivs[I]);
+    Elem = B->create<arith::AddIOp>(
+        Loc, B->create<arith::MulIOp>(Loc, Elem, Extent), Ivs[I]);
   }
   return toI64(Elem);
 }
 
-void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
+View EntryBuilder::emitSample(Operation *Op, StringRef Dist,
                               ArrayAttr ParamNames, ValueRange Params,
-                              int64_t SiteId, bool Draws,
-                              bool ReadsPosterior) {
+                              int64_t SiteId, bool ReadsPosterior) {
   auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
   View Out = buffer(Op, T);
-  Views[Op->getResult(0)] = Out;
   Type Prec = Params.empty() ? T.getElementType()
                              : cast<ir::ArrayType>(Params[0].getType())
                                    .getElementType();
@@ -56,14 +54,16 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
   // branch, never taken, writes NaN.
   if (const DistSpec *Spec = lookupDistribution(Dist); Spec && Spec->Improper) {
     auto DrawNaN = [&]() {
-      Value NaN = B.create<arith::ConstantOp>(
-          Loc, B.getFloatAttr(T.getElementType(),
+      Value NaN = B->create<arith::ConstantOp>(
+          Loc, B->getFloatAttr(T.getElementType(),
                               std::numeric_limits<double>::quiet_NaN()));
       forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, NaN); });
     };
     if (!ReadsPosterior)
-      return DrawNaN();
-    return givenOr(SiteId, T, Out, DrawNaN);
+      DrawNaN();
+    else
+      givenOr(SiteId, T, Out, DrawNaN);
+    return Out;
   }
   RuntimeCall C = distCall(Dist, ParamNames);
   std::function<void()> DrawAll = [&]() {
@@ -74,8 +74,8 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
     bool Discrete = T.getElementType().isInteger(32) ||
                     T.getElementType().isInteger(64) ||
                     T.getElementType().isInteger(1);
-    Type Ret = Discrete ? Type(B.getI32Type()) : Prec;
-    SmallVector<Type> ArgTypes(5, B.getI64Type());
+    Type Ret = Discrete ? Type(B->getI32Type()) : Prec;
+    SmallVector<Type> ArgTypes(5, B->getI64Type());
     ArgTypes.append(ScalarParamSlots, Prec);
     // Called after this block: capture what it needs by value.
     size_t NumArgs = ArgTypes.size();
@@ -92,21 +92,21 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
         Value Elem = siteAddressElement(T, Ivs, Obs);
         SmallVector<Value> Args = {Seed, i64(SiteId), toI64(Draw), Obs, Elem};
         for (Value P : Params)
-          Args.push_back(load(Views.lookup(P), Ivs));
+          Args.push_back(load(viewOf(P), Ivs));
         while (Args.size() < NumArgs)
           Args.push_back(
-              B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
-        Value X = B.create<func::CallOp>(Loc, Callee, Args).getResult(0);
+              B->create<arith::ConstantOp>(Loc, B->getFloatAttr(Prec, 0)));
+        Value X = B->create<func::CallOp>(Loc, Callee, Args).getResult(0);
         store(Out, Ivs, convert(X, T.getElementType()));
       });
       };
     }
   }
-  if (!ReadsPosterior) {
+  if (!ReadsPosterior)
     DrawAll();
-    return;
-  }
-  givenOr(SiteId, T, Out, Draws ? DrawAll : std::function<void()>());
+  else
+    givenOr(SiteId, T, Out, DrawAll);
+  return Out;
 }
 
 /// posterior[site].data != NULL: copy the given draw (a posterior draw, or
@@ -114,18 +114,18 @@ void EntryBuilder::emitSample(Operation *Op, StringRef Dist,
 void EntryBuilder::givenOr(int64_t SiteId, ir::ArrayType T, const View &Out,
                            const std::function<void()> &Otherwise) {
   Value Table = loadField(Call, FPosterior, ptrType());
-  Value Data = B.create<LLVM::LoadOp>(
-      Loc, ptrType(), gep(Table, B.getI64Type(), i64(2 * SiteId)));
-  Value Null = B.create<LLVM::ZeroOp>(Loc, ptrType());
+  Value Data = B->create<LLVM::LoadOp>(
+      Loc, ptrType(), gep(Table, B->getI64Type(), i64(2 * SiteId)));
+  Value Null = B->create<LLVM::ZeroOp>(Loc, ptrType());
   Value Given =
-      B.create<LLVM::ICmpOp>(Loc, LLVM::ICmpPredicate::ne, Data, Null);
-  auto If = B.create<scf::IfOp>(Loc, Given, /*withElse=*/bool(Otherwise));
-  OpBuilder::InsertionGuard G(B);
-  B.setInsertionPointToStart(If.thenBlock());
+      B->create<LLVM::ICmpOp>(Loc, LLVM::ICmpPredicate::ne, Data, Null);
+  auto If = B->create<scf::IfOp>(Loc, Given, /*withElse=*/bool(Otherwise));
+  OpBuilder::InsertionGuard G(*B);
+  B->setInsertionPointToStart(If.thenBlock());
   View Post = viewOfCallArray(FPosterior, SiteId, T, true, Draw, BlockStart);
   forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, load(Post, Ivs)); });
   if (Otherwise) {
-    B.setInsertionPointToStart(If.elseBlock());
+    B->setInsertionPointToStart(If.elseBlock());
     Otherwise();
   }
 }
@@ -133,9 +133,9 @@ void EntryBuilder::givenOr(int64_t SiteId, ir::ArrayType T, const View &Out,
 /// One element of stack memory, allocated once in the entry block (an
 /// alloca inside the loops would grow the stack every iteration).
 Value EntryBuilder::stackSlot(Type T) {
-  OpBuilder::InsertionGuard G(B);
-  B.setInsertionPointToStart(EntryBlock);
-  return B.create<LLVM::AllocaOp>(Loc, ptrType(), storageType(T), i64(1));
+  OpBuilder::InsertionGuard G(*B);
+  B->setInsertionPointToStart(EntryBlock);
+  return B->create<LLVM::AllocaOp>(Loc, ptrType(), storageType(T), i64(1));
 }
 
 /// (pointer, stride of the second-to-last event axis, stride of the last)
@@ -146,13 +146,13 @@ void EntryBuilder::eventArgs(const View &V, ValueRange BatchIvs,
                              SmallVectorImpl<Value> &Args) {
   if (V.Scalar) {
     Value Slot = stackSlot(V.Elem);
-    B.create<LLVM::StoreOp>(Loc, V.Scalar, Slot);
+    B->create<LLVM::StoreOp>(Loc, V.Scalar, Slot);
     Args.append({Slot, i64(0), i64(0)});
     return;
   }
   Value Off = idx(0);
   for (auto [Iv, S] : llvm::zip(BatchIvs, V.Strides))
-    Off = B.create<arith::AddIOp>(Loc, Off, B.create<arith::MulIOp>(Loc, Iv, S));
+    Off = B->create<arith::AddIOp>(Loc, Off, B->create<arith::MulIOp>(Loc, Iv, S));
   size_t R = V.Strides.size();
   Args.push_back(gep(V.Ptr, storageType(V.Elem), toI64(Off)));
   Args.push_back(EventRank >= 2 ? toI64(V.Strides[R - 2]) : i64(0));
@@ -168,7 +168,7 @@ void EntryBuilder::appendEventParams(ValueRange Params, ArrayRef<View> PViews,
   for (auto [P, V] : llvm::zip(Params, PViews))
     eventArgs(V, BatchIvs,
               cast<ir::ArrayType>(P.getType()).getRank() - BatchRank, Args);
-  Value Null = B.create<LLVM::ZeroOp>(Loc, ptrType());
+  Value Null = B->create<LLVM::ZeroOp>(Loc, ptrType());
   while (Args.size() < NumArgs)
     Args.append({Null, i64(0), i64(0)});
 }
@@ -191,7 +191,7 @@ ir::ArrayType EntryBuilder::logDensityType(ir::ObserveOp Op) {
   Type Prec = cast<ir::ArrayType>(Op.getParams()[0].getType()).getElementType();
   unsigned Event = distCall(Op.getDist(), Op.getParamNames()).ValueEventRank;
   return ir::ArrayType::get(
-      Ctx, B.getArrayAttr(T.getDims().getValue().drop_back(Event)), Prec);
+      Ctx, B->getArrayAttr(T.getDims().getValue().drop_back(Event)), Prec);
 }
 
 void EntryBuilder::emitEventSample(Operation *Op, const RuntimeCall &C,
@@ -200,14 +200,12 @@ void EntryBuilder::emitEventSample(Operation *Op, const RuntimeCall &C,
   auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
   unsigned Rb = T.getRank() - C.ValueEventRank;
   Type Elem = T.getElementType();
-  Type Native = isa<FloatType>(Elem) ? Prec : Type(B.getI32Type());
-  SmallVector<View> PViews;
-  for (Value P : Params)
-    PViews.push_back(Views.lookup(P));
+  Type Native = isa<FloatType>(Elem) ? Prec : Type(B->getI32Type());
+  SmallVector<View> PViews = viewsOf(Params);
   std::string Fn = "aimz_rt_vsample_" + C.Symbol + "_" + precisionSuffix(Prec);
-  SmallVector<Type> ArgTypes(6, B.getI64Type());
+  SmallVector<Type> ArgTypes(6, B->getI64Type());
   for (unsigned I = 0; I < 1 + EventParamSlots; ++I)
-    ArgTypes.append({ptrType(), B.getI64Type(), B.getI64Type()});
+    ArgTypes.append({ptrType(), B->getI64Type(), B->getI64Type()});
   func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, {});
   // A number per batch element goes through a slot when the site's type
   // is not the runtime's (an i64 output); vectors are checked by Sema.
@@ -223,10 +221,10 @@ void EntryBuilder::emitEventSample(Operation *Op, const RuntimeCall &C,
     else
       eventArgs(Out, Ivs, C.ValueEventRank, Args);
     appendEventParams(Params, PViews, Ivs, Rb, ArgTypes.size(), Args);
-    B.create<func::CallOp>(Loc, Callee, Args);
+    B->create<func::CallOp>(Loc, Callee, Args);
     if (Slot)
       store(Out, Ivs,
-            convert(B.create<LLVM::LoadOp>(Loc, Native, Slot), Elem));
+            convert(B->create<LLVM::LoadOp>(Loc, Native, Slot), Elem));
   });
 }
 
@@ -235,14 +233,12 @@ void EntryBuilder::emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
                                        Type Prec) {
   auto T = Op.getResult().getType();
   unsigned Rb = T.getRank() - C.ValueEventRank;
-  SmallVector<View> PViews;
-  for (Value P : Op.getParams())
-    PViews.push_back(Views.lookup(P));
+  SmallVector<View> PViews = viewsOf(Op.getParams());
   std::string Fn = "aimz_rt_vlogp_" + C.Symbol + "_" + precisionSuffix(Prec);
-  SmallVector<Type> ArgTypes = {ptrType(), B.getI64Type(), B.getI64Type(),
-                                B.getI64Type()};
+  SmallVector<Type> ArgTypes = {ptrType(), B->getI64Type(), B->getI64Type(),
+                                B->getI64Type()};
   for (unsigned I = 0; I < EventParamSlots; ++I)
-    ArgTypes.append({ptrType(), B.getI64Type(), B.getI64Type()});
+    ArgTypes.append({ptrType(), B->getI64Type(), B->getI64Type()});
   func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Prec);
   // The value in the parameters' precision, in memory the function may
   // overwrite: a slot for a number, else this block's copy of the values.
@@ -257,7 +253,7 @@ void EntryBuilder::emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
   forEach(Out.Sizes, [&](ValueRange Ivs) {
     SmallVector<Value> Args;
     if (Slot) {
-      B.create<LLVM::StoreOp>(Loc, convert(load(Y, Ivs), Prec), Slot);
+      B->create<LLVM::StoreOp>(Loc, convert(load(Y, Ivs), Prec), Slot);
       Args.append({Slot, i64(0), i64(0)});
     } else {
       forEach(ArrayRef<Value>(Y.Sizes).drop_front(Rb), [&](ValueRange Ev) {
@@ -269,7 +265,7 @@ void EntryBuilder::emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
     }
     Args.push_back(eventSize(C, Y, PViews, Rb));
     appendEventParams(Op.getParams(), PViews, Ivs, Rb, ArgTypes.size(), Args);
-    store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
+    store(Out, Ivs, B->create<func::CallOp>(Loc, Callee, Args).getResult(0));
   });
 }
 
@@ -282,9 +278,9 @@ void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
                                  int64_t SiteId, Type Prec) {
   std::string Fn = ("aimz_rt_sample_row_" + Symbol + "_").str() +
                    precisionSuffix(Prec);
-  SmallVector<Type> ArgTypes(8, B.getI64Type());
+  SmallVector<Type> ArgTypes(8, B->getI64Type());
   for (unsigned I = 0; I < 1 + RowParamSlots; ++I)
-    ArgTypes.append({ptrType(), B.getI64Type()});
+    ArgTypes.append({ptrType(), B->getI64Type()});
   func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, {});
   unsigned Last = T.getRank() - 1; // the row; int32 or Prec elements
   bool ObsRow = obsAxis(T) == static_cast<int>(Last);
@@ -308,10 +304,10 @@ void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
     };
     RowArgs(Out);
     for (Value P : Params)
-      RowArgs(Views.lookup(P));
+      RowArgs(viewOf(P));
     while (Args.size() < ArgTypes.size())
-      Args.append({B.create<LLVM::ZeroOp>(Loc, ptrType()), i64(0)});
-    B.create<func::CallOp>(Loc, Callee, Args);
+      Args.append({B->create<LLVM::ZeroOp>(Loc, ptrType()), i64(0)});
+    B->create<func::CallOp>(Loc, Callee, Args);
   });
 }
 
@@ -322,34 +318,34 @@ void EntryBuilder::emitScalarLogDensities(StringRef Symbol, Type Prec,
                    precisionSuffix(Prec);
   func::FuncOp Callee =
       runtimeFunction(Fn, SmallVector<Type>(1 + ScalarParamSlots, Prec), Prec);
-  SmallVector<View> PViews;
-  for (Value P : Params)
-    PViews.push_back(Views.lookup(P));
+  SmallVector<View> PViews = viewsOf(Params);
   forEach(Out.Sizes, [&](ValueRange Ivs) {
     SmallVector<Value> Args = {convert(load(Y, Ivs), Prec)};
     for (const View &P : PViews)
       Args.push_back(load(P, Ivs));
     while (Args.size() < 1 + ScalarParamSlots)
-      Args.push_back(B.create<arith::ConstantOp>(Loc, B.getFloatAttr(Prec, 0)));
-    store(Out, Ivs, B.create<func::CallOp>(Loc, Callee, Args).getResult(0));
+      Args.push_back(B->create<arith::ConstantOp>(Loc, B->getFloatAttr(Prec, 0)));
+    store(Out, Ivs, B->create<func::CallOp>(Loc, Callee, Args).getResult(0));
   });
 }
 
-void EntryBuilder::emitLogProb(ir::LogProbOp Op) {
+View EntryBuilder::lowerLogProb(ir::LogProbOp Op) {
   auto T = Op.getResult().getType();
   View Out = buffer(Op, T);
   RuntimeCall C = distCall(Op.getDist(), Op.getParamNames());
-  emitScalarLogDensities(C.Symbol, T.getElementType(),
-                         Views.lookup(Op.getValue()), Op.getParams(), Out);
-  Views[Op.getResult()] = Out;
+  emitScalarLogDensities(C.Symbol, T.getElementType(), viewOf(Op.getValue()),
+                         Op.getParams(), Out);
+  return Out;
 }
 
-void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
+/// The log-likelihood's observed site: its densities go to the site's
+/// result slot; its value, for later ops, is the observed data.
+View EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
   auto T = Op.getResult().getType();
   Type Prec = cast<ir::ArrayType>(Op.getParams()[0].getType()).getElementType();
   // The observed values, viewed like an input.
   View Y = viewOfCallArray(FObserved, Op.getOutputIndex(), T, false, Value(),
-                           B.create<arith::SubIOp>(Loc, BlockStart,
+                           B->create<arith::SubIOp>(Loc, BlockStart,
                                                    InputOrigin));
   ir::ArrayType LLType = logDensityType(Op);
   View Out = buffer(Op, LLType);
@@ -358,30 +354,85 @@ void EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
     emitEventLogDensity(Op, C, Y, Out, Prec);
   else
     emitScalarLogDensities(C.Symbol, Prec, Y, Op.getParams(), Out);
-  Views[Op.getResult()] = Y;
   // Write the densities to the output site's result slot.
-  auto If = B.create<scf::IfOp>(Loc, siteWanted(Op.getSiteId()), false);
-  OpBuilder::InsertionGuard G(B);
-  B.setInsertionPointToStart(If.thenBlock());
+  auto If = B->create<scf::IfOp>(Loc, siteWanted(Op.getSiteId()), false);
+  OpBuilder::InsertionGuard G(*B);
+  B->setInsertionPointToStart(If.thenBlock());
   View R = viewOfCallArray(FResults, Op.getSiteId(), LLType, true,
-                           B.create<arith::SubIOp>(Loc, Draw, ResultDraw0),
-                           B.create<arith::SubIOp>(Loc, BlockStart, ResultObs0));
+                           B->create<arith::SubIOp>(Loc, Draw, ResultDraw0),
+                           B->create<arith::SubIOp>(Loc, BlockStart, ResultObs0));
   forEach(Out.Sizes, [&](ValueRange Ivs) { store(R, Ivs, load(Out, Ivs)); });
+  return Y;
 }
 
-void EntryBuilder::copyOut(Value V, int64_t SiteId) {
+void EntryBuilder::copyOut(Value V, const View &Src, int64_t SiteId) {
   auto T = cast<ir::ArrayType>(V.getType());
-  auto If = B.create<scf::IfOp>(Loc, siteWanted(SiteId), false);
-  OpBuilder::InsertionGuard G(B);
-  B.setInsertionPointToStart(If.thenBlock());
-  Value ObsOff = BlockStart ? Value(B.create<arith::SubIOp>(Loc, BlockStart,
+  auto If = B->create<scf::IfOp>(Loc, siteWanted(SiteId), false);
+  OpBuilder::InsertionGuard G(*B);
+  B->setInsertionPointToStart(If.thenBlock());
+  Value ObsOff = BlockStart ? Value(B->create<arith::SubIOp>(Loc, BlockStart,
                                                             ResultObs0))
                             : idx(0);
   View R = viewOfCallArray(FResults, SiteId, T, true,
-                           B.create<arith::SubIOp>(Loc, Draw, ResultDraw0),
+                           B->create<arith::SubIOp>(Loc, Draw, ResultDraw0),
                            ObsOff);
-  const View &Src = Views.lookup(V);
   forEach(R.Sizes, [&](ValueRange Ivs) { store(R, Ivs, load(Src, Ivs)); });
+}
+
+/// A latent: the posterior's draw (or an intervention's value) when given,
+/// else drawn.
+View EntryBuilder::lowerSample(ir::SampleOp Op) {
+  View Out = emitSample(Op, Op.getDist(), Op.getParamNames(), Op.getParams(),
+                        Op.getSiteId(), /*ReadsPosterior=*/true);
+  copyOut(Op.getResult(), Out, Op.getSiteId());
+  return Out;
+}
+
+/// An output: scored against the observed values for the log-likelihood,
+/// drawn for the predictive.
+View EntryBuilder::lowerObserve(ir::ObserveOp Op) {
+  if (Kind == Entry::LogLikelihood)
+    return emitLogDensity(Op);
+  View Out = emitSample(Op, Op.getDist(), Op.getParamNames(), Op.getParams(),
+                        Op.getSiteId(), /*ReadsPosterior=*/false);
+  copyOut(Op.getResult(), Out, Op.getSiteId());
+  return Out;
+}
+
+/// Only the log-likelihood returns factors (materialized like a
+/// deterministic so that broadcast values read out with real strides).
+std::optional<View> EntryBuilder::lowerFactor(ir::FactorOp Op) {
+  if (Kind != Entry::LogLikelihood)
+    return std::nullopt;
+  View Out = buffer(Op, Op.getResult().getType());
+  View In = viewOf(Op.getValue());
+  forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, load(In, Ivs)); });
+  copyOut(Op.getResult(), Out, Op.getSiteId());
+  return Out;
+}
+
+/// Materialized (a copy) so a broadcast value reads out with real strides;
+/// an intervention's value (posterior[site] given) replaces it, and
+/// everything after reads that.
+View EntryBuilder::lowerDeterministic(ir::DeterministicOp Op) {
+  auto T = Op.getResult().getType();
+  View Out = buffer(Op, T);
+  View In = viewOf(Op.getValue());
+  givenOr(Op.getSiteId(), T, Out, [&] {
+    forEach(Out.Sizes, [&](ValueRange Ivs) { store(Out, Ivs, load(In, Ivs)); });
+  });
+  if (Kind != Entry::LogLikelihood)
+    copyOut(Op.getResult(), Out, Op.getSiteId());
+  return Out;
+}
+
+void populateSiteLowering(RewritePatternSet &Patterns, EntryBuilder &E) {
+  addLowering<ir::SampleOp>(Patterns, E, &EntryBuilder::lowerSample);
+  addLowering<ir::ObserveOp>(Patterns, E, &EntryBuilder::lowerObserve);
+  addLowering<ir::FactorOp>(Patterns, E, &EntryBuilder::lowerFactor);
+  addLowering<ir::DeterministicOp>(Patterns, E,
+                                   &EntryBuilder::lowerDeterministic);
+  addLowering<ir::LogProbOp>(Patterns, E, &EntryBuilder::lowerLogProb);
 }
 
 } // namespace lowering
