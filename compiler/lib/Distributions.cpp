@@ -8,157 +8,27 @@
 namespace aimz {
 
 const std::vector<DistSpec> &allDistributions() {
-  using C = Constraint;
   static const std::vector<DistSpec> Table = {
-      {DistKind::Normal, "Normal",
-       {{"loc", C::Real, 0.0}, {"scale", C::Positive, 1.0}}, false, {}},
-      {DistKind::HalfNormal, "HalfNormal",
-       {{"scale", C::Positive, 1.0}}, false, {}},
-      {DistKind::LogNormal, "LogNormal",
-       {{"loc", C::Real, 0.0}, {"scale", C::Positive, 1.0}}, false, {}},
-      {DistKind::Exponential, "Exponential",
-       {{"rate", C::Positive, 1.0}}, false, {}},
-      {DistKind::Gamma, "Gamma",
-       {{"concentration", C::Positive, std::nullopt},
-        {"rate", C::Positive, 1.0}}, false, {}},
-      {DistKind::Beta, "Beta",
-       {{"concentration1", C::Positive, std::nullopt},
-        {"concentration0", C::Positive, std::nullopt}}, false, {}},
-      {DistKind::Uniform, "Uniform",
-       {{"low", C::Real, 0.0}, {"high", C::Real, 1.0}}, false, {}},
-      {DistKind::Cauchy, "Cauchy",
-       {{"loc", C::Real, 0.0}, {"scale", C::Positive, 1.0}}, false, {}},
-      {DistKind::HalfCauchy, "HalfCauchy",
-       {{"scale", C::Positive, 1.0}}, false, {}},
-      {DistKind::StudentT, "StudentT",
-       {{"df", C::Positive, std::nullopt},
-        {"loc", C::Real, 0.0},
-        {"scale", C::Positive, 1.0}}, false, {}},
-      {DistKind::Laplace, "Laplace",
-       {{"loc", C::Real, 0.0}, {"scale", C::Positive, 1.0}}, false, {}},
-      {DistKind::Logistic, "Logistic",
-       {{"loc", C::Real, 0.0}, {"scale", C::Positive, 1.0}}, false, {}},
-      {DistKind::Gumbel, "Gumbel",
-       {{"loc", C::Real, 0.0}, {"scale", C::Positive, 1.0}}, false, {}},
-      {DistKind::InverseGamma, "InverseGamma",
-       {{"concentration", C::Positive, std::nullopt},
-        {"rate", C::Positive, 1.0}}, false, {}},
-      {DistKind::Pareto, "Pareto",
-       {{"scale", C::Positive, std::nullopt},
-        {"alpha", C::Positive, std::nullopt}}, false, {}},
-      {DistKind::Weibull, "Weibull",
-       {{"scale", C::Positive, std::nullopt},
-        {"concentration", C::Positive, std::nullopt}}, false, {}},
-      {DistKind::TruncatedNormal, "TruncatedNormal",
-       {{"loc", C::Real, 0.0},
-        {"scale", C::Positive, 1.0},
-        {"low", C::Real, -HUGE_VAL},
-        {"high", C::Real, HUGE_VAL}}, false, {}},
-      {DistKind::Bernoulli, "Bernoulli",
-       {{"probs", C::UnitInterval, std::nullopt},
-        {"logits", C::Real, std::nullopt}}, true, {"probs", "logits"}},
-      {DistKind::Binomial, "Binomial",
-       {{"total_count", C::NonNegativeInteger, 1.0},
-        {"probs", C::UnitInterval, std::nullopt},
-        {"logits", C::Real, std::nullopt}}, true, {"probs", "logits"}},
-      {DistKind::Poisson, "Poisson",
-       {{"rate", C::Positive, std::nullopt}}, true, {}},
-      {DistKind::GammaPoisson, "GammaPoisson",
-       {{"concentration", C::Positive, std::nullopt},
-        {"rate", C::Positive, 1.0}}, true, {}},
-      {DistKind::NegativeBinomial2, "NegativeBinomial2",
-       {{"mean", C::Positive, std::nullopt},
-        {"concentration", C::Positive, std::nullopt}}, true, {}},
-      {DistKind::NegativeBinomialProbs, "NegativeBinomialProbs",
-       {{"total_count", C::Positive, std::nullopt},
-        {"probs", C::UnitInterval, std::nullopt}}, true, {}},
-      {DistKind::NegativeBinomialLogits, "NegativeBinomialLogits",
-       {{"total_count", C::Positive, std::nullopt},
-        {"logits", C::Real, std::nullopt}}, true, {}},
-      {DistKind::ZeroInflatedPoisson, "ZeroInflatedPoisson",
-       {{"gate", C::UnitInterval, std::nullopt},
-        {"rate", C::Positive, 1.0},
-        {"gate_logits", C::Real, std::nullopt}}, true, {"gate", "gate_logits"}},
-      {DistKind::ZeroInflatedNegativeBinomial2, "ZeroInflatedNegativeBinomial2",
-       {{"mean", C::Positive, std::nullopt},
-        {"concentration", C::Positive, std::nullopt},
-        {"gate", C::UnitInterval, std::nullopt},
-        {"gate_logits", C::Real, std::nullopt}}, true, {"gate", "gate_logits"}},
-      {DistKind::BetaBinomial, "BetaBinomial",
-       {{"concentration1", C::Positive, std::nullopt},
-        {"concentration0", C::Positive, std::nullopt},
-        {"total_count", C::NonNegativeInteger, 1.0}}, true, {}},
-      // ClosedFormFamilies.h.
-      {DistKind::AsymmetricLaplace, "AsymmetricLaplace",
-       {{"loc", C::Real, 0.0},
-        {"scale", C::Positive, 1.0},
-        {"asymmetry", C::Positive, 1.0}}, false, {}},
-      {DistKind::Kumaraswamy, "Kumaraswamy",
-       {{"concentration1", C::Positive, std::nullopt},
-        {"concentration0", C::Positive, std::nullopt}}, false, {}},
-      {DistKind::LogUniform, "LogUniform",
-       {{"low", C::Positive, std::nullopt},
-        {"high", C::Positive, std::nullopt}}, false, {}},
-      {DistKind::BetaProportion, "BetaProportion",
-       {{"mean", C::OpenUnitInterval, std::nullopt},
-        {"concentration", C::Positive, std::nullopt}}, false, {}},
-      {DistKind::Chi2, "Chi2", {{"df", C::Positive, std::nullopt}}, false, {}},
-      {DistKind::Geometric, "Geometric",
-       {{"probs", C::UnitInterval, std::nullopt},
-        {"logits", C::Real, std::nullopt}}, true, {"probs", "logits"}},
-      // Hurdles: gate is the probability of a zero (Hurdle.h).
-      {DistKind::HurdlePoisson, "HurdlePoisson",
-       {{"gate", C::UnitInterval, std::nullopt},
-        {"rate", C::Positive, 1.0}}, true, {}},
-      {DistKind::HurdleNegativeBinomial2, "HurdleNegativeBinomial2",
-       {{"gate", C::UnitInterval, std::nullopt},
-        {"mean", C::Positive, std::nullopt},
-        {"concentration", C::Positive, std::nullopt}}, true, {}},
-      {DistKind::HurdleGamma, "HurdleGamma",
-       {{"gate", C::UnitInterval, std::nullopt},
-        {"concentration", C::Positive, std::nullopt},
-        {"rate", C::Positive, 1.0}}, false, {}},
-      {DistKind::HurdleLogNormal, "HurdleLogNormal",
-       {{"gate", C::UnitInterval, std::nullopt},
-        {"loc", C::Real, 0.0},
-        {"scale", C::Positive, 1.0}}, false, {}},
-      {DistKind::Categorical, "Categorical",
-       {{"probs", C::UnitInterval, std::nullopt, 1},
-        {"logits", C::Real, std::nullopt, 1}}, true, {"probs", "logits"}},
-      {DistKind::OrderedLogistic, "OrderedLogistic",
-       {{"predictor", C::Real, std::nullopt},
-        {"cutpoints", C::Real, std::nullopt, 1}}, true, {}},
-      {DistKind::Multinomial, "Multinomial",
-       {{"total_count", C::NonNegativeInteger, 1.0},
-        {"probs", C::UnitInterval, std::nullopt, 1},
-        {"logits", C::Real, std::nullopt, 1}}, true, {"probs", "logits"},
-       false, 1},
-      {DistKind::DirichletMultinomial, "DirichletMultinomial",
-       {{"concentration", C::Positive, std::nullopt, 1},
-        {"total_count", C::NonNegativeInteger, 1.0}}, true, {}, false, 1},
-      {DistKind::Dirichlet, "Dirichlet",
-       {{"concentration", C::Positive, std::nullopt, 1}}, false, {}, false, 1},
-      {DistKind::MultivariateNormal, "MultivariateNormal",
-       {{"loc", C::Real, 0.0, 1},
-        {"scale_tril", C::Real, std::nullopt, 2},
-        {"covariance_matrix", C::Real, std::nullopt, 2}}, false,
-       {"scale_tril", "covariance_matrix"}, false, 1},
-      {DistKind::LKJCholesky, "LKJCholesky",
-       {{"dimension", C::NonNegativeInteger, std::nullopt, 0, true},
-        {"concentration", C::Positive, 1.0}}, false, {}, false, 2},
-      // A flat prior; `support=real|positive` is handled by Sema.
-      {DistKind::ImproperUniform, "ImproperUniform", {}, false, {}, true},
-      // Distributions as arguments (Sema's own rules).
-      {DistKind::MixtureSameFamily, "MixtureSameFamily",
-       {{"mixing_distribution", C::Real, std::nullopt},
-        {"component_distribution", C::Real, std::nullopt}}, false, {}},
-      {DistKind::TransformedDistribution, "TransformedDistribution",
-       {{"base_distribution", C::Real, std::nullopt},
-        {"transforms", C::Real, std::nullopt}}, false, {}},
-      {DistKind::TruncatedDistribution, "TruncatedDistribution",
-       {{"base_dist", C::Real, std::nullopt},
-        {"low", C::Real, -HUGE_VAL},
-        {"high", C::Real, HUGE_VAL}}, false, {}},
+#define NONE std::nullopt
+#define CONTINUOUS false
+#define DISCRETE true
+#define PROPER false
+#define IMPROPER true
+#define AIMZ_LIST(...) {__VA_ARGS__}
+#define AIMZ_PARAM(NAME, CONSTRAINT, ...)                                     \
+  DistParam{#NAME, Constraint::CONSTRAINT, __VA_ARGS__}
+#define AIMZ_NUMPYRO_DISTRIBUTION(KIND, VALUES, DENSITY, VALUE_EVENT_RANK,     \
+                                  PARAMS, EXACTLY_ONE_OF)                      \
+  DistSpec{DistKind::KIND,   #KIND,   AIMZ_LIST PARAMS, VALUES,                \
+           AIMZ_LIST EXACTLY_ONE_OF, DENSITY, VALUE_EVENT_RANK},
+#include "aimz/NumPyroDistributions.def"
+#undef AIMZ_PARAM
+#undef AIMZ_LIST
+#undef IMPROPER
+#undef PROPER
+#undef DISCRETE
+#undef CONTINUOUS
+#undef NONE
   };
   return Table;
 }
@@ -213,13 +83,17 @@ llvm::ArrayRef<const char *> truncatableBases() {
   static const char *Bases[] = {
       "Normal",      "Cauchy",   "StudentT",     "Laplace",    "Logistic",
       "Exponential", "Weibull",  "Gumbel",       "Pareto",     "Gamma",
-      "InverseGamma", "LogNormal", "HalfNormal", "HalfCauchy"};
+      "InverseGamma", "LogNormal", "HalfNormal", "HalfCauchy", "Beta",
+      "Kumaraswamy", "Poisson", "NegativeBinomial2", "Binomial"};
   return Bases;
 }
 
-std::string truncatedSymbol(llvm::StringRef Base) {
+std::string truncatedSymbol(const DistSpec &Base,
+                            llvm::ArrayRef<llvm::StringRef> GivenParams) {
   // The normal's is TruncatedNormal's.
-  return Base == "Normal" ? "truncatednormal" : "truncated_" + Base.lower();
+  return Base.Kind == DistKind::Normal
+             ? "truncatednormal"
+             : "truncated_" + runtimeSymbol(Base, GivenParams);
 }
 
 std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
@@ -246,11 +120,12 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
     return C;
   }
   if (Dist.consume_front("Truncated(")) {
-    if (!Dist.consume_back(")") ||
+    const DistSpec *Base = lookupDistribution(Dist.drop_back());
+    if (!Dist.consume_back(")") || !Base || Params.size() < 2 ||
         !llvm::is_contained(truncatableBases(), Dist))
       return std::nullopt;
     RuntimeCall C;
-    C.Symbol = truncatedSymbol(Dist);
+    C.Symbol = truncatedSymbol(*Base, Params.drop_back(2)); // low, high
     return C;
   }
   const DistSpec *Spec = lookupDistribution(Dist);

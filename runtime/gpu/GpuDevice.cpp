@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aimz/gpu/GpuDevice.h"
+#include "aimz/AbiSymbols.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -33,9 +34,7 @@ constexpr size_t PieceAlign = 256;
 /// What the status words hold before the kernel writes them.
 constexpr int32_t StatusNotRun = -1;
 
-const char *const KernelNames[3] = {"aimz_predict_kernel",
-                                    "aimz_log_likelihood_kernel",
-                                    "aimz_prior_predictive_kernel"};
+using abi::KernelNames;
 const char *const EntryNames[3] = {"predict", "log-likelihood",
                                    "prior-predictive"};
 

@@ -2,6 +2,7 @@
 #include "aimz/run/ModelLibrary.h"
 
 #include "aimz/io/RegularFile.h"
+#include "aimz/AbiSymbols.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -86,9 +87,9 @@ ModelLibrary::open(const std::string &Path) {
                           "model.so'");
   }
   auto *Version =
-      static_cast<const int64_t *>(dlsym(L->Handle, "aimz_abi_version"));
+      static_cast<const int64_t *>(dlsym(L->Handle, abi::name(abi::DataSymbol::AbiVersion)));
   auto *ManifestText =
-      static_cast<const char *>(dlsym(L->Handle, "aimz_manifest"));
+      static_cast<const char *>(dlsym(L->Handle, abi::name(abi::DataSymbol::Manifest)));
   if (!Version || !ManifestText)
     return fail(Path, "a shared library, but not a compiled aimz model");
   L->ManifestText = ManifestText;
@@ -97,17 +98,16 @@ ModelLibrary::open(const std::string &Path) {
                           ", this aimz-run speaks version " +
                           llvm::Twine(AIMZ_ABI_VERSION) +
                           "; recompile it with this release's aimzc");
-  const char *Names[] = {"aimz_predict", "aimz_log_likelihood",
-                         "aimz_prior_predictive"};
-  for (int I = 0; I < 3; ++I) {
+  const auto &Names = abi::EntryPointNames;
+  for (int I = 0; I < abi::NumEntryPoints; ++I) {
     L->Entries[I] = reinterpret_cast<EntryFn>(dlsym(L->Handle, Names[I]));
     if (!L->Entries[I])
       return fail(Path, llvm::Twine("the entry point ") + Names[I] +
                             " is missing");
   }
-  if (auto *P = static_cast<const char *>(dlsym(L->Handle, "aimz_ptx")))
+  if (auto *P = static_cast<const char *>(dlsym(L->Handle, abi::name(abi::DataSymbol::PtxSm80))))
     L->PTX = P;
-  if (auto *P = static_cast<const char *>(dlsym(L->Handle, "aimz_ptx_sm90")))
+  if (auto *P = static_cast<const char *>(dlsym(L->Handle, abi::name(abi::DataSymbol::PtxSm90))))
     L->PTX90 = P;
   auto M = Manifest::parse(ManifestText);
   if (!M)

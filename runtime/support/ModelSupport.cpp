@@ -514,16 +514,11 @@ __device__ void runThread(const aimz_call *Call, int32_t *Status) {
   Status[Tid] = Entry(&Local);
 }
 
-extern "C" __global__ void aimz_predict_kernel(const aimz_call *Call,
-                                               int32_t *Status) {
-  runThread<aimz_predict>(Call, Status);
-}
-extern "C" __global__ void aimz_log_likelihood_kernel(const aimz_call *Call,
-                                                      int32_t *Status) {
-  runThread<aimz_log_likelihood>(Call, Status);
-}
-extern "C" __global__ void aimz_prior_predictive_kernel(const aimz_call *Call,
-                                                        int32_t *Status) {
-  runThread<aimz_prior_predictive>(Call, Status);
-}
+// One kernel per entry point: <entry>_kernel (AbiSymbols.def).
+#define AIMZ_ENTRY_POINT(ID, SYMBOL)                                          \
+  extern "C" __global__ void SYMBOL##_kernel(const aimz_call *Call,           \
+                                             int32_t *Status) {               \
+    runThread<SYMBOL>(Call, Status);                                          \
+  }
+#include "aimz/AbiSymbols.def"
 #endif

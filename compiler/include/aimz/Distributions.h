@@ -1,8 +1,9 @@
 //===- Distributions.h - The distributions a model may sample ---*- C++ -*-===//
 //
 // One table describes every distribution's parameters (NumPyro's names and
-// order), their defaults and constraints, and whether it is discrete. The
-// front end checks calls against it; the back end lowers by its enum.
+// order), their defaults and constraints, and whether it is discrete; the
+// enum and the table both come from NumPyroDistributions.def. The front end
+// checks calls against it; the back end lowers by its enum.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AIMZ_DISTRIBUTIONS_H
@@ -18,55 +19,10 @@
 namespace aimz {
 
 enum class DistKind {
-  Normal,
-  HalfNormal,
-  LogNormal,
-  Exponential,
-  Gamma,
-  Beta,
-  Uniform,
-  Cauchy,
-  HalfCauchy,
-  StudentT,
-  Laplace,
-  Logistic,
-  Gumbel,
-  InverseGamma,
-  Pareto,
-  Weibull,
-  TruncatedNormal,
-  Bernoulli,
-  Binomial,
-  Poisson,
-  GammaPoisson,
-  NegativeBinomial2,
-  NegativeBinomialProbs,
-  NegativeBinomialLogits,
-  ZeroInflatedPoisson,
-  ZeroInflatedNegativeBinomial2,
-  BetaBinomial,
-  AsymmetricLaplace,
-  Kumaraswamy,
-  LogUniform,
-  BetaProportion,
-  Chi2,
-  Geometric,
-  HurdlePoisson,
-  HurdleNegativeBinomial2,
-  HurdleGamma,
-  HurdleLogNormal,
-  Categorical,
-  OrderedLogistic,
-  Multinomial,
-  DirichletMultinomial,
-  Dirichlet,
-  MultivariateNormal,
-  LKJCholesky,
-  ImproperUniform,
-  // Distributions of distributions, checked and lowered by their own rules.
-  MixtureSameFamily,
-  TransformedDistribution,
-  TruncatedDistribution,
+#define AIMZ_NUMPYRO_DISTRIBUTION(KIND, VALUES, DENSITY, VALUE_EVENT_RANK,     \
+                                  PARAMS, EXACTLY_ONE_OF)                      \
+  KIND,
+#include "aimz/NumPyroDistributions.def"
 };
 
 /// What values a parameter may take; checked on literal arguments.
@@ -147,10 +103,12 @@ bool hasRowSampler(llvm::StringRef Symbol);
 std::string compositeName(DistKind Kind, llvm::StringRef Base);
 
 /// The bases TruncatedDistribution accepts (the symmetric location-scale
-/// families of Truncated.h and those of TruncatedByCdf.h) and the runtime
-/// symbol of each truncation.
+/// families of Truncated.h, those of TruncatedByCdf.h and the counts of
+/// TruncatedCounts.h) and the runtime symbol of a truncation of Base
+/// called with the given parameters (table order, without low and high).
 llvm::ArrayRef<const char *> truncatableBases();
-std::string truncatedSymbol(llvm::StringRef Base);
+std::string truncatedSymbol(const DistSpec &Base,
+                            llvm::ArrayRef<llvm::StringRef> GivenParams);
 
 /// The runtime symbol for a distribution called with the given parameters
 /// (table order): the name in lower case, plus "_<param>" for the member

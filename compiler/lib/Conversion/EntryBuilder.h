@@ -42,6 +42,7 @@
 #ifndef AIMZ_CONVERSION_ENTRYBUILDER_H
 #define AIMZ_CONVERSION_ENTRYBUILDER_H
 
+#include "aimz/AbiSymbols.h"
 #include "aimz/Dialect/AimzDialect.h"
 #include "aimz/Distributions.h"
 #include "SiteDemand.h"

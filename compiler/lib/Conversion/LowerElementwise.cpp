@@ -38,7 +38,8 @@ Value EntryBuilder::convert(Value X, Type To) {
 /// vectorize and every lane and remainder gives the same bits.
 Value EntryBuilder::elementary(StringRef Fn, Value X) {
   Type T = X.getType();
-  std::string Name = ("aimz_rt_" + Fn + "_").str() + precisionSuffix(T);
+  std::string Name = abi::supportFunction(abi::SupportFamily::Elementary,
+                                          Fn.str(), precisionSuffix(T));
   func::FuncOp Callee = runtimeFunction(Name, {T}, {T});
   return B->create<func::CallOp>(Loc, Callee, ValueRange{X}).getResult(0);
 }

@@ -16,7 +16,8 @@ View EntryBuilder::lowerCholesky(ir::CholeskyOp Op) {
   View Out = buffer(Op, T);
   View In = viewOf(Op.getInput());
   unsigned Bt = Op.getBatchRank();
-  std::string Fn = "aimz_rt_cholesky_" + precisionSuffix(T.getElementType());
+  std::string Fn = abi::supportFunction(abi::SupportFamily::Cholesky, "",
+                                        precisionSuffix(T.getElementType()));
   SmallVector<Type> ArgTypes = {B->getI64Type()};
   for (int I = 0; I < 2; ++I)
     ArgTypes.append({ptrType(), B->getI64Type(), B->getI64Type()});
@@ -96,7 +97,9 @@ void EntryBuilder::emitPack(ir::MatMulOp Op) {
   SmallVector<Type> Args(3, B->getI64Type());
   Args.append({ptrType(), B->getI64Type(), B->getI64Type(), ptrType()});
   func::FuncOp Callee = runtimeFunction(
-      "aimz_rt_pack_row_tiles_" + precisionSuffix(Elem), Args, {});
+      abi::supportFunction(abi::SupportFamily::PackRowTiles, "",
+                           precisionSuffix(Elem)),
+      Args, {});
   Value Rows = B->create<arith::SubIOp>(Loc, ObsEnd, ObsBegin);
   B->create<func::CallOp>(
       Loc, Callee,
@@ -123,7 +126,9 @@ View EntryBuilder::lowerMatMul(ir::MatMulOp Op) {
     Args.append({ptrType(), ptrType(), B->getI64Type(), ptrType(),
                  B->getI64Type()});
     func::FuncOp Callee = runtimeFunction(
-        "aimz_rt_row_tiles_times_vector_" + precisionSuffix(Elem), Args, {});
+        abi::supportFunction(abi::SupportFamily::RowTilesTimesVector, "",
+                             precisionSuffix(Elem)),
+        Args, {});
     B->create<func::CallOp>(
         Loc, Callee,
         ValueRange{toI64(BlockLen), toI64(L.Sizes[1]), P, R.Ptr,
@@ -141,10 +146,11 @@ View EntryBuilder::lowerMatMul(ir::MatMulOp Op) {
   Value SCm = VecL ? Zero : Out.Strides[Bt];
   Value SCn = VecR ? Zero : Out.Strides[T.getRank() - 1];
   Type Elem = T.getElementType();
-  std::string Fn = "aimz_rt_matmul_" +
-                   (isa<FloatType>(Elem) ? precisionSuffix(Elem)
-                                         : "i" + std::to_string(
-                                                     Elem.getIntOrFloatBitWidth()));
+  std::string Fn = abi::supportFunction(
+      abi::SupportFamily::MatMul, "",
+      isa<FloatType>(Elem)
+          ? precisionSuffix(Elem)
+          : "i" + std::to_string(Elem.getIntOrFloatBitWidth()));
   SmallVector<Type> Args(4, B->getI64Type());
   for (int I = 0; I < 3; ++I) {
     Args.push_back(ptrType());

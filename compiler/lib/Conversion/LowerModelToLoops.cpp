@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EntryBuilder.h"
+#include "aimz/AbiSymbols.h"
 #include "aimz/Conversion/Passes.h"
 
 #include "mlir/Pass/Pass.h"
@@ -29,7 +30,7 @@ void buildPriorWrapper(ir::ModelOp Model, OpBuilder &B) {
   auto Ptr = LLVM::LLVMPointerType::get(Ctx);
   auto I64 = B.getI64Type();
   B.setInsertionPointToEnd(Module.getBody());
-  auto F = B.create<func::FuncOp>(Loc, "aimz_prior_predictive",
+  auto F = B.create<func::FuncOp>(Loc, abi::name(abi::EntryPoint::PriorPredictive),
                                   B.getFunctionType({Ptr}, {B.getI32Type()}));
   B.setInsertionPointToStart(F.addEntryBlock());
   Value Call = F.getArgument(0);
@@ -47,7 +48,8 @@ void buildPriorWrapper(ir::ModelOp Model, OpBuilder &B) {
     return B.create<LLVM::GEPOp>(Loc, Ptr, I64, Base, ValueRange{C64(Index)});
   };
   B.create<LLVM::StoreOp>(Loc, Table, Field(Copy, FPosterior));
-  auto Predict = Module.lookupSymbol<func::FuncOp>("aimz_predict");
+  auto Predict = Module.lookupSymbol<func::FuncOp>(
+      abi::name(abi::EntryPoint::Predict));
   Value R = B.create<func::CallOp>(Loc, Predict, ValueRange{Copy}).getResult(0);
   // The scratch protocol reports through the caller's struct.
   Value Needed = B.create<LLVM::LoadOp>(Loc, I64, Field(Copy, FScratchNeeded));
@@ -78,9 +80,10 @@ struct LowerModelToLoopsPass
     }
     ir::ModelOp Model = Models.front();
     OpBuilder B(Module.getContext());
-    if (!EntryBuilder(Model, Entry::Predict, B).build("aimz_predict") ||
+    if (!EntryBuilder(Model, Entry::Predict, B)
+             .build(abi::name(abi::EntryPoint::Predict)) ||
         !EntryBuilder(Model, Entry::LogLikelihood, B)
-             .build("aimz_log_likelihood"))
+             .build(abi::name(abi::EntryPoint::LogLikelihood)))
       return signalPassFailure();
     buildPriorWrapper(Model, B);
     // Keep what the later stages need to describe the library.

@@ -70,7 +70,8 @@ View EntryBuilder::emitSample(Operation *Op, StringRef Dist,
     emitEventSample(Op, C, Out, Params, SiteId, Prec);
   };
   if (!C.Event) {
-    std::string Fn = "aimz_rt_sample_" + C.Symbol + "_" + precisionSuffix(Prec);
+    std::string Fn = abi::supportFunction(abi::SupportFamily::Sample, C.Symbol,
+                                          precisionSuffix(Prec));
     bool Discrete = T.getElementType().isInteger(32) ||
                     T.getElementType().isInteger(64) ||
                     T.getElementType().isInteger(1);
@@ -202,7 +203,8 @@ void EntryBuilder::emitEventSample(Operation *Op, const RuntimeCall &C,
   Type Elem = T.getElementType();
   Type Native = isa<FloatType>(Elem) ? Prec : Type(B->getI32Type());
   SmallVector<View> PViews = viewsOf(Params);
-  std::string Fn = "aimz_rt_vsample_" + C.Symbol + "_" + precisionSuffix(Prec);
+  std::string Fn = abi::supportFunction(abi::SupportFamily::EventSample,
+                                        C.Symbol, precisionSuffix(Prec));
   SmallVector<Type> ArgTypes(6, B->getI64Type());
   for (unsigned I = 0; I < 1 + EventParamSlots; ++I)
     ArgTypes.append({ptrType(), B->getI64Type(), B->getI64Type()});
@@ -234,7 +236,8 @@ void EntryBuilder::emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
   auto T = Op.getResult().getType();
   unsigned Rb = T.getRank() - C.ValueEventRank;
   SmallVector<View> PViews = viewsOf(Op.getParams());
-  std::string Fn = "aimz_rt_vlogp_" + C.Symbol + "_" + precisionSuffix(Prec);
+  std::string Fn = abi::supportFunction(abi::SupportFamily::EventLogProb,
+                                        C.Symbol, precisionSuffix(Prec));
   SmallVector<Type> ArgTypes = {ptrType(), B->getI64Type(), B->getI64Type(),
                                 B->getI64Type()};
   for (unsigned I = 0; I < EventParamSlots; ++I)
@@ -276,8 +279,8 @@ void EntryBuilder::emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
 void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
                                  StringRef Symbol, ValueRange Params,
                                  int64_t SiteId, Type Prec) {
-  std::string Fn = ("aimz_rt_sample_row_" + Symbol + "_").str() +
-                   precisionSuffix(Prec);
+  std::string Fn = abi::supportFunction(abi::SupportFamily::SampleRow,
+                                        Symbol.str(), precisionSuffix(Prec));
   SmallVector<Type> ArgTypes(8, B->getI64Type());
   for (unsigned I = 0; I < 1 + RowParamSlots; ++I)
     ArgTypes.append({ptrType(), B->getI64Type()});
@@ -314,8 +317,8 @@ void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
 void EntryBuilder::emitScalarLogDensities(StringRef Symbol, Type Prec,
                                           const View &Y, ValueRange Params,
                                           const View &Out) {
-  std::string Fn = ("aimz_rt_logp_" + Symbol + "_").str() +
-                   precisionSuffix(Prec);
+  std::string Fn = abi::supportFunction(abi::SupportFamily::LogProb,
+                                        Symbol.str(), precisionSuffix(Prec));
   func::FuncOp Callee =
       runtimeFunction(Fn, SmallVector<Type>(1 + ScalarParamSlots, Prec), Prec);
   SmallVector<View> PViews = viewsOf(Params);

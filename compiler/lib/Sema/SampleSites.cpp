@@ -427,8 +427,8 @@ std::optional<Analyzer::BoundCall> Analyzer::bindOrdered(SampleStmt &S,
 }
 
 /// TruncatedDistribution(Base(...), low=, high=): the base's density
-/// renormalized on [low, high] (either bound may be left out), for the
-/// real-valued symmetric bases NumPyro truncates.
+/// renormalized on [low, high] (either bound may be left out; for counts,
+/// the integers in it, both ends included).
 std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
   const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
   if (!BaseCall)
@@ -475,6 +475,7 @@ std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
   }
   BoundCall R;
   R.Dist = compositeName(DistKind::TruncatedDistribution, Base->Name);
+  R.Discrete = Base->Discrete; // a truncated count is a count
   R.Params = C->Params;
   R.Batch = C->Batch;
   for (int I = 0; I < 2; ++I) {

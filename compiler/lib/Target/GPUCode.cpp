@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "aimz/Target/GPUCode.h"
 #include "aimz/Target/ModelLibrary.h"
+#include "aimz/AbiSymbols.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -38,9 +39,7 @@ static llvm::Error makeError(const llvm::Twine &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
 }
 
-static const char *const KernelNames[] = {"aimz_predict_kernel",
-                                      "aimz_log_likelihood_kernel",
-                                      "aimz_prior_predictive_kernel"};
+using abi::KernelNames;
 
 void initializeGPUTargets() {
   static bool Done = [] {
@@ -157,6 +156,56 @@ gpuTargetMachine(llvm::StringRef Arch) {
   return std::move(TM);
 }
 
+/// Pulls in only what is used from the GPU support library: the kernels
+/// (kept alive through llvm.used while linking) and what they and the entry
+/// points call.
+static llvm::Error linkGPUSupport(llvm::Module &M,
+                                  const llvm::TargetMachine &TM) {
+  llvm::LLVMContext &Ctx = M.getContext();
+  auto *PtrTy = llvm::PointerType::getUnqual(Ctx);
+  std::vector<llvm::Constant *> Roots;
+  auto *KernelTy = llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
+                                           {PtrTy, PtrTy}, false);
+  for (const char *K : KernelNames)
+    Roots.push_back(llvm::Function::Create(
+        KernelTy, llvm::GlobalValue::ExternalLinkage, K, M));
+  auto *ArrTy = llvm::ArrayType::get(PtrTy, Roots.size());
+  new llvm::GlobalVariable(M, ArrTy, false, llvm::GlobalValue::AppendingLinkage,
+                           llvm::ConstantArray::get(ArrTy, Roots), "llvm.used");
+  auto Support = parseEmbedded(aimz_support_gpu_bc, aimz_support_gpu_bc_end,
+                               "aimz-support-gpu.bc", Ctx);
+  if (!Support)
+    return Support.takeError();
+  (*Support)->setTargetTriple(M.getTargetTriple());
+  (*Support)->setDataLayout(TM.createDataLayout());
+  if (llvm::Linker::linkModules(M, std::move(*Support),
+                                llvm::Linker::LinkOnlyNeeded))
+    return makeError("internal error: linking the GPU support library failed");
+  if (auto *Used = M.getNamedGlobal("llvm.used"))
+    Used->eraseFromParent();
+  return llvm::Error::success();
+}
+
+/// CUDA's libdevice, for the maths the support library leaves to it.
+static llvm::Error linkLibdevice(llvm::Module &M,
+                                 const llvm::TargetMachine &TM,
+                                 const std::string &Libdevice) {
+  auto LibBuf = llvm::MemoryBuffer::getFile(Libdevice);
+  if (!LibBuf)
+    return makeError("cannot read " + Libdevice + ": " +
+                     LibBuf.getError().message());
+  auto Lib = llvm::parseBitcodeFile((*LibBuf)->getMemBufferRef(),
+                                    M.getContext());
+  if (!Lib)
+    return Lib.takeError();
+  (*Lib)->setTargetTriple(M.getTargetTriple());
+  (*Lib)->setDataLayout(TM.createDataLayout());
+  if (llvm::Linker::linkModules(M, std::move(*Lib),
+                                llvm::Linker::LinkOnlyNeeded))
+    return makeError("internal error: linking libdevice failed");
+  return llvm::Error::success();
+}
+
 /// The kernels of HostIR (left unchanged) as one optimized nvptx64 module:
 /// linked with the GPU support library and libdevice, internalized and
 /// optimized for Arch. Nothing in the pipeline depends on which of sm_80
@@ -178,7 +227,6 @@ optimizeForGPU(const llvm::Module &HostIR, llvm::StringRef Arch) {
   std::unique_ptr<llvm::TargetMachine> TM = std::move(*TMOr);
   const char *Triple = "nvptx64-nvidia-cuda";
   // Work on a copy: the host module goes on to the CPU pipeline.
-  llvm::LLVMContext &Ctx = HostIR.getContext();
   std::unique_ptr<llvm::Module> M = llvm::CloneModule(HostIR);
   M->setTargetTriple(Triple);
   M->setDataLayout(TM->createDataLayout());
@@ -186,49 +234,11 @@ optimizeForGPU(const llvm::Module &HostIR, llvm::StringRef Arch) {
   for (llvm::GlobalVariable &G : llvm::make_early_inc_range(M->globals()))
     if (G.getName().starts_with("aimz_"))
       G.eraseFromParent();
-  // Pull in only what is used from the support library: the kernels (kept
-  // alive through llvm.used while linking) and what they and the entry
-  // points call.
-  {
-    auto *PtrTy = llvm::PointerType::getUnqual(Ctx);
-    std::vector<llvm::Constant *> Roots;
-    auto *KernelTy = llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
-                                             {PtrTy, PtrTy}, false);
-    for (const char *K : KernelNames)
-      Roots.push_back(llvm::Function::Create(
-          KernelTy, llvm::GlobalValue::ExternalLinkage, K, *M));
-    auto *ArrTy = llvm::ArrayType::get(PtrTy, Roots.size());
-    new llvm::GlobalVariable(*M, ArrTy, false,
-                             llvm::GlobalValue::AppendingLinkage,
-                             llvm::ConstantArray::get(ArrTy, Roots),
-                             "llvm.used");
-  }
-  auto Support = parseEmbedded(aimz_support_gpu_bc, aimz_support_gpu_bc_end,
-                               "aimz-support-gpu.bc", Ctx);
-  if (!Support)
-    return Support.takeError();
-  (*Support)->setTargetTriple(Triple);
-  (*Support)->setDataLayout(TM->createDataLayout());
-  if (llvm::Linker::linkModules(*M, std::move(*Support),
-                                llvm::Linker::LinkOnlyNeeded))
-    return makeError("internal error: linking the GPU support library failed");
-  if (auto *Used = M->getNamedGlobal("llvm.used"))
-    Used->eraseFromParent();
+  if (llvm::Error E = linkGPUSupport(*M, *TM))
+    return std::move(E);
   redirectMaths(*M);
-  {
-    auto LibBuf = llvm::MemoryBuffer::getFile(Libdevice);
-    if (!LibBuf)
-      return makeError("cannot read " + Libdevice + ": " +
-                       LibBuf.getError().message());
-    auto Lib = llvm::parseBitcodeFile((*LibBuf)->getMemBufferRef(), Ctx);
-    if (!Lib)
-      return Lib.takeError();
-    (*Lib)->setTargetTriple(Triple);
-    (*Lib)->setDataLayout(TM->createDataLayout());
-    if (llvm::Linker::linkModules(*M, std::move(*Lib),
-                                  llvm::Linker::LinkOnlyNeeded))
-      return makeError("internal error: linking libdevice failed");
-  }
+  if (llvm::Error E = linkLibdevice(*M, *TM, Libdevice))
+    return std::move(E);
   for (llvm::Function &F : *M) {
     if (F.isDeclaration())
       continue;

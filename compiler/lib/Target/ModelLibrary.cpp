@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aimz/Target/ModelLibrary.h"
+#include "aimz/AbiSymbols.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -38,9 +39,14 @@ extern "C" const char aimz_support_bc_end[];
 
 namespace aimz {
 
-static const char *const ExportedSymbols[] = {
-    "aimz_predict",  "aimz_log_likelihood", "aimz_prior_predictive",
-    "aimz_manifest", "aimz_abi_version",    "aimz_ptx", "aimz_ptx_sm90"};
+/// What the library exports: the entry points and its data, but not the
+/// support library's internal constants.
+static bool isExported(llvm::StringRef Name) {
+  using namespace abi;
+  return llvm::is_contained(EntryPointNames, Name) ||
+         (llvm::is_contained(DataSymbolNames, Name) &&
+          Name != name(DataSymbol::VectorBytes));
+}
 
 static llvm::Error makeError(const llvm::Twine &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
@@ -77,7 +83,7 @@ static void defineVectorBytes(llvm::Module &M, int32_t Bytes) {
   auto *I32 = llvm::Type::getInt32Ty(M.getContext());
   new llvm::GlobalVariable(M, I32, true, llvm::GlobalValue::ExternalLinkage,
                            llvm::ConstantInt::get(I32, Bytes),
-                           "aimz_rt_vector_bytes");
+                           abi::name(abi::DataSymbol::VectorBytes));
 }
 
 static void addString(llvm::Module &M, llvm::StringRef Name,
@@ -91,13 +97,13 @@ static void addString(llvm::Module &M, llvm::StringRef Name,
 
 void addLibraryData(llvm::Module &M, llvm::StringRef Manifest,
                     llvm::StringRef PTXsm80, llvm::StringRef PTXsm90) {
-  addString(M, "aimz_manifest", Manifest);
-  addString(M, "aimz_ptx", PTXsm80);
-  addString(M, "aimz_ptx_sm90", PTXsm90);
+  addString(M, abi::name(abi::DataSymbol::Manifest), Manifest);
+  addString(M, abi::name(abi::DataSymbol::PtxSm80), PTXsm80);
+  addString(M, abi::name(abi::DataSymbol::PtxSm90), PTXsm90);
   auto *I64 = llvm::Type::getInt64Ty(M.getContext());
   new llvm::GlobalVariable(M, I64, true, llvm::GlobalValue::ExternalLinkage,
                            llvm::ConstantInt::get(I64, AbiVersion),
-                           "aimz_abi_version");
+                           abi::name(abi::DataSymbol::AbiVersion));
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
@@ -165,7 +171,7 @@ llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
     F.removeFnAttr(llvm::Attribute::OptimizeNone);
   }
   llvm::internalizeModule(M, [](const llvm::GlobalValue &G) {
-    return llvm::is_contained(ExportedSymbols, G.getName());
+    return isExported(G.getName());
   });
 
   // glibc's libmvec is deliberately not declared to the vectorizer: its

@@ -187,20 +187,31 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
       EXPECT_EQ(Row->ValueEventRank, D.ValueEventRank) << Symbol;
     }
   }
-  // TruncatedDistribution(Base, low, high): the base's parameters, then the
-  // bounds.
+  // TruncatedDistribution(Base, low, high): the base's parameters (each
+  // choice of an exactly-one-of group), then the bounds.
   for (const char *Base : aimz::truncatableBases()) {
     const aimz::DistSpec *D = aimz::lookupDistribution(Base);
     ASSERT_NE(D, nullptr) << Base;
-    std::string Symbol = aimz::truncatedSymbol(Base);
-    const aimz::RuntimeDistribution *Row = nullptr;
-    for (const aimz::RuntimeDistribution &R : aimz::runtimeDistributions())
-      if (Symbol == R.Symbol)
-        Row = &R;
-    ASSERT_NE(Row, nullptr) << "no row '" << Symbol << "'";
-    EXPECT_FALSE(Row->Discrete) << Symbol;
-    EXPECT_EQ(Row->Arity, D->Params.size() + 2) << Symbol;
-    Used.insert(Symbol);
+    std::vector<llvm::StringRef> Choices(D->ExactlyOneOf.begin(),
+                                         D->ExactlyOneOf.end());
+    if (Choices.empty())
+      Choices.push_back("");
+    for (llvm::StringRef Chosen : Choices) {
+      std::vector<llvm::StringRef> Given;
+      for (const aimz::DistParam &P : D->Params)
+        if (Chosen.empty() || P.Name == Chosen ||
+            !llvm::is_contained(D->ExactlyOneOf, llvm::StringRef(P.Name)))
+          Given.push_back(P.Name);
+      std::string Symbol = aimz::truncatedSymbol(*D, Given);
+      const aimz::RuntimeDistribution *Row = nullptr;
+      for (const aimz::RuntimeDistribution &R : aimz::runtimeDistributions())
+        if (Symbol == R.Symbol)
+          Row = &R;
+      ASSERT_NE(Row, nullptr) << "no row '" << Symbol << "'";
+      EXPECT_EQ(Row->Discrete, D->Discrete) << Symbol;
+      EXPECT_EQ(Row->Arity, Given.size() + 2) << Symbol;
+      Used.insert(Symbol);
+    }
   }
   // And no row is left without a distribution.
   EXPECT_EQ(aimz::runtimeDistributions().size(), Used.size());

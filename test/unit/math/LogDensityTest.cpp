@@ -16,6 +16,7 @@
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Truncated.h"
 #include "aimz/math/TruncatedByCdf.h"
+#include "aimz/math/TruncatedCounts.h"
 
 namespace am = aimz::math;
 using aimz_test::close_to;
@@ -27,7 +28,8 @@ bool is_discrete(const std::string& d) {
   return d == "bernoulli" || d == "bernoulli_logits" || d == "binomial" || d == "binomial_logits" || d == "poisson" ||
          d == "gamma_poisson" || d.rfind("negative_binomial", 0) == 0 || d.rfind("zero_inflated", 0) == 0 ||
          d == "beta_binomial" || d == "hurdle_poisson" || d == "hurdle_negative_binomial2" ||
-         d == "geometric" || d == "geometric_logits";
+         d == "geometric" || d == "geometric_logits" || d == "truncated_poisson" ||
+         d == "truncated_negative_binomial2" || d.rfind("truncated_binomial", 0) == 0;
 }
 
 // X is the type the observation is passed as (continuous: always T).
@@ -79,6 +81,12 @@ template <class T, class X> T eval(const LogDensityCase& c, X x) {
   if (d == "truncated_log_normal") return am::truncated_log_normal_log_prob(xt, p0, p1, p2, p3);
   if (d == "truncated_half_normal") return am::truncated_half_normal_log_prob(xt, p0, p1, p2);
   if (d == "truncated_half_cauchy") return am::truncated_half_cauchy_log_prob(xt, p0, p1, p2);
+  if (d == "truncated_beta") return am::truncated_beta_log_prob(xt, p0, p1, p2, p3);
+  if (d == "truncated_kumaraswamy") return am::truncated_kumaraswamy_log_prob(xt, p0, p1, p2, p3);
+  if (d == "truncated_poisson") return am::truncated_poisson_log_prob(x, p0, p1, p2);
+  if (d == "truncated_negative_binomial2") return am::truncated_negative_binomial2_log_prob(x, p0, p1, p2, p3);
+  if (d == "truncated_binomial") return am::truncated_binomial_log_prob(x, p0, p1, p2, p3);
+  if (d == "truncated_binomial_logits") return am::truncated_binomial_logits_log_prob(x, p0, p1, p2, p3);
   if (d == "asymmetric_laplace") return am::asymmetric_laplace_log_prob(xt, p0, p1, p2);
   if (d == "kumaraswamy") return am::kumaraswamy_log_prob(xt, p0, p1);
   if (d == "log_uniform") return am::log_uniform_log_prob(xt, p0, p1);

@@ -23,6 +23,7 @@
 #include "aimz/math/Samplers.h"
 #include "aimz/math/Truncated.h"
 #include "aimz/math/TruncatedByCdf.h"
+#include "aimz/math/TruncatedCounts.h"
 
 namespace am = aimz::math;
 using am::RandomStream;
@@ -629,6 +630,79 @@ TYPED_TEST(Sampler, TruncatedByCdf) {
   EXPECT_TRUE(std::isnan(am::truncated_gamma_sample<T>(s, T(2), T(1), T(3), T(1))));
   EXPECT_TRUE(std::isnan(am::truncated_exponential_sample<T>(s, T(1), T(-3), T(-1))));
   EXPECT_TRUE(std::isnan(am::truncated_log_normal_sample<T>(s, T(0), T(1), T(-2), T(0))));
+}
+
+/// I_x(a, b) for integer a, b: the binomial sum (the test's own CDF).
+double beta_cdf_int(int a, int b, double x) {
+  if (x <= 0) return 0.0;
+  if (x >= 1) return 1.0;
+  const int n = a + b - 1;
+  double sum = 0;
+  for (int j = a; j <= n; ++j)
+    sum += std::exp(std::lgamma(n + 1.0) - std::lgamma(j + 1.0) - std::lgamma(n - j + 1.0) + j * std::log(x) +
+                    (n - j) * std::log1p(-x));
+  return sum;
+}
+
+TYPED_TEST(Sampler, TruncatedOnTheUnitInterval) {
+  using T = TypeParam;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (auto [lo, hi] : {std::pair<double, double>{0.1, 0.4}, {0.6, 0.95}, {0.02, 0.05}, {0.5, inf}}) {  // NOLINT
+    truncation_case("Beta(2, 5)",
+                    [&](RandomStream& s) { return am::truncated_beta_sample<T>(s, T(2), T(5), T(lo), T(hi)); },
+                    [](double x) { return beta_cdf_int(2, 5, x); }, lo, std::min(hi, 1.0));
+    truncation_case("Kumaraswamy(2, 5)",
+                    [&](RandomStream& s) { return am::truncated_kumaraswamy_sample<T>(s, T(2), T(5), T(lo), T(hi)); },
+                    [](double x) { return x <= 0 ? 0.0 : x >= 1 ? 1.0 : 1 - std::pow(1 - x * x, 5); }, lo,
+                    std::min(hi, 1.0));
+  }
+  RandomStream s(1, 2, 3, 4, 5);
+  EXPECT_TRUE(std::isnan(am::truncated_beta_sample<T>(s, T(2), T(5), T(1.5), T(3))));
+  EXPECT_TRUE(std::isnan(am::truncated_kumaraswamy_sample<T>(s, T(2), T(5), T(0.5), T(0.2))));
+}
+
+/// Draws of a truncated count: inside [L, U] and chi-square against the
+/// base's mass renormalized by the test's own sum over [L, U].
+template <class F, class L>
+void truncated_count_case(const std::string& what, F sample, L base_log_pmf, double lo, double hi) {
+  SCOPED_TRACE(what + " on [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  const auto xs = draw(sample);
+  const double L0 = std::max(std::ceil(lo), 0.0), U = std::floor(std::min(hi, 1e5));
+  for (double x : xs) ASSERT_TRUE(x >= L0 && x <= U) << x;
+  double mass = 0;
+  for (double k = L0; k <= U; ++k) mass += std::exp(base_log_pmf(k));
+  check_chi2(xs, [&](double k) { return k < L0 || k > U ? -INFINITY : base_log_pmf(k) - std::log(mass); }, L0,
+             std::min(U, L0 + 400));
+}
+
+TYPED_TEST(Sampler, TruncatedCounts) {
+  using T = TypeParam;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (auto [lo, hi] : {std::pair<double, double>{1, inf}, {0, 3}, {2, 7}, {12, 30}, {1.5, 6.5}}) {  // NOLINT
+    truncated_count_case(
+        "Poisson(4)", [&](RandomStream& s) { return am::truncated_poisson_sample<T>(s, T(4), T(lo), T(hi)); },
+        [](double k) { return am::poisson_log_prob(k, 4.0); }, lo, hi);
+    truncated_count_case(
+        "NegativeBinomial2(3, 2)",
+        [&](RandomStream& s) { return am::truncated_negative_binomial2_sample<T>(s, T(3), T(2), T(lo), T(hi)); },
+        [](double k) { return am::negative_binomial2_log_prob(k, 3.0, 2.0); }, lo, hi);
+    truncated_count_case(
+        "Binomial(20, 0.3)",
+        [&](RandomStream& s) { return am::truncated_binomial_sample<T>(s, T(20), T(0.3), T(lo), T(hi)); },
+        [](double k) { return am::binomial_log_prob(k, 20.0, 0.3); }, lo, std::min(hi, 20.0));
+    truncated_count_case(
+        "Binomial(20, logits=-1)",
+        [&](RandomStream& s) { return am::truncated_binomial_logits_sample<T>(s, T(20), T(-1), T(lo), T(hi)); },
+        [](double k) { return am::binomial_logits_log_prob(k, 20.0, -1.0); }, lo, std::min(hi, 20.0));
+  }
+  // A small rate truncated away from 0: inversion, not rejection.
+  truncated_count_case(
+      "Poisson(0.01)", [&](RandomStream& s) { return am::truncated_poisson_sample<T>(s, T(0.01), T(1), T(inf)); },
+      [](double k) { return am::poisson_log_prob(k, 0.01); }, 1, inf);
+  RandomStream s(1, 2, 3, 4, 5);
+  EXPECT_EQ(am::truncated_poisson_sample<T>(s, T(4), T(5), T(3)), am::kInvalidCount);
+  EXPECT_EQ(am::truncated_binomial_sample<T>(s, T(10), T(0.5), T(11), T(20)), am::kInvalidCount);
+  EXPECT_EQ(am::truncated_poisson_sample<T>(s, T(-1), T(0), T(3)), am::kInvalidCount);
 }
 
 // ClosedFormFamilies.h: KS against each CDF, moments, Geometric by

@@ -411,6 +411,76 @@ def hp_truncated_half_cauchy(x, scale, low, high):
                          lambda v: 0 if v <= 0 else (1 if v == mp.inf else 2 * mp.atan(v / s_) / mp.pi), 0.0)
 
 
+def hp_truncated_beta(x, a, b, low, high):
+    import mpmath as mp
+    a_, b_ = mp.mpf(a), mp.mpf(b)
+    valid = 0 < a < INF and 0 < b < INF and low < 1
+    return _hp_truncated(x, low, high, valid,
+                         lambda v: (a_ - 1) * mp.log(v) + (b_ - 1) * mp.log1p(-v) - mp.log(mp.beta(a_, b_))
+                         if 0 < v < 1 else hp_beta(float(v), a, b),
+                         lambda v: 0 if v <= 0 else (1 if v >= 1 else mp.betainc(a_, b_, 0, v, regularized=True)),
+                         0.0)
+
+
+def hp_truncated_kumaraswamy(x, a, b, low, high):
+    import mpmath as mp
+    a_, b_ = mp.mpf(a), mp.mpf(b)
+    valid = 0 < a < INF and 0 < b < INF and low < 1
+    return _hp_truncated(x, low, high, valid,
+                         lambda v: mp.log(a_) + mp.log(b_) + (a_ - 1) * mp.log(v) + (b_ - 1) * mp.log1p(-v ** a_)
+                         if 0 < v < 1 else hp_kumaraswamy(float(v), a, b),
+                         lambda v: 0 if v <= 0 else (1 if v >= 1 else 1 - (1 - v ** a_) ** b_), 0.0)
+
+
+def _hp_truncated_count(x, low, high, valid, logpmf, cdf, top=INF):
+    """A count's mass renormalized on the integers of [low, high] (both ends
+    included): logpmf(x) minus log(F(U) - F(L - 1)), mpmath at 60 digits;
+    cdf(k) takes an integer k >= 0 (or inf)."""
+    import mpmath as mp
+    if not valid or math.isnan(low) or math.isnan(high) or math.isnan(x):
+        return NAN
+    lo = max(math.ceil(low) if math.isfinite(low) else (0 if low < 0 else INF), 0)
+    up = min(math.floor(high) if math.isfinite(high) else high, top)
+    if lo > up:
+        return NAN
+    if not _is_count(x) or x < lo or x > up:
+        return -INF
+    with mp.workdps(60):
+        below = cdf(lo - 1) if lo > 0 else mp.mpf(0)
+        above = mp.mpf(1) if up == INF or up >= top else cdf(up)
+        return float(mp.mpf(logpmf(x)) - mp.log(above - below))
+
+
+def hp_truncated_poisson(x, rate, low, high):
+    import mpmath as mp
+    return _hp_truncated_count(x, low, high, 0 <= rate < INF, lambda k: hp_poisson(k, rate),
+                               lambda k: mp.gammainc(k + 1, rate, mp.inf, regularized=True) if rate > 0 else 1)
+
+
+def hp_truncated_negative_binomial2(x, mean, conc, low, high):
+    import mpmath as mp
+    m, c = mp.mpf(mean), mp.mpf(conc)
+    return _hp_truncated_count(x, low, high, 0 < mean < INF and 0 < conc < INF,
+                               lambda k: hp_negative_binomial2(k, mean, conc),
+                               lambda k: mp.betainc(c, k + 1, 0, c / (c + m), regularized=True))
+
+
+def hp_truncated_binomial(x, n, p, low, high):
+    import mpmath as mp
+    p_ = mp.mpf(p)
+    valid = 0 <= p <= 1 and n >= 0 and _is_count(n)
+    return _hp_truncated_count(x, low, high, valid, lambda k: hp_binomial(k, n, p),
+                               lambda k: 1 if k >= n else mp.betainc(n - k, k + 1, 0, 1 - p_, regularized=True), n)
+
+
+def hp_truncated_binomial_logits(x, n, l, low, high):
+    import mpmath as mp
+    valid = not math.isnan(l) and n >= 0 and _is_count(n)
+    q = 1 / (1 + mp.exp(mp.mpf(l))) if valid else 0
+    return _hp_truncated_count(x, low, high, valid, lambda k: hp_binomial_logits(k, n, l),
+                               lambda k: 1 if k >= n else mp.betainc(n - k, k + 1, 0, q, regularized=True), n)
+
+
 # --- more discrete families
 
 
@@ -695,7 +765,32 @@ def sp_value(dist, params, x):
                 "truncated_log_normal": lambda: st.lognorm(base[1], scale=math.exp(base[0])),
                 "truncated_half_normal": lambda: st.halfnorm(scale=base[0]),
                 "truncated_half_cauchy": lambda: st.halfcauchy(scale=base[0]),
-            }[dist]()
+                "truncated_beta": lambda: st.beta(base[0], base[1]),
+                "truncated_poisson": lambda: st.poisson(base[0]),
+                "truncated_negative_binomial2": lambda: st.nbinom(base[1], base[1] / (base[1] + base[0])),
+                "truncated_binomial": lambda: st.binom(base[0], base[1]),
+                "truncated_binomial_logits": lambda: st.binom(base[0], sc.expit(base[1])),
+            }.get(dist)
+            if frozen is None:  # Kumaraswamy: not in scipy; its closed form
+                a, b = base
+                if math.isnan(x) or not low < high or low >= 1:
+                    return NAN
+                if not (low <= x <= high) or not (0 <= x <= 1):
+                    return -INF
+                cdf = lambda v: 0.0 if v <= 0 else (1.0 if v >= 1 else 1 - (1 - v ** a) ** b)
+                return (np.log(a) + np.log(b) + (a - 1) * np.log(x) + (b - 1) * np.log1p(-x ** a)
+                        - np.log(cdf(high) - cdf(low)))
+            frozen = frozen()
+            if dist in ("truncated_poisson", "truncated_negative_binomial2", "truncated_binomial",
+                        "truncated_binomial_logits"):
+                lo_k = max(math.ceil(low), 0) if math.isfinite(low) else 0
+                up_k = math.floor(high) if math.isfinite(high) else INF
+                if math.isnan(x) or lo_k > up_k:
+                    return NAN
+                if not (lo_k <= x <= up_k) or math.isinf(x) or x != math.floor(x):
+                    return -INF
+                mass = (1.0 if up_k == INF else frozen.cdf(up_k)) - (frozen.cdf(lo_k - 1) if lo_k > 0 else 0.0)
+                return frozen.logpmf(x) - np.log(mass)
             if math.isnan(x) or not low < high:
                 return NAN
             if not (low <= x <= high):
@@ -801,6 +896,12 @@ HP = {
     "truncated_log_normal": hp_truncated_log_normal,
     "truncated_half_normal": hp_truncated_half_normal,
     "truncated_half_cauchy": hp_truncated_half_cauchy,
+    "truncated_beta": hp_truncated_beta,
+    "truncated_kumaraswamy": hp_truncated_kumaraswamy,
+    "truncated_poisson": hp_truncated_poisson,
+    "truncated_negative_binomial2": hp_truncated_negative_binomial2,
+    "truncated_binomial": hp_truncated_binomial,
+    "truncated_binomial_logits": hp_truncated_binomial_logits,
     "gamma_poisson": hp_gamma_poisson,
     "negative_binomial2": hp_negative_binomial2,
     "negative_binomial_probs": hp_negative_binomial_probs,
@@ -1084,6 +1185,37 @@ add_trunc("truncated_half_cauchy", [1], [(0.5, 5), (-3, 2), (30, INF)], _trunc_x
 add("truncated_gamma", [2, 0.1, 5, 1], [3])
 add("truncated_gamma", [-1, 0.1, 1, 5], [3])
 add("truncated_exponential", [1, -3, -1], [-2])
+# On the unit interval: Beta by the incomplete beta, Kumaraswamy in closed
+# form; an interval past the support is invalid.
+add_trunc("truncated_beta", [2, 5], [(0.1, 0.4), (0.6, 0.95), (0.9, INF), (-INF, 0.05)], _trunc_xs)
+add_trunc("truncated_beta", [0.5, 0.5], [(0.01, 0.2), (0.4, 0.6)], _trunc_xs)
+add_trunc("truncated_beta", [40, 300], [(0.2, 0.5), (0.01, 0.05)], _trunc_xs)
+add_trunc("truncated_kumaraswamy", [2, 5], [(0.1, 0.4), (0.7, 1), (0.9, INF)], _trunc_xs)
+add_trunc("truncated_kumaraswamy", [0.5, 3], [(0.001, 0.01), (0.3, 0.8)], _trunc_xs)
+add("truncated_beta", [2, 5, 1.5, 3], [2])
+add("truncated_kumaraswamy", [2, 5, 1.5, 3], [2])
+
+
+# Counts on [low, high], both ends included (TruncatedCounts.h).
+def _count_xs(low, high):
+    lo = max(math.ceil(low), 0) if math.isfinite(low) else 0
+    hi = math.floor(high) if math.isfinite(high) else lo + 40
+    return sorted({lo, hi, (lo + hi) // 2, lo + 1}) + [lo - 1, hi + 1, lo + 0.5] + SPECIAL_X
+
+
+add_trunc("truncated_poisson", [4], [(1, INF), (0, 3), (2, 7), (15, 30), (1.5, 6.5)], _count_xs)
+add_trunc("truncated_poisson", [0.01], [(1, INF), (3, 10)], _count_xs)
+add_trunc("truncated_poisson", [300], [(0, 250), (320, INF)], _count_xs)
+add_trunc("truncated_negative_binomial2", [3, 2], [(1, INF), (0, 2), (10, 40)], _count_xs)
+add_trunc("truncated_negative_binomial2", [0.05, 0.5], [(1, INF), (2, 5)], _count_xs)
+add_trunc("truncated_negative_binomial2", [200, 30], [(0, 100), (300, INF)], _count_xs)
+add_trunc("truncated_binomial", [20, 0.3], [(1, INF), (0, 3), (10, 20), (5, 8)], _count_xs)
+add_trunc("truncated_binomial", [1000, 0.999], [(0, 990), (995, 998)], _count_xs)
+add_trunc("truncated_binomial_logits", [20, -1], [(1, INF), (12, 20)], _count_xs)
+add_trunc("truncated_binomial_logits", [50, 8], [(0, 45)], _count_xs)
+add("truncated_poisson", [4, 5, 3], [4])
+add("truncated_poisson", [-1, 0, 5], [2])
+add("truncated_binomial", [10, 0.5, 11, 20], [11])
 
 # Closed-form families (ClosedFormFamilies.h)
 for loc, scale, k in [(0, 1, 1), (1.5, 0.5, 2), (-3, 4, 0.3), (0, 1e-3, 10)]:

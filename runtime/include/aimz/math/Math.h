@@ -12,3 +12,4 @@
 #include "aimz/math/Special.h"
 #include "aimz/math/Truncated.h"
 #include "aimz/math/TruncatedByCdf.h"
+#include "aimz/math/TruncatedCounts.h"

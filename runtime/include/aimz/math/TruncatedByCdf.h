@@ -4,6 +4,9 @@
 //   Exponential, Weibull, Gumbel, Pareto   CDF and quantile in closed form
 //   Gamma, InverseGamma                    regularized incomplete gamma;
 //                                          quantile by bisection
+//   Beta                                   regularized incomplete beta;
+//                                          quantile by bisection
+//   Kumaraswamy                            CDF and quantile in closed form
 //   LogNormal                              exp of a truncated normal
 //   HalfNormal, HalfCauchy                 the normal / Cauchy truncated to
 //                                          [max(low, 0), high]
@@ -18,6 +21,7 @@
 // interval holds).
 #pragma once
 
+#include "aimz/math/ClosedFormFamilies.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Samplers.h"
 #include "aimz/math/Truncated.h"
@@ -81,15 +85,69 @@ AIMZ_MATH_FN void log_incomplete_gamma(double a, double x, double* log_p, double
   *log_p = log1m_exp_d(*log_q);
 }
 
+/// log I_x(a, b) and log(1 - I_x(a, b)), the regularized incomplete beta
+/// function, for a, b > 0 and y = 1 - x given by the caller (exact where
+/// it matters: NegativeBinomial2's 1 - p is mean / (mean + concentration)).
+/// The continued fraction (Lentz) on the side below the mean, where it
+/// converges, with x^a y^b / (a B(a, b)) from the beta density (Loader's
+/// form for a, b > 2: no cancellation for large counts).
+AIMZ_MATH_FN void log_incomplete_beta(double a, double b, double x, double y, double* log_p, double* log_q) {
+  if (!(x > 0.0)) {
+    *log_p = -inf<double>();
+    *log_q = 0.0;
+    return;
+  }
+  if (!(y > 0.0)) {
+    *log_p = 0.0;
+    *log_q = -inf<double>();
+    return;
+  }
+  const bool swap = x > (a + 1.0) / (a + b + 2.0);
+  if (swap) {
+    const double t = a;
+    a = b;
+    b = t;
+    const double u = x;
+    x = y;
+    y = u;
+  }
+  const double log_front = std::log(x) + std::log(y) + beta_log_prob<double>(x, a, b) - std::log(a);
+  const double tiny = 1e-300;
+  double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
+  d = 1.0 / (std::fabs(d) < tiny ? tiny : d);
+  double h = d;
+  for (int m = 1; m < 20000; ++m) {
+    const double m2 = 2.0 * m;
+    double an = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+    d = 1.0 + an * d;
+    d = 1.0 / (std::fabs(d) < tiny ? tiny : d);
+    c = 1.0 + an / c;
+    c = std::fabs(c) < tiny ? tiny : c;
+    h *= d * c;
+    an = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+    d = 1.0 + an * d;
+    d = 1.0 / (std::fabs(d) < tiny ? tiny : d);
+    c = 1.0 + an / c;
+    c = std::fabs(c) < tiny ? tiny : c;
+    const double del = d * c;
+    h *= del;
+    if (std::fabs(del - 1.0) < 1e-16) break;
+  }
+  const double l = log_front + std::log(h);
+  *(swap ? log_q : log_p) = l;
+  *(swap ? log_p : log_q) = log1m_exp_d(l);
+}
+
 // The bases: log_cdf and log_sf in double; lower(log p) and upper(log q)
 // the x with log F(x) = log p and log S(x) = log q in closed form, or NaN
-// to ask for bisect_quantile, which also needs log_pdf; lo() the support's
-// lower end.
+// to ask for bisect_quantile, which also needs log_pdf; lo() and hi() the
+// support's ends (an interval outside the support is invalid: NaN).
 
 struct ExponentialCdf {
   double rate;
   AIMZ_MATH_FN bool valid() const { return pos_finite(rate); }
   AIMZ_MATH_FN double lo() const { return 0.0; }
+  AIMZ_MATH_FN double hi() const { return inf<double>(); }
   AIMZ_MATH_FN double log_sf(double x) const { return x <= 0.0 ? 0.0 : -rate * x; }
   AIMZ_MATH_FN double log_cdf(double x) const { return x <= 0.0 ? -inf<double>() : std::log(-std::expm1(-rate * x)); }
   AIMZ_MATH_FN double lower(double lp) const { return -std::log(-std::expm1(lp)) / rate; }
@@ -101,6 +159,7 @@ struct WeibullCdf {
   double scale, k;
   AIMZ_MATH_FN bool valid() const { return pos_finite(scale) && pos_finite(k); }
   AIMZ_MATH_FN double lo() const { return 0.0; }
+  AIMZ_MATH_FN double hi() const { return inf<double>(); }
   AIMZ_MATH_FN double z(double x) const { return std::pow(x / scale, k); }
   AIMZ_MATH_FN double log_sf(double x) const { return x <= 0.0 ? 0.0 : -z(x); }
   AIMZ_MATH_FN double log_cdf(double x) const { return x <= 0.0 ? -inf<double>() : std::log(-std::expm1(-z(x))); }
@@ -113,6 +172,7 @@ struct GumbelCdf {
   double loc, scale;
   AIMZ_MATH_FN bool valid() const { return std::isfinite(loc) && pos_finite(scale); }
   AIMZ_MATH_FN double lo() const { return -inf<double>(); }
+  AIMZ_MATH_FN double hi() const { return inf<double>(); }
   AIMZ_MATH_FN double t(double x) const { return std::exp(-(x - loc) / scale); }
   AIMZ_MATH_FN double log_cdf(double x) const { return -t(x); }
   AIMZ_MATH_FN double log_sf(double x) const { return std::log(-std::expm1(-t(x))); }
@@ -125,6 +185,7 @@ struct ParetoCdf {
   double scale, alpha;
   AIMZ_MATH_FN bool valid() const { return pos_finite(scale) && pos_finite(alpha); }
   AIMZ_MATH_FN double lo() const { return scale; }
+  AIMZ_MATH_FN double hi() const { return inf<double>(); }
   AIMZ_MATH_FN double log_sf(double x) const { return x <= scale ? 0.0 : alpha * std::log(scale / x); }
   AIMZ_MATH_FN double log_cdf(double x) const { return x <= scale ? -inf<double>() : log1m_exp_d(log_sf(x)); }
   AIMZ_MATH_FN double lower(double lp) const { return upper(log1m_exp_d(lp)); }
@@ -136,6 +197,7 @@ struct GammaCdf {
   double a, rate;
   AIMZ_MATH_FN bool valid() const { return pos_finite(a) && pos_finite(rate); }
   AIMZ_MATH_FN double lo() const { return 0.0; }
+  AIMZ_MATH_FN double hi() const { return inf<double>(); }
   AIMZ_MATH_FN double log_cdf(double x) const {
     double p, q;
     log_incomplete_gamma(a, rate * x, &p, &q);
@@ -156,6 +218,7 @@ struct InverseGammaCdf {
   double a, rate;
   AIMZ_MATH_FN bool valid() const { return pos_finite(a) && pos_finite(rate); }
   AIMZ_MATH_FN double lo() const { return 0.0; }
+  AIMZ_MATH_FN double hi() const { return inf<double>(); }
   AIMZ_MATH_FN double log_cdf(double x) const {
     double p, q;
     log_incomplete_gamma(a, x <= 0.0 ? inf<double>() : rate / x, &p, &q);
@@ -169,6 +232,41 @@ struct InverseGammaCdf {
   AIMZ_MATH_FN double log_pdf(double x) const { return inverse_gamma_log_prob<double>(x, a, rate); }
   AIMZ_MATH_FN double lower(double) const { return nan<double>(); }
   AIMZ_MATH_FN double upper(double) const { return nan<double>(); }
+};
+
+struct BetaCdf {
+  double a, b;
+  AIMZ_MATH_FN bool valid() const { return pos_finite(a) && pos_finite(b); }
+  AIMZ_MATH_FN double lo() const { return 0.0; }
+  AIMZ_MATH_FN double hi() const { return 1.0; }
+  AIMZ_MATH_FN double log_cdf(double x) const {
+    double p, q;
+    log_incomplete_beta(a, b, x, 1.0 - x, &p, &q);
+    return p;
+  }
+  AIMZ_MATH_FN double log_sf(double x) const {
+    double p, q;
+    log_incomplete_beta(a, b, x, 1.0 - x, &p, &q);
+    return q;
+  }
+  AIMZ_MATH_FN double log_pdf(double x) const { return beta_log_prob<double>(x, a, b); }
+  AIMZ_MATH_FN double lower(double) const { return nan<double>(); }
+  AIMZ_MATH_FN double upper(double) const { return nan<double>(); }
+};
+
+/// Kumaraswamy(a, b): S(x) = (1 - x^a)^b on [0, 1].
+struct KumaraswamyCdf {
+  double a, b;
+  AIMZ_MATH_FN bool valid() const { return pos_finite(a) && pos_finite(b); }
+  AIMZ_MATH_FN double lo() const { return 0.0; }
+  AIMZ_MATH_FN double hi() const { return 1.0; }
+  AIMZ_MATH_FN double log_sf(double x) const {
+    return x <= 0.0 ? 0.0 : x >= 1.0 ? -inf<double>() : b * std::log1p(-std::pow(x, a));
+  }
+  AIMZ_MATH_FN double log_cdf(double x) const { return x <= 0.0 ? -inf<double>() : log1m_exp_d(log_sf(x)); }
+  AIMZ_MATH_FN double lower(double lp) const { return upper(log1m_exp_d(lp)); }
+  AIMZ_MATH_FN double upper(double lq) const { return std::pow(-std::expm1(lq / b), 1.0 / a); }
+  AIMZ_MATH_FN double log_pdf(double x) const { return kumaraswamy_log_prob<double>(x, a, b); }
 };
 
 /// Whether [low, high] is above the base's median: its mass is then
@@ -229,7 +327,8 @@ template <class B> AIMZ_MATH_FN double truncated_cdf_draw(const B& base, double 
 }
 
 template <class T, class B> AIMZ_MATH_FN bool cdf_truncation_ok(const B& base, T low, T high) {
-  return base.valid() && !std::isnan(low) && !std::isnan(high) && low < high && high > T(base.lo());
+  return base.valid() && !std::isnan(low) && !std::isnan(high) && low < high && high > T(base.lo()) &&
+         low < T(base.hi());
 }
 
 template <class T, class B> AIMZ_MATH_FN T truncated_cdf_sample(RandomStream& s, const B& base, T low, T high) {
@@ -315,6 +414,30 @@ AIMZ_MATH_FN T truncated_inverse_gamma_sample(RandomStream& s, T concentration, 
 template <class T> AIMZ_MATH_FN T truncated_inverse_gamma_log_prob(T x, T concentration, T rate, T low, T high) {
   return detail::truncated_cdf_log_prob(double(inverse_gamma_log_prob<double>(x, concentration, rate)), x,
                                         detail::InverseGammaCdf{double(concentration), double(rate)}, low, high);
+}
+
+// ------------------------------------------------ on the unit interval
+
+template <class T>
+AIMZ_MATH_FN T truncated_beta_sample(RandomStream& s, T concentration1, T concentration0, T low, T high) {
+  return detail::truncated_cdf_sample_trying(s, detail::BetaCdf{double(concentration1), double(concentration0)}, low,
+                                             high, [&] { return beta_sample<T>(s, concentration1, concentration0); });
+}
+template <class T> AIMZ_MATH_FN T truncated_beta_log_prob(T x, T concentration1, T concentration0, T low, T high) {
+  return detail::truncated_cdf_log_prob(double(beta_log_prob<double>(x, concentration1, concentration0)), x,
+                                        detail::BetaCdf{double(concentration1), double(concentration0)}, low, high);
+}
+
+template <class T>
+AIMZ_MATH_FN T truncated_kumaraswamy_sample(RandomStream& s, T concentration1, T concentration0, T low, T high) {
+  return detail::truncated_cdf_sample(s, detail::KumaraswamyCdf{double(concentration1), double(concentration0)}, low,
+                                      high);
+}
+template <class T>
+AIMZ_MATH_FN T truncated_kumaraswamy_log_prob(T x, T concentration1, T concentration0, T low, T high) {
+  return detail::truncated_cdf_log_prob(double(kumaraswamy_log_prob<double>(x, concentration1, concentration0)), x,
+                                        detail::KumaraswamyCdf{double(concentration1), double(concentration0)}, low,
+                                        high);
 }
 
 // ------------------------------------------- through the symmetric bases
