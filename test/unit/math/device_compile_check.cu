@@ -41,6 +41,15 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
        truncated_weibull_log_prob(x[i], T(2), T(1.5), T(0), T(3)) + truncated_gumbel_sample(s, T(0), T(1), T(2), inf) +
        truncated_pareto_log_prob(x[i], T(1), T(3), T(2), T(5)) + truncated_log_normal_sample(s, T(0), T(1), T(1), T(2)) +
        truncated_half_normal_log_prob(x[i], T(1), T(0.5), T(2)) + truncated_half_cauchy_sample(s, T(1), T(0), T(3));
+  r += truncated_beta_sample(s, T(2), T(5), T(0.1), T(0.4)) + truncated_beta_log_prob(x[i], T(2), T(5), T(0), T(0.5)) +
+       truncated_kumaraswamy_sample(s, T(2), T(5), T(0.1), inf) +
+       truncated_kumaraswamy_log_prob(x[i], T(2), T(5), T(0), T(0.5)) +
+       truncated_poisson_log_prob(x[i], T(4), T(1), inf) + truncated_negative_binomial2_log_prob(x[i], T(3), T(2), T(1), inf) +
+       truncated_binomial_log_prob(x[i], T(20), T(0.3), T(1), T(5)) +
+       truncated_binomial_logits_log_prob(x[i], T(20), T(-1), T(1), T(5));
+  cnt[i] += truncated_poisson_sample(s, T(4), T(1), inf) + truncated_negative_binomial2_sample(s, T(3), T(2), T(2), T(9)) +
+            truncated_binomial_sample(s, T(20), T(0.3), T(1), T(5)) +
+            truncated_binomial_logits_sample(s, T(20), T(-1), T(1), T(5));
   cnt[i] += geometric_sample(s, T(0.3)) + geometric_logits_sample(s, x[i]);
   cnt[i] += hurdle_poisson_sample(s, T(0.3), x[i]) + hurdle_negative_binomial2_sample(s, T(0.3), x[i], T(0.5));
   out[i] = r;
