@@ -18,11 +18,7 @@ namespace sema {
 bool Analyzer::mixesObservations(SMLoc Loc, const Dim &D, const char *What) {
   if (D != Dim::symbol(Info.ObsDim))
     return false;
-  Diags.error(Loc, llvm::Twine(What) + " runs along the observation axis '" +
-                       Info.ObsDim +
-                       "', mixing observations; each observation must be "
-                       "computed from its own data (work inside 'plate ... (" +
-                       Info.ObsDim + ")' instead)");
+  Diags.report(diag::E_MIXES_OBSERVATIONS, Loc) << What << Info.ObsDim;
   return true;
 }
 
@@ -57,7 +53,7 @@ bool Analyzer::analyzeExpr(Expr &E) {
     if (!analyzeExpr(*U.Operand))
       return false;
     if (!isNumeric(U.Operand->Ty.Type)) {
-      Diags.error(E.Loc, "cannot negate a bool value");
+      Diags.report(diag::E_NEGATE_BOOL, E.Loc);
       return false;
     }
     E.Ty = U.Operand->Ty;
@@ -72,13 +68,11 @@ bool Analyzer::analyzeExpr(Expr &E) {
   case Expr::Kind::Array:
     return analyzeArray(static_cast<ArrayExpr &>(E));
   case Expr::Kind::Axis:
-    Diags.error(E.Loc, llvm::Twine("'") +
-                           (static_cast<AxisExpr &>(E).NewAxis ? "None"
-                                                               : ":") +
-                           "' is only an index, as in x[:, None]");
+    Diags.report(diag::E_AXIS_ONLY_INDEX, E.Loc)
+        << (static_cast<AxisExpr &>(E).NewAxis ? "None" : ":");
     return false;
   case Expr::Kind::Slice:
-    Diags.error(E.Loc, "a slice is only an index, as in x[1:]");
+    Diags.report(diag::E_SLICE_ONLY_INDEX, E.Loc);
     return false;
   case Expr::Kind::Attr:
     return analyzeAttr(static_cast<AttrExpr &>(E));
@@ -98,14 +92,13 @@ bool Analyzer::analyzeArray(ArrayExpr &E) {
   for (const ExprPtr &X : E.Elements) {
     const ExprType &XT = X->Ty;
     if ((XT.Type == DType::Bool) != (T.Type == DType::Bool)) {
-      Diags.error(X->Loc, "array literal mixes bool and numbers");
+      Diags.report(diag::E_ARRAY_MIXES_BOOL, X->Loc);
       return false;
     }
     auto S = broadcastShapes(T.Dims, XT.Dims);
     if (!S) {
-      Diags.error(X->Loc, "array literal elements have shapes " +
-                              shapeStr(T.Dims) + " and " + shapeStr(XT.Dims) +
-                              ", which do not broadcast");
+      Diags.report(diag::E_ARRAY_SHAPES, X->Loc)
+          << shapeStr(T.Dims) << shapeStr(XT.Dims);
       return false;
     }
     DType Ty = T.Type == DType::Bool ? DType::Bool : arithmeticType(T, XT);
@@ -128,45 +121,27 @@ bool Analyzer::analyzeName(NameExpr &E) {
   }
   if (It == Names.end()) {
     if (lookupDistribution(E.Name)) {
-      Diags.error(E.Loc, "'" + E.Name +
-                             "' is a distribution; draw from it with 'x ~ " +
-                             E.Name + "(...)'");
+      Diags.report(diag::E_NAME_IS_DISTRIBUTION, E.Loc) << E.Name;
       return false;
     }
     if (const Param *Out = M.findOutput(E.Name)) {
       // The output is what the model draws (predict) or scores
       // (log-likelihood); computing from it is refused. What the user
       // meant decides the alternative, so all three are named.
-      Diags.error(E.Loc, "the output '" + E.Name +
-                             "' is read inside the model; a model draws or "
-                             "scores its output but cannot compute from it");
-      Diags.note(E.Loc,
-                 "an autoregressive term such as " + E.Name +
-                     "[t - 1] takes the lagged values as an input (e.g. " +
-                     E.Name + "_lag: " + dtypeName(Out->Type.Type) + "[" +
-                     Info.ObsDim + "]); a hurdle or a branch on the observed "
-                     "value is a distribution over the output "
-                     "(HurdlePoisson, ZeroInflatedPoisson, "
-                     "TruncatedDistribution(...), "
-                     "MixtureSameFamily(...)); a sum over latent positions "
-                     "(a change point) is a 'factor' beside the output's own "
-                     "distribution");
+      Diags.report(diag::E_OUTPUT_READ, E.Loc) << E.Name;
+      Diags.report(diag::N_OUTPUT_LAG, E.Loc)
+          << E.Name << dtypeName(Out->Type.Type) << Info.ObsDim;
       // With several outputs, one response may depend on another.
       if (M.Outputs.size() > 1)
-        Diags.note(Out->Loc, "an output's values may be used after its "
-                             "'" + E.Name + " ~ ...' statement (a later "
-                             "output depending on an earlier one): sample '" +
-                             E.Name + "' first");
+        Diags.report(diag::N_OUTPUT_AFTER_SAMPLE, Out->Loc) << E.Name;
       return false;
     }
-    Diags.error(E.Loc, "unknown name '" + E.Name + "'");
+    Diags.report(diag::E_UNKNOWN_NAME, E.Loc) << E.Name;
     auto Later = LaterDefinitions.find(E.Name);
     if (Later != LaterDefinitions.end())
-      Diags.note(Later->second, "'" + E.Name +
-                                    "' is defined here, after its use");
+      Diags.report(diag::N_DEFINED_LATER, Later->second) << E.Name;
     else if (const Param *Out = M.findOutput(E.Name))
-      Diags.note(Out->Loc, "the output can be used only after it is "
-                           "sampled");
+      Diags.report(diag::N_OUTPUT_USE_AFTER_SAMPLED, Out->Loc);
     return false;
   }
   const Symbol &S = It->second;
@@ -174,18 +149,12 @@ bool Analyzer::analyzeName(NameExpr &E) {
     return false;
   if (InTransformed && S.K != Symbol::Kind::Input &&
       S.K != Symbol::Kind::Const && S.K != Symbol::Kind::Transformed) {
-    Diags.error(E.Loc, "transformed data is computed from the data alone: "
-                       "inputs, constants, dimensions and earlier "
-                       "transformed values; '" +
-                           E.Name + "' is " + article(kindWord(S.K)) + " " +
-                           kindWord(S.K));
+    Diags.report(diag::E_TRANSFORMED_USES_MODEL, E.Loc)
+        << E.Name << article(kindWord(S.K)) << kindWord(S.K);
     return false;
   }
   if (S.K == Symbol::Kind::Factor) {
-    Diags.error(E.Loc, "'" + E.Name +
-                           "' is a factor, a term of the log density, not a "
-                           "value; compute the value with 'let' and add it "
-                           "as a factor");
+    Diags.report(diag::E_FACTOR_AS_VALUE, E.Loc) << E.Name;
     return false;
   }
   if (S.K == Symbol::Kind::Const && !S.DimText.empty()) {
@@ -215,31 +184,24 @@ bool Analyzer::analyzeBinary(BinaryExpr &E) {
   bool IsEquality = E.Op == BinaryOp::Eq || E.Op == BinaryOp::Ne;
 
   if (!IsEquality && (!isNumeric(A.Type) || !isNumeric(B.Type))) {
-    Diags.error(E.Loc, llvm::Twine("operator '") + Op +
-                           "' needs numbers; got " + dtypeName(A.Type) +
-                           " and " + dtypeName(B.Type));
+    Diags.report(diag::E_OPERATOR_NEEDS_NUMBERS, E.Loc)
+        << Op << dtypeName(A.Type) << dtypeName(B.Type);
     return false;
   }
   if (IsEquality && (A.Type == DType::Bool) != (B.Type == DType::Bool)) {
-    Diags.error(E.Loc, llvm::Twine("operator '") + Op +
-                           "' compares a bool with a number (" +
-                           dtypeName(A.Type) + " and " + dtypeName(B.Type) +
-                           ")");
+    Diags.report(diag::E_COMPARE_BOOL_NUMBER, E.Loc)
+        << Op << dtypeName(A.Type) << dtypeName(B.Type);
     return false;
   }
 
   if (E.Op == BinaryOp::MatMul) {
     Shape SA = A.Dims, SB = B.Dims;
     if (SA.empty() || SB.empty()) {
-      Diags.error(E.Loc, "operator '@' needs arrays of rank 1 or more; got " +
-                             shapeStr(SA) + " @ " + shapeStr(SB));
+      Diags.report(diag::E_MATMUL_RANK0, E.Loc) << shapeStr(SA) << shapeStr(SB);
       return false;
     }
     if (SA.size() > 2 || SB.size() > 2) {
-      Diags.error(E.Loc, "operator '@' on arrays of rank above 2 is not "
-                         "supported (got " +
-                             shapeStr(SA) + " @ " + shapeStr(SB) +
-                             "); use a plate for the extra dims");
+      Diags.report(diag::E_MATMUL_RANK3, E.Loc) << shapeStr(SA) << shapeStr(SB);
       return false;
     }
     bool VecA = SA.size() == 1, VecB = SB.size() == 1;
@@ -251,18 +213,15 @@ bool Analyzer::analyzeBinary(BinaryExpr &E) {
     if (mixesObservations(E.Loc, K1, "this matrix product"))
       return false;
     if (K1 != K2) {
-      Diags.error(E.Loc, "operator '@': inner dimensions " + K1.str() +
-                             " and " + K2.str() + " differ (" +
-                             shapeStr(A.Dims) + " @ " + shapeStr(B.Dims) +
-                             ")");
+      Diags.report(diag::E_MATMUL_INNER, E.Loc)
+          << K1.str() << K2.str() << shapeStr(A.Dims) << shapeStr(B.Dims);
       return false;
     }
     Shape BatchA(SA.begin(), SA.end() - 2), BatchB(SB.begin(), SB.end() - 2);
     auto Batch = broadcastShapes(BatchA, BatchB);
     if (!Batch) {
-      Diags.error(E.Loc, "operator '@': batch dimensions of " +
-                             shapeStr(A.Dims) + " and " + shapeStr(B.Dims) +
-                             " do not broadcast");
+      Diags.report(diag::E_MATMUL_BATCH, E.Loc)
+          << shapeStr(A.Dims) << shapeStr(B.Dims);
       return false;
     }
     Shape Out = *Batch;
@@ -276,9 +235,8 @@ bool Analyzer::analyzeBinary(BinaryExpr &E) {
 
   auto Out = broadcastShapes(A.Dims, B.Dims);
   if (!Out) {
-    Diags.error(E.Loc, llvm::Twine("shapes ") + shapeStr(A.Dims) + " and " +
-                           shapeStr(B.Dims) +
-                           " cannot be broadcast together in '" + Op + "'");
+    Diags.report(diag::E_BROADCAST, E.Loc)
+        << shapeStr(A.Dims) << shapeStr(B.Dims) << Op;
     return false;
   }
   bool Weak = A.WeakLiteral && B.WeakLiteral;
@@ -295,13 +253,10 @@ bool Analyzer::analyzeCall(CallExpr &E) {
   const Builtin *Fn = lookupBuiltin(E.Callee);
   if (!Fn) {
     if (lookupDistribution(E.Callee))
-      Diags.error(E.Loc, "'" + E.Callee +
-                             "' is a distribution, not a function; draw from "
-                             "it with 'x ~ " +
-                             E.Callee + "(...)'");
+      Diags.report(diag::E_CALL_DISTRIBUTION, E.Loc) << E.Callee;
     else
-      Diags.error(E.Loc, "unknown function '" + E.Callee +
-                             "'; functions are " + builtinNameList());
+      Diags.report(diag::E_UNKNOWN_FUNCTION, E.Loc)
+          << E.Callee << builtinNameList();
     return false;
   }
   if (Fn->Family == BuiltinFamily::Constructor)
@@ -329,8 +284,10 @@ bool Analyzer::analyzeCall(CallExpr &E) {
                   llvm::cast<NumberExpr>(*U->Operand).IsInteger) ||
                  (V && llvm::isa<NameExpr>(*It->Value));
     if (!V || !IsInt || Axis) {
-      Diags.error(It->Loc, Axis ? "'axis' is given twice"
-                                : "'axis' must be an integer literal or const");
+      if (Axis)
+        Diags.report(diag::E_ARGUMENT_TWICE, It->Loc) << "axis";
+      else
+        Diags.report(diag::E_AXIS_NOT_LITERAL, It->Loc);
       Ok = false;
     } else {
       Axis = static_cast<int64_t>(*V);
@@ -340,8 +297,8 @@ bool Analyzer::analyzeCall(CallExpr &E) {
   }
   for (const Arg &A : E.Args) {
     if (!A.Keyword.empty()) {
-      Diags.error(A.Loc, "function '" + E.Callee + "' takes no keyword "
-                             "arguments" + (AxisFn ? " but axis=" : ""));
+      Diags.report(diag::E_FUNCTION_KEYWORD, A.Loc)
+          << E.Callee << (AxisFn ? " but axis=" : "");
       Ok = false;
     }
     Ok &= analyzeExpr(*A.Value);
@@ -358,8 +315,8 @@ bool Analyzer::analyzeCall(CallExpr &E) {
                   .str()
         : Fn->MinArgs == 1 ? "1 argument"
                            : (llvm::Twine(Fn->MinArgs) + " arguments").str();
-    Diags.error(E.Loc, "function '" + E.Callee + "' takes " + Want +
-                           "; got " + llvm::Twine(E.Args.size()));
+    Diags.report(diag::E_FUNCTION_ARITY, E.Loc)
+        << E.Callee << Want << E.Args.size();
     return false;
   }
   if (Fn->Family == BuiltinFamily::Transpose ||
@@ -371,24 +328,19 @@ bool Analyzer::analyzeCall(CallExpr &E) {
     const ExprType &C = E.Args[0].Value->Ty, &A = E.Args[1].Value->Ty,
                    &B = E.Args[2].Value->Ty;
     if (C.Type != DType::Bool) {
-      Diags.error(E.Args[0].Loc, llvm::Twine("the condition of 'where' must "
-                                             "be bool (a comparison); got ") +
-                                     dtypeName(C.Type));
+      Diags.report(diag::E_WHERE_CONDITION, E.Args[0].Loc) << dtypeName(C.Type);
       return false;
     }
     if ((A.Type == DType::Bool) != (B.Type == DType::Bool)) {
-      Diags.error(E.Loc, "'where' needs two numbers or two bools after the "
-                         "condition; got " +
-                             llvm::Twine(dtypeName(A.Type)) + " and " +
-                             dtypeName(B.Type));
+      Diags.report(diag::E_WHERE_BRANCHES, E.Loc)
+          << dtypeName(A.Type) << dtypeName(B.Type);
       return false;
     }
     auto AB = broadcastShapes(A.Dims, B.Dims);
     auto Out = AB ? broadcastShapes(C.Dims, *AB) : std::nullopt;
     if (!Out) {
-      Diags.error(E.Loc, "shapes " + shapeStr(C.Dims) + ", " + shapeStr(A.Dims) +
-                             " and " + shapeStr(B.Dims) +
-                             " cannot be broadcast together in 'where'");
+      Diags.report(diag::E_WHERE_BROADCAST, E.Loc)
+          << shapeStr(C.Dims) << shapeStr(A.Dims) << shapeStr(B.Dims);
       return false;
     }
     DType T = A.Type == DType::Bool ? DType::Bool : arithmeticType(A, B);
@@ -401,18 +353,15 @@ bool Analyzer::analyzeCall(CallExpr &E) {
   if (AxisFn && (Axis || !Reduction)) {
     int64_t Rank = static_cast<int64_t>(A.Dims.size());
     if (!Axis && Fn->Family == BuiltinFamily::CumSum && Rank > 1) {
-      Diags.error(E.Loc, "cumsum of an array of shape " + shapeStr(A.Dims) +
-                             " needs axis= (NumPy would flatten it)");
+      Diags.report(diag::E_CUMSUM_NEEDS_AXIS, E.Loc) << shapeStr(A.Dims);
       return false;
     }
     int64_t Ax = Axis ? *Axis : -1;
     if (Ax < 0)
       Ax += Rank;
     if (Ax < 0 || Ax >= Rank) {
-      Diags.error(Axis ? AxisLoc : E.Loc,
-                  "axis " + llvm::Twine(Axis ? *Axis : -1) +
-                      " is out of range for a value of shape " +
-                      shapeStr(A.Dims));
+      Diags.report(diag::E_AXIS_RANGE, Axis ? AxisLoc : E.Loc)
+          << (Axis ? *Axis : int64_t(-1)) << shapeStr(A.Dims);
       return false;
     }
     E.Axis = Ax;
@@ -433,17 +382,14 @@ bool Analyzer::analyzeCall(CallExpr &E) {
         return noteTransformedData(E), false;
   }
   if (E.Callee == "sd") {
-    Diags.error(E.Loc, "sd is a statistic of the data: it runs along the "
-                       "observation axis of an input, in transformed data "
-                       "('transformed s = sd(x);'); elsewhere write "
-                       "sqrt(mean(square(v - mean(v))))");
+    Diags.report(diag::E_SD_OUTSIDE_DATA, E.Loc);
     return false;
   }
   for (const Arg &Ar : E.Args) {
     if (!isNumeric(Ar.Value->Ty.Type) &&
         !(Reduction && (Fn->Result == BuiltinResult::Sum ||
                         Fn->Result == BuiltinResult::Float))) {
-      Diags.error(Ar.Loc, "function '" + E.Callee + "' needs numbers; got bool");
+      Diags.report(diag::E_FUNCTION_BOOL, Ar.Loc) << E.Callee;
       return false;
     }
   }
@@ -477,10 +423,8 @@ bool Analyzer::analyzeCall(CallExpr &E) {
       const ExprType &B = E.Args[I].Value->Ty;
       auto O = broadcastShapes(Out, B.Dims);
       if (!O) {
-        Diags.error(E.Loc, "shapes " + shapeStr(Out) + " and " +
-                               shapeStr(B.Dims) +
-                               " cannot be broadcast together in '" +
-                               E.Callee + "'");
+        Diags.report(diag::E_BROADCAST, E.Loc)
+            << shapeStr(Out) << shapeStr(B.Dims) << E.Callee;
         return false;
       }
       Out = *O;
@@ -519,9 +463,7 @@ bool Analyzer::analyzeIndex(IndexExpr &E) {
            !llvm::cast<AxisExpr>(*E.Indices.back()).NewAxis)
       E.Indices.pop_back();
     if (!llvm::all_of(E.Indices, IsInt)) {
-      Diags.error(E.Loc, "indices mix slices, ':' or None with an index "
-                         "computed from values, which is not supported; "
-                         "gather first (let a = x[g];) and slice after");
+      Diags.report(diag::E_INDEX_MIXES_SLICES, E.Loc);
       return false;
     }
   } else if (AnySlice) {
@@ -543,14 +485,11 @@ bool Analyzer::analyzeIndex(IndexExpr &E) {
   // `x[:, None]`: a view with axes of extent 1 inserted.
   if (Axes) {
     if (Axes != E.Indices.size()) {
-      Diags.error(E.Loc, "indices mix ':' or None with integer indices, "
-                         "which is not supported; index first (let a = "
-                         "x[g];) and insert axes after (a[:, None])");
+      Diags.report(diag::E_INDEX_MIXES_AXES, E.Loc);
       return false;
     }
     if (Kept > Base.size()) {
-      Diags.error(E.Loc, "too many ':' for a value of shape " +
-                             shapeStr(Base));
+      Diags.report(diag::E_TOO_MANY_COLONS, E.Loc) << shapeStr(Base);
       return false;
     }
     Shape Out;
@@ -563,11 +502,8 @@ bool Analyzer::analyzeIndex(IndexExpr &E) {
     return true;
   }
   if (E.Indices.size() > Base.size()) {
-    Diags.error(E.Loc, "too many indices: the value has shape " +
-                           shapeStr(Base) + " (rank " +
-                           llvm::Twine(Base.size()) + ") but " +
-                           llvm::Twine(E.Indices.size()) +
-                           " indices were given");
+    Diags.report(diag::E_TOO_MANY_INDICES, E.Loc)
+        << shapeStr(Base) << Base.size() << E.Indices.size();
     return false;
   }
   Shape IndexShape;
@@ -585,25 +521,23 @@ bool Analyzer::analyzeIndex(IndexExpr &E) {
       continue;
     }
     if (!isInteger(Ix.Ty.Type)) {
-      Diags.error(Ix.Loc, llvm::Twine("index must be an integer; got ") +
-                              dtypeName(Ix.Ty.Type));
+      Diags.report(diag::E_INDEX_NOT_INTEGER, Ix.Loc) << dtypeName(Ix.Ty.Type);
       Ok = false;
       continue;
     }
     if (auto V = literalValue(Ix); V && !Base[I].isSymbol()) {
       int64_t Extent = Base[I].Extent;
       if (*V < -Extent || *V >= Extent) {
-        Diags.error(Ix.Loc, "index " + llvm::Twine(static_cast<int64_t>(*V)) +
-                                " is out of range for a dimension of extent " +
-                                llvm::Twine(Extent));
+        Diags.report(diag::E_INDEX_RANGE, Ix.Loc)
+            << static_cast<int64_t>(*V) << Extent;
         Ok = false;
         continue;
       }
     }
     auto B = broadcastShapes(IndexShape, Ix.Ty.Dims);
     if (!B) {
-      Diags.error(Ix.Loc, "index shapes " + shapeStr(IndexShape) + " and " +
-                              shapeStr(Ix.Ty.Dims) + " do not broadcast");
+      Diags.report(diag::E_INDEX_BROADCAST, Ix.Loc)
+          << shapeStr(IndexShape) << shapeStr(Ix.Ty.Dims);
       Ok = false;
       continue;
     }

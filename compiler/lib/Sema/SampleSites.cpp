@@ -29,10 +29,8 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
           (Spec.ExactlyOneOf.size() > 1 &&
            Spec.Params[Positional].Name ==
                llvm::StringRef(Spec.ExactlyOneOf.back()))) {
-        Diags.error(A.Loc, llvm::Twine(Spec.Name) + " takes at most " +
-                               llvm::Twine(Positional) +
-                               " positional argument" +
-                               (Positional == 1 ? "" : "s"));
+        Diags.report(diag::E_TOO_MANY_POSITIONAL, A.Loc)
+            << Spec.Name << Positional << (Positional == 1 ? "" : "s");
         Ok = false;
         continue;
       }
@@ -45,17 +43,15 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
         std::vector<std::string> Names;
         for (const DistParam &P : Spec.Params)
           Names.push_back(P.Name);
-        Diags.error(A.Loc, llvm::Twine(Spec.Name) + " has no parameter '" +
-                               A.Keyword + "'; its parameters are " +
-                               llvm::join(Names, ", "));
+        Diags.report(diag::E_NO_SUCH_PARAMETER, A.Loc)
+            << Spec.Name << A.Keyword << llvm::join(Names, ", ");
         Ok = false;
         continue;
       }
     }
     if (Bound[Index]) {
-      Diags.error(A.Loc, llvm::Twine("parameter '") +
-                             Spec.Params[Index].Name + "' of " + Spec.Name +
-                             " is given twice");
+      Diags.report(diag::E_PARAMETER_TWICE, A.Loc)
+          << Spec.Params[Index].Name << Spec.Name;
       Ok = false;
       continue;
     }
@@ -68,11 +64,9 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
                                          llvm::StringRef(Spec.Params[I].Name)))
         Given.push_back(Spec.Params[I].Name);
     if (Given.size() != 1) {
-      Diags.error(DistLoc,
-                  llvm::Twine(Spec.Name) + " needs exactly one of '" +
-                      Spec.ExactlyOneOf.front() + "=' or '" +
-                      Spec.ExactlyOneOf.back() + "='" +
-                      (Given.empty() ? "" : "; both were given"));
+      Diags.report(diag::E_EXACTLY_ONE_OF, DistLoc)
+          << Spec.Name << Spec.ExactlyOneOf.front() << Spec.ExactlyOneOf.back()
+          << (Given.empty() ? "" : "; both were given");
       Ok = false;
     }
   }
@@ -90,9 +84,7 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
                                       llvm::StringRef(P.Name));
     if (!Bound[I]) {
       if (!P.Default && !InGroup) {
-        Diags.error(DistLoc, llvm::Twine(Spec.Name) +
-                                 " is missing its parameter '" + P.Name +
-                                 "'");
+        Diags.report(diag::E_MISSING_PARAMETER, DistLoc) << Spec.Name << P.Name;
         Ok = false;
       } else if (P.Default) {
         Bound[I] = std::make_shared<NumberExpr>(
@@ -113,33 +105,27 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
       continue;
     }
     if (!isNumeric(E.Ty.Type)) {
-      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
-                             Spec.Name + " must be numeric; got bool");
+      Diags.report(diag::E_PARAMETER_BOOL, E.Loc) << P.Name << Spec.Name;
       Ok = false;
       continue;
     }
     if (P.Domain == Constraint::NonNegativeInteger && isFloat(E.Ty.Type)) {
-      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
-                             Spec.Name + " must be an integer; got " +
-                             dtypeName(E.Ty.Type));
+      Diags.report(diag::E_PARAMETER_NOT_INTEGER, E.Loc)
+          << P.Name << Spec.Name << dtypeName(E.Ty.Type);
       Ok = false;
       continue;
     }
     auto V = literalValue(E);
     if (V && !satisfies(P.Domain, *V)) {
-      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
-                             Spec.Name + " must be " +
-                             constraintDescription(P.Domain) + "; got " +
-                             formatNumber(*V));
+      Diags.report(diag::E_PARAMETER_CONSTRAINT, E.Loc)
+          << P.Name << Spec.Name << constraintDescription(P.Domain)
+          << formatNumber(*V);
       Ok = false;
     }
     if (P.SizeOnly) {
       // LKJCholesky's dimension: the event is [dimension, dimension].
       if (!V || *V < 2 || !E.Ty.Dims.empty()) {
-        Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
-                               Spec.Name + " must be an integer literal or "
-                               "const of at least 2 (it fixes the event "
-                               "shape)");
+        Diags.report(diag::E_PARAMETER_SIZE, E.Loc) << P.Name << Spec.Name;
         Ok = false;
       } else {
         K = Dim::known(static_cast<int64_t>(*V));
@@ -147,9 +133,8 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
       continue;
     }
     if (P.EventRank == 2 && E.Ty.Dims.size() < 2) {
-      Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
-                             Spec.Name + " must be a matrix (shape [..., K, "
-                             "K]); got shape " + shapeStr(E.Ty.Dims));
+      Diags.report(diag::E_PARAMETER_NOT_MATRIX, E.Loc)
+          << P.Name << Spec.Name << shapeStr(E.Ty.Dims);
       Ok = false;
       continue;
     }
@@ -161,22 +146,17 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
       if (D.isOne() && P.EventRank)
         continue; // broadcasts along the event
       if (D == Dim::symbol(Info.ObsDim)) {
-        Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
-                               Spec.Name + " has the observation axis '" +
-                               Info.ObsDim + "' as its event axis; the "
-                               "observation axis must be a batch axis (put "
-                               "the categories or components last)");
+        Diags.report(diag::E_PARAMETER_OBS_EVENT, E.Loc)
+            << P.Name << Spec.Name << Info.ObsDim;
         Ok = false;
         break;
       }
       if (K && *K != D) {
-        Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
-                               Spec.Name + " has event shape " +
-                               shapeStr(PEvent) + ", which does not match " +
-                               (KFrom ? "'" + std::string(KFrom) + "' with " +
-                                            "event shape " + shapeStr(KShape)
-                                      : std::string("its event size ") +
-                                            shapeStr({*K})));
+        Diags.report(diag::E_PARAMETER_EVENT_MISMATCH, E.Loc)
+            << P.Name << Spec.Name << shapeStr(PEvent)
+            << (KFrom ? "'" + std::string(KFrom) + "' with " +
+                            "event shape " + shapeStr(KShape)
+                      : std::string("its event size ") + shapeStr({*K}));
         Ok = false;
         break;
       }
@@ -187,14 +167,9 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
     if (Batch) {
       auto B = broadcastShapes(*Batch, PBatch);
       if (!B) {
-        Diags.error(E.Loc, llvm::Twine("parameter '") + P.Name + "' of " +
-                               Spec.Name +
-                               (P.EventRank ? " has batch shape "
-                                            : " has shape ") +
-                               shapeStr(PBatch) +
-                               ", which does not broadcast with the other "
-                               "parameters' shape " +
-                               shapeStr(*Batch));
+        Diags.report(diag::E_PARAMETER_BATCH_MISMATCH, E.Loc)
+            << P.Name << Spec.Name << (P.EventRank ? "batch shape" : "shape")
+            << shapeStr(PBatch) << shapeStr(*Batch);
         Ok = false;
       }
       Batch = B;
@@ -218,9 +193,8 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
   if (Spec.Kind == DistKind::Uniform && Bound[0] && Bound[1]) {
     auto Lo = literalValue(*Bound[0]), Hi = literalValue(*Bound[1]);
     if (Lo && Hi && !(*Lo < *Hi)) {
-      Diags.error(DistLoc, "Uniform needs low < high; got low = " +
-                               formatNumber(*Lo) + ", high = " +
-                               formatNumber(*Hi));
+      Diags.report(diag::E_UNIFORM_BOUNDS, DistLoc)
+          << formatNumber(*Lo) << formatNumber(*Hi);
       Ok = false;
     }
   }
@@ -229,14 +203,7 @@ Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
 
 void Analyzer::reportMissingEventSize(const DistSpec &Spec,
                                       const BoundCall &R, SMLoc Loc) {
-  Diags.error(Loc, llvm::Twine(Spec.Name) + " takes its event size from " +
-                       R.EventParams +
-                       ": give it as a vector (an input or latent of shape "
-                       "[..., K], full(K, 1.0) or ones(K) for a constant one "
-                       "(NumPyro's jnp.ones(K)), or an array literal such "
-                       "as [1.0, 1.0, 1.0]), or give the site's shape, "
-                       "whose last axis is then the event: " +
-                       Spec.Name + "(1.0)[K]");
+  Diags.report(diag::E_MISSING_EVENT_SIZE, Loc) << Spec.Name << R.EventParams;
 }
 
 /// Argument `Index` of a composite (positional or by the parameter's
@@ -257,17 +224,16 @@ const CallExpr *Analyzer::distributionArg(const SampleStmt &S, size_t Index,
         Names.push_back(P.Name);
       std::string Last = Names.back();
       Names.pop_back();
-      Diags.error(A.Loc, llvm::Twine(Spec.Name) + " takes " +
-                             llvm::join(Names, ", ") + " and " + Last +
-                             " only");
+      Diags.report(diag::E_COMPOSITE_ARGS, A.Loc)
+          << Spec.Name << llvm::join(Names, ", ") << Last;
       return nullptr;
     }
     if (I == Index)
       Found = A.Value.get();
   }
   if (!Found) {
-    Diags.error(S.DistLoc, llvm::Twine(Spec.Name) + " is missing its " +
-                               Spec.Params[Index].Name);
+    Diags.report(diag::E_COMPOSITE_MISSING, S.DistLoc)
+        << Spec.Name << Spec.Params[Index].Name;
     return nullptr;
   }
   const Expr *E = Found;
@@ -276,8 +242,8 @@ const CallExpr *Analyzer::distributionArg(const SampleStmt &S, size_t Index,
   const auto *C = llvm::dyn_cast<CallExpr>(E);
   if (!C || (!lookupDistribution(C->Callee) &&
              llvm::StringRef(What) != "a transform")) {
-    Diags.error(Found->Loc, llvm::Twine(Spec.Name) + "'s " +
-                                Spec.Params[Index].Name + " must be " + What);
+    Diags.report(diag::E_COMPOSITE_ARG_KIND, Found->Loc)
+        << Spec.Name << Spec.Params[Index].Name << What;
     return nullptr;
   }
   return C;
@@ -293,15 +259,12 @@ std::optional<Analyzer::BoundCall> Analyzer::bindMixture(SampleStmt &S) {
   if (!Mix || !Comp)
     return std::nullopt;
   if (Mix->Callee != "Categorical") {
-    Diags.error(Mix->Loc, "MixtureSameFamily's mixing distribution must be "
-                          "Categorical; got " + Mix->Callee);
+    Diags.report(diag::E_MIXTURE_NOT_CATEGORICAL, Mix->Loc) << Mix->Callee;
     return std::nullopt;
   }
   const DistSpec *Base = lookupDistribution(Comp->Callee);
   if (Base->hasEvent() || Base->isComposite() || Base->Improper) {
-    Diags.error(Comp->Loc, "MixtureSameFamily's components must be a "
-                           "distribution of numbers (Normal, Poisson, ...); "
-                           "got " + Comp->Callee);
+    Diags.report(diag::E_MIXTURE_COMPONENT_KIND, Comp->Loc) << Comp->Callee;
     return std::nullopt;
   }
   auto M = bindCall(*lookupDistribution("Categorical"), Mix->Args, Mix->Loc);
@@ -310,11 +273,9 @@ std::optional<Analyzer::BoundCall> Analyzer::bindMixture(SampleStmt &S) {
     return std::nullopt;
   if (C->Batch->empty() || !M->EventSize ||
       (C->Batch->back() != *M->EventSize && !C->Batch->back().isOne())) {
-    Diags.error(Comp->Loc,
-                "MixtureSameFamily's component parameters need the component "
-                "axis last, of the mixing weights' size " +
-                    (M->EventSize ? shapeStr({*M->EventSize}) : "[K]") +
-                    "; they have batch shape " + shapeStr(*C->Batch));
+    Diags.report(diag::E_MIXTURE_COMPONENT_AXIS, Comp->Loc)
+        << (M->EventSize ? shapeStr({*M->EventSize}) : "[K]")
+        << shapeStr(*C->Batch);
     return std::nullopt;
   }
   BoundCall R;
@@ -324,10 +285,8 @@ std::optional<Analyzer::BoundCall> Analyzer::bindMixture(SampleStmt &S) {
   Shape CompBatch(C->Batch->begin(), C->Batch->end() - 1);
   R.Batch = broadcastShapes(*M->Batch, CompBatch);
   if (!R.Batch) {
-    Diags.error(S.DistLoc, "MixtureSameFamily's mixing batch shape " +
-                               shapeStr(*M->Batch) +
-                               " does not broadcast with the components' " +
-                               shapeStr(CompBatch));
+    Diags.report(diag::E_MIXTURE_BATCH, S.DistLoc)
+        << shapeStr(*M->Batch) << shapeStr(CompBatch);
     return std::nullopt;
   }
   SampleStmt::LoweredParam W = M->Params.front();
@@ -351,23 +310,17 @@ std::optional<Analyzer::BoundCall> Analyzer::bindOrdered(SampleStmt &S,
   if (!BaseCall || !T)
     return std::nullopt;
   if (T->Callee != "OrderedTransform" || !T->Args.empty()) {
-    Diags.error(T->Loc, "TransformedDistribution supports the transform "
-                        "OrderedTransform() only (ordered vectors such as "
-                        "cutpoints)");
+    Diags.report(diag::E_TRANSFORM_NOT_ORDERED, T->Loc);
     return std::nullopt;
   }
   if (IsOutput) {
-    Diags.error(S.DistLoc, "the output '" + S.Name + "' cannot be a "
-                           "TransformedDistribution: it has no log density "
-                           "here; use it for latents such as cutpoints");
+    Diags.report(diag::E_OUTPUT_TRANSFORMED, S.DistLoc) << S.Name;
     return std::nullopt;
   }
   const DistSpec *Base = lookupDistribution(BaseCall->Callee);
   if (Base->hasEvent() || Base->isComposite() || Base->Improper ||
       Base->Discrete) {
-    Diags.error(BaseCall->Loc, "OrderedTransform needs a continuous "
-                               "distribution of numbers as its base; got " +
-                                   BaseCall->Callee);
+    Diags.report(diag::E_ORDERED_BASE, BaseCall->Loc) << BaseCall->Callee;
     return std::nullopt;
   }
   auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
@@ -386,8 +339,7 @@ std::optional<Analyzer::BoundCall> Analyzer::bindOrdered(SampleStmt &S,
                  L && L->IsInteger && L->Value >= 1)
           Ds.push_back({"", static_cast<int64_t>(L->Value), L->Loc});
         else {
-          Diags.error(I->Loc, "the base distribution's shape must be dimension "
-                              "names or positive integers");
+          Diags.report(diag::E_ORDERED_BASE_SHAPE, I->Loc);
           return std::nullopt;
         }
       }
@@ -397,21 +349,18 @@ std::optional<Analyzer::BoundCall> Analyzer::bindOrdered(SampleStmt &S,
       if (!E)
         return std::nullopt;
       if (!broadcastsTo(Vec, *E)) {
-        Diags.error(Ix->Loc, "the base's parameters of shape " +
-                                 shapeStr(Vec) + " do not broadcast to " +
-                                 shapeStr(*E));
+        Diags.report(diag::E_ORDERED_BASE_BROADCAST, Ix->Loc)
+            << shapeStr(Vec) << shapeStr(*E);
         return std::nullopt;
       }
       Vec = *E;
     }
   if (Vec.empty()) {
-    Diags.error(BaseCall->Loc, "an ordered vector needs its length: give the "
-                               "base a shape, as in Normal(0, 1)[K]");
+    Diags.report(diag::E_ORDERED_NO_LENGTH, BaseCall->Loc);
     return std::nullopt;
   }
   if (Vec.back() == Dim::symbol(Info.ObsDim)) {
-    Diags.error(BaseCall->Loc, "an ordered vector cannot run along the "
-                               "observation axis");
+    Diags.report(diag::E_ORDERED_OBS_AXIS, BaseCall->Loc);
     return std::nullopt;
   }
   BoundCall R;
@@ -436,9 +385,8 @@ std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
   if (!llvm::is_contained(truncatableBases(), BaseCall->Callee)) {
     std::vector<std::string> Names(truncatableBases().begin(),
                                    truncatableBases().end());
-    Diags.error(BaseCall->Loc, "TruncatedDistribution truncates " +
-                                   llvm::join(Names, ", ") + "; got " +
-                                   BaseCall->Callee);
+    Diags.report(diag::E_TRUNCATED_BASE, BaseCall->Loc)
+        << llvm::join(Names, ", ") << BaseCall->Callee;
     return std::nullopt;
   }
   const DistSpec *Base = lookupDistribution(BaseCall->Callee);
@@ -460,14 +408,13 @@ std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
       continue;
     if (I < 0 || I > 1) {
       if (!(A.Keyword.empty() && I == -1)) {
-        Diags.error(A.Loc, "TruncatedDistribution takes base_dist, low and "
-                           "high only");
+        Diags.report(diag::E_TRUNCATED_ARGS, A.Loc);
         Ok = false;
       }
       continue;
     }
     if (Bounds[I]) {
-      Diags.error(A.Loc, llvm::Twine("'") + Names[I] + "' is given twice");
+      Diags.report(diag::E_ARGUMENT_TWICE, A.Loc) << Names[I];
       Ok = false;
       continue;
     }
@@ -486,18 +433,14 @@ std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
       Ok = false;
       continue;
     } else if (!isNumeric(Bounds[I]->Ty.Type)) {
-      Diags.error(Bounds[I]->Loc, llvm::Twine("'") + Names[I] +
-                                      "' must be a number; got bool");
+      Diags.report(diag::E_BOUND_NOT_NUMBER, Bounds[I]->Loc) << Names[I];
       Ok = false;
       continue;
     }
     auto B = broadcastShapes(*R.Batch, Bounds[I]->Ty.Dims);
     if (!B) {
-      Diags.error(Bounds[I]->Loc, llvm::Twine("'") + Names[I] +
-                                      "' has shape " +
-                                      shapeStr(Bounds[I]->Ty.Dims) +
-                                      ", which does not broadcast with the "
-                                      "base's " + shapeStr(*R.Batch));
+      Diags.report(diag::E_BOUND_BROADCAST, Bounds[I]->Loc)
+          << Names[I] << shapeStr(Bounds[I]->Ty.Dims) << shapeStr(*R.Batch);
       Ok = false;
       continue;
     }
@@ -520,12 +463,7 @@ void Analyzer::analyzeSample(SampleStmt &S) {
   bool IsOutput = OutParam != nullptr;
   bool Ok = true;
   if (const BlockStmt *Scan = enclosingScan()) {
-    Diags.error(S.NameLoc,
-                "sample site '" + S.Name + "' inside scan '" + Scan->Name +
-                    "': the number of sites would grow with the sequence "
-                    "length, which neither sharding plan supports; move it "
-                    "out of the scan (a plate gives one site of many "
-                    "elements)");
+    Diags.report(diag::E_SAMPLE_IN_SCAN, S.NameLoc) << S.Name << Scan->Name;
     Ok = false;
   }
   if (!Spec) {
@@ -534,8 +472,8 @@ void Analyzer::analyzeSample(SampleStmt &S) {
       Known.push_back(D.Name);
     Known.push_back("ZeroInflatedDistribution");
     Known.push_back("HurdleDistribution");
-    Diags.error(S.DistLoc, "unknown distribution '" + S.Dist +
-                               "'; known: " + llvm::join(Known, ", "));
+    Diags.report(diag::E_UNKNOWN_DISTRIBUTION, S.DistLoc)
+        << S.Dist << llvm::join(Known, ", ");
     poison(S);
     return;
   }
@@ -550,19 +488,14 @@ void Analyzer::analyzeSample(SampleStmt &S) {
       const auto *N = llvm::dyn_cast<NameExpr>(A.Value.get());
       if (A.Keyword != "support" || !N ||
           (N->Name != "real" && N->Name != "positive")) {
-        Diags.error(A.Loc, "ImproperUniform takes only 'support=real' (the "
-                           "default) or 'support=positive'; give the shape "
-                           "as ImproperUniform()[k]");
+        Diags.report(diag::E_IMPROPER_ARGS, A.Loc);
         Ok = false;
         continue;
       }
       Support = N->Name;
     }
     if (IsOutput) {
-      Diags.error(S.DistLoc, "the output '" + S.Name +
-                                 "' cannot be ImproperUniform: a flat prior "
-                                 "has no normalized density to score nor "
-                                 "draws to predict");
+      Diags.report(diag::E_OUTPUT_IMPROPER, S.DistLoc) << S.Name;
       Ok = false;
     }
     S.Args.clear();
@@ -601,9 +534,8 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     if (!E)
       Ok = false;
     else if (Batch && !broadcastsTo(*Batch, *E)) {
-      Diags.error(S.DistLoc, "parameters of shape " + shapeStr(*Batch) +
-                                 " do not broadcast to the site's shape " +
-                                 shapeStr(*E));
+      Diags.report(diag::E_SITE_SHAPE_BROADCAST, S.DistLoc)
+          << shapeStr(*Batch) << shapeStr(*E);
       Ok = false;
     } else {
       Own = *E;
@@ -639,10 +571,10 @@ void Analyzer::analyzeSample(SampleStmt &S) {
   if (IsOutput && Ok) {
     const TypedArray &Out = Info.Outputs[Info.outputIndex(S.Name)];
     if (Full != Out.Dims) {
-      Diags.error(S.NameLoc, "output '" + S.Name + "' is declared " +
-                                 dtypeName(Out.Type) + shapeStr(Out.Dims) +
-                                 " but this site has shape " + shapeStr(Full));
-      Diags.note(OutParam->Loc, "output declared here");
+      Diags.report(diag::E_OUTPUT_SHAPE, S.NameLoc)
+          << S.Name << dtypeName(Out.Type) + shapeStr(Out.Dims)
+          << shapeStr(Full);
+      Diags.report(diag::N_OUTPUT_DECLARED_HERE, OutParam->Loc);
       Ok = false;
     }
     bool TypeOk = Discrete
@@ -651,19 +583,16 @@ void Analyzer::analyzeSample(SampleStmt &S) {
                           Spec->Kind == DistKind::Bernoulli))
                       : isFloat(Out.Type);
     if (!TypeOk) {
-      Diags.error(S.DistLoc,
-                  llvm::Twine(Spec->Name) + " produces " +
-                      (Discrete ? "integers" : "real numbers") +
-                      " but output '" + S.Name + "' is declared " +
-                      dtypeName(Out.Type) + "; declare it " +
-                      (Discrete ? "i32" : dtypeName(Info.Precision)));
+      Diags.report(diag::E_OUTPUT_TYPE, S.DistLoc)
+          << Spec->Name << (Discrete ? "integers" : "real numbers") << S.Name
+          << dtypeName(Out.Type)
+          << (Discrete ? "i32" : dtypeName(Info.Precision));
       Ok = false;
     }
     if (TypeOk && Call->ValueEventRank && Call->EventSize &&
         Out.Type != T) {
-      Diags.error(S.DistLoc, llvm::Twine(Spec->Name) + " values are " +
-                                 dtypeName(T) + " vectors; declare output '" +
-                                 S.Name + "' " + dtypeName(T));
+      Diags.report(diag::E_OUTPUT_VECTOR_TYPE, S.DistLoc)
+          << Spec->Name << dtypeName(T) << S.Name;
       Ok = false;
     }
     T = Out.Type;

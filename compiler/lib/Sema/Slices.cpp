@@ -65,10 +65,8 @@ bool Analyzer::analyzeSlices(IndexExpr &E) {
     Consumed += !(A && A->NewAxis);
   }
   if (Consumed > Base.size()) {
-    Diags.error(E.Loc, "too many indices: the value has shape " +
-                           shapeStr(Base) + " (rank " +
-                           llvm::Twine(Base.size()) + ") but " +
-                           llvm::Twine(Consumed) + " indices were given");
+    Diags.report(diag::E_TOO_MANY_INDICES, E.Loc)
+        << shapeStr(Base) << Base.size() << Consumed;
     return false;
   }
   E.Basic.assign(Base.size(), {Dim::known(0), false});
@@ -95,8 +93,7 @@ bool Analyzer::analyzeSlices(IndexExpr &E) {
       DimPoly At = fromEnd(*P, Extent), Last = Extent;
       Last.add(DimPoly::constant(1), -1);
       if (auto Ok = within(At, DimPoly::constant(0), Last); Ok && !*Ok) {
-        Diags.error(I->Loc, "index " + P->str() + " is out of range for a "
-                                "dimension of extent " + D.str());
+        Diags.report(diag::E_INDEX_RANGE, I->Loc) << P->str() << D.str();
         return false;
       }
       std::string What = "index " + P->str() + " of a dimension " + D.str();
@@ -123,12 +120,11 @@ bool Analyzer::analyzeSlices(IndexExpr &E) {
     auto InRange = within(From, DimPoly::constant(0), To);
     auto EndOk = within(To, From, Extent);
     if ((InRange && !*InRange) || (EndOk && !*EndOk)) {
-      Diags.error(I->Loc, "slice " + Text + " is out of range for a "
-                              "dimension of extent " + D.str());
+      Diags.report(diag::E_SLICE_RANGE, I->Loc) << Text << D.str();
       return false;
     }
     if (Len.isConstant() && Len.constantValue() == 0) {
-      Diags.error(I->Loc, "slice " + Text + " is empty");
+      Diags.report(diag::E_SLICE_EMPTY, I->Loc) << Text;
       return false;
     }
     std::string What = "slice " + Text + " of a dimension " + D.str();
@@ -155,17 +151,13 @@ bool Analyzer::analyzeAttr(AttrExpr &E) {
   if (!analyzeExpr(*E.Base))
     return false;
   if (E.Name != "T") {
-    Diags.error(E.Loc, "unknown attribute '." + E.Name +
-                           "'; values have only '.T' (the transpose)");
+    Diags.report(diag::E_UNKNOWN_ATTRIBUTE, E.Loc) << E.Name;
     return false;
   }
   Shape S = E.Base->Ty.Dims;
   if (S.size() >= 2 && mentions(S, Info.ObsDim)) {
-    Diags.error(E.Loc, "transposing a value of shape " + shapeStr(S) +
-                           " moves the observation axis '" + Info.ObsDim +
-                           "'; transpose inside 'plate ... (" + Info.ObsDim +
-                           ")' instead, where each observation is its own "
-                           "row");
+    Diags.report(diag::E_TRANSPOSE_OBS_AXIS, E.Loc)
+        << shapeStr(S) << Info.ObsDim;
     return false;
   }
   std::reverse(S.begin(), S.end());

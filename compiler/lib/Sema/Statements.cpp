@@ -27,15 +27,13 @@ const BlockStmt *Analyzer::enclosingScan() const {
 bool Analyzer::define(const Stmt &S, Symbol Sym) {
   const bool IsOutput = M.findOutput(S.Name) != nullptr;
   if (IsOutput && S.K != Stmt::Kind::Sample) {
-    Diags.error(S.NameLoc, "output '" + S.Name +
-                               "' must be defined by sampling it with '" +
-                               S.Name + " ~ Dist(...)'");
+    Diags.report(diag::E_OUTPUT_NOT_SAMPLED_DEF, S.NameLoc) << S.Name;
     return false;
   }
   auto [It, New] = Names.emplace(S.Name, Sym);
   if (!New || (IsOutput && SampledOutputs.count(S.Name))) {
-    Diags.error(S.NameLoc, "'" + S.Name + "' is already defined");
-    Diags.note(It->second.Loc, "previous definition is here");
+    Diags.report(diag::E_ALREADY_DEFINED, S.NameLoc) << S.Name;
+    Diags.report(diag::N_PREVIOUS_DEFINITION, It->second.Loc);
     return false;
   }
   return true;
@@ -53,8 +51,8 @@ void Analyzer::analyzeStmt(Stmt &S) {
     Symbol Sym{Symbol::Kind::Const, DType::I64, {}, C.NameLoc, C.Value};
     auto Prev = Names.find(C.Name);
     if (Prev != Names.end()) {
-      Diags.error(C.NameLoc, "'" + C.Name + "' is already defined");
-      Diags.note(Prev->second.Loc, "previous definition is here");
+      Diags.report(diag::E_ALREADY_DEFINED, C.NameLoc) << C.Name;
+      Diags.report(diag::N_PREVIOUS_DEFINITION, Prev->second.Loc);
       return;
     }
     auto Known = Info.Constants.find(C.Name);
@@ -62,7 +60,7 @@ void Analyzer::analyzeStmt(Stmt &S) {
     if (Known != Info.Constants.end() ? Known->second != C.Value
                                       : Arith->second != &C) {
       // An earlier const of this name is further down in a nested block.
-      Diags.error(C.NameLoc, "'" + C.Name + "' is already defined");
+      Diags.report(diag::E_ALREADY_DEFINED, C.NameLoc) << C.Name;
       return;
     }
     if (Known == Info.Constants.end()) {
@@ -84,9 +82,7 @@ void Analyzer::analyzeStmt(Stmt &S) {
       return;
     }
     if (!isNumeric(A.Value->Ty.Type)) {
-      Diags.error(A.Value->Loc, "factor '" + A.Name +
-                                    "' must be a number (a log density "
-                                    "term); got bool");
+      Diags.report(diag::E_FACTOR_NOT_NUMBER, A.Value->Loc) << A.Name;
       poison(A);
       return;
     }
@@ -140,10 +136,8 @@ void Analyzer::analyzeBlock(BlockStmt &B) {
   }
   for (const OpenBlock &O : Blocks) {
     if (O.D == *D) {
-      Diags.error(B.Dim.Loc, llvm::Twine(Word) + " '" + B.Name +
-                                 "' runs over '" + D->str() +
-                                 "', which the enclosing block '" +
-                                 O.Block->Name + "' already runs over");
+      Diags.report(diag::E_BLOCK_REUSES_DIM, B.Dim.Loc)
+          << Word << B.Name << D->str() << O.Block->Name;
       return;
     }
   }
