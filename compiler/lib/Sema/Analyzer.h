@@ -10,7 +10,9 @@
 //   Signature.cpp       inputs, output, constants and dimensions
 //   Statements.cpp      let/deterministic/factor, plates and scans
 //   SampleSites.cpp     `x ~ Dist(...)`: distributions, composites, shapes
-//   Expressions.cpp     types and shapes of expressions, the builtins
+//   Expressions.cpp     types and shapes of expressions, operators, names
+//   Calls.cpp           calls of the builtins (Builtins.def)
+//   Indexing.cpp        x[i], gathers and new axes (Slices.cpp: views)
 //   Classification.cpp  site classes and the sharding plan
 //
 //===----------------------------------------------------------------------===//
@@ -168,7 +170,17 @@ private:
   bool analyzeExpr(Expr &E);
   bool analyzeName(NameExpr &E);
   bool analyzeBinary(BinaryExpr &E);
+  // Calls of the builtins (Calls.cpp).
   bool analyzeCall(CallExpr &E);
+  bool takeAxisArg(CallExpr &E, std::optional<int64_t> &Axis, SMLoc &AxisLoc);
+  bool analyzeCallArgs(CallExpr &E, bool AxisFn);
+  bool checkCallArity(CallExpr &E, const Builtin &Fn);
+  bool analyzeWhere(CallExpr &E);
+  std::optional<bool> analyzeCallAxis(CallExpr &E, const Builtin &Fn,
+                                      std::optional<int64_t> Axis,
+                                      SMLoc AxisLoc);
+  bool typeCall(CallExpr &E, const Builtin &Fn);
+  bool typeBroadcastCall(CallExpr &E, const Builtin &Fn);
   bool analyzeConstructor(CallExpr &E, const Builtin &Fn);
   bool analyzeMatrixHelper(CallExpr &E, const Builtin &Fn);
   bool analyzeVecToTril(CallExpr &E);
@@ -182,7 +194,11 @@ private:
   /// note that transformed data can compute it.
   void noteTransformedData(const CallExpr &E);
   bool analyzeLogProb(CallExpr &E); // LogProb.cpp
+  // Indexing (Indexing.cpp).
   bool analyzeIndex(IndexExpr &E);
+  bool analyzeNewAxes(IndexExpr &E, size_t Axes, size_t Kept);
+  bool analyzeGather(IndexExpr &E);
+  bool checkGatherIndex(const Expr &Ix, const Dim &D);
   bool analyzeArray(ArrayExpr &E);
   bool analyzeAttr(AttrExpr &E);
   bool analyzeSlices(IndexExpr &E);
