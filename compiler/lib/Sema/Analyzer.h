@@ -9,7 +9,9 @@
 //   Sema.cpp            the public entry, names, the run
 //   Signature.cpp       inputs, output, constants and dimensions
 //   Statements.cpp      let/deterministic/factor, plates and scans
-//   SampleSites.cpp     `x ~ Dist(...)`: distributions, composites, shapes
+//   SampleSites.cpp     `x ~ Dist(...)`: the site's shape, the output's checks
+//   DistributionCalls.cpp  a distribution's arguments, batch and event shapes
+//   Composites.cpp      mixtures, ordered and truncated distributions
 //   Expressions.cpp     types and shapes of expressions, operators, names
 //   Calls.cpp           calls of the builtins (Builtins.def)
 //   Indexing.cpp        x[i], gathers and new axes (Slices.cpp: views)
@@ -118,6 +120,7 @@ private:
   /// Records a deterministic or factor site: computed, not sampled.
   void addValueSite(const AssignStmt &A, DType T, const Shape &Full,
                     SiteKind K);
+  // Sample sites (SampleSites.cpp).
   void analyzeSample(SampleStmt &S);
   /// A distribution call's arguments checked against its parameters.
   struct BoundCall {
@@ -140,6 +143,39 @@ private:
                                     bool ShapeMayGiveEvent = false);
   void reportMissingEventSize(const DistSpec &Spec, const BoundCall &R,
                               SMLoc Loc);
+  void reportUnknownDistribution(const SampleStmt &S);
+  std::string takeImproperSupport(SampleStmt &S, bool IsOutput, bool &Ok);
+  std::optional<BoundCall> bindSampleCall(SampleStmt &S, const DistSpec &Spec,
+                                          bool IsOutput);
+  Shape siteShape(SampleStmt &S, BoundCall &Call, bool &Ok);
+  void lowerParams(SampleStmt &S, BoundCall &Call, const Shape &Own);
+  bool checkOutputSite(const SampleStmt &S, const DistSpec &Spec,
+                       const BoundCall &Call, const Shape &Full, DType &T);
+  void addSampleSite(const SampleStmt &S, DType T, const Shape &Full,
+                     const std::string &Support, const BoundCall &Call,
+                     bool IsOutput);
+
+  // A distribution call's arguments (DistributionCalls.cpp).
+  /// Which parameter set the event size so far, and its event shape.
+  struct EventSource {
+    const char *Param = nullptr;
+    Shape Dims;
+  };
+  std::vector<ExprPtr> bindArguments(const DistSpec &Spec,
+                                     const std::vector<Arg> &Args, bool &Ok);
+  void checkExactlyOneOf(const DistSpec &Spec,
+                         const std::vector<ExprPtr> &Bound, SMLoc DistLoc,
+                         bool &Ok);
+  void bindParam(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
+                 SMLoc DistLoc, BoundCall &R, EventSource &Event);
+  void bindDefault(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
+                   SMLoc DistLoc, BoundCall &R);
+  bool checkParamValue(const DistSpec &Spec, const DistParam &P, Expr &E,
+                       std::optional<double> &V, bool &Ok);
+  void mergeEventShape(const DistSpec &Spec, const DistParam &P, const Expr &E,
+                       const Shape &PEvent, BoundCall &R, EventSource &Event);
+
+  // Composites (Composites.cpp, GatedComposites.cpp).
   std::optional<BoundCall> bindMixture(SampleStmt &S);
   std::optional<BoundCall> bindOrdered(SampleStmt &S, bool IsOutput);
   std::optional<BoundCall> bindTruncated(SampleStmt &S);
