@@ -238,6 +238,8 @@ private:
   bool analyzeArray(ArrayExpr &E);
   bool analyzeAttr(AttrExpr &E);
   bool analyzeSlices(IndexExpr &E);
+  std::optional<Dim> constantIndex(const Expr &I, const Dim &D);
+  bool sliceAxis(SliceExpr &Sl, const Dim &D, bool &Ok);
   bool isDimArith(const Expr &E) const;
   Shape viewInPlates(const Shape &Full) const;
   DType arithmeticType(const ExprType &A, const ExprType &B) const;
