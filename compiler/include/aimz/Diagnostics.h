@@ -41,8 +41,8 @@ enum class Severity { Error, Warning, Note };
 
 /// A row of the catalogue.
 struct DiagInfo {
-  const char *Name;   // E_UNKNOWN_NAME
-  const char *Code;   // E0501
+  const char *Name; // E_UNKNOWN_NAME
+  const char *Code; // E0501
   Severity Sev;
   unsigned NumArgs;   // the arguments a report must give
   const char *Format; // the message, %0 ... %9 for the arguments

@@ -404,8 +404,7 @@ Value Generator::genFoldedCall(const CallExpr &E, const Builtin &Fn, Value A) {
   auto Operand = [&](size_t I) {
     const ExprType &T = E.Args[I].Value->Ty;
     Value V = I == 0 ? A : gen(*E.Args[I].Value);
-    return alignLocal(castTo(V, T.Type, E.Ty.Type, T.Dims), T.Dims,
-                      E.Ty.Dims);
+    return alignLocal(castTo(V, T.Type, E.Ty.Type, T.Dims), T.Dims, E.Ty.Dims);
   };
   auto Bin = [&](ir::BinaryFn Op, Value X, Value Y) -> Value {
     return B.create<ir::BinaryOp>(CurLoc, Result, Op, X, Y);
@@ -427,9 +426,9 @@ Value Generator::genSoftmax(const CallExpr &E, const Builtin &Fn, Value A,
   Shape Kept = TA.Dims;
   Kept.erase(Kept.begin() + *E.Axis);
   auto Row = arrayType(inPlates(Kept), Info.Precision);
-  Value L = B.create<ir::ReduceOp>(CurLoc, Row,
-                                   reduceFn(ir::ReduceFn::LogSumExp), X,
-                                   B.getI64IntegerAttr(Plates.size()), Axis);
+  Value L =
+      B.create<ir::ReduceOp>(CurLoc, Row, reduceFn(ir::ReduceFn::LogSumExp), X,
+                             B.getI64IntegerAttr(Plates.size()), Axis);
   SmallVector<int64_t> Map;
   for (size_t I = 0; I < Plates.size() + TA.Dims.size(); ++I)
     if (I != static_cast<size_t>(Axis.getInt()))

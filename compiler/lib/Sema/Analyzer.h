@@ -112,11 +112,16 @@ private:
                                    bool MustBeBound);
   bool checkSignature();
   bool checkOutputs(bool &Ok, bool &AnyF64);
+  void bindSignatureSymbols();
+  bool checkInputs(bool &AnyF64);
   void collectNames(const std::vector<StmtPtr> &Body);
 
   // Statements.
   void analyzeBody(const std::vector<StmtPtr> &Body);
   void analyzeStmt(Stmt &S);
+  void analyzeConst(ConstStmt &C);
+  void analyzeFactor(AssignStmt &A);
+  void analyzeAssign(AssignStmt &A);
   /// Records a deterministic or factor site: computed, not sampled.
   void addValueSite(const AssignStmt &A, DType T, const Shape &Full,
                     SiteKind K);
@@ -206,6 +211,7 @@ private:
   bool analyzeExpr(Expr &E);
   bool analyzeName(NameExpr &E);
   bool analyzeBinary(BinaryExpr &E);
+  bool analyzeMatMul(BinaryExpr &E);
   // Calls of the builtins (Calls.cpp).
   bool analyzeCall(CallExpr &E);
   bool takeAxisArg(CallExpr &E, std::optional<int64_t> &Axis, SMLoc &AxisLoc);

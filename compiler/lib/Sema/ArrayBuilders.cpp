@@ -15,14 +15,13 @@ namespace sema {
 
 bool Analyzer::analyzeConstructor(CallExpr &E, const Builtin &Fn) {
   if (E.Args.size() < Fn.MinArgs || E.Args.size() > Fn.MaxArgs) {
-    std::string Want =
-        Fn.MinArgs == Fn.MaxArgs
-            ? (llvm::Twine(Fn.MinArgs) + " argument" +
-               (Fn.MinArgs == 1 ? "" : "s"))
-                  .str()
-            : (llvm::Twine(Fn.MinArgs) + " to " + llvm::Twine(Fn.MaxArgs) +
-               " arguments")
-                  .str();
+    std::string Want = Fn.MinArgs == Fn.MaxArgs
+                           ? (llvm::Twine(Fn.MinArgs) + " argument" +
+                              (Fn.MinArgs == 1 ? "" : "s"))
+                                 .str()
+                           : (llvm::Twine(Fn.MinArgs) + " to " +
+                              llvm::Twine(Fn.MaxArgs) + " arguments")
+                                 .str();
     Diags.report(diag::E_FUNCTION_ARITY, E.Loc)
         << E.Callee << Want << E.Args.size();
     return false;

@@ -60,8 +60,9 @@ const CallExpr *Analyzer::distributionArg(const SampleStmt &S, size_t Index,
 /// component's last batch axis is the component axis; the mixing weights
 /// arrive as logits (log of probs).
 std::optional<Analyzer::BoundCall> Analyzer::bindMixture(SampleStmt &S) {
-  const CallExpr *Mix = distributionArg(S, 0, "a Categorical(probs=...) or "
-                                              "Categorical(logits=...)");
+  const CallExpr *Mix = distributionArg(S, 0,
+                                        "a Categorical(probs=...) or "
+                                        "Categorical(logits=...)");
   const CallExpr *Comp = distributionArg(S, 1, "a distribution call");
   if (!Mix || !Comp)
     return std::nullopt;

@@ -12,8 +12,6 @@
 namespace aimz {
 namespace sema {
 
-
-
 std::optional<DimPoly> Analyzer::dimPoly(const Expr &E, bool MustBeBound,
                                          unsigned Depth) {
   if (Depth > 64) {

@@ -115,9 +115,8 @@ void Analyzer::checkExactlyOneOf(const DistSpec &Spec,
 /// One parameter: its default when not given, else its argument checked,
 /// its event axes merged into the event size and its batch axes into the
 /// call's batch shape.
-void Analyzer::bindParam(const DistSpec &Spec, const DistParam &P,
-                         ExprPtr &Arg, SMLoc DistLoc, BoundCall &R,
-                         EventSource &Event) {
+void Analyzer::bindParam(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
+                         SMLoc DistLoc, BoundCall &R, EventSource &Event) {
   if (!Arg) {
     bindDefault(Spec, P, Arg, DistLoc, R);
     return;
@@ -158,18 +157,17 @@ void Analyzer::bindParam(const DistSpec &Spec, const DistParam &P,
     R.Batch = B;
   }
   bool Chol = llvm::StringRef(P.Name) == "covariance_matrix";
-  R.Params.push_back(
-      {Chol ? "scale_tril" : P.Name, Arg, Shape(P.EventRank, Dim()),
-       Chol ? SampleStmt::LoweredParam::Transform::Cholesky
-            : SampleStmt::LoweredParam::Transform::None});
+  R.Params.push_back({Chol ? "scale_tril" : P.Name, Arg,
+                      Shape(P.EventRank, Dim()),
+                      Chol ? SampleStmt::LoweredParam::Transform::Cholesky
+                           : SampleStmt::LoweredParam::Transform::None});
 }
 
 /// A parameter not given: NumPyro's default when it has one; an error
 /// when it has none and is not one of an exactly-one-of group.
 void Analyzer::bindDefault(const DistSpec &Spec, const DistParam &P,
                            ExprPtr &Arg, SMLoc DistLoc, BoundCall &R) {
-  bool InGroup =
-      llvm::is_contained(Spec.ExactlyOneOf, llvm::StringRef(P.Name));
+  bool InGroup = llvm::is_contained(Spec.ExactlyOneOf, llvm::StringRef(P.Name));
   if (!P.Default && !InGroup) {
     Diags.report(diag::E_MISSING_PARAMETER, DistLoc) << Spec.Name << P.Name;
     R.Ok = false;
@@ -178,7 +176,8 @@ void Analyzer::bindDefault(const DistSpec &Spec, const DistParam &P,
         DistLoc, *P.Default, P.Domain == Constraint::NonNegativeInteger);
     Arg->Ty = {P.Domain == Constraint::NonNegativeInteger ? DType::I32
                                                           : Info.Precision,
-               {}, true};
+               {},
+               true};
     if (!P.SizeOnly)
       R.Params.push_back({P.Name, Arg, Shape(P.EventRank, Dim()),
                           SampleStmt::LoweredParam::Transform::None});
@@ -219,8 +218,8 @@ bool Analyzer::checkParamValue(const DistSpec &Spec, const DistParam &P,
 /// far (set by an earlier parameter, `Event` says which); none is the
 /// observation axis. An axis of extent 1 broadcasts along the event.
 void Analyzer::mergeEventShape(const DistSpec &Spec, const DistParam &P,
-                               const Expr &E, const Shape &PEvent,
-                               BoundCall &R, EventSource &Event) {
+                               const Expr &E, const Shape &PEvent, BoundCall &R,
+                               EventSource &Event) {
   std::optional<Dim> &K = R.EventSize;
   for (const Dim &D : PEvent) {
     if (D.isOne() && P.EventRank)
@@ -246,8 +245,8 @@ void Analyzer::mergeEventShape(const DistSpec &Spec, const DistParam &P,
   }
 }
 
-void Analyzer::reportMissingEventSize(const DistSpec &Spec,
-                                      const BoundCall &R, SMLoc Loc) {
+void Analyzer::reportMissingEventSize(const DistSpec &Spec, const BoundCall &R,
+                                      SMLoc Loc) {
   Diags.report(diag::E_MISSING_EVENT_SIZE, Loc) << Spec.Name << R.EventParams;
 }
 

@@ -173,6 +173,49 @@ bool Analyzer::analyzeName(NameExpr &E) {
   return true;
 }
 
+/// `a @ b`: NumPy's matmul for ranks 1 and 2 (a vector is a row on the
+/// left, a column on the right); the contracted axis may not be the
+/// observation axis.
+bool Analyzer::analyzeMatMul(BinaryExpr &E) {
+  const ExprType &A = E.LHS->Ty, &B = E.RHS->Ty;
+  Shape SA = A.Dims, SB = B.Dims;
+  if (SA.empty() || SB.empty()) {
+    Diags.report(diag::E_MATMUL_RANK0, E.Loc) << shapeStr(SA) << shapeStr(SB);
+    return false;
+  }
+  if (SA.size() > 2 || SB.size() > 2) {
+    Diags.report(diag::E_MATMUL_RANK3, E.Loc) << shapeStr(SA) << shapeStr(SB);
+    return false;
+  }
+  bool VecA = SA.size() == 1, VecB = SB.size() == 1;
+  if (VecA)
+    SA.insert(SA.begin(), Dim::known(1));
+  if (VecB)
+    SB.push_back(Dim::known(1));
+  const Dim &K1 = SA.back(), &K2 = SB[SB.size() - 2];
+  if (mixesObservations(E.Loc, K1, "this matrix product"))
+    return false;
+  if (K1 != K2) {
+    Diags.report(diag::E_MATMUL_INNER, E.Loc)
+        << K1.str() << K2.str() << shapeStr(A.Dims) << shapeStr(B.Dims);
+    return false;
+  }
+  Shape BatchA(SA.begin(), SA.end() - 2), BatchB(SB.begin(), SB.end() - 2);
+  auto Batch = broadcastShapes(BatchA, BatchB);
+  if (!Batch) {
+    Diags.report(diag::E_MATMUL_BATCH, E.Loc)
+        << shapeStr(A.Dims) << shapeStr(B.Dims);
+    return false;
+  }
+  Shape Out = *Batch;
+  if (!VecA)
+    Out.push_back(SA[SA.size() - 2]);
+  if (!VecB)
+    Out.push_back(SB.back());
+  E.Ty = {arithmeticType(A, B), Out, false};
+  return true;
+}
+
 bool Analyzer::analyzeBinary(BinaryExpr &E) {
   bool OkL = analyzeExpr(*E.LHS);
   bool OkR = analyzeExpr(*E.RHS);
@@ -194,44 +237,8 @@ bool Analyzer::analyzeBinary(BinaryExpr &E) {
     return false;
   }
 
-  if (E.Op == BinaryOp::MatMul) {
-    Shape SA = A.Dims, SB = B.Dims;
-    if (SA.empty() || SB.empty()) {
-      Diags.report(diag::E_MATMUL_RANK0, E.Loc) << shapeStr(SA) << shapeStr(SB);
-      return false;
-    }
-    if (SA.size() > 2 || SB.size() > 2) {
-      Diags.report(diag::E_MATMUL_RANK3, E.Loc) << shapeStr(SA) << shapeStr(SB);
-      return false;
-    }
-    bool VecA = SA.size() == 1, VecB = SB.size() == 1;
-    if (VecA)
-      SA.insert(SA.begin(), Dim::known(1));
-    if (VecB)
-      SB.push_back(Dim::known(1));
-    const Dim &K1 = SA.back(), &K2 = SB[SB.size() - 2];
-    if (mixesObservations(E.Loc, K1, "this matrix product"))
-      return false;
-    if (K1 != K2) {
-      Diags.report(diag::E_MATMUL_INNER, E.Loc)
-          << K1.str() << K2.str() << shapeStr(A.Dims) << shapeStr(B.Dims);
-      return false;
-    }
-    Shape BatchA(SA.begin(), SA.end() - 2), BatchB(SB.begin(), SB.end() - 2);
-    auto Batch = broadcastShapes(BatchA, BatchB);
-    if (!Batch) {
-      Diags.report(diag::E_MATMUL_BATCH, E.Loc)
-          << shapeStr(A.Dims) << shapeStr(B.Dims);
-      return false;
-    }
-    Shape Out = *Batch;
-    if (!VecA)
-      Out.push_back(SA[SA.size() - 2]);
-    if (!VecB)
-      Out.push_back(SB.back());
-    E.Ty = {arithmeticType(A, B), Out, false};
-    return true;
-  }
+  if (E.Op == BinaryOp::MatMul)
+    return analyzeMatMul(E);
 
   auto Out = broadcastShapes(A.Dims, B.Dims);
   if (!Out) {

@@ -159,16 +159,15 @@ bool Analyzer::checkOutputSite(const SampleStmt &S, const DistSpec &Spec,
   const TypedArray &Out = Info.Outputs[Info.outputIndex(S.Name)];
   if (Full != Out.Dims) {
     Diags.report(diag::E_OUTPUT_SHAPE, S.NameLoc)
-        << S.Name << dtypeName(Out.Type) + shapeStr(Out.Dims)
-        << shapeStr(Full);
+        << S.Name << dtypeName(Out.Type) + shapeStr(Out.Dims) << shapeStr(Full);
     Diags.report(diag::N_OUTPUT_DECLARED_HERE, M.findOutput(S.Name)->Loc);
     Ok = false;
   }
   bool Discrete = Call.Discrete;
-  bool TypeOk = Discrete ? (isInteger(Out.Type) ||
-                            (Out.Type == DType::Bool &&
-                             Spec.Kind == DistKind::Bernoulli))
-                         : isFloat(Out.Type);
+  bool TypeOk =
+      Discrete ? (isInteger(Out.Type) ||
+                  (Out.Type == DType::Bool && Spec.Kind == DistKind::Bernoulli))
+               : isFloat(Out.Type);
   if (!TypeOk) {
     Diags.report(diag::E_OUTPUT_TYPE, S.DistLoc)
         << Spec.Name << (Discrete ? "integers" : "real numbers") << S.Name

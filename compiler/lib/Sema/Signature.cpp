@@ -168,8 +168,19 @@ bool Analyzer::checkOutputs(bool &Ok, bool &AnyF64) {
 bool Analyzer::checkSignature() {
   Info.Name = M.Name;
   bool Ok = true;
+  bindSignatureSymbols();
+  bool AnyF64 = false;
+  if (!checkOutputs(Ok, AnyF64))
+    return false;
+  Ok &= checkInputs(AnyF64);
+  // f64 when asked (aimzc --precision=f64: integer-only models) or when
+  // an input is f64.
+  Info.Precision = Requested ? *Requested : AnyF64 ? DType::F64 : DType::F32;
+  return Ok;
+}
 
-  // Symbols in the signature are bound by the data's shapes.
+/// Symbols in the signature are bound by the data's shapes.
+void Analyzer::bindSignatureSymbols() {
   auto Bind = [&](const Param &P) {
     for (const DimSyntax &D : P.Type.Dims)
       if (!D.Name.empty() && !Info.Constants.count(D.Name) &&
@@ -193,10 +204,12 @@ bool Analyzer::checkSignature() {
       if (I > 0 && D.Name != M.Outputs.front().Type.Dims[0].Name)
         Info.PosteriorDims.push_back(D.Name);
     }
+}
 
-  bool AnyF64 = false;
-  if (!checkOutputs(Ok, AnyF64))
-    return false;
+/// Each input's shape, with the observation axis leading or absent; sets
+/// Info.Inputs and the input names. False after an error.
+bool Analyzer::checkInputs(bool &AnyF64) {
+  bool Ok = true;
   for (const Param &P : M.Inputs) {
     if (const Param *Out = M.findOutput(P.Name)) {
       Diags.report(diag::E_INPUT_IS_OUTPUT, P.Loc) << P.Name;
@@ -234,11 +247,6 @@ bool Analyzer::checkSignature() {
     AnyF64 |= P.Type.Type == DType::F64;
     Info.Inputs.push_back({P.Name, P.Type.Type, *S});
   }
-  // f64 when asked (aimzc --precision=f64: integer-only models) or when
-  // an input is f64.
-  Info.Precision = Requested ? *Requested
-                   : AnyF64  ? DType::F64
-                             : DType::F32;
   return Ok;
 }
 
