@@ -90,6 +90,35 @@ std::string dimsStr(const std::vector<DimSyntax> &Dims) {
   return S + "]";
 }
 
+/// Each of `Xs`, a space before each.
+void dumpEach(const std::vector<ExprPtr> &Xs, llvm::raw_ostream &OS) {
+  for (const ExprPtr &X : Xs) {
+    OS << " ";
+    dumpExpr(*X, OS);
+  }
+}
+
+void dumpCall(const CallExpr &C, llvm::raw_ostream &OS) {
+  OS << "(call " << C.Callee;
+  for (const Arg &A : C.Args) {
+    OS << " ";
+    if (!A.Keyword.empty())
+      OS << A.Keyword << "=";
+    dumpExpr(*A.Value, OS);
+  }
+  OS << ")";
+}
+
+void dumpSlice(const SliceExpr &Sl, llvm::raw_ostream &OS) {
+  OS << "(slice ";
+  if (Sl.Start)
+    dumpExpr(*Sl.Start, OS);
+  OS << ":";
+  if (Sl.Stop)
+    dumpExpr(*Sl.Stop, OS);
+  OS << ")";
+}
+
 void dumpExpr(const Expr &E, llvm::raw_ostream &OS) {
   switch (E.K) {
   case Expr::Kind::Number: {
@@ -120,41 +149,20 @@ void dumpExpr(const Expr &E, llvm::raw_ostream &OS) {
     OS << ")";
     return;
   }
-  case Expr::Kind::Call: {
-    auto &C = static_cast<const CallExpr &>(E);
-    OS << "(call " << C.Callee;
-    for (const Arg &A : C.Args) {
-      OS << " ";
-      if (!A.Keyword.empty())
-        OS << A.Keyword << "=";
-      dumpExpr(*A.Value, OS);
-    }
-    OS << ")";
+  case Expr::Kind::Call:
+    dumpCall(static_cast<const CallExpr &>(E), OS);
     return;
-  }
-  case Expr::Kind::Array: {
+  case Expr::Kind::Array:
     OS << "(array";
-    for (const ExprPtr &X : static_cast<const ArrayExpr &>(E).Elements) {
-      OS << " ";
-      dumpExpr(*X, OS);
-    }
+    dumpEach(static_cast<const ArrayExpr &>(E).Elements, OS);
     OS << ")";
     return;
-  }
   case Expr::Kind::Axis:
     OS << (static_cast<const AxisExpr &>(E).NewAxis ? "None" : ":");
     return;
-  case Expr::Kind::Slice: {
-    auto &Sl = static_cast<const SliceExpr &>(E);
-    OS << "(slice ";
-    if (Sl.Start)
-      dumpExpr(*Sl.Start, OS);
-    OS << ":";
-    if (Sl.Stop)
-      dumpExpr(*Sl.Stop, OS);
-    OS << ")";
+  case Expr::Kind::Slice:
+    dumpSlice(static_cast<const SliceExpr &>(E), OS);
     return;
-  }
   case Expr::Kind::Attr: {
     auto &A = static_cast<const AttrExpr &>(E);
     OS << "(attr ";
@@ -166,10 +174,7 @@ void dumpExpr(const Expr &E, llvm::raw_ostream &OS) {
     auto &I = static_cast<const IndexExpr &>(E);
     OS << "(index ";
     dumpExpr(*I.Base, OS);
-    for (const ExprPtr &X : I.Indices) {
-      OS << " ";
-      dumpExpr(*X, OS);
-    }
+    dumpEach(I.Indices, OS);
     OS << ")";
     return;
   }

@@ -71,7 +71,8 @@ template <typename Ctx> SMLoc kwLoc(Ctx &C) {
 struct ParseState {
   Iter TooDeep = nullptr;
   Iter BadNumber = nullptr;
-  std::string BadNumberWhy;
+  diag::DiagId BadNumberWhy = diag::E_NUMBER_TOO_LARGE;
+  std::string BadNumberText; // the literal, the report's argument
 };
 struct ParseStateTag;
 
@@ -134,13 +135,14 @@ const auto number_def = numberText[([](auto &C) {
     long long I = std::strtoll(Text.c_str(), nullptr, 10);
     if (errno == ERANGE && !state(C).BadNumber) {
       state(C).BadNumber = R.begin();
-      state(C).BadNumberWhy = "integer literal '" + Text +
-                              "' does not fit in 64 bits";
+      state(C).BadNumberWhy = diag::E_INTEGER_TOO_LARGE;
+      state(C).BadNumberText = Text;
     }
     V = static_cast<double>(I);
   } else if (errno == ERANGE && std::abs(V) > 1.0 && !state(C).BadNumber) {
     state(C).BadNumber = R.begin();
-    state(C).BadNumberWhy = "number '" + Text + "' is too large";
+    state(C).BadNumberWhy = diag::E_NUMBER_TOO_LARGE;
+    state(C).BadNumberText = Text;
   }
   x3::_val(C) = std::make_shared<NumberExpr>(locOf(R.begin()), V, IsInt);
 })];
@@ -158,8 +160,8 @@ template <typename Ctx> int64_t toInt(Ctx &C, const Ident &I) {
   long long V = std::strtoll(I.Name.c_str(), nullptr, 10);
   if (errno == ERANGE && !state(C).BadNumber) {
     state(C).BadNumber = I.Pos;
-    state(C).BadNumberWhy =
-        "integer literal '" + I.Name + "' does not fit in 64 bits";
+    state(C).BadNumberWhy = diag::E_INTEGER_TOO_LARGE;
+    state(C).BadNumberText = I.Name;
   }
   return V;
 }
@@ -540,9 +542,8 @@ bool checkNesting(llvm::StringRef Src, Diagnostics &Diags) {
         ++I;
     } else if (Ch == '(' || Ch == '[' || Ch == '{') {
       if (++Depth > MaxNesting) {
-        Diags.error(locOf(Src.data() + I),
-                    "brackets nested deeper than " + llvm::Twine(MaxNesting) +
-                        " levels; simplify the expression with 'let'");
+        Diags.report(diag::E_BRACKETS_TOO_DEEP, locOf(Src.data() + I))
+            << MaxNesting;
         return false;
       }
     } else if ((Ch == ')' || Ch == ']' || Ch == '}') && Depth > 0) {
@@ -590,26 +591,26 @@ std::unique_ptr<Model> parseModel(llvm::StringRef Source, Diagnostics &Diags) {
       Iter At = First;
       while (At != Last && std::isspace(static_cast<unsigned char>(*At)))
         ++At;
-      Diags.error(locOf(At), "expected 'model' at the start of the file");
+      Diags.report(diag::E_EXPECTED_MODEL, locOf(At));
       return nullptr;
     }
   } catch (const x3::expectation_failure<Iter> &E) {
     Iter At = skipTrivia(E.where(), Last);
     std::string Expected = describeExpected(E.which());
     if (At == Last)
-      Diags.error(locOf(At), "unexpected end of file; expected " + Expected);
+      Diags.report(diag::E_UNEXPECTED_EOF, locOf(At)) << Expected;
     else
-      Diags.error(locOf(At), "expected " + Expected);
+      Diags.report(diag::E_EXPECTED, locOf(At)) << Expected;
     return nullptr;
   }
   if (State.BadNumber) {
-    Diags.error(locOf(State.BadNumber), State.BadNumberWhy);
+    Diags.report(State.BadNumberWhy, locOf(State.BadNumber))
+        << State.BadNumberText;
     return nullptr;
   }
   if (State.TooDeep) {
-    Diags.error(locOf(State.TooDeep),
-                "expression nested deeper than " + llvm::Twine(MaxExprDepth) +
-                    " levels; split it with 'let'");
+    Diags.report(diag::E_EXPRESSION_TOO_DEEP, locOf(State.TooDeep))
+        << MaxExprDepth;
     return nullptr;
   }
   // Hand the model over to a unique_ptr; the shared one dies here.

@@ -74,6 +74,10 @@ private:
   Value gen(const Expr &E);
   Value genBinary(const BinaryExpr &E);
   Value genCall(const CallExpr &E);
+  Value genWhere(const CallExpr &E, Value A);
+  Value genFoldedCall(const CallExpr &E, const Builtin &Fn, Value A);
+  Value genSoftmax(const CallExpr &E, const Builtin &Fn, Value A,
+                   IntegerAttr Axis);
   Value genIndex(const IndexExpr &E);
   Value genBasicIndex(const IndexExpr &E);
   Value genTranspose(const AttrExpr &E);
@@ -324,73 +328,30 @@ Value Generator::genCall(const CallExpr &E) {
     return B.create<ir::InputOp>(CurLoc, arrayType(inPlates(D.Dims), D.Type),
                                  D.Name, Info.Inputs.size() + E.DerivedInput);
   }
-  if (lookupBuiltin(E.Callee)->Family == BuiltinFamily::Constructor)
+  const Builtin &Fn = *lookupBuiltin(E.Callee); // Sema checked the name
+  if (Fn.Family == BuiltinFamily::Constructor)
     return genConstructor(E);
-  if (lookupBuiltin(E.Callee)->Family == BuiltinFamily::LogProb)
+  if (Fn.Family == BuiltinFamily::LogProb)
     return genLogProb(E);
-  if (lookupBuiltin(E.Callee)->Family == BuiltinFamily::VecToTril)
+  if (Fn.Family == BuiltinFamily::VecToTril)
     return genVecToTril(E);
-  if (const Builtin &F = *lookupBuiltin(E.Callee);
-      F.Family == BuiltinFamily::Transpose ||
-      F.Family == BuiltinFamily::Outer || F.Family == BuiltinFamily::Diag)
-    return genMatrixHelper(E, F);
+  if (Fn.Family == BuiltinFamily::Transpose ||
+      Fn.Family == BuiltinFamily::Outer || Fn.Family == BuiltinFamily::Diag)
+    return genMatrixHelper(E, Fn);
   const ExprType &TA = E.Args[0].Value->Ty;
   Value A = gen(*E.Args[0].Value);
-  const Builtin &Fn = *lookupBuiltin(E.Callee); // Sema checked the name
+  if (Fn.Family == BuiltinFamily::Where)
+    return genWhere(E, A);
+  if (E.Args.size() >= 2)
+    return genFoldedCall(E, Fn, A);
   auto Result = arrayType(inPlates(E.Ty.Dims), E.Ty.Type);
-  if (Fn.Family == BuiltinFamily::Where) {
-    auto Operand = [&](size_t I, DType To) {
-      const ExprType &T = E.Args[I].Value->Ty;
-      Value V = I == 0 ? A : gen(*E.Args[I].Value);
-      return alignLocal(castTo(V, T.Type, To, T.Dims), T.Dims, E.Ty.Dims);
-    };
-    Value C = Operand(0, DType::Bool);
-    Value X = Operand(1, E.Ty.Type), Y = Operand(2, E.Ty.Type);
-    return B.create<ir::SelectOp>(CurLoc, Result, C, X, Y);
-  }
-  // Elementwise over several broadcast arguments, folded left to right:
-  // minimum/maximum/pow (and min/max with two arguments) are binary ops,
-  // clip(x, lo, hi) = min(max(x, lo), hi).
-  if (E.Args.size() >= 2) {
-    auto Operand = [&](size_t I) {
-      const ExprType &T = E.Args[I].Value->Ty;
-      Value V = I == 0 ? A : gen(*E.Args[I].Value);
-      return alignLocal(castTo(V, T.Type, E.Ty.Type, T.Dims), T.Dims,
-                        E.Ty.Dims);
-    };
-    auto Bin = [&](ir::BinaryFn Op, Value X, Value Y) -> Value {
-      return B.create<ir::BinaryOp>(CurLoc, Result, Op, X, Y);
-    };
-    Value X = Operand(0);
-    if (Fn.Family == BuiltinFamily::Clip)
-      return Bin(ir::BinaryFn::Min, Bin(ir::BinaryFn::Max, X, Operand(1)),
-                 Operand(2));
-    return Bin(*ir::symbolizeBinaryFn(Fn.IrName), X, Operand(1));
-  }
   // The axis of a reduction with axis=, a softmax or a cumsum, in the
   // value's full (plates ++ local) dims.
   IntegerAttr Axis = E.Axis ? B.getI64IntegerAttr(Plates.size() + *E.Axis)
                             : IntegerAttr();
   switch (Fn.Family) {
-  case BuiltinFamily::Softmax: {
-    // x - logsumexp(x) along the axis, broadcast back; softmax is its exp.
-    Value X = castTo(A, TA.Type, Info.Precision, TA.Dims);
-    Shape Kept = TA.Dims;
-    Kept.erase(Kept.begin() + *E.Axis);
-    auto Row = arrayType(inPlates(Kept), Info.Precision);
-    Value L = B.create<ir::ReduceOp>(CurLoc, Row,
-                                     reduceFn(ir::ReduceFn::LogSumExp), X,
-                                     B.getI64IntegerAttr(Plates.size()), Axis);
-    SmallVector<int64_t> Map;
-    for (size_t I = 0; I < Plates.size() + TA.Dims.size(); ++I)
-      if (I != static_cast<size_t>(Axis.getInt()))
-        Map.push_back(I);
-    Value LS = B.create<ir::BinaryOp>(CurLoc, Result, ir::BinaryFn::Sub, X,
-                                      broadcast(L, Map, inPlates(TA.Dims)));
-    if (auto Exp = ir::symbolizeUnaryFn(Fn.IrName)) // softmax
-      return B.create<ir::UnaryOp>(CurLoc, Result, *Exp, LS);
-    return LS;
-  }
+  case BuiltinFamily::Softmax:
+    return genSoftmax(E, Fn, A, Axis);
   case BuiltinFamily::CumSum:
     A = castTo(A, TA.Type, E.Ty.Type, TA.Dims);
     return B.create<ir::CumSumOp>(CurLoc, Result, A, Axis);
@@ -419,6 +380,64 @@ Value Generator::genCall(const CallExpr &E) {
     break; // handled above
   }
   llvm_unreachable("every builtin family is generated above");
+}
+
+/// where(cond, a, b): the three aligned to the result, one select. `A` is
+/// the condition, already generated.
+Value Generator::genWhere(const CallExpr &E, Value A) {
+  auto Result = arrayType(inPlates(E.Ty.Dims), E.Ty.Type);
+  auto Operand = [&](size_t I, DType To) {
+    const ExprType &T = E.Args[I].Value->Ty;
+    Value V = I == 0 ? A : gen(*E.Args[I].Value);
+    return alignLocal(castTo(V, T.Type, To, T.Dims), T.Dims, E.Ty.Dims);
+  };
+  Value C = Operand(0, DType::Bool);
+  Value X = Operand(1, E.Ty.Type), Y = Operand(2, E.Ty.Type);
+  return B.create<ir::SelectOp>(CurLoc, Result, C, X, Y);
+}
+
+/// Elementwise over several broadcast arguments, folded left to right:
+/// minimum/maximum/pow (and min/max with two arguments) are binary ops,
+/// clip(x, lo, hi) = min(max(x, lo), hi). `A` is the first argument.
+Value Generator::genFoldedCall(const CallExpr &E, const Builtin &Fn, Value A) {
+  auto Result = arrayType(inPlates(E.Ty.Dims), E.Ty.Type);
+  auto Operand = [&](size_t I) {
+    const ExprType &T = E.Args[I].Value->Ty;
+    Value V = I == 0 ? A : gen(*E.Args[I].Value);
+    return alignLocal(castTo(V, T.Type, E.Ty.Type, T.Dims), T.Dims, E.Ty.Dims);
+  };
+  auto Bin = [&](ir::BinaryFn Op, Value X, Value Y) -> Value {
+    return B.create<ir::BinaryOp>(CurLoc, Result, Op, X, Y);
+  };
+  Value X = Operand(0);
+  if (Fn.Family == BuiltinFamily::Clip)
+    return Bin(ir::BinaryFn::Min, Bin(ir::BinaryFn::Max, X, Operand(1)),
+               Operand(2));
+  return Bin(*ir::symbolizeBinaryFn(Fn.IrName), X, Operand(1));
+}
+
+/// log_softmax(x) = x - logsumexp(x) along the axis, broadcast back;
+/// softmax is its exp. `A` is x, `Axis` in the full dims.
+Value Generator::genSoftmax(const CallExpr &E, const Builtin &Fn, Value A,
+                            IntegerAttr Axis) {
+  const ExprType &TA = E.Args[0].Value->Ty;
+  auto Result = arrayType(inPlates(E.Ty.Dims), E.Ty.Type);
+  Value X = castTo(A, TA.Type, Info.Precision, TA.Dims);
+  Shape Kept = TA.Dims;
+  Kept.erase(Kept.begin() + *E.Axis);
+  auto Row = arrayType(inPlates(Kept), Info.Precision);
+  Value L =
+      B.create<ir::ReduceOp>(CurLoc, Row, reduceFn(ir::ReduceFn::LogSumExp), X,
+                             B.getI64IntegerAttr(Plates.size()), Axis);
+  SmallVector<int64_t> Map;
+  for (size_t I = 0; I < Plates.size() + TA.Dims.size(); ++I)
+    if (I != static_cast<size_t>(Axis.getInt()))
+      Map.push_back(I);
+  Value LS = B.create<ir::BinaryOp>(CurLoc, Result, ir::BinaryFn::Sub, X,
+                                    broadcast(L, Map, inPlates(TA.Dims)));
+  if (auto Exp = ir::symbolizeUnaryFn(Fn.IrName)) // softmax
+    return B.create<ir::UnaryOp>(CurLoc, Result, *Exp, LS);
+  return LS;
 }
 
 /// `x.T`: the local dims reversed (the plates stay in front).

@@ -9,8 +9,12 @@
 //   Sema.cpp            the public entry, names, the run
 //   Signature.cpp       inputs, output, constants and dimensions
 //   Statements.cpp      let/deterministic/factor, plates and scans
-//   SampleSites.cpp     `x ~ Dist(...)`: distributions, composites, shapes
-//   Expressions.cpp     types and shapes of expressions, the builtins
+//   SampleSites.cpp     `x ~ Dist(...)`: the site's shape, the output's checks
+//   DistributionCalls.cpp  a distribution's arguments, batch and event shapes
+//   Composites.cpp      mixtures, ordered and truncated distributions
+//   Expressions.cpp     types and shapes of expressions, operators, names
+//   Calls.cpp           calls of the builtins (Builtins.def)
+//   Indexing.cpp        x[i], gathers and new axes (Slices.cpp: views)
 //   Classification.cpp  site classes and the sharding plan
 //
 //===----------------------------------------------------------------------===//
@@ -108,14 +112,20 @@ private:
                                    bool MustBeBound);
   bool checkSignature();
   bool checkOutputs(bool &Ok, bool &AnyF64);
+  void bindSignatureSymbols();
+  bool checkInputs(bool &AnyF64);
   void collectNames(const std::vector<StmtPtr> &Body);
 
   // Statements.
   void analyzeBody(const std::vector<StmtPtr> &Body);
   void analyzeStmt(Stmt &S);
+  void analyzeConst(ConstStmt &C);
+  void analyzeFactor(AssignStmt &A);
+  void analyzeAssign(AssignStmt &A);
   /// Records a deterministic or factor site: computed, not sampled.
   void addValueSite(const AssignStmt &A, DType T, const Shape &Full,
                     SiteKind K);
+  // Sample sites (SampleSites.cpp).
   void analyzeSample(SampleStmt &S);
   /// A distribution call's arguments checked against its parameters.
   struct BoundCall {
@@ -138,6 +148,39 @@ private:
                                     bool ShapeMayGiveEvent = false);
   void reportMissingEventSize(const DistSpec &Spec, const BoundCall &R,
                               SMLoc Loc);
+  void reportUnknownDistribution(const SampleStmt &S);
+  std::string takeImproperSupport(SampleStmt &S, bool IsOutput, bool &Ok);
+  std::optional<BoundCall> bindSampleCall(SampleStmt &S, const DistSpec &Spec,
+                                          bool IsOutput);
+  Shape siteShape(SampleStmt &S, BoundCall &Call, bool &Ok);
+  void lowerParams(SampleStmt &S, BoundCall &Call, const Shape &Own);
+  bool checkOutputSite(const SampleStmt &S, const DistSpec &Spec,
+                       const BoundCall &Call, const Shape &Full, DType &T);
+  void addSampleSite(const SampleStmt &S, DType T, const Shape &Full,
+                     const std::string &Support, const BoundCall &Call,
+                     bool IsOutput);
+
+  // A distribution call's arguments (DistributionCalls.cpp).
+  /// Which parameter set the event size so far, and its event shape.
+  struct EventSource {
+    const char *Param = nullptr;
+    Shape Dims;
+  };
+  std::vector<ExprPtr> bindArguments(const DistSpec &Spec,
+                                     const std::vector<Arg> &Args, bool &Ok);
+  void checkExactlyOneOf(const DistSpec &Spec,
+                         const std::vector<ExprPtr> &Bound, SMLoc DistLoc,
+                         bool &Ok);
+  void bindParam(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
+                 SMLoc DistLoc, BoundCall &R, EventSource &Event);
+  void bindDefault(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
+                   SMLoc DistLoc, BoundCall &R);
+  bool checkParamValue(const DistSpec &Spec, const DistParam &P, Expr &E,
+                       std::optional<double> &V, bool &Ok);
+  void mergeEventShape(const DistSpec &Spec, const DistParam &P, const Expr &E,
+                       const Shape &PEvent, BoundCall &R, EventSource &Event);
+
+  // Composites (Composites.cpp, GatedComposites.cpp).
   std::optional<BoundCall> bindMixture(SampleStmt &S);
   std::optional<BoundCall> bindOrdered(SampleStmt &S, bool IsOutput);
   std::optional<BoundCall> bindTruncated(SampleStmt &S);
@@ -168,7 +211,18 @@ private:
   bool analyzeExpr(Expr &E);
   bool analyzeName(NameExpr &E);
   bool analyzeBinary(BinaryExpr &E);
+  bool analyzeMatMul(BinaryExpr &E);
+  // Calls of the builtins (Calls.cpp).
   bool analyzeCall(CallExpr &E);
+  bool takeAxisArg(CallExpr &E, std::optional<int64_t> &Axis, SMLoc &AxisLoc);
+  bool analyzeCallArgs(CallExpr &E, bool AxisFn);
+  bool checkCallArity(CallExpr &E, const Builtin &Fn);
+  bool analyzeWhere(CallExpr &E);
+  std::optional<bool> analyzeCallAxis(CallExpr &E, const Builtin &Fn,
+                                      std::optional<int64_t> Axis,
+                                      SMLoc AxisLoc);
+  bool typeCall(CallExpr &E, const Builtin &Fn);
+  bool typeBroadcastCall(CallExpr &E, const Builtin &Fn);
   bool analyzeConstructor(CallExpr &E, const Builtin &Fn);
   bool analyzeMatrixHelper(CallExpr &E, const Builtin &Fn);
   bool analyzeVecToTril(CallExpr &E);
@@ -182,10 +236,16 @@ private:
   /// note that transformed data can compute it.
   void noteTransformedData(const CallExpr &E);
   bool analyzeLogProb(CallExpr &E); // LogProb.cpp
+  // Indexing (Indexing.cpp).
   bool analyzeIndex(IndexExpr &E);
+  bool analyzeNewAxes(IndexExpr &E, size_t Axes, size_t Kept);
+  bool analyzeGather(IndexExpr &E);
+  bool checkGatherIndex(const Expr &Ix, const Dim &D);
   bool analyzeArray(ArrayExpr &E);
   bool analyzeAttr(AttrExpr &E);
   bool analyzeSlices(IndexExpr &E);
+  std::optional<Dim> constantIndex(const Expr &I, const Dim &D);
+  bool sliceAxis(SliceExpr &Sl, const Dim &D, bool &Ok);
   bool isDimArith(const Expr &E) const;
   Shape viewInPlates(const Shape &Full) const;
   DType arithmeticType(const ExprType &A, const ExprType &B) const;

@@ -15,13 +15,15 @@ namespace sema {
 
 bool Analyzer::analyzeConstructor(CallExpr &E, const Builtin &Fn) {
   if (E.Args.size() < Fn.MinArgs || E.Args.size() > Fn.MaxArgs) {
-    Diags.error(E.Loc, "function '" + E.Callee + "' takes " +
-                           (Fn.MinArgs == Fn.MaxArgs
-                                ? llvm::Twine(Fn.MinArgs) + " argument" +
-                                      (Fn.MinArgs == 1 ? "" : "s")
-                                : llvm::Twine(Fn.MinArgs) + " to " +
-                                      llvm::Twine(Fn.MaxArgs) + " arguments") +
-                           "; got " + llvm::Twine(E.Args.size()));
+    std::string Want = Fn.MinArgs == Fn.MaxArgs
+                           ? (llvm::Twine(Fn.MinArgs) + " argument" +
+                              (Fn.MinArgs == 1 ? "" : "s"))
+                                 .str()
+                           : (llvm::Twine(Fn.MinArgs) + " to " +
+                              llvm::Twine(Fn.MaxArgs) + " arguments")
+                                 .str();
+    Diags.report(diag::E_FUNCTION_ARITY, E.Loc)
+        << E.Callee << Want << E.Args.size();
     return false;
   }
   bool IsFull = E.Callee == "full";
@@ -30,8 +32,7 @@ bool Analyzer::analyzeConstructor(CallExpr &E, const Builtin &Fn) {
   for (size_t I = 0; I < E.Args.size(); ++I) {
     const Arg &A = E.Args[I];
     if (!A.Keyword.empty()) {
-      Diags.error(A.Loc, "function '" + E.Callee + "' takes no keyword "
-                                                    "arguments");
+      Diags.report(diag::E_FUNCTION_KEYWORD, A.Loc) << E.Callee << "";
       return false;
     }
     if (I >= NumDims)
@@ -53,8 +54,8 @@ bool Analyzer::analyzeConstructor(CallExpr &E, const Builtin &Fn) {
     if (!analyzeExpr(V))
       return false;
     if (!broadcastsTo(V.Ty.Dims, Dims)) {
-      Diags.error(V.Loc, "full's value of shape " + shapeStr(V.Ty.Dims) +
-                             " does not broadcast to " + shapeStr(Dims));
+      Diags.report(diag::E_FULL_BROADCAST, V.Loc)
+          << shapeStr(V.Ty.Dims) << shapeStr(Dims);
       return false;
     }
     E.Ty = {V.Ty.Type, Dims, false};
@@ -82,8 +83,8 @@ bool Analyzer::analyzeMatrixHelper(CallExpr &E, const Builtin &Fn) {
     const ExprType &B = E.Args[1].Value->Ty;
     if (A.Dims.size() != 1 || B.Dims.size() != 1 || !isNumeric(A.Type) ||
         !isNumeric(B.Type)) {
-      Diags.error(E.Loc, "outer needs two vectors of numbers; got shapes " +
-                             shapeStr(A.Dims) + " and " + shapeStr(B.Dims));
+      Diags.report(diag::E_OUTER_SHAPES, E.Loc)
+          << shapeStr(A.Dims) << shapeStr(B.Dims);
       return false;
     }
     E.Ty = {arithmeticType(A, B), {A.Dims[0], B.Dims[0]}, false};
@@ -98,9 +99,7 @@ bool Analyzer::analyzeMatrixHelper(CallExpr &E, const Builtin &Fn) {
       E.Ty = {A.Type, {A.Dims[0]}, false};
       return true;
     }
-    Diags.error(E.Loc, "diag needs a vector (to build a diagonal matrix) or "
-                       "a square matrix (to take its diagonal); got shape " +
-                           shapeStr(A.Dims));
+    Diags.report(diag::E_DIAG_SHAPE, E.Loc) << shapeStr(A.Dims);
     return false;
   default:
     llvm_unreachable("not a matrix helper");
@@ -141,9 +140,7 @@ std::optional<DimPoly> Analyzer::trilLength(const DimPoly &Rows, int64_t C,
 /// zeros above. C must be a constant: the triangle's C (C + 1) / 2 is not
 /// a dimension polynomial with integer coefficients.
 bool Analyzer::analyzeVecToTril(CallExpr &E) {
-  const char *Usage = "; write vec_to_tril(v, R, C) (an R x C lower "
-                      "triangle, C a constant) or vec_to_tril(v, K) (K x K), "
-                      "with diagonal=-1 for a strictly lower one";
+
   std::vector<const Arg *> Pos;
   std::optional<int64_t> Diagonal;
   for (const Arg &A : E.Args) {
@@ -153,27 +150,21 @@ bool Analyzer::analyzeVecToTril(CallExpr &E) {
     }
     auto V = literalValue(*A.Value);
     if (A.Keyword != "diagonal" || !V || (*V != 0 && *V != -1) || Diagonal) {
-      Diags.error(A.Loc, llvm::Twine("vec_to_tril takes the keyword "
-                                     "diagonal=0 or diagonal=-1 only") +
-                             Usage);
+      Diags.report(diag::E_TRIL_KEYWORD, A.Loc);
       return false;
     }
     Diagonal = static_cast<int64_t>(*V);
   }
   if (Pos.size() < 2 || Pos.size() > 3) {
-    Diags.error(E.Loc, "vec_to_tril takes a vector and one or two "
-                       "dimensions; got " +
-                           llvm::Twine(Pos.size()) +
-                           (Pos.size() == 1 ? " argument" : " arguments") +
-                           Usage);
+    Diags.report(diag::E_TRIL_ARITY, E.Loc)
+        << Pos.size() << (Pos.size() == 1 ? "" : "s");
     return false;
   }
   Expr &V = *Pos[0]->Value;
   if (!analyzeExpr(V))
     return false;
   if (V.Ty.Dims.size() != 1 || !isNumeric(V.Ty.Type)) {
-    Diags.error(V.Loc, "vec_to_tril needs a vector of numbers; got shape " +
-                           shapeStr(V.Ty.Dims) + Usage);
+    Diags.report(diag::E_TRIL_VECTOR, V.Loc) << shapeStr(V.Ty.Dims);
     return false;
   }
   if (mixesObservations(V.Loc, V.Ty.Dims[0], "'vec_to_tril'"))
@@ -197,16 +188,11 @@ bool Analyzer::analyzeVecToTril(CallExpr &E) {
   const int64_t K = Diagonal.value_or(0);
   const Arg &ColArg = *Pos.back();
   if (!RC[1].isConstant()) {
-    Diags.error(ColArg.Loc, "vec_to_tril's number of columns must be a "
-                            "constant (`const K = 3;`): the length of its "
-                            "triangle, K (K + 1) / 2, is not a dimension "
-                            "expression otherwise" +
-                                llvm::Twine(RC.size() == 2 && Pos.size() == 2
-                                                ? "; a square one of a "
-                                                  "run-time size is an "
-                                                  "LKJCholesky or "
-                                                  "cholesky(...) factor"
-                                                : ""));
+    Diags.report(diag::E_TRIL_COLUMNS, ColArg.Loc)
+        << (RC.size() == 2 && Pos.size() == 2
+                ? "; a square one of a run-time size is an LKJCholesky or "
+                  "cholesky(...) factor"
+                : "");
     return false;
   }
   const int64_t C = RC[1].constantValue();
@@ -214,16 +200,13 @@ bool Analyzer::analyzeVecToTril(CallExpr &E) {
   if (!Length)
     return false;
   if (Length->isConstant() && Length->constantValue() < 1) {
-    Diags.error(E.Loc, "vec_to_tril of this shape keeps no element");
+    Diags.report(diag::E_TRIL_EMPTY, E.Loc);
     return false;
   }
   if (polyOf(V.Ty.Dims[0]).Terms != Length->Terms) {
-    Diags.error(V.Loc, "vec_to_tril(v, " + Dims[0].str() + ", " +
-                           Dims[1].str() + (K ? ", diagonal=-1" : "") +
-                           ") needs a vector of " + Length->str() +
-                           " elements (its lower triangle, row by row); got "
-                           "shape " +
-                           shapeStr(V.Ty.Dims));
+    Diags.report(diag::E_TRIL_LENGTH, V.Loc)
+        << Dims[0].str() << Dims[1].str() << (K ? ", diagonal=-1" : "")
+        << Length->str() << shapeStr(V.Ty.Dims);
     return false;
   }
   E.TrilDiagonal = K;

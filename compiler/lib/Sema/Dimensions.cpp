@@ -12,22 +12,17 @@
 namespace aimz {
 namespace sema {
 
-static const char *const DimArithHelp =
-    "a dimension combines dimension names, constants and integers with "
-    "+ - * and exact /";
-
 std::optional<DimPoly> Analyzer::dimPoly(const Expr &E, bool MustBeBound,
                                          unsigned Depth) {
   if (Depth > 64) {
-    Diags.error(E.Loc, "dimension constants refer to each other in a cycle");
+    Diags.report(diag::E_DIM_CYCLE, E.Loc);
     return std::nullopt;
   }
   switch (E.K) {
   case Expr::Kind::Number: {
     const auto &N = static_cast<const NumberExpr &>(E);
     if (!N.IsInteger) {
-      Diags.error(E.Loc, "a dimension must be an integer; got " +
-                             formatNumber(N.Value));
+      Diags.report(diag::E_DIM_NOT_INTEGER, E.Loc) << formatNumber(N.Value);
       return std::nullopt;
     }
     return DimPoly::constant(static_cast<int64_t>(N.Value));
@@ -61,16 +56,13 @@ std::optional<DimPoly> Analyzer::dimPoly(const Expr &E, bool MustBeBound,
     case BinaryOp::Div:
       if (!R->isConstant() || R->constantValue() == 0 ||
           !L->divideExactly(R->constantValue())) {
-        Diags.error(E.Loc, "'" + L->str() + " / " + R->str() +
-                               "' is not an exact integer division; " +
-                               DimArithHelp);
+        Diags.report(diag::E_DIM_INEXACT_DIVISION, E.Loc)
+            << L->str() << R->str();
         return std::nullopt;
       }
       break;
     default:
-      Diags.error(E.Loc, llvm::Twine("operator '") +
-                             binaryOpSpelling(B.Op) +
-                             "' in a dimension; " + DimArithHelp);
+      Diags.report(diag::E_DIM_BAD_OPERATOR, E.Loc) << binaryOpSpelling(B.Op);
       return std::nullopt;
     }
     if (!Ok)
@@ -78,14 +70,13 @@ std::optional<DimPoly> Analyzer::dimPoly(const Expr &E, bool MustBeBound,
     return L;
   }
   default:
-    Diags.error(E.Loc, llvm::Twine("this is not a dimension: ") +
-                           DimArithHelp);
+    Diags.report(diag::E_NOT_DIM_ARITH, E.Loc);
     return std::nullopt;
   }
 }
 
 std::optional<DimPoly> Analyzer::overflow(SMLoc Loc) {
-  Diags.error(Loc, "dimension arithmetic overflows 64 bits");
+  Diags.report(diag::E_DIM_OVERFLOW, Loc);
   return std::nullopt;
 }
 
@@ -97,23 +88,17 @@ std::optional<DimPoly> Analyzer::namePoly(const NameExpr &N, bool MustBeBound,
     return dimPoly(*A->second->Arith, MustBeBound, Depth + 1);
   if (BoundSymbols.count(N.Name)) {
     if (N.Name == Info.ObsDim) {
-      Diags.error(N.Loc, "the observation axis '" + N.Name +
-                             "' cannot be part of a dimension's arithmetic: "
-                             "its extent differs from shard to shard");
+      Diags.report(diag::E_OBS_AXIS_IN_DIM_ARITH, N.Loc) << N.Name;
       return std::nullopt;
     }
     return DimPoly::symbol(N.Name);
   }
   auto S = Names.find(N.Name);
   if (S != Names.end())
-    Diags.error(N.Loc, "'" + N.Name + "' is " + article(kindWord(S->second.K)) +
-                           " " + kindWord(S->second.K) +
-                           ", not a dimension");
+    Diags.report(diag::E_NOT_A_DIMENSION, N.Loc)
+        << N.Name << article(kindWord(S->second.K)) << kindWord(S->second.K);
   else
-    Diags.error(N.Loc, "unknown dimension '" + N.Name +
-                           "' in a dimension's arithmetic; name it plainly in "
-                           "an input's or a latent's shape, or declare it "
-                           "with 'const'");
+    Diags.report(diag::E_UNKNOWN_DIM_IN_ARITH, N.Loc) << N.Name;
   (void)MustBeBound;
   return std::nullopt;
 }
@@ -123,7 +108,7 @@ std::optional<Dim> Analyzer::dimOf(const DimPoly &P, SMLoc Loc,
   if (P.isConstant()) {
     int64_t V = P.constantValue();
     if (V < 0 || (V == 0 && !AllowZero)) {
-      Diags.error(Loc, "dimension must be positive; got " + llvm::Twine(V));
+      Diags.report(diag::E_DIM_NOT_POSITIVE, Loc) << V;
       return std::nullopt;
     }
     return Dim::known(V);
@@ -138,7 +123,7 @@ void Analyzer::requireNonNegative(const DimPoly &P, SMLoc Loc,
                                   const std::string &What) {
   if (P.isConstant()) {
     if (P.constantValue() < 0)
-      Diags.error(Loc, What + " needs " + P.str() + " >= 0");
+      Diags.report(diag::E_DIM_NEGATIVE, Loc) << What << P.str();
     return;
   }
   std::string Text = P.str();

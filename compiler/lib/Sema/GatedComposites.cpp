@@ -68,27 +68,24 @@ bool Analyzer::rewriteGatedComposite(SampleStmt &S) {
         A.Keyword == "base_dist") {
       Base = llvm::dyn_cast<CallExpr>(A.Value.get());
       if (!Base) {
-        Diags.error(A.Loc, Composite + "'s base_dist must be a "
-                                       "distribution call, e.g. Poisson(rate)");
+        Diags.report(diag::E_GATED_BASE_NOT_CALL, A.Loc) << Composite;
         return false;
       }
       continue;
     }
-    Diags.error(A.Loc, Composite + " takes base_dist and gate= or "
-                                   "gate_logits= only");
+    Diags.report(diag::E_GATED_ARGS, A.Loc) << Composite;
     return false;
   }
   if (!Base) {
-    Diags.error(S.DistLoc, Composite + " is missing its base_dist, e.g. " +
-                               Composite + "(Poisson(rate), gate=p)");
+    Diags.report(diag::E_GATED_MISSING_BASE, S.DistLoc) << Composite;
     return false;
   }
   const GatedForm *Form = llvm::find_if(GatedForms, [&](const GatedForm &F) {
     return Composite == F.Composite && Base->Callee == F.Base;
   });
   if (Form == std::end(GatedForms)) {
-    Diags.error(Base->Loc, Composite + " is over " + basesOf(Composite) +
-                               " here; got " + Base->Callee);
+    Diags.report(diag::E_GATED_BASE, Base->Loc)
+        << Composite << basesOf(Composite) << Base->Callee;
     return false;
   }
   // The base's positional arguments take its parameters' names, so the
@@ -100,9 +97,8 @@ bool Analyzer::rewriteGatedComposite(SampleStmt &S) {
     Arg Named = A;
     if (Named.Keyword.empty()) {
       if (At >= BaseSpec->Params.size()) {
-        Diags.error(A.Loc, Base->Callee + " takes " +
-                               llvm::Twine(BaseSpec->Params.size()) +
-                               " arguments");
+        Diags.report(diag::E_GATED_BASE_ARGS, A.Loc)
+            << Base->Callee << BaseSpec->Params.size();
         return false;
       }
       Named.Keyword = BaseSpec->Params[At++].Name;
@@ -110,8 +106,7 @@ bool Analyzer::rewriteGatedComposite(SampleStmt &S) {
     Args.push_back(std::move(Named));
   }
   if (!Form->GateLogits && Gates.size() != 1) {
-    Diags.error(S.DistLoc, Composite + " needs exactly one of 'gate=' or "
-                                       "'gate_logits='");
+    Diags.report(diag::E_GATED_GATE, S.DistLoc) << Composite;
     return false;
   }
   for (Arg &G : Gates) {

@@ -18,32 +18,25 @@ namespace sema {
 bool Analyzer::analyzeLogProb(CallExpr &E) {
   for (const Arg &A : E.Args)
     if (!A.Keyword.empty()) {
-      Diags.error(A.Loc, "log_prob takes its distribution and value by "
-                         "position: log_prob(Normal(mu, s), x)");
+      Diags.report(diag::E_LOGPROB_KEYWORD, A.Loc);
       return false;
     }
   if (E.Args.size() != 2) {
-    Diags.error(E.Loc, "log_prob takes 2 arguments, a distribution and a "
-                       "value: log_prob(Normal(mu, s), x); got " +
-                           llvm::Twine(E.Args.size()));
+    Diags.report(diag::E_LOGPROB_ARITY, E.Loc) << E.Args.size();
     return false;
   }
   auto *D = llvm::dyn_cast<CallExpr>(E.Args[0].Value.get());
   const DistSpec *Spec = D ? lookupDistribution(D->Callee) : nullptr;
   if (!Spec) {
-    Diags.error(E.Args[0].Loc, "the first argument of log_prob must be a "
-                               "distribution, e.g. log_prob(Normal(mu, s), "
-                               "x)");
+    Diags.report(diag::E_LOGPROB_NOT_DIST, E.Args[0].Loc);
     return false;
   }
   if (Spec->hasEvent() || Spec->isComposite() || Spec->Improper) {
-    Diags.error(D->Loc, llvm::Twine("log_prob takes a distribution of "
-                                    "numbers; ") +
-                            Spec->Name +
-                            (Spec->Improper ? " has no normalized density"
-                             : Spec->isComposite()
-                                 ? " is a composite"
-                                 : " has vector or matrix values"));
+    Diags.report(diag::E_LOGPROB_DIST_KIND, D->Loc)
+        << Spec->Name
+        << (Spec->Improper        ? "has no normalized density"
+            : Spec->isComposite() ? "is a composite"
+                                  : "has vector or matrix values");
     return false;
   }
   std::optional<BoundCall> Bound = bindCall(*Spec, D->Args, D->Loc);
@@ -52,15 +45,13 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
   if (!Bound || !Bound->Ok || !Bound->Batch || !ValueOk)
     return false;
   if (!isNumeric(X.Ty.Type)) {
-    Diags.error(X.Loc, "the value of log_prob must be a number; got bool");
+    Diags.report(diag::E_LOGPROB_VALUE_BOOL, X.Loc);
     return false;
   }
   auto Out = broadcastShapes(*Bound->Batch, X.Ty.Dims);
   if (!Out) {
-    Diags.error(E.Loc, "the value of log_prob has shape " +
-                           shapeStr(X.Ty.Dims) + ", which does not "
-                           "broadcast with the distribution's batch shape " +
-                           shapeStr(*Bound->Batch));
+    Diags.report(diag::E_LOGPROB_BROADCAST, E.Loc)
+        << shapeStr(X.Ty.Dims) << shapeStr(*Bound->Batch);
     return false;
   }
   E.LogProbParamNames.clear();

@@ -107,14 +107,7 @@ std::optional<ModelInfo> Analyzer::run() {
   analyzeBody(M.Body);
   for (const Param &Out : M.Outputs)
     if (!SampledOutputs.count(Out.Name) && !Diags.hadError())
-      Diags.error(Out.Loc, "output '" + Out.Name +
-                               "' is never sampled; add '" + Out.Name +
-                               " ~ Dist(...);' to the model (a likelihood "
-                               "written with 'factor' terms alone has no "
-                               "draws to predict: give the output its "
-                               "distribution, e.g. HurdlePoisson for a "
-                               "hurdle, or a zero-inflated, truncated or "
-                               "mixture one)");
+      Diags.report(diag::E_OUTPUT_NEVER_SAMPLED, Out.Loc) << Out.Name;
   // A dimension only the posterior can bind must be in a latent's shape.
   for (const auto &[Name, Loc] : PosteriorDimLocs) {
     bool Carried = llvm::any_of(Info.Sites, [&, &Name = Name](const Site &S) {
@@ -122,11 +115,7 @@ std::optional<ModelInfo> Analyzer::run() {
              llvm::is_contained(S.Dims, Dim::symbol(Name));
     });
     if (!Carried)
-      Diags.error(Loc, "unknown dimension '" + Name +
-                           "': no input's shape names it and no latent has "
-                           "it in its shape, so nothing can set it at run "
-                           "time; name it in an input's shape or declare it "
-                           "with 'const'");
+      Diags.report(diag::E_UNBOUND_POSTERIOR_DIM, Loc) << Name;
   }
   if (Diags.hadError())
     return std::nullopt;

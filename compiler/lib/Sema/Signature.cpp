@@ -24,8 +24,7 @@ std::optional<Dim> Analyzer::resolveDim(const DimSyntax &D, bool MustBeBound) {
   }
   if (D.Name.empty()) {
     if (D.Value <= 0) {
-      Diags.error(D.Loc, "dimension must be positive; got " +
-                             llvm::Twine(D.Value));
+      Diags.report(diag::E_DIM_NOT_POSITIVE, D.Loc) << D.Value;
       return std::nullopt;
     }
     return Dim::known(D.Value);
@@ -33,8 +32,8 @@ std::optional<Dim> Analyzer::resolveDim(const DimSyntax &D, bool MustBeBound) {
   auto C = Info.Constants.find(D.Name);
   if (C != Info.Constants.end()) {
     if (C->second <= 0) {
-      Diags.error(D.Loc, "dimension '" + D.Name + "' must be positive; it is " +
-                             llvm::Twine(C->second));
+      Diags.report(diag::E_CONST_DIM_NOT_POSITIVE, D.Loc)
+          << D.Name << C->second;
       return std::nullopt;
     }
     return Dim::known(C->second);
@@ -50,14 +49,10 @@ std::optional<Dim> Analyzer::resolveDim(const DimSyntax &D, bool MustBeBound) {
   if (MustBeBound && !BoundSymbols.count(D.Name)) {
     auto N = Names.find(D.Name);
     if (N != Names.end())
-      Diags.error(D.Loc, "'" + D.Name + "' is " +
-                             article(kindWord(N->second.K)) + " " +
-                             kindWord(N->second.K) +
-                             ", not a dimension");
+      Diags.report(diag::E_NOT_A_DIMENSION, D.Loc)
+          << D.Name << article(kindWord(N->second.K)) << kindWord(N->second.K);
     else
-      Diags.error(D.Loc, "unknown dimension '" + D.Name +
-                             "'; dimensions are named in the input and output "
-                             "shapes or declared with 'const'");
+      Diags.report(diag::E_UNKNOWN_DIMENSION, D.Loc) << D.Name;
     return std::nullopt;
   }
   return Dim::symbol(D.Name);
@@ -136,18 +131,12 @@ bool Analyzer::checkOutputs(bool &Ok, bool &AnyF64) {
     if (!OutShape)
       return false;
     if (OutShape->empty()) {
-      Diags.error(Out.Type.Loc,
-                  "output '" + Out.Name +
-                      "' is a scalar; its leading dimension is the "
-                      "observation axis, as in 'f32[n]'");
+      Diags.report(diag::E_OUTPUT_SCALAR, Out.Type.Loc) << Out.Name;
       return false;
     }
     if (!(*OutShape)[0].isSymbol() || !polyOf((*OutShape)[0]).isSymbol()) {
-      Diags.error(Out.Type.Dims[0].Loc,
-                  "the output's leading dimension is the observation axis "
-                  "and must be a name bound from the data, not the fixed "
-                  "extent " +
-                      (*OutShape)[0].str());
+      Diags.report(diag::E_OUTPUT_FIXED_OBS_AXIS, Out.Type.Dims[0].Loc)
+          << (*OutShape)[0].str();
       return false;
     }
     if (Info.ObsDim.empty()) {
@@ -155,27 +144,19 @@ bool Analyzer::checkOutputs(bool &Ok, bool &AnyF64) {
     } else if ((*OutShape)[0].Symbol != Info.ObsDim) {
       // One observation axis is what both plans shard; outputs of
       // different lengths are separate models (or one output padded).
-      Diags.error(Out.Type.Dims[0].Loc,
-                  "output '" + Out.Name + "' leads with '" +
-                      (*OutShape)[0].Symbol + "' but the first output '" +
-                      M.Outputs.front().Name + "' leads with '" +
-                      Info.ObsDim +
-                      "'; every output shares the observation axis (one "
-                      "row per observation); give the outputs the same "
-                      "leading dimension");
+      Diags.report(diag::E_OUTPUTS_OBS_AXIS_DIFFER, Out.Type.Dims[0].Loc)
+          << Out.Name << (*OutShape)[0].Symbol << M.Outputs.front().Name
+          << Info.ObsDim;
       return false;
     }
     if (Info.outputIndex(Out.Name) >= 0) {
-      Diags.error(Out.Loc, "output '" + Out.Name + "' is declared twice");
-      Diags.note(M.findOutput(Out.Name)->Loc, "previous declaration is here");
+      Diags.report(diag::E_OUTPUT_DECLARED_TWICE, Out.Loc) << Out.Name;
+      Diags.report(diag::N_PREVIOUS_DECLARATION, M.findOutput(Out.Name)->Loc);
       return false;
     }
     Info.Outputs.push_back({Out.Name, Out.Type.Type, *OutShape});
     if (Out.Type.Type == DType::F64 && Requested == DType::F32) {
-      Diags.error(Out.Type.Loc, "output '" + Out.Name +
-                                    "' is f64 but the model was asked to "
-                                    "compute in f32 (--precision=f32); "
-                                    "declare it f32");
+      Diags.report(diag::E_OUTPUT_F64_IN_F32, Out.Type.Loc) << Out.Name;
       Ok = false;
     }
     AnyF64 |= Out.Type.Type == DType::F64;
@@ -187,8 +168,19 @@ bool Analyzer::checkOutputs(bool &Ok, bool &AnyF64) {
 bool Analyzer::checkSignature() {
   Info.Name = M.Name;
   bool Ok = true;
+  bindSignatureSymbols();
+  bool AnyF64 = false;
+  if (!checkOutputs(Ok, AnyF64))
+    return false;
+  Ok &= checkInputs(AnyF64);
+  // f64 when asked (aimzc --precision=f64: integer-only models) or when
+  // an input is f64.
+  Info.Precision = Requested ? *Requested : AnyF64 ? DType::F64 : DType::F32;
+  return Ok;
+}
 
-  // Symbols in the signature are bound by the data's shapes.
+/// Symbols in the signature are bound by the data's shapes.
+void Analyzer::bindSignatureSymbols() {
   auto Bind = [&](const Param &P) {
     for (const DimSyntax &D : P.Type.Dims)
       if (!D.Name.empty() && !Info.Constants.count(D.Name) &&
@@ -212,15 +204,16 @@ bool Analyzer::checkSignature() {
       if (I > 0 && D.Name != M.Outputs.front().Type.Dims[0].Name)
         Info.PosteriorDims.push_back(D.Name);
     }
+}
 
-  bool AnyF64 = false;
-  if (!checkOutputs(Ok, AnyF64))
-    return false;
+/// Each input's shape, with the observation axis leading or absent; sets
+/// Info.Inputs and the input names. False after an error.
+bool Analyzer::checkInputs(bool &AnyF64) {
+  bool Ok = true;
   for (const Param &P : M.Inputs) {
     if (const Param *Out = M.findOutput(P.Name)) {
-      Diags.error(P.Loc, "input '" + P.Name + "' has an output's name; an "
-                         "observed array is declared once, as an output");
-      Diags.note(Out->Loc, "output declared here");
+      Diags.report(diag::E_INPUT_IS_OUTPUT, P.Loc) << P.Name;
+      Diags.report(diag::N_OUTPUT_DECLARED_HERE, Out->Loc);
       Ok = false;
       continue;
     }
@@ -234,37 +227,26 @@ bool Analyzer::checkSignature() {
     // array of hyperparameters, the same for every observation).
     auto ObsAt = llvm::find(*S, Dim::symbol(Info.ObsDim));
     if (ObsAt != S->end() && ObsAt != S->begin()) {
-      Diags.error(P.Type.Loc,
-                  "input '" + P.Name + "' has shape " + shapeStr(*S) +
-                      " with the observation axis '" + Info.ObsDim +
-                      "' inside; an input either leads with it or does not "
-                      "have it (transpose the data so that observations "
-                      "come first)");
+      Diags.report(diag::E_INPUT_OBS_AXIS_INSIDE, P.Type.Loc)
+          << P.Name << shapeStr(*S) << Info.ObsDim;
       Ok = false;
       continue;
     }
     Symbol Sym{Symbol::Kind::Input, P.Type.Type, *S, P.Loc};
     auto [It, New] = Names.emplace(P.Name, Sym);
     if (!New) {
-      Diags.error(P.Loc, "input '" + P.Name + "' is declared twice");
-      Diags.note(It->second.Loc, "previous declaration is here");
+      Diags.report(diag::E_INPUT_DECLARED_TWICE, P.Loc) << P.Name;
+      Diags.report(diag::N_PREVIOUS_DECLARATION, It->second.Loc);
       Ok = false;
       continue;
     }
     if (P.Type.Type == DType::F64 && Requested == DType::F32) {
-      Diags.error(P.Type.Loc, "input '" + P.Name + "' is f64 but the model "
-                                  "was asked to compute in f32 "
-                                  "(--precision=f32); declare it f32");
+      Diags.report(diag::E_INPUT_F64_IN_F32, P.Type.Loc) << P.Name;
       Ok = false;
     }
     AnyF64 |= P.Type.Type == DType::F64;
     Info.Inputs.push_back({P.Name, P.Type.Type, *S});
   }
-  // f64 when asked (aimzc --precision=f64: integer-only models) or when
-  // an input is f64.
-  Info.Precision = Requested ? *Requested
-                   : AnyF64  ? DType::F64
-                             : DType::F32;
   return Ok;
 }
 

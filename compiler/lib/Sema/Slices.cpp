@@ -65,10 +65,8 @@ bool Analyzer::analyzeSlices(IndexExpr &E) {
     Consumed += !(A && A->NewAxis);
   }
   if (Consumed > Base.size()) {
-    Diags.error(E.Loc, "too many indices: the value has shape " +
-                           shapeStr(Base) + " (rank " +
-                           llvm::Twine(Base.size()) + ") but " +
-                           llvm::Twine(Consumed) + " indices were given");
+    Diags.report(diag::E_TOO_MANY_INDICES, E.Loc)
+        << shapeStr(Base) << Base.size() << Consumed;
     return false;
   }
   E.Basic.assign(Base.size(), {Dim::known(0), false});
@@ -83,70 +81,92 @@ bool Analyzer::analyzeSlices(IndexExpr &E) {
       continue;
     }
     const Dim &D = Base[Ax];
-    DimPoly Extent = polyOf(D);
     auto *Sl = llvm::dyn_cast<SliceExpr>(I.get());
     if (mixesObservations(I->Loc, D, Sl ? "this slice" : "this index"))
       return false;
     if (!Sl) {
       // An integer constant: the axis is indexed away.
-      auto P = dimPoly(*I, true);
-      if (!P)
+      auto At = constantIndex(*I, D);
+      if (!At)
         return false;
-      DimPoly At = fromEnd(*P, Extent), Last = Extent;
-      Last.add(DimPoly::constant(1), -1);
-      if (auto Ok = within(At, DimPoly::constant(0), Last); Ok && !*Ok) {
-        Diags.error(I->Loc, "index " + P->str() + " is out of range for a "
-                                "dimension of extent " + D.str());
-        return false;
-      }
-      std::string What = "index " + P->str() + " of a dimension " + D.str();
-      requireNonNegative(At, I->Loc, What);
-      DimPoly Room = Last;
-      Room.add(At, -1);
-      requireNonNegative(Room, I->Loc, What);
-      E.Basic[Ax++] = {*dimOf(At, I->Loc, true), true};
+      E.Basic[Ax++] = {*At, true};
       continue;
     }
-    std::optional<DimPoly> Start = DimPoly::constant(0), Stop = Extent;
-    if (Sl->Start)
-      Start = dimPoly(*Sl->Start, true);
-    if (Sl->Stop)
-      Stop = dimPoly(*Sl->Stop, true);
-    if (!Start || !Stop)
-      return false;
-    DimPoly From = fromEnd(*Start, Extent), To = fromEnd(*Stop, Extent);
-    DimPoly Len = To;
-    if (!Len.add(From, -1))
-      return !overflow(I->Loc);
-    std::string Text = (Sl->Start ? Start->str() : std::string()) + ":" +
-                       (Sl->Stop ? Stop->str() : std::string());
-    auto InRange = within(From, DimPoly::constant(0), To);
-    auto EndOk = within(To, From, Extent);
-    if ((InRange && !*InRange) || (EndOk && !*EndOk)) {
-      Diags.error(I->Loc, "slice " + Text + " is out of range for a "
-                              "dimension of extent " + D.str());
-      return false;
-    }
-    if (Len.isConstant() && Len.constantValue() == 0) {
-      Diags.error(I->Loc, "slice " + Text + " is empty");
-      return false;
-    }
-    std::string What = "slice " + Text + " of a dimension " + D.str();
-    DimPoly Room = Extent;
-    Room.add(To, -1);
-    requireNonNegative(From, I->Loc, What);
-    requireNonNegative(Len, I->Loc, What);
-    requireNonNegative(Room, I->Loc, What);
-    auto L = dimOf(Len, I->Loc);
-    if (!L)
-      return false;
-    Sl->From = *dimOf(From, I->Loc, true);
-    Sl->Extent = *L;
+    bool Ok = true;
+    if (!sliceAxis(*Sl, D, Ok))
+      return Ok;
     E.Basic[Ax++] = {Sl->From, false};
-    Out.push_back(*L);
+    Out.push_back(Sl->Extent);
   }
   Out.insert(Out.end(), Base.begin() + Ax, Base.end());
   E.Ty = {E.Base->Ty.Type, Out, false};
+  return true;
+}
+
+/// `x[i]` for a constant `i` along an axis of `D`: where it is, in range
+/// when both are known, else checked by the runtime. Nullopt after an
+/// error.
+std::optional<Dim> Analyzer::constantIndex(const Expr &I, const Dim &D) {
+  DimPoly Extent = polyOf(D);
+  auto P = dimPoly(I, true);
+  if (!P)
+    return std::nullopt;
+  DimPoly At = fromEnd(*P, Extent), Last = Extent;
+  Last.add(DimPoly::constant(1), -1);
+  if (auto Ok = within(At, DimPoly::constant(0), Last); Ok && !*Ok) {
+    Diags.report(diag::E_INDEX_RANGE, I.Loc) << P->str() << D.str();
+    return std::nullopt;
+  }
+  std::string What = "index " + P->str() + " of a dimension " + D.str();
+  requireNonNegative(At, I.Loc, What);
+  DimPoly Room = Last;
+  Room.add(At, -1);
+  requireNonNegative(Room, I.Loc, What);
+  return *dimOf(At, I.Loc, true);
+}
+
+/// `x[a:b]` along an axis of `D`: its start and extent set on `Sl`, in
+/// range when known, else checked by the runtime. False when the index
+/// expression is done, `Ok` saying how (true after an overflow, which is
+/// reported).
+bool Analyzer::sliceAxis(SliceExpr &Sl, const Dim &D, bool &Ok) {
+  DimPoly Extent = polyOf(D);
+  std::optional<DimPoly> Start = DimPoly::constant(0), Stop = Extent;
+  if (Sl.Start)
+    Start = dimPoly(*Sl.Start, true);
+  if (Sl.Stop)
+    Stop = dimPoly(*Sl.Stop, true);
+  if (!Start || !Stop)
+    return Ok = false;
+  DimPoly From = fromEnd(*Start, Extent), To = fromEnd(*Stop, Extent);
+  DimPoly Len = To;
+  if (!Len.add(From, -1)) {
+    Ok = !overflow(Sl.Loc);
+    return false;
+  }
+  std::string Text = (Sl.Start ? Start->str() : std::string()) + ":" +
+                     (Sl.Stop ? Stop->str() : std::string());
+  auto InRange = within(From, DimPoly::constant(0), To);
+  auto EndOk = within(To, From, Extent);
+  if ((InRange && !*InRange) || (EndOk && !*EndOk)) {
+    Diags.report(diag::E_SLICE_RANGE, Sl.Loc) << Text << D.str();
+    return Ok = false;
+  }
+  if (Len.isConstant() && Len.constantValue() == 0) {
+    Diags.report(diag::E_SLICE_EMPTY, Sl.Loc) << Text;
+    return Ok = false;
+  }
+  std::string What = "slice " + Text + " of a dimension " + D.str();
+  DimPoly Room = Extent;
+  Room.add(To, -1);
+  requireNonNegative(From, Sl.Loc, What);
+  requireNonNegative(Len, Sl.Loc, What);
+  requireNonNegative(Room, Sl.Loc, What);
+  auto L = dimOf(Len, Sl.Loc);
+  if (!L)
+    return Ok = false;
+  Sl.From = *dimOf(From, Sl.Loc, true);
+  Sl.Extent = *L;
   return true;
 }
 
@@ -155,17 +175,13 @@ bool Analyzer::analyzeAttr(AttrExpr &E) {
   if (!analyzeExpr(*E.Base))
     return false;
   if (E.Name != "T") {
-    Diags.error(E.Loc, "unknown attribute '." + E.Name +
-                           "'; values have only '.T' (the transpose)");
+    Diags.report(diag::E_UNKNOWN_ATTRIBUTE, E.Loc) << E.Name;
     return false;
   }
   Shape S = E.Base->Ty.Dims;
   if (S.size() >= 2 && mentions(S, Info.ObsDim)) {
-    Diags.error(E.Loc, "transposing a value of shape " + shapeStr(S) +
-                           " moves the observation axis '" + Info.ObsDim +
-                           "'; transpose inside 'plate ... (" + Info.ObsDim +
-                           ")' instead, where each observation is its own "
-                           "row");
+    Diags.report(diag::E_TRANSPOSE_OBS_AXIS, E.Loc)
+        << shapeStr(S) << Info.ObsDim;
     return false;
   }
   std::reverse(S.begin(), S.end());

@@ -27,15 +27,13 @@ const BlockStmt *Analyzer::enclosingScan() const {
 bool Analyzer::define(const Stmt &S, Symbol Sym) {
   const bool IsOutput = M.findOutput(S.Name) != nullptr;
   if (IsOutput && S.K != Stmt::Kind::Sample) {
-    Diags.error(S.NameLoc, "output '" + S.Name +
-                               "' must be defined by sampling it with '" +
-                               S.Name + " ~ Dist(...)'");
+    Diags.report(diag::E_OUTPUT_NOT_SAMPLED_DEF, S.NameLoc) << S.Name;
     return false;
   }
   auto [It, New] = Names.emplace(S.Name, Sym);
   if (!New || (IsOutput && SampledOutputs.count(S.Name))) {
-    Diags.error(S.NameLoc, "'" + S.Name + "' is already defined");
-    Diags.note(It->second.Loc, "previous definition is here");
+    Diags.report(diag::E_ALREADY_DEFINED, S.NameLoc) << S.Name;
+    Diags.report(diag::N_PREVIOUS_DEFINITION, It->second.Loc);
     return false;
   }
   return true;
@@ -48,77 +46,19 @@ void Analyzer::analyzeBody(const std::vector<StmtPtr> &Body) {
 
 void Analyzer::analyzeStmt(Stmt &S) {
   switch (S.K) {
-  case Stmt::Kind::Const: {
-    auto &C = static_cast<ConstStmt &>(S);
-    Symbol Sym{Symbol::Kind::Const, DType::I64, {}, C.NameLoc, C.Value};
-    auto Prev = Names.find(C.Name);
-    if (Prev != Names.end()) {
-      Diags.error(C.NameLoc, "'" + C.Name + "' is already defined");
-      Diags.note(Prev->second.Loc, "previous definition is here");
-      return;
-    }
-    auto Known = Info.Constants.find(C.Name);
-    auto Arith = ConstArith.find(C.Name);
-    if (Known != Info.Constants.end() ? Known->second != C.Value
-                                      : Arith->second != &C) {
-      // An earlier const of this name is further down in a nested block.
-      Diags.error(C.NameLoc, "'" + C.Name + "' is already defined");
-      return;
-    }
-    if (Known == Info.Constants.end()) {
-      // Arithmetic on dimensions: a number the model may compute with.
-      auto P = dimPoly(*C.Arith, true);
-      if (!P) {
-        poison(C);
-        return;
-      }
-      Sym.DimText = P->str();
-    }
-    define(C, Sym);
+  case Stmt::Kind::Const:
+    analyzeConst(static_cast<ConstStmt &>(S));
     return;
-  }
-  case Stmt::Kind::Factor: {
-    auto &A = static_cast<AssignStmt &>(S);
-    if (!analyzeExpr(*A.Value)) {
-      poison(A);
-      return;
-    }
-    if (!isNumeric(A.Value->Ty.Type)) {
-      Diags.error(A.Value->Loc, "factor '" + A.Name +
-                                    "' must be a number (a log density "
-                                    "term); got bool");
-      poison(A);
-      return;
-    }
-    // A log-density term, in the model's float precision.
-    Shape Full = plateDims();
-    llvm::append_range(Full, A.Value->Ty.Dims);
-    if (!define(A, {Symbol::Kind::Factor, Info.Precision, Full, A.NameLoc}))
-      return;
-    addValueSite(A, Info.Precision, Full, SiteKind::Factor);
+  case Stmt::Kind::Factor:
+    analyzeFactor(static_cast<AssignStmt &>(S));
     return;
-  }
   case Stmt::Kind::Transformed:
     analyzeTransformed(static_cast<AssignStmt &>(S));
     return;
   case Stmt::Kind::Let:
-  case Stmt::Kind::Deterministic: {
-    auto &A = static_cast<AssignStmt &>(S);
-    if (!analyzeExpr(*A.Value)) {
-      poison(A);
-      return;
-    }
-    Shape Full = plateDims();
-    llvm::append_range(Full, A.Value->Ty.Dims);
-    DType T = A.Value->Ty.Type;
-    bool IsDet = S.K == Stmt::Kind::Deterministic;
-    if (!define(A, {IsDet ? Symbol::Kind::Deterministic : Symbol::Kind::Let,
-                    T, Full, A.NameLoc}))
-      return;
-    if (IsDet)
-      addValueSite(A, T, Full, SiteKind::Deterministic);
+  case Stmt::Kind::Deterministic:
+    analyzeAssign(static_cast<AssignStmt &>(S));
     return;
-  }
   case Stmt::Kind::Sample:
     analyzeSample(static_cast<SampleStmt &>(S));
     return;
@@ -127,6 +67,72 @@ void Analyzer::analyzeStmt(Stmt &S) {
     analyzeBlock(static_cast<BlockStmt &>(S));
     return;
   }
+}
+
+/// `const NAME = ...;`: its value was found by collectNames; here it is
+/// defined in program order.
+void Analyzer::analyzeConst(ConstStmt &C) {
+  Symbol Sym{Symbol::Kind::Const, DType::I64, {}, C.NameLoc, C.Value};
+  auto Prev = Names.find(C.Name);
+  if (Prev != Names.end()) {
+    Diags.report(diag::E_ALREADY_DEFINED, C.NameLoc) << C.Name;
+    Diags.report(diag::N_PREVIOUS_DEFINITION, Prev->second.Loc);
+    return;
+  }
+  auto Known = Info.Constants.find(C.Name);
+  auto Arith = ConstArith.find(C.Name);
+  if (Known != Info.Constants.end() ? Known->second != C.Value
+                                    : Arith->second != &C) {
+    // An earlier const of this name is further down in a nested block.
+    Diags.report(diag::E_ALREADY_DEFINED, C.NameLoc) << C.Name;
+    return;
+  }
+  if (Known == Info.Constants.end()) {
+    // Arithmetic on dimensions: a number the model may compute with.
+    auto P = dimPoly(*C.Arith, true);
+    if (!P) {
+      poison(C);
+      return;
+    }
+    Sym.DimText = P->str();
+  }
+  define(C, Sym);
+}
+
+/// `factor NAME = expr;`: a log-density term, in the model's float
+/// precision.
+void Analyzer::analyzeFactor(AssignStmt &A) {
+  if (!analyzeExpr(*A.Value)) {
+    poison(A);
+    return;
+  }
+  if (!isNumeric(A.Value->Ty.Type)) {
+    Diags.report(diag::E_FACTOR_NOT_NUMBER, A.Value->Loc) << A.Name;
+    poison(A);
+    return;
+  }
+  Shape Full = plateDims();
+  llvm::append_range(Full, A.Value->Ty.Dims);
+  if (!define(A, {Symbol::Kind::Factor, Info.Precision, Full, A.NameLoc}))
+    return;
+  addValueSite(A, Info.Precision, Full, SiteKind::Factor);
+}
+
+/// `let NAME = expr;` and `deterministic NAME = expr;` (a site too).
+void Analyzer::analyzeAssign(AssignStmt &A) {
+  if (!analyzeExpr(*A.Value)) {
+    poison(A);
+    return;
+  }
+  Shape Full = plateDims();
+  llvm::append_range(Full, A.Value->Ty.Dims);
+  DType T = A.Value->Ty.Type;
+  bool IsDet = A.K == Stmt::Kind::Deterministic;
+  if (!define(A, {IsDet ? Symbol::Kind::Deterministic : Symbol::Kind::Let, T,
+                  Full, A.NameLoc}))
+    return;
+  if (IsDet)
+    addValueSite(A, T, Full, SiteKind::Deterministic);
 }
 
 void Analyzer::analyzeBlock(BlockStmt &B) {
@@ -140,10 +146,8 @@ void Analyzer::analyzeBlock(BlockStmt &B) {
   }
   for (const OpenBlock &O : Blocks) {
     if (O.D == *D) {
-      Diags.error(B.Dim.Loc, llvm::Twine(Word) + " '" + B.Name +
-                                 "' runs over '" + D->str() +
-                                 "', which the enclosing block '" +
-                                 O.Block->Name + "' already runs over");
+      Diags.report(diag::E_BLOCK_REUSES_DIM, B.Dim.Loc)
+          << Word << B.Name << D->str() << O.Block->Name;
       return;
     }
   }

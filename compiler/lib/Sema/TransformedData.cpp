@@ -18,10 +18,8 @@ namespace sema {
 
 void Analyzer::analyzeTransformed(AssignStmt &S) {
   if (!Blocks.empty()) {
-    Diags.error(S.NameLoc, "transformed data is declared at the top of the "
-                       "model, outside '" +
-                           Blocks.back().Block->Name +
-                           "': it is computed once from the data");
+    Diags.report(diag::E_TRANSFORMED_IN_BLOCK, S.NameLoc)
+        << Blocks.back().Block->Name;
     poison(S);
     return;
   }
@@ -41,28 +39,20 @@ bool Analyzer::analyzeDataReduction(CallExpr &E, const Builtin &Fn) {
   const auto *N = llvm::dyn_cast<NameExpr>(&Arg);
   auto It = N ? Names.find(N->Name) : Names.end();
   if (It == Names.end() || It->second.K != Symbol::Kind::Input) {
-    Diags.error(Arg.Loc,
-                "in transformed data, '" + E.Callee +
-                    "' along the observation axis '" + Info.ObsDim +
-                    "' takes an input by name (" + E.Callee + "(x), " +
-                    E.Callee +
-                    "(X, axis=0)), which the runtime reduces before the run; "
-                    "for a function of the inputs, pass it as an input of "
-                    "its own");
+    Diags.report(diag::E_DATA_REDUCTION_NOT_INPUT, Arg.Loc)
+        << E.Callee << Info.ObsDim;
     return false;
   }
   const std::string Op = Fn.Name == "log_sum_exp" ? "logsumexp"
                                                    : Fn.Name.str();
   if (Op != "sum" && Op != "mean" && Op != "min" && Op != "max" &&
       Op != "sd" && Op != "logsumexp") {
-    Diags.error(E.Loc, "'" + E.Callee + "' is not a statistic the runtime "
-                       "computes over the data; use sum, mean, min, max, sd "
-                       "or logsumexp");
+    Diags.report(diag::E_NOT_A_DATA_STATISTIC, E.Loc) << E.Callee;
     return false;
   }
   const ExprType &A = Arg.Ty;
   if (!isNumeric(A.Type) && Op != "sum" && Op != "mean") {
-    Diags.error(Arg.Loc, "'" + E.Callee + "' needs numbers; got bool");
+    Diags.report(diag::E_DATA_REDUCTION_BOOL, Arg.Loc) << E.Callee;
     return false;
   }
   ModelInfo::DerivedInput D;
@@ -100,12 +90,8 @@ void Analyzer::noteTransformedData(const CallExpr &E) {
   if (InTransformed || It == Names.end() ||
       It->second.K != Symbol::Kind::Input)
     return;
-  Diags.note(E.Loc, "a statistic of the data is computed once, before the "
-                    "run, when declared as transformed data: 'transformed "
-                    "s = " +
-                        E.Callee + "(" + N->Name +
-                        (E.Axis ? ", axis=0" : "") + ");' at the top of the "
-                        "model");
+  Diags.report(diag::N_TRANSFORMED_DATA, E.Loc)
+      << E.Callee << N->Name + (E.Axis ? ", axis=0" : "");
 }
 
 } // namespace sema

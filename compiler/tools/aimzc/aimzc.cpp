@@ -80,6 +80,11 @@ cl::opt<bool> TimeReport(
     cl::desc("Print the time of each phase (parse, analysis, MLIR, LLVM "
              "optimization, CPU code, PTX, link) to stderr"),
     cl::cat(Category));
+cl::opt<bool> ListDiagnostics(
+    "list-diagnostics",
+    cl::desc("Print every diagnostic's code, severity and message (the "
+             "table in docs/diagnostics.md) and exit"),
+    cl::cat(Category));
 cl::opt<bool> NoPTX("no-ptx",
                     cl::desc("Do not embed PTX in the shared library"),
                     cl::cat(Category));
@@ -142,6 +147,14 @@ int main(int argc, char **argv) {
   cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
     OS << "aimzc " << AIMZ_VERSION_STRING << "\n";
   });
+  // --list-diagnostics needs no model: it is answered before the options
+  // (and the model path they require) are parsed.
+  for (int I = 1; I < argc; ++I)
+    if (llvm::StringRef(argv[I]) == "--list-diagnostics" ||
+        llvm::StringRef(argv[I]) == "-list-diagnostics") {
+      diag::printCatalogue(llvm::outs());
+      return 0;
+    }
   cl::ParseCommandLineOptions(
       argc, argv,
       "aimzc: compile a .aimz probabilistic model\n\n"

@@ -1,0 +1,254 @@
+//===- Calls.cpp - Calls of the builtin functions -------------------------===//
+//
+// `f(args)` for the functions of Builtins.def: the arguments (axis= taken
+// out), the arity, then each family's rule for the result's dtype and
+// shape. Constructors, matrix helpers and vec_to_tril are in
+// ArrayBuilders.cpp, log_prob in LogProb.cpp, statistics of the data in
+// TransformedData.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+#include "aimz/Builtins.h"
+
+namespace aimz {
+namespace sema {
+
+bool Analyzer::analyzeCall(CallExpr &E) {
+  const Builtin *Fn = lookupBuiltin(E.Callee);
+  if (!Fn) {
+    if (lookupDistribution(E.Callee))
+      Diags.report(diag::E_CALL_DISTRIBUTION, E.Loc) << E.Callee;
+    else
+      Diags.report(diag::E_UNKNOWN_FUNCTION, E.Loc)
+          << E.Callee << builtinNameList();
+    return false;
+  }
+  if (Fn->Family == BuiltinFamily::Constructor)
+    return analyzeConstructor(E, *Fn);
+  if (Fn->Family == BuiltinFamily::LogProb)
+    return analyzeLogProb(E);
+  if (Fn->Family == BuiltinFamily::VecToTril)
+    return analyzeVecToTril(E);
+  bool AxisFn = Fn->takesAxis();
+  std::optional<int64_t> Axis;
+  SMLoc AxisLoc;
+  bool Ok = !AxisFn || takeAxisArg(E, Axis, AxisLoc);
+  Ok &= analyzeCallArgs(E, AxisFn);
+  if (!Ok || !checkCallArity(E, *Fn))
+    return false;
+  if (Fn->Family == BuiltinFamily::Transpose ||
+      Fn->Family == BuiltinFamily::Outer || Fn->Family == BuiltinFamily::Diag)
+    return analyzeMatrixHelper(E, *Fn);
+  if (Fn->Family == BuiltinFamily::Where)
+    return analyzeWhere(E);
+  if (auto Done = analyzeCallAxis(E, *Fn, Axis, AxisLoc))
+    return *Done;
+  if (E.Callee == "sd") {
+    Diags.report(diag::E_SD_OUTSIDE_DATA, E.Loc);
+    return false;
+  }
+  bool Reduction = Fn->Family == BuiltinFamily::Reduction;
+  for (const Arg &Ar : E.Args) {
+    if (!isNumeric(Ar.Value->Ty.Type) &&
+        !(Reduction && (Fn->Result == BuiltinResult::Sum ||
+                        Fn->Result == BuiltinResult::Float))) {
+      Diags.report(diag::E_FUNCTION_BOOL, Ar.Loc) << E.Callee;
+      return false;
+    }
+  }
+  return typeCall(E, *Fn);
+}
+
+/// axis=: an integer literal or const (negative counts from the end), taken
+/// out of the arguments; checked against the value's rank later.
+bool Analyzer::takeAxisArg(CallExpr &E, std::optional<int64_t> &Axis,
+                           SMLoc &AxisLoc) {
+  bool Ok = true;
+  for (auto It = E.Args.begin(); It != E.Args.end();) {
+    if (It->Keyword != "axis") {
+      ++It;
+      continue;
+    }
+    auto V = literalValue(*It->Value);
+    auto *N = llvm::dyn_cast<NumberExpr>(It->Value.get());
+    auto *U = llvm::dyn_cast<UnaryExpr>(It->Value.get());
+    bool IsInt = (N && N->IsInteger) ||
+                 (U && llvm::isa<NumberExpr>(*U->Operand) &&
+                  llvm::cast<NumberExpr>(*U->Operand).IsInteger) ||
+                 (V && llvm::isa<NameExpr>(*It->Value));
+    if (!V || !IsInt || Axis) {
+      if (Axis)
+        Diags.report(diag::E_ARGUMENT_TWICE, It->Loc) << "axis";
+      else
+        Diags.report(diag::E_AXIS_NOT_LITERAL, It->Loc);
+      Ok = false;
+    } else {
+      Axis = static_cast<int64_t>(*V);
+      AxisLoc = It->Loc;
+    }
+    It = E.Args.erase(It);
+  }
+  return Ok;
+}
+
+/// Every argument analyzed; keywords (axis= aside) refused.
+bool Analyzer::analyzeCallArgs(CallExpr &E, bool AxisFn) {
+  bool Ok = true;
+  for (const Arg &A : E.Args) {
+    if (!A.Keyword.empty()) {
+      Diags.report(diag::E_FUNCTION_KEYWORD, A.Loc)
+          << E.Callee << (AxisFn ? " but axis=" : "");
+      Ok = false;
+    }
+    Ok &= analyzeExpr(*A.Value);
+  }
+  return Ok;
+}
+
+/// What a function's arity says in its message: "3 arguments (cond, a,
+/// b)", "1 or 2 arguments", "1 argument".
+static std::string arityText(const Builtin &Fn) {
+  if (Fn.Family == BuiltinFamily::Where)
+    return "3 arguments (cond, a, b)";
+  if (Fn.Family == BuiltinFamily::Clip)
+    return "3 arguments (x, lo, hi)";
+  if (Fn.MinArgs != Fn.MaxArgs)
+    return (llvm::Twine(Fn.MinArgs) + " or " + llvm::Twine(Fn.MaxArgs) +
+            " arguments")
+        .str();
+  if (Fn.MinArgs == 1)
+    return "1 argument";
+  return (llvm::Twine(Fn.MinArgs) + " arguments").str();
+}
+
+bool Analyzer::checkCallArity(CallExpr &E, const Builtin &Fn) {
+  if (E.Args.size() >= Fn.MinArgs && E.Args.size() <= Fn.MaxArgs)
+    return true;
+  Diags.report(diag::E_FUNCTION_ARITY, E.Loc)
+      << E.Callee << arityText(Fn) << E.Args.size();
+  return false;
+}
+
+/// where(cond, a, b): a bool condition; a and b numbers (or both bool), all
+/// three broadcast together.
+bool Analyzer::analyzeWhere(CallExpr &E) {
+  const ExprType &C = E.Args[0].Value->Ty, &A = E.Args[1].Value->Ty,
+                 &B = E.Args[2].Value->Ty;
+  if (C.Type != DType::Bool) {
+    Diags.report(diag::E_WHERE_CONDITION, E.Args[0].Loc) << dtypeName(C.Type);
+    return false;
+  }
+  if ((A.Type == DType::Bool) != (B.Type == DType::Bool)) {
+    Diags.report(diag::E_WHERE_BRANCHES, E.Loc)
+        << dtypeName(A.Type) << dtypeName(B.Type);
+    return false;
+  }
+  auto AB = broadcastShapes(A.Dims, B.Dims);
+  auto Out = AB ? broadcastShapes(C.Dims, *AB) : std::nullopt;
+  if (!Out) {
+    Diags.report(diag::E_WHERE_BROADCAST, E.Loc)
+        << shapeStr(C.Dims) << shapeStr(A.Dims) << shapeStr(B.Dims);
+    return false;
+  }
+  DType T = A.Type == DType::Bool ? DType::Bool : arithmeticType(A, B);
+  E.Ty = {T, *Out, A.WeakLiteral && B.WeakLiteral};
+  return true;
+}
+
+/// The axis a reduction, softmax or cumsum runs along (local dims): in
+/// range and not the observation axis, unless it is a statistic of an input
+/// in transformed data. Nullopt when the call is typed by its family; else
+/// the call's outcome.
+std::optional<bool> Analyzer::analyzeCallAxis(CallExpr &E, const Builtin &Fn,
+                                              std::optional<int64_t> Axis,
+                                              SMLoc AxisLoc) {
+  const ExprType &A = E.Args[0].Value->Ty;
+  bool Reduction = Fn.Family == BuiltinFamily::Reduction;
+  std::string Name = "'" + E.Callee + "'";
+  if (Fn.takesAxis() && (Axis || !Reduction)) {
+    int64_t Rank = static_cast<int64_t>(A.Dims.size());
+    if (!Axis && Fn.Family == BuiltinFamily::CumSum && Rank > 1) {
+      Diags.report(diag::E_CUMSUM_NEEDS_AXIS, E.Loc) << shapeStr(A.Dims);
+      return false;
+    }
+    int64_t Ax = Axis ? *Axis : -1;
+    if (Ax < 0)
+      Ax += Rank;
+    if (Ax < 0 || Ax >= Rank) {
+      Diags.report(diag::E_AXIS_RANGE, Axis ? AxisLoc : E.Loc)
+          << (Axis ? *Axis : int64_t(-1)) << shapeStr(A.Dims);
+      return false;
+    }
+    E.Axis = Ax;
+    if (Reduction && InTransformed && A.Dims[Ax] == Dim::symbol(Info.ObsDim))
+      return analyzeDataReduction(E, Fn);
+    if (mixesObservations(E.Loc, A.Dims[Ax], Name.c_str())) {
+      if (Reduction)
+        noteTransformedData(E);
+      return false;
+    }
+  }
+  if (E.Args.size() == 1 && Reduction && !E.Axis) {
+    if (InTransformed && llvm::is_contained(A.Dims, Dim::symbol(Info.ObsDim)))
+      return analyzeDataReduction(E, Fn);
+    for (const Dim &D : A.Dims)
+      if (mixesObservations(E.Loc, D, Name.c_str()))
+        return noteTransformedData(E), false;
+  }
+  return std::nullopt;
+}
+
+/// The result's dtype and shape by the function's family.
+bool Analyzer::typeCall(CallExpr &E, const Builtin &Fn) {
+  const ExprType &A = E.Args[0].Value->Ty;
+  // The element type of a reduction or running sum over A.
+  DType Reduced = Fn.Result == BuiltinResult::Float ? Info.Precision
+                  : Fn.Result == BuiltinResult::Sum && A.Type == DType::Bool
+                      ? DType::I32
+                      : A.Type;
+  if (Fn.Family == BuiltinFamily::Softmax) {
+    E.Ty = {Info.Precision, A.Dims, false};
+  } else if (Fn.Family == BuiltinFamily::CumSum) {
+    E.Ty = {Reduced, A.Dims, false};
+  } else if (E.Axis) {
+    Shape Kept = A.Dims;
+    Kept.erase(Kept.begin() + *E.Axis);
+    E.Ty = {Reduced, Kept, false};
+  } else if (Fn.Family == BuiltinFamily::Elementwise) {
+    if (Fn.Result == BuiltinResult::Float)
+      E.Ty = {Info.Precision, A.Dims, A.WeakLiteral};
+    else
+      E.Ty = A;
+  } else if (E.Args.size() >= 2) {
+    return typeBroadcastCall(E, Fn);
+  } else {
+    E.Ty = {Reduced, {}, false};
+  }
+  return true;
+}
+
+/// Elementwise over broadcast arguments: min/max/minimum/maximum/clip keep
+/// the arithmetic type, pow computes in the float precision.
+bool Analyzer::typeBroadcastCall(CallExpr &E, const Builtin &Fn) {
+  const ExprType &A = E.Args[0].Value->Ty;
+  Shape Out = A.Dims;
+  DType T = A.Type;
+  bool Weak = A.WeakLiteral;
+  for (size_t I = 1; I < E.Args.size(); ++I) {
+    const ExprType &B = E.Args[I].Value->Ty;
+    auto O = broadcastShapes(Out, B.Dims);
+    if (!O) {
+      Diags.report(diag::E_BROADCAST, E.Loc)
+          << shapeStr(Out) << shapeStr(B.Dims) << E.Callee;
+      return false;
+    }
+    Out = *O;
+    T = arithmeticType({T, {}, Weak}, B);
+    Weak = Weak && B.WeakLiteral;
+  }
+  E.Ty = {Fn.Result == BuiltinResult::Float ? Info.Precision : T, Out, Weak};
+  return true;
+}
+
+} // namespace sema
+} // namespace aimz

@@ -1,0 +1,266 @@
+//===- Composites.cpp - Distributions over distributions ------------------===//
+//
+// MixtureSameFamily(Categorical(...), Component(...)),
+// TransformedDistribution(Base(...)[K], OrderedTransform()) and
+// TruncatedDistribution(Base(...), low=, high=): their distribution
+// arguments bound by DistributionCalls.cpp's rules, the composite's own
+// shape rule on top. ZeroInflated/HurdleDistribution are rewritten to the
+// named distributions they equal (GatedComposites.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+
+namespace aimz {
+namespace sema {
+
+/// Argument `Index` of a composite (positional or by the parameter's
+/// name), which must be a distribution call.
+const CallExpr *Analyzer::distributionArg(const SampleStmt &S, size_t Index,
+                                          const char *What) {
+  const DistSpec &Spec = *S.Spec;
+  const Expr *Found = nullptr;
+  size_t Positional = 0;
+  for (const Arg &A : S.Args) {
+    size_t I = A.Keyword.empty() ? Positional++ : Spec.Params.size();
+    for (size_t J = 0; J < Spec.Params.size() && !A.Keyword.empty(); ++J)
+      if (A.Keyword == Spec.Params[J].Name)
+        I = J;
+    if (I >= Spec.Params.size()) {
+      std::vector<std::string> Names;
+      for (const DistParam &P : Spec.Params)
+        Names.push_back(P.Name);
+      std::string Last = Names.back();
+      Names.pop_back();
+      Diags.report(diag::E_COMPOSITE_ARGS, A.Loc)
+          << Spec.Name << llvm::join(Names, ", ") << Last;
+      return nullptr;
+    }
+    if (I == Index)
+      Found = A.Value.get();
+  }
+  if (!Found) {
+    Diags.report(diag::E_COMPOSITE_MISSING, S.DistLoc)
+        << Spec.Name << Spec.Params[Index].Name;
+    return nullptr;
+  }
+  const Expr *E = Found;
+  if (auto *Ix = llvm::dyn_cast<IndexExpr>(E))
+    E = Ix->Base.get();
+  const auto *C = llvm::dyn_cast<CallExpr>(E);
+  if (!C || (!lookupDistribution(C->Callee) &&
+             llvm::StringRef(What) != "a transform")) {
+    Diags.report(diag::E_COMPOSITE_ARG_KIND, Found->Loc)
+        << Spec.Name << Spec.Params[Index].Name << What;
+    return nullptr;
+  }
+  return C;
+}
+
+/// MixtureSameFamily(Categorical(probs=|logits=), Component(...)): the
+/// component's last batch axis is the component axis; the mixing weights
+/// arrive as logits (log of probs).
+std::optional<Analyzer::BoundCall> Analyzer::bindMixture(SampleStmt &S) {
+  const CallExpr *Mix = distributionArg(S, 0,
+                                        "a Categorical(probs=...) or "
+                                        "Categorical(logits=...)");
+  const CallExpr *Comp = distributionArg(S, 1, "a distribution call");
+  if (!Mix || !Comp)
+    return std::nullopt;
+  if (Mix->Callee != "Categorical") {
+    Diags.report(diag::E_MIXTURE_NOT_CATEGORICAL, Mix->Loc) << Mix->Callee;
+    return std::nullopt;
+  }
+  const DistSpec *Base = lookupDistribution(Comp->Callee);
+  if (Base->hasEvent() || Base->isComposite() || Base->Improper) {
+    Diags.report(diag::E_MIXTURE_COMPONENT_KIND, Comp->Loc) << Comp->Callee;
+    return std::nullopt;
+  }
+  auto M = bindCall(*lookupDistribution("Categorical"), Mix->Args, Mix->Loc);
+  auto C = bindCall(*Base, Comp->Args, Comp->Loc);
+  if (!M || !C || !M->Ok || !C->Ok || !M->Batch || !C->Batch)
+    return std::nullopt;
+  if (C->Batch->empty() || !M->EventSize ||
+      (C->Batch->back() != *M->EventSize && !C->Batch->back().isOne())) {
+    Diags.report(diag::E_MIXTURE_COMPONENT_AXIS, Comp->Loc)
+        << (M->EventSize ? shapeStr({*M->EventSize}) : "[K]")
+        << shapeStr(*C->Batch);
+    return std::nullopt;
+  }
+  BoundCall R;
+  R.Dist = compositeName(DistKind::MixtureSameFamily, Base->Name);
+  R.Discrete = Base->Discrete;
+  R.EventSize = M->EventSize;
+  Shape CompBatch(C->Batch->begin(), C->Batch->end() - 1);
+  R.Batch = broadcastShapes(*M->Batch, CompBatch);
+  if (!R.Batch) {
+    Diags.report(diag::E_MIXTURE_BATCH, S.DistLoc)
+        << shapeStr(*M->Batch) << shapeStr(CompBatch);
+    return std::nullopt;
+  }
+  SampleStmt::LoweredParam W = M->Params.front();
+  if (W.Name == "probs")
+    W.Fn = SampleStmt::LoweredParam::Transform::Log;
+  W.Name = "logits";
+  R.Params.push_back(W);
+  for (SampleStmt::LoweredParam P : C->Params) {
+    P.Target = Shape(1, Dim()); // along the component axis
+    R.Params.push_back(P);
+  }
+  return R;
+}
+
+/// TransformedDistribution(Base(...)[K], OrderedTransform()): an ordered
+/// vector; only a latent (it has no log density here).
+std::optional<Analyzer::BoundCall> Analyzer::bindOrdered(SampleStmt &S,
+                                                         bool IsOutput) {
+  const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
+  const CallExpr *T = distributionArg(S, 1, "a transform");
+  if (!BaseCall || !T)
+    return std::nullopt;
+  if (T->Callee != "OrderedTransform" || !T->Args.empty()) {
+    Diags.report(diag::E_TRANSFORM_NOT_ORDERED, T->Loc);
+    return std::nullopt;
+  }
+  if (IsOutput) {
+    Diags.report(diag::E_OUTPUT_TRANSFORMED, S.DistLoc) << S.Name;
+    return std::nullopt;
+  }
+  const DistSpec *Base = lookupDistribution(BaseCall->Callee);
+  if (Base->hasEvent() || Base->isComposite() || Base->Improper ||
+      Base->Discrete) {
+    Diags.report(diag::E_ORDERED_BASE, BaseCall->Loc) << BaseCall->Callee;
+    return std::nullopt;
+  }
+  auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
+  if (!C || !C->Ok || !C->Batch)
+    return std::nullopt;
+  Shape Vec = *C->Batch;
+  // `Base(...)[K]`: NumPyro's .expand([K]).
+  for (const Arg &A : S.Args)
+    if (auto *Ix = llvm::dyn_cast<IndexExpr>(A.Value.get());
+        Ix && Ix->Base.get() == BaseCall) {
+      std::vector<DimSyntax> Ds;
+      for (const ExprPtr &I : Ix->Indices) {
+        if (auto *N = llvm::dyn_cast<NameExpr>(I.get()))
+          Ds.push_back({N->Name, 0, N->Loc});
+        else if (auto *L = llvm::dyn_cast<NumberExpr>(I.get());
+                 L && L->IsInteger && L->Value >= 1)
+          Ds.push_back({"", static_cast<int64_t>(L->Value), L->Loc});
+        else {
+          Diags.report(diag::E_ORDERED_BASE_SHAPE, I->Loc);
+          return std::nullopt;
+        }
+      }
+      AllowPosteriorDims = true;
+      auto E = resolveDims(Ds, true);
+      AllowPosteriorDims = false;
+      if (!E)
+        return std::nullopt;
+      if (!broadcastsTo(Vec, *E)) {
+        Diags.report(diag::E_ORDERED_BASE_BROADCAST, Ix->Loc)
+            << shapeStr(Vec) << shapeStr(*E);
+        return std::nullopt;
+      }
+      Vec = *E;
+    }
+  if (Vec.empty()) {
+    Diags.report(diag::E_ORDERED_NO_LENGTH, BaseCall->Loc);
+    return std::nullopt;
+  }
+  if (Vec.back() == Dim::symbol(Info.ObsDim)) {
+    Diags.report(diag::E_ORDERED_OBS_AXIS, BaseCall->Loc);
+    return std::nullopt;
+  }
+  BoundCall R;
+  R.Dist = compositeName(DistKind::TransformedDistribution, Base->Name);
+  R.EventSize = Vec.back();
+  R.ValueEventRank = 1;
+  R.Batch = Shape(Vec.begin(), Vec.end() - 1);
+  for (SampleStmt::LoweredParam P : C->Params) {
+    P.Target = Shape(1, Dim());
+    R.Params.push_back(P);
+  }
+  return R;
+}
+
+/// TruncatedDistribution(Base(...), low=, high=): the base's density
+/// renormalized on [low, high] (either bound may be left out; for counts,
+/// the integers in it, both ends included).
+std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
+  const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
+  if (!BaseCall)
+    return std::nullopt;
+  if (!llvm::is_contained(truncatableBases(), BaseCall->Callee)) {
+    std::vector<std::string> Names(truncatableBases().begin(),
+                                   truncatableBases().end());
+    Diags.report(diag::E_TRUNCATED_BASE, BaseCall->Loc)
+        << llvm::join(Names, ", ") << BaseCall->Callee;
+    return std::nullopt;
+  }
+  const DistSpec *Base = lookupDistribution(BaseCall->Callee);
+  auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
+  if (!C || !C->Ok || !C->Batch)
+    return std::nullopt;
+  // low and high: by keyword, or positional after the base.
+  ExprPtr Bounds[2];
+  const char *Names[2] = {"low", "high"};
+  size_t Positional = 0;
+  bool Ok = true;
+  for (const Arg &A : S.Args) {
+    int I = -1;
+    if (A.Keyword.empty())
+      I = static_cast<int>(Positional++) - 1;
+    else if (A.Keyword == "low" || A.Keyword == "high")
+      I = A.Keyword == "low" ? 0 : 1;
+    else if (A.Keyword == "base_dist")
+      continue;
+    if (I < 0 || I > 1) {
+      if (!(A.Keyword.empty() && I == -1)) {
+        Diags.report(diag::E_TRUNCATED_ARGS, A.Loc);
+        Ok = false;
+      }
+      continue;
+    }
+    if (Bounds[I]) {
+      Diags.report(diag::E_ARGUMENT_TWICE, A.Loc) << Names[I];
+      Ok = false;
+      continue;
+    }
+    Bounds[I] = A.Value;
+  }
+  BoundCall R;
+  R.Dist = compositeName(DistKind::TruncatedDistribution, Base->Name);
+  R.Discrete = Base->Discrete; // a truncated count is a count
+  R.Params = C->Params;
+  R.Batch = C->Batch;
+  for (int I = 0; I < 2; ++I) {
+    if (!Bounds[I]) {
+      Bounds[I] = std::make_shared<NumberExpr>(
+          S.DistLoc, I == 0 ? -HUGE_VAL : HUGE_VAL, false);
+      Bounds[I]->Ty = {Info.Precision, {}, true};
+    } else if (!analyzeExpr(*Bounds[I])) {
+      Ok = false;
+      continue;
+    } else if (!isNumeric(Bounds[I]->Ty.Type)) {
+      Diags.report(diag::E_BOUND_NOT_NUMBER, Bounds[I]->Loc) << Names[I];
+      Ok = false;
+      continue;
+    }
+    auto B = broadcastShapes(*R.Batch, Bounds[I]->Ty.Dims);
+    if (!B) {
+      Diags.report(diag::E_BOUND_BROADCAST, Bounds[I]->Loc)
+          << Names[I] << shapeStr(Bounds[I]->Ty.Dims) << shapeStr(*R.Batch);
+      Ok = false;
+      continue;
+    }
+    R.Batch = B;
+    R.Params.push_back({Names[I], Bounds[I], Shape(),
+                        SampleStmt::LoweredParam::Transform::None});
+  }
+  if (!Ok)
+    return std::nullopt;
+  return R;
+}
+
+} // namespace sema
+} // namespace aimz

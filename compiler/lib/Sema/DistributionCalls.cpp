@@ -1,0 +1,254 @@
+//===- DistributionCalls.cpp - A distribution's arguments -----------------===//
+//
+// `Dist(args)` in a sample site or log_prob: the arguments bound to the
+// distribution's parameters (Distributions.def), positional first, then
+// by keyword; each typed and checked against its domain; its shape split
+// into batch axes, which broadcast across the parameters, and event axes,
+// which agree on one event size (NumPyro's rule).
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+
+namespace aimz {
+namespace sema {
+
+std::optional<Analyzer::BoundCall>
+Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
+                   SMLoc DistLoc, bool ShapeMayGiveEvent) {
+  BoundCall R;
+  R.Dist = Spec.Name;
+  R.Discrete = Spec.Discrete;
+  R.ValueEventRank = Spec.ValueEventRank;
+  std::vector<ExprPtr> Bound = bindArguments(Spec, Args, R.Ok);
+  checkExactlyOneOf(Spec, Bound, DistLoc, R.Ok);
+  // Type every argument and check it against its constraint; split its
+  // shape into batch and event axes.
+  R.Batch = Shape{};
+  EventSource Event;
+  for (size_t I = 0; I < Spec.Params.size(); ++I)
+    bindParam(Spec, Spec.Params[I], Bound[I], DistLoc, R, Event);
+  if (Spec.hasEvent() && !R.EventSize && R.Ok) {
+    for (const DistParam &P : Spec.Params)
+      if (P.EventRank)
+        R.EventParams += std::string(R.EventParams.empty() ? "" : " or ") +
+                         "'" + P.Name + "'";
+    if (ShapeMayGiveEvent)
+      R.EventFromShape = true;
+    else
+      reportMissingEventSize(Spec, R, DistLoc);
+  }
+  if (Spec.Kind == DistKind::Uniform && Bound[0] && Bound[1]) {
+    auto Lo = literalValue(*Bound[0]), Hi = literalValue(*Bound[1]);
+    if (Lo && Hi && !(*Lo < *Hi)) {
+      Diags.report(diag::E_UNIFORM_BOUNDS, DistLoc)
+          << formatNumber(*Lo) << formatNumber(*Hi);
+      R.Ok = false;
+    }
+  }
+  return R;
+}
+
+/// The arguments in the order of the parameters (null where none is
+/// given): positional first, then keywords.
+std::vector<ExprPtr> Analyzer::bindArguments(const DistSpec &Spec,
+                                             const std::vector<Arg> &Args,
+                                             bool &Ok) {
+  std::vector<ExprPtr> Bound(Spec.Params.size());
+  size_t Positional = 0;
+  for (const Arg &A : Args) {
+    size_t Index = Spec.Params.size();
+    if (A.Keyword.empty()) {
+      if (Positional >= Spec.Params.size() ||
+          (Spec.ExactlyOneOf.size() > 1 &&
+           Spec.Params[Positional].Name ==
+               llvm::StringRef(Spec.ExactlyOneOf.back()))) {
+        Diags.report(diag::E_TOO_MANY_POSITIONAL, A.Loc)
+            << Spec.Name << Positional << (Positional == 1 ? "" : "s");
+        Ok = false;
+        continue;
+      }
+      Index = Positional++;
+    } else {
+      for (size_t I = 0; I < Spec.Params.size(); ++I)
+        if (A.Keyword == Spec.Params[I].Name)
+          Index = I;
+      if (Index == Spec.Params.size()) {
+        std::vector<std::string> Names;
+        for (const DistParam &P : Spec.Params)
+          Names.push_back(P.Name);
+        Diags.report(diag::E_NO_SUCH_PARAMETER, A.Loc)
+            << Spec.Name << A.Keyword << llvm::join(Names, ", ");
+        Ok = false;
+        continue;
+      }
+    }
+    if (Bound[Index]) {
+      Diags.report(diag::E_PARAMETER_TWICE, A.Loc)
+          << Spec.Params[Index].Name << Spec.Name;
+      Ok = false;
+      continue;
+    }
+    Bound[Index] = A.Value;
+  }
+  return Bound;
+}
+
+/// `probs=` or `logits=`: one of the group, not both, not neither.
+void Analyzer::checkExactlyOneOf(const DistSpec &Spec,
+                                 const std::vector<ExprPtr> &Bound,
+                                 SMLoc DistLoc, bool &Ok) {
+  if (Spec.ExactlyOneOf.empty())
+    return;
+  std::vector<std::string> Given;
+  for (size_t I = 0; I < Spec.Params.size(); ++I)
+    if (Bound[I] && llvm::is_contained(Spec.ExactlyOneOf,
+                                       llvm::StringRef(Spec.Params[I].Name)))
+      Given.push_back(Spec.Params[I].Name);
+  if (Given.size() != 1) {
+    Diags.report(diag::E_EXACTLY_ONE_OF, DistLoc)
+        << Spec.Name << Spec.ExactlyOneOf.front() << Spec.ExactlyOneOf.back()
+        << (Given.empty() ? "" : "; both were given");
+    Ok = false;
+  }
+}
+
+/// One parameter: its default when not given, else its argument checked,
+/// its event axes merged into the event size and its batch axes into the
+/// call's batch shape.
+void Analyzer::bindParam(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
+                         SMLoc DistLoc, BoundCall &R, EventSource &Event) {
+  if (!Arg) {
+    bindDefault(Spec, P, Arg, DistLoc, R);
+    return;
+  }
+  Expr &E = *Arg;
+  std::optional<double> V;
+  if (!checkParamValue(Spec, P, E, V, R.Ok))
+    return;
+  if (P.SizeOnly) {
+    // LKJCholesky's dimension: the event is [dimension, dimension].
+    if (!V || *V < 2 || !E.Ty.Dims.empty()) {
+      Diags.report(diag::E_PARAMETER_SIZE, E.Loc) << P.Name << Spec.Name;
+      R.Ok = false;
+    } else {
+      R.EventSize = Dim::known(static_cast<int64_t>(*V));
+    }
+    return;
+  }
+  if (P.EventRank == 2 && E.Ty.Dims.size() < 2) {
+    Diags.report(diag::E_PARAMETER_NOT_MATRIX, E.Loc)
+        << P.Name << Spec.Name << shapeStr(E.Ty.Dims);
+    R.Ok = false;
+    return;
+  }
+  // Batch axes lead, the parameter's event axes trail (NumPyro's rule).
+  size_t EventAxes = std::min<size_t>(P.EventRank, E.Ty.Dims.size());
+  Shape PBatch(E.Ty.Dims.begin(), E.Ty.Dims.end() - EventAxes);
+  Shape PEvent(E.Ty.Dims.end() - EventAxes, E.Ty.Dims.end());
+  mergeEventShape(Spec, P, E, PEvent, R, Event);
+  if (R.Batch) {
+    auto B = broadcastShapes(*R.Batch, PBatch);
+    if (!B) {
+      Diags.report(diag::E_PARAMETER_BATCH_MISMATCH, E.Loc)
+          << P.Name << Spec.Name << (P.EventRank ? "batch shape" : "shape")
+          << shapeStr(PBatch) << shapeStr(*R.Batch);
+      R.Ok = false;
+    }
+    R.Batch = B;
+  }
+  bool Chol = llvm::StringRef(P.Name) == "covariance_matrix";
+  R.Params.push_back({Chol ? "scale_tril" : P.Name, Arg,
+                      Shape(P.EventRank, Dim()),
+                      Chol ? SampleStmt::LoweredParam::Transform::Cholesky
+                           : SampleStmt::LoweredParam::Transform::None});
+}
+
+/// A parameter not given: NumPyro's default when it has one; an error
+/// when it has none and is not one of an exactly-one-of group.
+void Analyzer::bindDefault(const DistSpec &Spec, const DistParam &P,
+                           ExprPtr &Arg, SMLoc DistLoc, BoundCall &R) {
+  bool InGroup = llvm::is_contained(Spec.ExactlyOneOf, llvm::StringRef(P.Name));
+  if (!P.Default && !InGroup) {
+    Diags.report(diag::E_MISSING_PARAMETER, DistLoc) << Spec.Name << P.Name;
+    R.Ok = false;
+  } else if (P.Default) {
+    Arg = std::make_shared<NumberExpr>(
+        DistLoc, *P.Default, P.Domain == Constraint::NonNegativeInteger);
+    Arg->Ty = {P.Domain == Constraint::NonNegativeInteger ? DType::I32
+                                                          : Info.Precision,
+               {},
+               true};
+    if (!P.SizeOnly)
+      R.Params.push_back({P.Name, Arg, Shape(P.EventRank, Dim()),
+                          SampleStmt::LoweredParam::Transform::None});
+  }
+}
+
+/// An argument typed and checked against the parameter's domain; `V` its
+/// literal value, if it has one. False when it cannot be used further (a
+/// literal outside the domain is an error but its shape is still checked).
+bool Analyzer::checkParamValue(const DistSpec &Spec, const DistParam &P,
+                               Expr &E, std::optional<double> &V, bool &Ok) {
+  if (!analyzeExpr(E)) {
+    Ok = false;
+    return false;
+  }
+  if (!isNumeric(E.Ty.Type)) {
+    Diags.report(diag::E_PARAMETER_BOOL, E.Loc) << P.Name << Spec.Name;
+    Ok = false;
+    return false;
+  }
+  if (P.Domain == Constraint::NonNegativeInteger && isFloat(E.Ty.Type)) {
+    Diags.report(diag::E_PARAMETER_NOT_INTEGER, E.Loc)
+        << P.Name << Spec.Name << dtypeName(E.Ty.Type);
+    Ok = false;
+    return false;
+  }
+  V = literalValue(E);
+  if (V && !satisfies(P.Domain, *V)) {
+    Diags.report(diag::E_PARAMETER_CONSTRAINT, E.Loc)
+        << P.Name << Spec.Name << constraintDescription(P.Domain)
+        << formatNumber(*V);
+    Ok = false;
+  }
+  return true;
+}
+
+/// The event axes `PEvent` of parameter `P` agree with the event size so
+/// far (set by an earlier parameter, `Event` says which); none is the
+/// observation axis. An axis of extent 1 broadcasts along the event.
+void Analyzer::mergeEventShape(const DistSpec &Spec, const DistParam &P,
+                               const Expr &E, const Shape &PEvent, BoundCall &R,
+                               EventSource &Event) {
+  std::optional<Dim> &K = R.EventSize;
+  for (const Dim &D : PEvent) {
+    if (D.isOne() && P.EventRank)
+      continue; // broadcasts along the event
+    if (D == Dim::symbol(Info.ObsDim)) {
+      Diags.report(diag::E_PARAMETER_OBS_EVENT, E.Loc)
+          << P.Name << Spec.Name << Info.ObsDim;
+      R.Ok = false;
+      return;
+    }
+    if (K && *K != D) {
+      Diags.report(diag::E_PARAMETER_EVENT_MISMATCH, E.Loc)
+          << P.Name << Spec.Name << shapeStr(PEvent)
+          << (Event.Param ? "'" + std::string(Event.Param) + "' with " +
+                                "event shape " + shapeStr(Event.Dims)
+                          : std::string("its event size ") + shapeStr({*K}));
+      R.Ok = false;
+      return;
+    }
+    K = D;
+    Event.Param = P.Name;
+    Event.Dims = PEvent;
+  }
+}
+
+void Analyzer::reportMissingEventSize(const DistSpec &Spec, const BoundCall &R,
+                                      SMLoc Loc) {
+  Diags.report(diag::E_MISSING_EVENT_SIZE, Loc) << Spec.Name << R.EventParams;
+}
+
+} // namespace sema
+} // namespace aimz

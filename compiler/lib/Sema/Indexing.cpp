@@ -1,0 +1,149 @@
+//===- Indexing.cpp - x[i], x[g], x[:, None] ------------------------------===//
+//
+// An index expression is one of three things: NumPy's basic indexing (a
+// view: slices and constant indices, Slices.cpp), new axes of extent 1
+// (`x[:, None]`), or a gather by integer values (`beta[g]`), whose index
+// shapes broadcast and replace the indexed axes. No index may run along the
+// observation axis.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+
+namespace aimz {
+namespace sema {
+
+/// An index that is neither ':'/None nor a slice.
+static bool isIntIndex(const ExprPtr &I) {
+  return !llvm::isa<AxisExpr, SliceExpr>(I.get());
+}
+
+bool Analyzer::analyzeIndex(IndexExpr &E) {
+  // Slices, or integer constants beside ':' / None: NumPy's basic
+  // indexing, a view (Slices.cpp). A gather's index list may end in ':'s
+  // (`L[i, :]` is `L[i]`).
+  bool AnySlice = llvm::any_of(E.Indices, [](const ExprPtr &I) {
+    return llvm::isa<SliceExpr>(I.get());
+  });
+  bool AnyInt = llvm::any_of(E.Indices, isIntIndex);
+  // Constant indices (`v[0]`, `L[-1]`, `X[:, K - 1]`) are views too, with
+  // NumPy's negative indices counting from the end.
+  bool Basic = llvm::all_of(E.Indices, [&](const ExprPtr &I) {
+    return !isIntIndex(I) || isDimArith(*I);
+  });
+  if (AnyInt && Basic)
+    return analyzeExpr(*E.Base) && analyzeSlices(E);
+  if (AnyInt && (AnySlice || !llvm::all_of(E.Indices, isIntIndex))) {
+    while (!E.Indices.empty() && !isIntIndex(E.Indices.back()) &&
+           !llvm::isa<SliceExpr>(E.Indices.back().get()) &&
+           !llvm::cast<AxisExpr>(*E.Indices.back()).NewAxis)
+      E.Indices.pop_back();
+    if (!llvm::all_of(E.Indices, isIntIndex)) {
+      Diags.report(diag::E_INDEX_MIXES_SLICES, E.Loc);
+      return false;
+    }
+  } else if (AnySlice) {
+    return analyzeExpr(*E.Base) && analyzeSlices(E);
+  }
+  bool Ok = analyzeExpr(*E.Base);
+  size_t Axes = 0, Kept = 0;
+  for (const ExprPtr &I : E.Indices) {
+    if (auto *A = llvm::dyn_cast<AxisExpr>(I.get())) {
+      ++Axes;
+      Kept += !A->NewAxis;
+      continue;
+    }
+    Ok &= analyzeExpr(*I);
+  }
+  if (!Ok)
+    return false;
+  if (Axes)
+    return analyzeNewAxes(E, Axes, Kept);
+  return analyzeGather(E);
+}
+
+/// `x[:, None]`: a view with axes of extent 1 inserted; `Axes` indices in
+/// all, `Kept` of them ':'.
+bool Analyzer::analyzeNewAxes(IndexExpr &E, size_t Axes, size_t Kept) {
+  const Shape &Base = E.Base->Ty.Dims;
+  if (Axes != E.Indices.size()) {
+    Diags.report(diag::E_INDEX_MIXES_AXES, E.Loc);
+    return false;
+  }
+  if (Kept > Base.size()) {
+    Diags.report(diag::E_TOO_MANY_COLONS, E.Loc) << shapeStr(Base);
+    return false;
+  }
+  Shape Out;
+  size_t Next = 0;
+  for (const ExprPtr &I : E.Indices)
+    Out.push_back(llvm::cast<AxisExpr>(*I).NewAxis ? Dim::known(1)
+                                                   : Base[Next++]);
+  Out.insert(Out.end(), Base.begin() + Next, Base.end());
+  E.Ty = {E.Base->Ty.Type, Out, E.Base->Ty.WeakLiteral};
+  return true;
+}
+
+/// `x[g]`, `X[i, j]`: the index shapes broadcast together and replace the
+/// axes they index.
+bool Analyzer::analyzeGather(IndexExpr &E) {
+  const Shape &Base = E.Base->Ty.Dims;
+  if (E.Indices.size() > Base.size()) {
+    Diags.report(diag::E_TOO_MANY_INDICES, E.Loc)
+        << shapeStr(Base) << Base.size() << E.Indices.size();
+    return false;
+  }
+  bool Ok = true;
+  Shape IndexShape;
+  for (size_t I = 0; I < E.Indices.size(); ++I) {
+    const Expr &Ix = *E.Indices[I];
+    if (!checkGatherIndex(Ix, Base[I])) {
+      Ok = false;
+      continue;
+    }
+    auto B = broadcastShapes(IndexShape, Ix.Ty.Dims);
+    if (!B) {
+      Diags.report(diag::E_INDEX_BROADCAST, Ix.Loc)
+          << shapeStr(IndexShape) << shapeStr(Ix.Ty.Dims);
+      Ok = false;
+      continue;
+    }
+    IndexShape = *B;
+  }
+  if (!Ok)
+    return false;
+  Shape Out = IndexShape;
+  Out.insert(Out.end(), Base.begin() + E.Indices.size(), Base.end());
+  E.Ty = {E.Base->Ty.Type, Out, false};
+  return true;
+}
+
+/// One index of a gather along an axis of `D`: integers, in range when
+/// both are known, not along the observation axis. An input used as an
+/// index is recorded (the runtime checks its values).
+bool Analyzer::checkGatherIndex(const Expr &Ix, const Dim &D) {
+  if (const auto *N = llvm::dyn_cast<NameExpr>(&Ix)) {
+    auto S = Names.find(N->Name);
+    ModelInfo::IndexUse U{N->Name, D};
+    if (S != Names.end() && S->second.K == Symbol::Kind::Input &&
+        !llvm::is_contained(Info.IndexInputs, U))
+      Info.IndexInputs.push_back(U);
+  }
+  if (mixesObservations(Ix.Loc, D, "this index"))
+    return false;
+  if (!isInteger(Ix.Ty.Type)) {
+    Diags.report(diag::E_INDEX_NOT_INTEGER, Ix.Loc) << dtypeName(Ix.Ty.Type);
+    return false;
+  }
+  if (auto V = literalValue(Ix); V && !D.isSymbol()) {
+    int64_t Extent = D.Extent;
+    if (*V < -Extent || *V >= Extent) {
+      Diags.report(diag::E_INDEX_RANGE, Ix.Loc)
+          << static_cast<int64_t>(*V) << Extent;
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace sema
+} // namespace aimz
