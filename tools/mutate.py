@@ -214,6 +214,22 @@ MUTATIONS = [
      "  for (size_t O = 0; O < M.Outputs.size(); ++O) {\n    const ManifestArray &OutArray",
      "  for (size_t O = 0; O < 1; ++O) {\n    const ManifestArray &OutArray",
      RUN_TARGETS, [e2e("several_outputs")]),
+    # Issue 39.3 / 35.5: the incomplete beta and truncated counts.
+    ("incomplete-beta-swap-ignored", "runtime/include/aimz/math/TruncatedByCdf.h",
+     "  *(swap ? log_q : log_p) = l;\n  *(swap ? log_p : log_q) = log1m_exp_d(l);",
+     "  *log_p = l;\n  *log_q = log1m_exp_d(l);",
+     MATH_TARGETS, [MATH.format("LogDensity.*")]),
+    ("truncated-count-low-exclusive", "runtime/include/aimz/math/TruncatedCounts.h",
+     "return log_diff_exp_d(count_log_cdf(base, U), count_log_cdf(base, L - 1.0));",
+     "return log_diff_exp_d(count_log_cdf(base, U), count_log_cdf(base, L));",
+     MATH_TARGETS, [MATH.format("LogDensity.*")]),
+    ("truncated-count-inversion-side", "runtime/include/aimz/math/TruncatedCounts.h",
+     "    return count_bisect([&](double k) { return lq - count_log_sf(base, k); }, L, U);",
+     "    return count_bisect([&](double k) { return count_log_sf(base, k) - lq; }, L, U);",
+     MATH_TARGETS, [MATH.format("Sampler*TruncatedCounts*")]),
+    ("truncated-count-is-real", "compiler/lib/Sema/Composites.cpp",
+     "  R.Discrete = Base->Discrete; // a truncated count is a count",
+     "  R.Discrete = false;", ["aimzc"], [LIT]),
 ]
 
 

@@ -340,6 +340,106 @@ _lkj = vector_case("LKJCholesky(%d, a)" % K, dict(a=(S, pos)),
 CASES["lkjcholesky"] = _lkj[:5] + ((K, K),)
 
 
+class _ScipyTruncated:
+    """The reference where NumPyro has none (it truncates only bases with
+    real support): scipy's frozen base renormalized on [low, high]; for
+    counts, on the integers in it, both ends included."""
+
+    def __init__(self, frozen, low, high, discrete):
+        self.f, self.discrete = frozen, discrete
+        self.low = np.asarray(low, np.float64) + np.zeros(N)
+        self.high = np.asarray(high, np.float64) + np.zeros(N)
+        if discrete:
+            self.low = np.maximum(np.ceil(self.low), 0)
+            self.high = np.floor(self.high)
+
+    def _mass(self):
+        below = self.low - 1 if self.discrete else self.low
+        with np.errstate(divide="ignore"):
+            upper = self.f.sf(below) - np.where(np.isinf(self.high), 0, self.f.sf(self.high))
+            lower = self.f.cdf(self.high) - self.f.cdf(below)
+        return np.where(self.f.cdf(below) > 0.5, upper, lower)
+
+    def draws(self, rng):
+        below = self.low - 1 if self.discrete else self.low
+        u = rng.uniform(self.f.cdf(below), self.f.cdf(self.high))
+        return self.f.ppf(u)
+
+    def log_prob(self, y):
+        y = np.asarray(y, np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            base = self.f.logpmf(y) if self.discrete else self.f.logpdf(y)
+            inside = (y >= self.low) & (y <= self.high)
+            return np.where(inside, base - np.log(self._mass()), -np.inf)
+
+
+class _Kumaraswamy:
+    """Kumaraswamy(a, b) as a scipy-like frozen distribution (closed form)."""
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def cdf(self, x):
+        x = np.clip(x, 0, 1)
+        with np.errstate(divide="ignore"):
+            return -np.expm1(self.b * np.log1p(-x ** self.a))
+
+    def sf(self, x):
+        return 1 - self.cdf(x)
+
+    def ppf(self, u):
+        return (-np.expm1(np.log1p(-u) / self.b)) ** (1 / self.a)
+
+    def logpdf(self, x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = (np.log(self.a) + np.log(self.b) + (self.a - 1) * np.log(x)
+                 + (self.b - 1) * np.log1p(-x ** self.a))
+        return np.where((x > 0) & (x < 1), v, -np.inf)
+
+
+def truncated(call, params, make, discrete, outside):
+    """A truncation scored against _ScipyTruncated, on its own draws with a
+    few values outside [low, high]."""
+    def value(rng, p, d):
+        v = d.draws(rng)
+        v = v.astype(np.int32) if discrete else v
+        return mix_values(v, rng, outside)
+    return (call, params, lambda p: make({k: np.asarray(v) for k, v in p.items()}),
+            value, "i" if discrete else "f", ())
+
+
+CASES.update({
+    "truncated_beta": truncated(
+        "TruncatedDistribution(Beta(a, b), low=c, high=c + 0.3)",
+        dict(a=(S, pos), b=(S, pos), c=(S, lambda r, s: r.uniform(0.05, 0.6, s))),
+        lambda p: _ScipyTruncated(stats.beta(p["a"], p["b"]), p["c"], p["c"] + 0.3, False),
+        False, 0.01),
+    "truncated_kumaraswamy": truncated(
+        "TruncatedDistribution(Kumaraswamy(a, b), low=c)",
+        dict(a=(S, pos), b=(S, pos), c=(S, lambda r, s: r.uniform(0.05, 0.8, s))),
+        lambda p: _ScipyTruncated(_Kumaraswamy(p["a"], p["b"]), p["c"], np.inf, False),
+        False, 0.01),
+    # Zero-truncated counts (Stan's T[1, ], PyMC's pm.Truncated(lower=1)).
+    "truncated_poisson": truncated(
+        "TruncatedDistribution(Poisson(a), low=1)", dict(a=(S, pos)),
+        lambda p: _ScipyTruncated(stats.poisson(p["a"]), 1, np.inf, True), True, 0),
+    "truncated_poisson_interval": truncated(
+        "TruncatedDistribution(Poisson(a), low=n, high=n + 4)", dict(a=(S, pos), n=(S, counts)),
+        lambda p: _ScipyTruncated(stats.poisson(p["a"]), p["n"], p["n"] + 4, True), True, 0),
+    "truncated_nb2": truncated(
+        "TruncatedDistribution(NegativeBinomial2(a, b), low=1)", dict(a=(S, pos), b=(S, pos)),
+        lambda p: _ScipyTruncated(stats.nbinom(p["b"], p["b"] / (p["b"] + p["a"])), 1, np.inf,
+                                  True), True, 0),
+    "truncated_binomial_probs": truncated(
+        "TruncatedDistribution(Binomial(n, probs=a), low=1)", dict(n=(S, counts), a=(S, unit)),
+        lambda p: _ScipyTruncated(stats.binom(p["n"], p["a"]), 1, np.inf, True), True, 0),
+    "truncated_binomial_logits": truncated(
+        "TruncatedDistribution(Binomial(n, logits=a), high=2)", dict(n=(S, counts), a=(S, real)),
+        lambda p: _ScipyTruncated(stats.binom(p["n"], special.expit(p["a"])), -np.inf, 2, True),
+        True, 3),
+})
+
+
 def gen_is_count(param):
     return param[1] is counts
 

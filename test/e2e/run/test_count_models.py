@@ -65,6 +65,43 @@ class CountModels(E.E2ETestCase):
         r = ((yp - mu) ** 2 / var).mean()
         self.assertLess(abs(r - 1), 0.05, "predictive variance")
 
+    def test_zero_truncated_poisson(self):
+        rng = np.random.default_rng(43)
+        X = rng.normal(0, 0.5, (self.N, self.K)).astype(np.float32)
+        post = dict(alpha=rng.normal(0.3, 0.3, self.D).astype(np.float32),
+                    beta=rng.normal(0, 0.4, (self.D, self.K)).astype(np.float32),
+                    p=rng.uniform(0.1, 0.4, self.D).astype(np.float32))
+        rate = np.exp(post["alpha"].astype(np.float64)[:, None]
+                      + post["beta"].astype(np.float64) @ X.T.astype(np.float64))
+        y = stats.poisson.rvs(rate[0], random_state=2)
+        y[y == 0] = 1
+        data = {"X": self.save("tX.npy", X)}
+        pp = self.savez("tpost.npz", **post)
+        ll = self.runs("log-likelihood", "truncated_counts",
+                       dict(data, y=self.save("ty.npy", y.astype(np.int32))), pp)["y"]
+        ref = stats.poisson.logpmf(y[None, :], rate) - np.log(-np.expm1(-rate))
+        np.testing.assert_allclose(ll, ref, rtol=1e-5, atol=1e-6)
+        pred = self.runs("predict", "truncated_counts", data, pp)
+        self.assertEqual(pred["y"].dtype, np.int32)
+        yp = pred["y"].astype(np.float64)
+        self.assertTrue((yp >= 1).all(), "a zero-truncated draw below 1")
+        # E[y | y >= 1] = rate / (1 - exp(-rate)), Var = mean (1 + rate - mean).
+        mean = rate / -np.expm1(-rate)
+        var = mean * (1 + rate - mean)
+        z = (yp - mean).sum() / np.sqrt(var.sum())
+        self.assertLess(abs(z), 5, "predictive mean")
+        prior = self.runs("prior-predictive", "truncated_counts", data, None,
+                          num_samples=200, extra=("--return-sites", "p,y"))
+        self.assertTrue(((prior["p"] >= 0.1) & (prior["p"] <= 0.4)).all())
+        self.assertTrue((prior["y"] >= 1).all())
+        # Beta(2, 5) on [0.1, 0.4]: its mean by quadrature, within 5 sd.
+        g = np.linspace(0.1, 0.4, 20001)
+        w = stats.beta.pdf(g, 2, 5)
+        m = (g * w).sum() / w.sum()
+        sd = np.sqrt(((g - m) ** 2 * w).sum() / w.sum())
+        ps = prior["p"].astype(np.float64).ravel()
+        self.assertLess(abs(ps.mean() - m), 5 * sd / np.sqrt(ps.size))
+
     def test_zero_inflated_poisson(self):
         rng = np.random.default_rng(42)
         X = rng.normal(0, 0.5, (self.N, self.K)).astype(np.float32)
