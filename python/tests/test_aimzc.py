@@ -357,8 +357,12 @@ def test_import_without_the_native_part_says_how_to_build_it(tmp_path):
                        capture_output=True, text=True, cwd=str(tmp_path),
                        env=dict(os.environ, PYTHONPATH=str(tmp_path)))
     assert p.returncode != 0
-    assert "ImportError" in p.stderr
-    assert "aimzc_python" in p.stderr
+    # The last line is the ImportError itself, naming the target and the
+    # command that builds it, and where the package then lies.
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: "), p.stderr
+    assert "`cmake --build build --target aimzc_python`" in last, last
+    assert "build/python on PYTHONPATH" in last, last
 
 
 def test_several_outputs_and_transformed_data_match_the_cli(work):
