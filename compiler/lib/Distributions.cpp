@@ -84,7 +84,8 @@ llvm::ArrayRef<const char *> truncatableBases() {
       "Normal",      "Cauchy",   "StudentT",     "Laplace",    "Logistic",
       "Exponential", "Weibull",  "Gumbel",       "Pareto",     "Gamma",
       "InverseGamma", "LogNormal", "HalfNormal", "HalfCauchy", "Beta",
-      "Kumaraswamy", "Poisson", "NegativeBinomial2", "Binomial"};
+      "Kumaraswamy", "Uniform", "LogUniform", "AsymmetricLaplace", "Chi2",
+      "BetaProportion", "Poisson", "NegativeBinomial2", "Binomial"};
   return Bases;
 }
 

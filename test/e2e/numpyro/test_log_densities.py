@@ -419,6 +419,29 @@ CASES.update({
         dict(a=(S, pos), b=(S, pos), c=(S, lambda r, s: r.uniform(0.05, 0.8, s))),
         lambda p: _ScipyTruncated(_Kumaraswamy(p["a"], p["b"]), p["c"], np.inf, False),
         False, 0.01),
+    "truncated_uniform": truncated(
+        "TruncatedDistribution(Uniform(a, a + b), low=a + c)",
+        dict(a=(S, real), b=(S, pos), c=(S, lambda r, s: r.uniform(0.05, 0.2, s))),
+        lambda p: _ScipyTruncated(stats.uniform(p["a"], p["b"]), p["a"] + p["c"], np.inf, False),
+        False, -50.0),
+    "truncated_loguniform": truncated(
+        "TruncatedDistribution(LogUniform(a, a + b), high=a + 0.5 * b)",
+        dict(a=(S, pos), b=(S, pos)),
+        lambda p: _ScipyTruncated(stats.loguniform(p["a"], p["a"] + p["b"]), -np.inf,
+                                  p["a"] + 0.5 * p["b"], False), False, 1e-3),
+    "truncated_asymmetriclaplace": truncated(
+        "TruncatedDistribution(AsymmetricLaplace(a, b, c), low=a - b, high=a + 2 * b)",
+        dict(a=(S, real), b=(S, pos), c=(S, pos)),
+        lambda p: _ScipyTruncated(stats.laplace_asymmetric(p["c"], p["a"], p["b"]),
+                                  p["a"] - p["b"], p["a"] + 2 * p["b"], False), False, -50.0),
+    "truncated_chi2": truncated(
+        "TruncatedDistribution(Chi2(a), low=b, high=b + 2)", dict(a=(S, pos), b=(S, pos)),
+        lambda p: _ScipyTruncated(stats.chi2(p["a"]), p["b"], p["b"] + 2, False), False, 1e-3),
+    "truncated_betaproportion": truncated(
+        "TruncatedDistribution(BetaProportion(a, b), low=0.2, high=0.7)",
+        dict(a=(S, unit), b=(S, pos)),
+        lambda p: _ScipyTruncated(stats.beta(p["a"] * p["b"], (1 - p["a"]) * p["b"]), 0.2, 0.7,
+                                  False), False, 0.9),
     # Zero-truncated counts (Stan's T[1, ], PyMC's pm.Truncated(lower=1)).
     "truncated_poisson": truncated(
         "TruncatedDistribution(Poisson(a), low=1)", dict(a=(S, pos)),

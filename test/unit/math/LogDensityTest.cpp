@@ -83,6 +83,12 @@ template <class T, class X> T eval(const LogDensityCase& c, X x) {
   if (d == "truncated_half_cauchy") return am::truncated_half_cauchy_log_prob(xt, p0, p1, p2);
   if (d == "truncated_beta") return am::truncated_beta_log_prob(xt, p0, p1, p2, p3);
   if (d == "truncated_kumaraswamy") return am::truncated_kumaraswamy_log_prob(xt, p0, p1, p2, p3);
+  if (d == "truncated_uniform") return am::truncated_uniform_log_prob(xt, p0, p1, p2, p3);
+  if (d == "truncated_log_uniform") return am::truncated_log_uniform_log_prob(xt, p0, p1, p2, p3);
+  if (d == "truncated_asymmetric_laplace")
+    return am::truncated_asymmetric_laplace_log_prob(xt, p0, p1, p2, p3, static_cast<T>(c.p[4]));
+  if (d == "truncated_chi2") return am::truncated_chi2_log_prob(xt, p0, p1, p2);
+  if (d == "truncated_beta_proportion") return am::truncated_beta_proportion_log_prob(xt, p0, p1, p2, p3);
   if (d == "truncated_poisson") return am::truncated_poisson_log_prob(x, p0, p1, p2);
   if (d == "truncated_negative_binomial2") return am::truncated_negative_binomial2_log_prob(x, p0, p1, p2, p3);
   if (d == "truncated_binomial") return am::truncated_binomial_log_prob(x, p0, p1, p2, p3);

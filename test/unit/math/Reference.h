@@ -10,7 +10,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct LogDensityCase {
   const char* dist;
-  double p[4];
+  double p[5];
   double x;
   double expect;  // 70-digit decimal arithmetic
   double scipy;   // scipy.stats, for information

@@ -661,6 +661,42 @@ TYPED_TEST(Sampler, TruncatedOnTheUnitInterval) {
   EXPECT_TRUE(std::isnan(am::truncated_kumaraswamy_sample<T>(s, T(2), T(5), T(0.5), T(0.2))));
 }
 
+TYPED_TEST(Sampler, TruncatedClosedFormsAndReparameterized) {
+  using T = TypeParam;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (auto [lo, hi] : {std::pair<double, double>{0.5, 1.5}, {-inf, 0.3}, {2.5, inf}}) {  // NOLINT
+    truncation_case("Uniform(-1, 3)",
+                    [&](RandomStream& s) { return am::truncated_uniform_sample<T>(s, T(-1), T(3), T(lo), T(hi)); },
+                    [](double x) { return std::clamp((x + 1) / 4, 0.0, 1.0); }, std::max(lo, -1.0),
+                    std::min(hi, 3.0));
+    truncation_case("AsymmetricLaplace(1, 0.5, 2)",
+                    [&](RandomStream& s) {
+                      return am::truncated_asymmetric_laplace_sample<T>(s, T(1), T(0.5), T(2), T(lo), T(hi));
+                    },
+                    [](double x) {  // left scale 1, right scale 0.25
+                      return x < 1 ? 0.8 * std::exp(x - 1) : 1 - 0.2 * std::exp(-(x - 1) / 0.25);
+                    },
+                    lo, hi);
+    truncation_case("Chi2(3)",
+                    [&](RandomStream& s) { return am::truncated_chi2_sample<T>(s, T(3), T(lo * 4), T(hi * 4)); },
+                    [inf](double x) { return x <= 0 ? 0.0 : x == inf ? 1.0 : gamma_p(1.5, x / 2); },
+                    std::max(lo * 4, 0.0), hi * 4);
+  }
+  for (auto [lo, hi] : {std::pair<double, double>{0.1, 0.4}, {0.6, 0.95}, {2, 20}}) {  // NOLINT
+    truncation_case("BetaProportion(0.3, 10)",
+                    [&](RandomStream& s) {
+                      return am::truncated_beta_proportion_sample<T>(s, T(0.3), T(10), T(lo / 20 + 0.05),
+                                                                     T(std::min(hi, 0.99)));
+                    },
+                    [](double x) { return beta_cdf_int(3, 7, x); }, lo / 20 + 0.05, std::min(hi, 0.99));
+    truncation_case("LogUniform(0.1, 100)",
+                    [&](RandomStream& s) {
+                      return am::truncated_log_uniform_sample<T>(s, T(0.1), T(100), T(lo), T(hi));
+                    },
+                    [](double x) { return std::clamp(std::log(x / 0.1) / std::log(1000.0), 0.0, 1.0); }, lo, hi);
+  }
+}
+
 /// Draws of a truncated count: inside [L, U] and chi-square against the
 /// base's mass renormalized by the test's own sum over [L, U].
 template <class F, class L>

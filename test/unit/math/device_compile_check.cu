@@ -44,6 +44,9 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
   r += truncated_beta_sample(s, T(2), T(5), T(0.1), T(0.4)) + truncated_beta_log_prob(x[i], T(2), T(5), T(0), T(0.5)) +
        truncated_kumaraswamy_sample(s, T(2), T(5), T(0.1), inf) +
        truncated_kumaraswamy_log_prob(x[i], T(2), T(5), T(0), T(0.5)) +
+       truncated_uniform_sample(s, T(-1), T(3), T(0), T(1)) + truncated_log_uniform_log_prob(x[i], T(1), T(9), T(2), T(3)) +
+       truncated_asymmetric_laplace_sample(s, T(1), T(0.5), T(2), T(0), inf) + truncated_chi2_sample(s, T(3), T(1), T(5)) +
+       truncated_beta_proportion_log_prob(x[i], T(0.3), T(10), T(0.1), T(0.4)) +
        truncated_poisson_log_prob(x[i], T(4), T(1), inf) + truncated_negative_binomial2_log_prob(x[i], T(3), T(2), T(1), inf) +
        truncated_binomial_log_prob(x[i], T(20), T(0.3), T(1), T(5)) +
        truncated_binomial_logits_log_prob(x[i], T(20), T(-1), T(1), T(5));

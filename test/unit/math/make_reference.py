@@ -432,6 +432,45 @@ def hp_truncated_kumaraswamy(x, a, b, low, high):
                          lambda v: 0 if v <= 0 else (1 if v >= 1 else 1 - (1 - v ** a_) ** b_), 0.0)
 
 
+def hp_truncated_uniform(x, a, b, low, high):
+    import mpmath as mp
+    a_, b_ = mp.mpf(a), mp.mpf(b)
+    valid = math.isfinite(a) and math.isfinite(b) and a < b and low < b
+    return _hp_truncated(x, low, high, valid,
+                         lambda v: -mp.log(b_ - a_) if a_ <= v <= b_ else -mp.inf,
+                         lambda v: 0 if v <= a_ else (1 if v >= b_ else (v - a_) / (b_ - a_)), a)
+
+
+def hp_truncated_log_uniform(x, a, b, low, high):
+    import mpmath as mp
+    a_, b_ = mp.mpf(a), mp.mpf(b)
+    valid = 0 < a < INF and 0 < b < INF and a < b and low < b
+    return _hp_truncated(x, low, high, valid,
+                         lambda v: -mp.log(v) - mp.log(mp.log(b_) - mp.log(a_)) if a_ <= v <= b_ else -mp.inf,
+                         lambda v: 0 if v <= a_ else (1 if v >= b_ else
+                                                      (mp.log(v) - mp.log(a_)) / (mp.log(b_) - mp.log(a_))), a)
+
+
+def hp_truncated_asymmetric_laplace(x, loc, scale, k, low, high):
+    import mpmath as mp
+    m, l, r = mp.mpf(loc), mp.mpf(scale) * mp.mpf(k), mp.mpf(scale) / mp.mpf(k)
+    valid = _loc_scale_ok(loc, scale) and 0 < k < INF
+    return _hp_truncated(x, low, high, valid,
+                         lambda v: -abs(v - m) / (l if v < m else r) - mp.log(l + r),
+                         lambda v: 0 if v == -mp.inf else (1 if v == mp.inf else (
+                             l / (l + r) * mp.exp((v - m) / l) if v < m else 1 - r / (l + r) * mp.exp(-(v - m) / r))))
+
+
+def hp_truncated_chi2(x, df, low, high):
+    return hp_truncated_gamma(x, df / 2, 0.5, low, high) if 0 < df < INF else NAN
+
+
+def hp_truncated_beta_proportion(x, mean, conc, low, high):
+    if not (0 < mean < 1 and 0 < conc < INF):
+        return NAN
+    return hp_truncated_beta(x, float(D(mean) * D(conc)), float((1 - D(mean)) * D(conc)), low, high)
+
+
 def _hp_truncated_count(x, low, high, valid, logpmf, cdf, top=INF):
     """A count's mass renormalized on the integers of [low, high] (both ends
     included): logpmf(x) minus log(F(U) - F(L - 1)), mpmath at 60 digits;
@@ -766,6 +805,11 @@ def sp_value(dist, params, x):
                 "truncated_half_normal": lambda: st.halfnorm(scale=base[0]),
                 "truncated_half_cauchy": lambda: st.halfcauchy(scale=base[0]),
                 "truncated_beta": lambda: st.beta(base[0], base[1]),
+                "truncated_uniform": lambda: st.uniform(base[0], base[1] - base[0]),
+                "truncated_log_uniform": lambda: st.loguniform(base[0], base[1]),
+                "truncated_asymmetric_laplace": lambda: st.laplace_asymmetric(base[2], base[0], base[1]),
+                "truncated_chi2": lambda: st.chi2(base[0]),
+                "truncated_beta_proportion": lambda: st.beta(base[0] * base[1], (1 - base[0]) * base[1]),
                 "truncated_poisson": lambda: st.poisson(base[0]),
                 "truncated_negative_binomial2": lambda: st.nbinom(base[1], base[1] / (base[1] + base[0])),
                 "truncated_binomial": lambda: st.binom(base[0], base[1]),
@@ -898,6 +942,11 @@ HP = {
     "truncated_half_cauchy": hp_truncated_half_cauchy,
     "truncated_beta": hp_truncated_beta,
     "truncated_kumaraswamy": hp_truncated_kumaraswamy,
+    "truncated_uniform": hp_truncated_uniform,
+    "truncated_log_uniform": hp_truncated_log_uniform,
+    "truncated_asymmetric_laplace": hp_truncated_asymmetric_laplace,
+    "truncated_chi2": hp_truncated_chi2,
+    "truncated_beta_proportion": hp_truncated_beta_proportion,
     "truncated_poisson": hp_truncated_poisson,
     "truncated_negative_binomial2": hp_truncated_negative_binomial2,
     "truncated_binomial": hp_truncated_binomial,
@@ -1194,6 +1243,14 @@ add_trunc("truncated_kumaraswamy", [2, 5], [(0.1, 0.4), (0.7, 1), (0.9, INF)], _
 add_trunc("truncated_kumaraswamy", [0.5, 3], [(0.001, 0.01), (0.3, 0.8)], _trunc_xs)
 add("truncated_beta", [2, 5, 1.5, 3], [2])
 add("truncated_kumaraswamy", [2, 5, 1.5, 3], [2])
+add_trunc("truncated_uniform", [-1, 3], [(0, 1), (-INF, 0.5), (2.5, INF), (-5, 5)], _trunc_xs)
+add("truncated_uniform", [-1, 3, 4, 5], [4.5])
+add_trunc("truncated_log_uniform", [0.1, 100], [(1, 10), (0.2, 0.3), (50, INF)], _trunc_xs)
+add_trunc("truncated_asymmetric_laplace", [1, 0.5, 2], [(0, 2), (-4, 0), (3, INF), (-INF, -5)], _trunc_xs)
+add_trunc("truncated_asymmetric_laplace", [0, 2, 0.3], [(1, 8), (-20, -1)], _trunc_xs)
+add_trunc("truncated_chi2", [3], [(1, 5), (0, 0.5), (20, INF)], _trunc_xs)
+add_trunc("truncated_beta_proportion", [0.3, 10], [(0.1, 0.4), (0.7, 0.99)], _trunc_xs)
+add("truncated_beta_proportion", [1.5, 10, 0.1, 0.4], [0.2])
 
 
 # Counts on [low, high], both ends included (TruncatedCounts.h).
@@ -1393,7 +1450,7 @@ def main():
         if not close(spv, expect, 1e-9):
             n_disagree += 1
             print("scipy differs: %s%s x=%r  hp=%r scipy=%r" % (dist, tuple(params), x, expect, spv))
-        p = list(params) + [0.0] * (4 - len(params))
+        p = list(params) + [0.0] * (5 - len(params))
         sens = float_sensitivity(dist, params, x, expect)
         lines.append('    {"%s", {%s}, %s, %s, %s, %.3g},' % (dist, ", ".join(cxx(v) for v in p), cxx(x), cxx(expect),
                                                             cxx(spv), sens))

@@ -6,7 +6,10 @@
 //                                          quantile by bisection
 //   Beta                                   regularized incomplete beta;
 //                                          quantile by bisection
-//   Kumaraswamy                            CDF and quantile in closed form
+//   Kumaraswamy, Uniform, LogUniform,      CDF and quantile in closed form
+//   AsymmetricLaplace
+//   Chi2, BetaProportion                   Gamma(df / 2, 1 / 2), Beta(m c,
+//                                          (1 - m) c)
 //   LogNormal                              exp of a truncated normal
 //   HalfNormal, HalfCauchy                 the normal / Cauchy truncated to
 //                                          [max(low, 0), high]
@@ -261,12 +264,71 @@ struct KumaraswamyCdf {
   AIMZ_MATH_FN double lo() const { return 0.0; }
   AIMZ_MATH_FN double hi() const { return 1.0; }
   AIMZ_MATH_FN double log_sf(double x) const {
-    return x <= 0.0 ? 0.0 : x >= 1.0 ? -inf<double>() : b * std::log1p(-std::pow(x, a));
+    // log(1 - x^a) = log(-expm1(a log x)): accurate for x^a near 0 and 1
+    return x <= 0.0 ? 0.0 : x >= 1.0 ? -inf<double>() : b * std::log(-std::expm1(a * std::log(x)));
   }
   AIMZ_MATH_FN double log_cdf(double x) const { return x <= 0.0 ? -inf<double>() : log1m_exp_d(log_sf(x)); }
   AIMZ_MATH_FN double lower(double lp) const { return upper(log1m_exp_d(lp)); }
   AIMZ_MATH_FN double upper(double lq) const { return std::pow(-std::expm1(lq / b), 1.0 / a); }
   AIMZ_MATH_FN double log_pdf(double x) const { return kumaraswamy_log_prob<double>(x, a, b); }
+};
+
+/// Uniform(a, b): F(x) = (x - a) / (b - a).
+struct UniformCdf {
+  double a, b;
+  AIMZ_MATH_FN bool valid() const { return std::isfinite(a) && std::isfinite(b) && a < b; }
+  AIMZ_MATH_FN double lo() const { return a; }
+  AIMZ_MATH_FN double hi() const { return b; }
+  AIMZ_MATH_FN double f(double x) const { return x <= a ? 0.0 : x >= b ? 1.0 : (x - a) / (b - a); }
+  AIMZ_MATH_FN double log_cdf(double x) const { return std::log(f(x)); }
+  AIMZ_MATH_FN double log_sf(double x) const { return x <= a ? 0.0 : x >= b ? -inf<double>() : std::log((b - x) / (b - a)); }
+  AIMZ_MATH_FN double lower(double lp) const { return a + std::exp(lp) * (b - a); }
+  AIMZ_MATH_FN double upper(double lq) const { return b - std::exp(lq) * (b - a); }
+  AIMZ_MATH_FN double log_pdf(double x) const { return uniform_log_prob<double>(x, a, b); }
+};
+
+/// LogUniform(a, b): uniform in log x.
+struct LogUniformCdf {
+  double a, b;
+  AIMZ_MATH_FN bool valid() const { return pos_finite(a) && pos_finite(b) && a < b; }
+  AIMZ_MATH_FN double lo() const { return a; }
+  AIMZ_MATH_FN double hi() const { return b; }
+  AIMZ_MATH_FN double width() const { return std::log(b) - std::log(a); }
+  AIMZ_MATH_FN double log_cdf(double x) const {
+    return x <= a ? -inf<double>() : x >= b ? 0.0 : std::log((std::log(x) - std::log(a)) / width());
+  }
+  AIMZ_MATH_FN double log_sf(double x) const {
+    return x <= a ? 0.0 : x >= b ? -inf<double>() : std::log((std::log(b) - std::log(x)) / width());
+  }
+  AIMZ_MATH_FN double lower(double lp) const { return std::exp(std::log(a) + std::exp(lp) * width()); }
+  AIMZ_MATH_FN double upper(double lq) const { return std::exp(std::log(b) - std::exp(lq) * width()); }
+  AIMZ_MATH_FN double log_pdf(double x) const { return log_uniform_log_prob<double>(x, a, b); }
+};
+
+/// AsymmetricLaplace(loc, scale, k): exponential tails of scales scale k
+/// (left) and scale / k (right), with mass l / (l + r) left of loc.
+struct AsymmetricLaplaceCdf {
+  double loc, scale, k;
+  AIMZ_MATH_FN bool valid() const { return std::isfinite(loc) && pos_finite(scale) && pos_finite(k); }
+  AIMZ_MATH_FN double lo() const { return -inf<double>(); }
+  AIMZ_MATH_FN double hi() const { return inf<double>(); }
+  AIMZ_MATH_FN double left() const { return scale * k; }
+  AIMZ_MATH_FN double right() const { return scale / k; }
+  AIMZ_MATH_FN double log_left_mass() const { return std::log(left() / (left() + right())); }
+  AIMZ_MATH_FN double log_right_mass() const { return std::log(right() / (left() + right())); }
+  AIMZ_MATH_FN double log_cdf(double x) const {
+    return x < loc ? log_left_mass() + (x - loc) / left() : log1m_exp_d(log_sf(x));
+  }
+  AIMZ_MATH_FN double log_sf(double x) const {
+    return x >= loc ? log_right_mass() - (x - loc) / right() : log1m_exp_d(log_cdf(x));
+  }
+  AIMZ_MATH_FN double lower(double lp) const {
+    return lp <= log_left_mass() ? loc + left() * (lp - log_left_mass()) : upper(log1m_exp_d(lp));
+  }
+  AIMZ_MATH_FN double upper(double lq) const {
+    return lq <= log_right_mass() ? loc - right() * (lq - log_right_mass()) : lower(log1m_exp_d(lq));
+  }
+  AIMZ_MATH_FN double log_pdf(double x) const { return asymmetric_laplace_log_prob<double>(x, loc, scale, k); }
 };
 
 /// Whether [low, high] is above the base's median: its mass is then
@@ -438,6 +500,61 @@ AIMZ_MATH_FN T truncated_kumaraswamy_log_prob(T x, T concentration1, T concentra
   return detail::truncated_cdf_log_prob(double(kumaraswamy_log_prob<double>(x, concentration1, concentration0)), x,
                                         detail::KumaraswamyCdf{double(concentration1), double(concentration0)}, low,
                                         high);
+}
+
+// ----------------------------------------- more closed forms and reparams
+
+template <class T> AIMZ_MATH_FN T truncated_uniform_sample(RandomStream& s, T a, T b, T low, T high) {
+  return detail::truncated_cdf_sample(s, detail::UniformCdf{double(a), double(b)}, low, high);
+}
+template <class T> AIMZ_MATH_FN T truncated_uniform_log_prob(T x, T a, T b, T low, T high) {
+  return detail::truncated_cdf_log_prob(double(uniform_log_prob<double>(x, a, b)), x,
+                                        detail::UniformCdf{double(a), double(b)}, low, high);
+}
+
+template <class T> AIMZ_MATH_FN T truncated_log_uniform_sample(RandomStream& s, T a, T b, T low, T high) {
+  return detail::truncated_cdf_sample(s, detail::LogUniformCdf{double(a), double(b)}, low, high);
+}
+template <class T> AIMZ_MATH_FN T truncated_log_uniform_log_prob(T x, T a, T b, T low, T high) {
+  return detail::truncated_cdf_log_prob(double(log_uniform_log_prob<double>(x, a, b)), x,
+                                        detail::LogUniformCdf{double(a), double(b)}, low, high);
+}
+
+template <class T>
+AIMZ_MATH_FN T truncated_asymmetric_laplace_sample(RandomStream& s, T loc, T scale, T k, T low, T high) {
+  return detail::truncated_cdf_sample(s, detail::AsymmetricLaplaceCdf{double(loc), double(scale), double(k)}, low,
+                                      high);
+}
+template <class T>
+AIMZ_MATH_FN T truncated_asymmetric_laplace_log_prob(T x, T loc, T scale, T k, T low, T high) {
+  return detail::truncated_cdf_log_prob(double(asymmetric_laplace_log_prob<double>(x, loc, scale, k)), x,
+                                        detail::AsymmetricLaplaceCdf{double(loc), double(scale), double(k)}, low,
+                                        high);
+}
+
+template <class T> AIMZ_MATH_FN T truncated_chi2_sample(RandomStream& s, T df, T low, T high) {
+  return detail::truncated_cdf_sample_trying(s, detail::GammaCdf{0.5 * double(df), 0.5}, low, high,
+                                             [&] { return chi2_sample<T>(s, df); });
+}
+template <class T> AIMZ_MATH_FN T truncated_chi2_log_prob(T x, T df, T low, T high) {
+  return detail::truncated_cdf_log_prob(double(chi2_log_prob<double>(x, df)), x,
+                                        detail::GammaCdf{0.5 * double(df), 0.5}, low, high);
+}
+
+/// BetaProportion(mean, concentration) is Beta(mean c, (1 - mean) c).
+template <class T> AIMZ_MATH_FN bool beta_proportion_ok(T mean, T concentration) {
+  return mean > T(0) && mean < T(1) && detail::pos_finite(concentration);
+}
+template <class T>
+AIMZ_MATH_FN T truncated_beta_proportion_sample(RandomStream& s, T mean, T concentration, T low, T high) {
+  if (!beta_proportion_ok(mean, concentration)) return detail::nan<T>();
+  return truncated_beta_sample<T>(s, mean * concentration, (T(1) - mean) * concentration, low, high);
+}
+template <class T>
+AIMZ_MATH_FN T truncated_beta_proportion_log_prob(T x, T mean, T concentration, T low, T high) {
+  if (!beta_proportion_ok(mean, concentration)) return detail::nan<T>();
+  const double a = double(mean) * double(concentration), b = (1.0 - double(mean)) * double(concentration);
+  return detail::truncated_cdf_log_prob(double(beta_log_prob<double>(x, a, b)), x, detail::BetaCdf{a, b}, low, high);
 }
 
 // ------------------------------------------- through the symmetric bases
