@@ -72,13 +72,16 @@ enum {
   AIMZ_BAD_ABI_VERSION = 3
 };
 
-/* Posterior predictive: latents from the posterior where given, otherwise
- * drawn from their priors; the output and deterministic sites sampled. */
-int32_t aimz_predict(aimz_call *call);
-/* Pointwise log-likelihood of `observed` under every draw. */
-int32_t aimz_log_likelihood(aimz_call *call);
-/* Prior predictive: every latent drawn from its prior. */
-int32_t aimz_prior_predictive(aimz_call *call);
+/* The entry points, named in AbiSymbols.def (so the compiler and the
+ * runtime spell them from one list):
+ *   aimz_predict           posterior predictive: latents from the posterior
+ *                          where given, otherwise drawn from their priors;
+ *                          the output and deterministic sites sampled
+ *   aimz_log_likelihood    pointwise log-likelihood of `observed` under
+ *                          every draw
+ *   aimz_prior_predictive  every latent drawn from its prior */
+#define AIMZ_ENTRY_POINT(ID, SYMBOL) int32_t SYMBOL(aimz_call *call);
+#include "aimz/AbiSymbols.def"
 
 /* Exported data symbols. */
 extern const char aimz_manifest[];   /* the manifest JSON, NUL-terminated */
