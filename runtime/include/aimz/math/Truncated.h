@@ -26,15 +26,15 @@ namespace aimz {
 namespace math {
 namespace detail {
 
-/// I_x(a, b) by Lentz's continued fraction, for x <= (a + 1) / (a + b + 2)
-/// where it converges quickly.
-AIMZ_MATH_FN double incomplete_beta_cf(double a, double b, double x, double x1m) {
-  const double front = std::exp(a * std::log(x) + b * std::log(x1m) - log_beta(a, b)) / a;
+/// The continued fraction of I_x(a, b) by Lentz's method, without its
+/// front factor x^a (1 - x)^b / (a B(a, b)): converges quickly for
+/// x <= (a + 1) / (a + b + 2); at most max_terms pairs of terms.
+AIMZ_MATH_FN double incomplete_beta_fraction(double a, double b, double x, int max_terms) {
   const double tiny = 1e-300;
   double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
   d = 1.0 / (std::fabs(d) < tiny ? tiny : d);
   double f = d;
-  for (int m = 1; m < 2000; ++m) {
+  for (int m = 1; m < max_terms; ++m) {
     const double m2 = 2.0 * m;
     double num = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
     d = 1.0 + num * d;
@@ -51,7 +51,14 @@ AIMZ_MATH_FN double incomplete_beta_cf(double a, double b, double x, double x1m)
     f *= step;
     if (std::fabs(step - 1.0) < 1e-16) break;
   }
-  return front * f;
+  return f;
+}
+
+/// I_x(a, b), for x <= (a + 1) / (a + b + 2) where the fraction converges
+/// quickly.
+AIMZ_MATH_FN double incomplete_beta_cf(double a, double b, double x, double x1m) {
+  const double front = std::exp(a * std::log(x) + b * std::log(x1m) - log_beta(a, b)) / a;
+  return front * incomplete_beta_fraction(a, b, x, 2000);
 }
 
 /// Regularized incomplete beta I_x(a, b) (x1m = 1 - x, passed to keep its

@@ -91,8 +91,8 @@ AIMZ_MATH_FN void log_incomplete_gamma(double a, double x, double* log_p, double
 /// log I_x(a, b) and log(1 - I_x(a, b)), the regularized incomplete beta
 /// function, for a, b > 0 and y = 1 - x given by the caller (exact where
 /// it matters: NegativeBinomial2's 1 - p is mean / (mean + concentration)).
-/// The continued fraction (Lentz) on the side below the mean, where it
-/// converges, with x^a y^b / (a B(a, b)) from the beta density (Loader's
+/// The continued fraction (Truncated.h's incomplete_beta_fraction) on the
+/// side below the mean, where it converges, with x^a y^b / (a B(a, b)) from the beta density (Loader's
 /// form for a, b > 2: no cancellation for large counts).
 AIMZ_MATH_FN void log_incomplete_beta(double a, double b, double x, double y, double* log_p, double* log_q) {
   if (!(x > 0.0)) {
@@ -115,27 +115,7 @@ AIMZ_MATH_FN void log_incomplete_beta(double a, double b, double x, double y, do
     y = u;
   }
   const double log_front = std::log(x) + std::log(y) + beta_log_prob<double>(x, a, b) - std::log(a);
-  const double tiny = 1e-300;
-  double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
-  d = 1.0 / (std::fabs(d) < tiny ? tiny : d);
-  double h = d;
-  for (int m = 1; m < 20000; ++m) {
-    const double m2 = 2.0 * m;
-    double an = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
-    d = 1.0 + an * d;
-    d = 1.0 / (std::fabs(d) < tiny ? tiny : d);
-    c = 1.0 + an / c;
-    c = std::fabs(c) < tiny ? tiny : c;
-    h *= d * c;
-    an = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
-    d = 1.0 + an * d;
-    d = 1.0 / (std::fabs(d) < tiny ? tiny : d);
-    c = 1.0 + an / c;
-    c = std::fabs(c) < tiny ? tiny : c;
-    const double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1.0) < 1e-16) break;
-  }
+  const double h = incomplete_beta_fraction(a, b, x, 20000);
   const double l = log_front + std::log(h);
   *(swap ? log_q : log_p) = l;
   *(swap ? log_p : log_q) = log1m_exp_d(l);
