@@ -107,8 +107,28 @@ void printCatalogue(llvm::raw_ostream &OS) {
 
 void Diagnostics::emit(diag::DiagId Id, llvm::SMLoc Loc,
                        llvm::ArrayRef<std::string> Args) {
+  assert(Args.size() == diag::info(Id).NumArgs &&
+         "wrong number of diagnostic arguments");
+  if (!Holding)
+    return print(Id, Loc, Args);
+  Held.push_back({Id, Loc, {Args.begin(), Args.end()}, Provisional});
+  if (!Provisional && diag::info(Id).Sev == diag::Severity::Error)
+    ++HeldErrors;
+}
+
+void Diagnostics::releaseHeld(bool KeepProvisional) {
+  std::vector<HeldReport> Reports = std::move(Held);
+  Held.clear();
+  Holding = Provisional = false;
+  HeldErrors = 0;
+  for (const HeldReport &R : Reports)
+    if (KeepProvisional || !R.Provisional)
+      print(R.Id, R.Loc, R.Args);
+}
+
+void Diagnostics::print(diag::DiagId Id, llvm::SMLoc Loc,
+                        llvm::ArrayRef<std::string> Args) {
   const diag::DiagInfo &D = diag::info(Id);
-  assert(Args.size() == D.NumArgs && "wrong number of diagnostic arguments");
   llvm::SourceMgr::DiagKind Kind = llvm::SourceMgr::DK_Error;
   switch (D.Sev) {
   case diag::Severity::Error:

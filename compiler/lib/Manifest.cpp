@@ -41,6 +41,8 @@ std::string manifestJSON(const ModelInfo &Info) {
   M[manifest::ObsDim] = Info.ObsDim;
   M[manifest::Plan] = planName(Info.ChosenPlan);
   M[manifest::PlanReason] = Info.PlanReason;
+  if (Info.JointObservations)
+    M[manifest::JointObservations] = true;
   M[manifest::Precision] = dtypeName(Info.Precision);
   M[manifest::Dims] = Info.Symbols;
   if (!Info.PosteriorDims.empty())

@@ -389,7 +389,9 @@ x3::rule<class NegClass, Range> const negSign = "'-'";
 const auto negSign_def = x3::raw[x3::lit('-')];
 const auto negs = *negSign;
 
-const auto powStep_def = (x3::lit('^') > negs > postfix)[([](auto &C) {
+// `^` (Stan) or `**` (Python): tried before `*`, so `a ** 2` is a power.
+const auto powStep_def = ((x3::lit("**") | x3::lit('^')) > negs >
+                          postfix)[([](auto &C) {
   auto &A = x3::_attr(C);
   x3::_val(C) = PowStep{fusion::at_c<0>(A), fusion::at_c<1>(A)};
 })];

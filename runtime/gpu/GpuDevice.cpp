@@ -54,6 +54,9 @@ std::string statusText(int32_t S) {
            "the index arrays against the model's dimensions";
   case AIMZ_BAD_ABI_VERSION:
     return "status 3: the call's ABI version is not the model's";
+  case AIMZ_NEEDS_ALL_OBSERVATIONS:
+    return "status 4: the model has a joint site and was called over part "
+           "of the observations";
   case StatusNotRun:
     return "a thread of the rectangle did not run";
   default:

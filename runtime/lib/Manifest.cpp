@@ -58,6 +58,7 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
     M.ObsDim = J.at(manifest::ObsDim).get<std::string>();
     M.Plan = J.at(manifest::Plan).get<std::string>();
     M.PlanReason = J.at(manifest::PlanReason).get<std::vector<std::string>>();
+    M.JointObservations = J.value(manifest::JointObservations, false);
     M.Dims = J.at(manifest::Dims).get<std::vector<std::string>>();
     M.PosteriorDims = J.value(manifest::PosteriorDims, std::vector<std::string>());
     for (const auto &U : J.value(manifest::IndexInputs, nlohmann::json::array())) {

@@ -51,6 +51,14 @@ bool chooseObsPlan(const Manifest &M, const Posterior *Post,
   case ShardAxis::Auto:
     return M.Plan == "obs";
   case ShardAxis::Obs:
+    if (M.JointObservations) {
+      W.push_back("--shard-axis obs cannot split the observations of the "
+                  "joint site(s) " + llvm::join(M.PlanReason, ", ") +
+                  ", whose density couples them all; running with "
+                  "--shard-axis draw (pass --shard-axis draw to silence this "
+                  "warning)");
+      return false;
+    }
     if (LocalGiven.empty())
       return true;
     W.push_back("--shard-axis obs cannot split the posterior's "

@@ -600,6 +600,11 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
                        "; indices count from 0 and negative ones are not "
                        "wrapped around); check the index expressions and "
                        "their inputs");
+        if (RC == AIMZ_NEEDS_ALL_OBSERVATIONS)
+          return error("internal error: the model has a joint site but was "
+                       "called over observations " + std::to_string(Ob0) +
+                       ".." + std::to_string(Ob1 - 1) + " of " +
+                       std::to_string(N));
         if (RC != AIMZ_OK)
           return error("the model's kernel failed with status " +
                        std::to_string(RC));
@@ -617,9 +622,13 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
           }
       gpu::GpuDevice *Gpu = Dev < Gpus.size() ? Gpus[Dev].get() : nullptr;
       gpu::RectangleLayout Layout;
+      // A joint site: one block of every observation (one GPU thread per
+      // draw); else small blocks on the GPU, one thread each.
+      if (M.JointObservations)
+        Call.obs_block = std::max<int64_t>(N, 1);
       if (Gpu) {
-        // Small observation blocks: one GPU thread each, and less scratch.
-        Call.obs_block = 32;
+        if (!M.JointObservations)
+          Call.obs_block = 32;
         Layout = gpuLayout(Results);
         auto Scratch = gpu::scratchBytesPerThread(Entry, Call);
         if (!Scratch)

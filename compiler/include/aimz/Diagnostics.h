@@ -20,6 +20,7 @@
 
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace llvm {
 class SourceMgr;
@@ -109,8 +110,16 @@ public:
   /// Prints a formatted report (DiagBuilder's destructor calls this).
   void emit(diag::DiagId Id, llvm::SMLoc Loc, llvm::ArrayRef<std::string> Args);
 
-  unsigned errorCount() const { return Errors; }
-  bool hadError() const { return Errors != 0; }
+  unsigned errorCount() const { return Errors + HeldErrors; }
+  bool hadError() const { return errorCount() != 0; }
+
+  /// Keeps reports, in order, until releaseHeld(). A report made while
+  /// provisional is one a later fact may lift (a use of the observation
+  /// axis that mixes observations is legal in a model with a joint site):
+  /// it counts and prints only if releaseHeld keeps provisional reports.
+  void hold() { Holding = true; }
+  void setProvisional(bool P) { Provisional = P; }
+  void releaseHeld(bool KeepProvisional);
   /// When more errors were reported than printed, says how many there were.
   void printSummary();
 
@@ -121,6 +130,17 @@ private:
   llvm::SourceMgr &SM;
   llvm::raw_ostream &OS;
   unsigned Errors = 0;
+  struct HeldReport {
+    diag::DiagId Id;
+    llvm::SMLoc Loc;
+    llvm::SmallVector<std::string, 4> Args;
+    bool Provisional;
+  };
+  bool Holding = false, Provisional = false;
+  std::vector<HeldReport> Held;
+  unsigned HeldErrors = 0; // the held reports' firm errors
+  void print(diag::DiagId Id, llvm::SMLoc Loc,
+             llvm::ArrayRef<std::string> Args);
 };
 
 inline DiagBuilder::~DiagBuilder() { D->emit(Id, Loc, Args); }

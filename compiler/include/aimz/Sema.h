@@ -24,7 +24,10 @@ struct DistSpec;
 /// Factor: a term added to the log density (numpyro.factor, Stan's
 /// `target +=`), returned by log-likelihood beside the observed site.
 enum class SiteKind { Latent, Deterministic, Observed, Factor };
-enum class SiteClass { Global, ObsAligned, Observed };
+/// Joint: the observation axis is one of the site's event axes (a
+/// MultivariateNormal over every observation, as in a Gaussian process):
+/// one value couples all observations, so a draw needs them all at once.
+enum class SiteClass { Global, ObsAligned, Observed, Joint };
 enum class Plan { Obs, Draw };
 
 const char *siteKindName(SiteKind K);
@@ -56,7 +59,10 @@ struct ModelInfo {
   std::string ObsDim;
   DType Precision = DType::F32; // of latents and floating arithmetic
   Plan ChosenPlan = Plan::Obs;
-  std::vector<std::string> PlanReason; // obs-aligned latents forcing `draw`
+  /// Obs-aligned latents and joint sites forcing `draw`.
+  std::vector<std::string> PlanReason;
+  /// A site is joint: every call sees every observation as one block.
+  bool JointObservations = false;
   std::vector<TypedArray> Inputs;
   /// The observed outputs in signature order; each leads with ObsDim.
   std::vector<TypedArray> Outputs;

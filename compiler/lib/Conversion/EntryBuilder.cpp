@@ -127,7 +127,7 @@ void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
   // the block length, so one check up front covers every draw and block.
   Value Offset = idx(0);
   auto Reserve = [&](Operation *Op) {
-    if (!needsBuffer(Op))
+    if (!needsBuffer(Op) || Fused.contains(Op))
       return;
     auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
     auto Take = [&](ir::ArrayType T) {
@@ -342,7 +342,9 @@ LogicalResult EntryBuilder::lowerOp(Operation *Op,
   std::optional<View> Result;
   auto It = Demand.find(Op);
   bool Always = It == Demand.end() || It->second.Always;
-  if (!Always && It->second.Sites.empty()) {
+  if (Fused.contains(Op)) {
+    // Computed element by element in its user's loop (elementAt).
+  } else if (!Always && It->second.Sites.empty()) {
     // No recorded site reads it (nor, then, any op that would run).
   } else if (Always || !needsBuffer(Op) || Op->getNumResults() != 1) {
     Result = Lower();
@@ -386,24 +388,44 @@ void EntryBuilder::loadCallFields() {
                                              Block, idx(0));
   ObsBlock = B->create<arith::SelectOp>(Loc, BlockGiven, Block,
                                        idx(DefaultObsBlock));
+  // A joint site: one block of every observation, whatever was asked
+  // (at least 1, since sizes divide by it).
+  if (Model.getJointObservations())
+    ObsBlock = B->create<arith::MaxSIOp>(
+        Loc, B->create<arith::SubIOp>(Loc, ObsEnd, ObsBegin), idx(1));
   Value DimsPtr = loadField(Call, FDims, ptrType());
   for (size_t I = 0; I < Model.getSymbols().size(); ++I)
     DimValues.push_back(toIndex(B->create<LLVM::LoadOp>(
         Loc, B->getI64Type(), gep(DimsPtr, B->getI64Type(), i64(I)))));
 }
 
-/// Clones the model's ops into the loops (global ops before the observation
-/// loop, observation ops inside it) and moves every per-op plan to the
-/// clones.
-void EntryBuilder::cloneBody(scf::ForOp ObsLoop) {
+/// A joint site's density couples every observation: a call over part of
+/// them would compute another model's, so it fails instead.
+void EntryBuilder::requireEveryObservation() {
+  Value Whole = B->create<arith::AndIOp>(
+      Loc,
+      B->create<arith::CmpIOp>(Loc, arith::CmpIPredicate::eq, ObsBegin,
+                               idx(0)),
+      B->create<arith::CmpIOp>(Loc, arith::CmpIPredicate::eq, ObsEnd,
+                               extentOf(Model.getObsDim())));
+  Value Code = B->create<LLVM::LoadOp>(Loc, B->getI32Type(), Status);
+  B->create<LLVM::StoreOp>(
+      Loc,
+      B->create<arith::SelectOp>(
+          Loc, Whole, Code,
+          B->create<arith::ConstantIntOp>(Loc, AIMZ_NEEDS_ALL_OBSERVATIONS,
+                                          32)),
+      Status);
+}
+
+/// Clones the model's ops into the loops (observation ops before `ObsAt`,
+/// the others before `GlobalAt`) and moves every per-op plan to the clones.
+void EntryBuilder::cloneBody(Operation *ObsAt, Operation *GlobalAt) {
   IRMapping Map;
   DenseMap<Operation *, Operation *> Clones;
   OpBuilder::InsertionGuard G(*B);
   for (Operation &Op : Model.getBody().front()) {
-    if (isObsOp(&Op, Model.getObsDim()))
-      B->setInsertionPoint(ObsLoop.getBody()->getTerminator());
-    else
-      B->setInsertionPoint(ObsLoop);
+    B->setInsertionPoint(isObsOp(&Op, Model.getObsDim()) ? ObsAt : GlobalAt);
     Clones[&Op] = B->clone(Op, Map);
   }
   for (auto *Plan : {&Offsets, &CopyOffsets, &PackOffsets}) {
@@ -416,6 +438,10 @@ void EntryBuilder::cloneBody(scf::ForOp ObsLoop) {
   for (auto &[Op, D] : Demand)
     Moved[Clones.lookup(Op)] = D;
   Demand = std::move(Moved);
+  DenseSet<Operation *> FusedClones;
+  for (Operation *Op : Fused)
+    FusedClones.insert(Clones.lookup(Op));
+  Fused = std::move(FusedClones);
 }
 
 /// Every aimz op of F through its family's patterns; the views' casts,
@@ -473,10 +499,13 @@ func::FuncOp EntryBuilder::build(StringRef Name) {
 
   loadCallFields();
   Demand = computeSiteDemand(Model.getBody().front(), Kind);
+  Fused = chooseFused(Model.getBody().front(), Model.getObsDim());
   SmallVector<Operation *> Global, Obs;
   for (Operation &Op : Model.getBody().front())
     (isObsOp(&Op, Model.getObsDim()) ? Obs : Global).push_back(&Op);
   planScratch(Global, Obs);
+  if (Model.getJointObservations())
+    requireEveryObservation();
   Value Code = B->create<LLVM::LoadOp>(Loc, B->getI32Type(), Status);
   Value Ok = B->create<arith::CmpIOp>(
       Loc, arith::CmpIPredicate::eq, Code,
@@ -491,12 +520,21 @@ func::FuncOp EntryBuilder::build(StringRef Name) {
     auto DrawLoop = B->create<scf::ForOp>(Loc, DrawBegin, DrawEnd, idx(1));
     B->setInsertionPointToStart(DrawLoop.getBody());
     Draw = DrawLoop.getInductionVar();
-    auto ObsLoop = B->create<scf::ForOp>(Loc, ObsBegin, ObsEnd, ObsBlock);
-    B->setInsertionPointToStart(ObsLoop.getBody());
-    ObsIv = ObsLoop.getInductionVar();
-    ObsLen = B->create<arith::MinSIOp>(
-        Loc, ObsBlock, B->create<arith::SubIOp>(Loc, ObsEnd, ObsIv));
-    cloneBody(ObsLoop);
+    if (Model.getJointObservations()) {
+      // Every observation is one block: every op runs once per draw, in
+      // program order (a global value may reduce an observation value).
+      Operation *End = DrawLoop.getBody()->getTerminator();
+      ObsIv = ObsBegin;
+      ObsLen = B->create<arith::SubIOp>(Loc, ObsEnd, ObsBegin);
+      cloneBody(End, End);
+    } else {
+      auto ObsLoop = B->create<scf::ForOp>(Loc, ObsBegin, ObsEnd, ObsBlock);
+      B->setInsertionPointToStart(ObsLoop.getBody());
+      ObsIv = ObsLoop.getInductionVar();
+      ObsLen = B->create<arith::MinSIOp>(
+          Loc, ObsBlock, B->create<arith::SubIOp>(Loc, ObsEnd, ObsIv));
+      cloneBody(ObsLoop.getBody()->getTerminator(), ObsLoop);
+    }
   }
   Value Result = B->create<LLVM::LoadOp>(Loc, B->getI32Type(), Status);
   B->create<scf::YieldOp>(Loc, Result);

@@ -12,6 +12,9 @@
 //         for block in [obs_begin, obs_end) step obs_block:
 //           <observation ops, with the observation axis cut to the block>
 //
+//     A model with a joint site (the observation axis as an event axis) has
+//     no block loop: every op runs once per draw over all observations.
+//
 //  2. The ops (a dialect conversion): every aimz op is rewritten in place by
 //     its family's OpConversionPatterns, one file per family:
 //
@@ -56,6 +59,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <functional>
 #include <string>
 
 namespace aimz {
@@ -148,6 +152,11 @@ public:
   View lowerIota(ir::IotaOp Op);
   // Elementwise (LowerElementwise.cpp).
   View lowerElementwise(Operation *Op);
+  /// Elementwise ops computed in their one user's loop, not in scratch.
+  static DenseSet<Operation *> chooseFused(Block &Body, StringRef ObsDim);
+  /// The element at Ivs of an original value: computed there when its op
+  /// is fused, else loaded from its view.
+  Value elementAt(Value Original, ValueRange Ivs);
   // Sites (LowerSites.cpp); nullopt: no value in this entry.
   View lowerSample(ir::SampleOp Op);
   View lowerObserve(ir::ObserveOp Op);
@@ -218,7 +227,8 @@ private:
 
   // The frame (EntryBuilder.cpp).
   void loadCallFields();
-  void cloneBody(scf::ForOp ObsLoop);
+  void cloneBody(Operation *ObsAt, Operation *GlobalAt);
+  void requireEveryObservation();
   LogicalResult convertOps(func::FuncOp F);
   Value pack(const std::optional<View> &V, Type T);
 
@@ -243,6 +253,8 @@ private:
   Value siteWanted(int64_t SiteId);
   /// Which recorded sites need each (cloned) op.
   DenseMap<Operation *, SiteDemand> Demand;
+  DenseSet<Operation *> Fused;
+  Value elementOf(Operation *Op, ArrayRef<Value> Xs);
   Value convert(Value X, Type To);
   Value unary(ir::UnaryFn Fn, Value X);
   Value elementary(StringRef Fn, Value X);
@@ -285,12 +297,14 @@ private:
   DenseMap<Operation *, Value> CopyOffsets; // an observed vector's copy
   SmallVector<View> viewsOf(ValueRange Originals);
 
-  // Reductions (LowerArrays.cpp).
-  void emitLogSumExp(const View &In, ArrayRef<unsigned> Reduced,
+  // Reductions (LowerArrays.cpp), over the elements of an input (loaded,
+  // or computed in the loop when the input is fused).
+  using Elements = std::function<Value(ValueRange)>;
+  void emitLogSumExp(const Elements &In, ArrayRef<unsigned> Reduced,
                      ArrayRef<Value> InSizes, SmallVectorImpl<Value> &Ivs,
                      Type Elem, const View &Out, ValueRange OutIvs,
                      Type OutElem);
-  Value reduceNest(const View &In, ArrayRef<unsigned> Reduced,
+  Value reduceNest(const Elements &In, ArrayRef<unsigned> Reduced,
                    ArrayRef<Value> InSizes, SmallVectorImpl<Value> &Ivs,
                    Value Init, function_ref<Value(Value, Value)> Combine);
 

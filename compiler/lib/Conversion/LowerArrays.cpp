@@ -16,7 +16,7 @@ namespace lowering {
 
 /// Folds In's elements over the Reduced dims into Init, in element order;
 /// Ivs holds the kept dims' indices and receives the reduced ones.
-Value EntryBuilder::reduceNest(const View &In, ArrayRef<unsigned> Reduced,
+Value EntryBuilder::reduceNest(const Elements &In, ArrayRef<unsigned> Reduced,
                                ArrayRef<Value> InSizes,
                                SmallVectorImpl<Value> &Ivs, Value Init,
                                function_ref<Value(Value, Value)> Combine) {
@@ -24,7 +24,7 @@ Value EntryBuilder::reduceNest(const View &In, ArrayRef<unsigned> Reduced,
   std::function<Value(unsigned, Value)> Nest = [&](unsigned R,
                                                    Value Acc) -> Value {
     if (R == Reduced.size())
-      return Combine(Acc, load(In, Ivs));
+      return Combine(Acc, In(Ivs));
     auto For = B->create<scf::ForOp>(Loc, idx(0), InSizes[Reduced[R]],
                                      idx(1), ValueRange{Acc});
     OpBuilder::InsertionGuard G(*B);
@@ -39,7 +39,8 @@ Value EntryBuilder::reduceNest(const View &In, ArrayRef<unsigned> Reduced,
 
 /// max, then the sum of exp(x - max) in the same element order: no
 /// overflow, and -inf when every element is -inf.
-void EntryBuilder::emitLogSumExp(const View &In, ArrayRef<unsigned> Reduced,
+void EntryBuilder::emitLogSumExp(const Elements &In,
+                                 ArrayRef<unsigned> Reduced,
                                  ArrayRef<Value> InSizes,
                                  SmallVectorImpl<Value> &Ivs, Type Elem,
                                  const View &Out, ValueRange OutIvs,
@@ -47,7 +48,7 @@ void EntryBuilder::emitLogSumExp(const View &In, ArrayRef<unsigned> Reduced,
   SmallVector<Value> First(Ivs.begin(), Ivs.end());
   for (unsigned D : Reduced)
     First[D] = idx(0);
-  Value M = reduceNest(In, Reduced, InSizes, Ivs, load(In, First),
+  Value M = reduceNest(In, Reduced, InSizes, Ivs, In(First),
                        [&](Value A, Value X) {
                          return binary(ir::BinaryFn::Max, A, X);
                        });
@@ -74,7 +75,8 @@ View EntryBuilder::lowerReduce(ir::ReduceOp Op) {
   auto IT = Op.getInput().getType();
   unsigned Bt = Op.getBatchRank();
   View Out = buffer(Op, T);
-  View In = viewOf(Op.getInput());
+  // The input's elements: loaded, or computed in the loop when fused.
+  Elements In = [&](ValueRange Ivs) { return elementAt(Op.getInput(), Ivs); };
   Type Elem = IT.getElementType();
   ir::ReduceFn Fn = Op.getFn();
   bool Additive = Fn == ir::ReduceFn::Sum || Fn == ir::ReduceFn::Mean;
@@ -107,7 +109,7 @@ View EntryBuilder::lowerReduce(ir::ReduceOp Op) {
       SmallVector<Value> First(Ivs);
       for (unsigned D : Reduced)
         First[D] = idx(0);
-      Init = load(In, First);
+      Init = In(First);
     }
     ir::BinaryFn Combine = Additive                  ? ir::BinaryFn::Add
                            : Fn == ir::ReduceFn::Min ? ir::BinaryFn::Min

@@ -217,25 +217,74 @@ Value EntryBuilder::binary(ir::BinaryFn Fn, Value X, Value Y) {
   llvm_unreachable("unknown binary operator");
 }
 
-/// Cast, unary, binary and select: one loop over the result's elements.
+static bool isElementwise(Operation *Op) {
+  return isa<ir::CastOp, ir::UnaryOp, ir::BinaryOp, ir::SelectOp>(Op);
+}
+
+/// An elementwise op whose one user is elementwise over the same dims, or
+/// a reduction of it, is computed inside the user's loop, element by
+/// element, instead of into scratch: a chain such as
+/// exp(-0.5 * ((x[:, None] - x[None, :]) / l) ** 2) becomes one loop nest
+/// with no N x N temporary per operator, and sum((a - b) ** 2, axis=-1)
+/// never holds the differences; an iota (eye, arange) is its index there.
+/// The same scalar operations run in the same order, so the bits do not
+/// change.
+DenseSet<Operation *> EntryBuilder::chooseFused(Block &Body, StringRef ObsDim) {
+  DenseSet<Operation *> Fused;
+  for (Operation &Op : Body) {
+    if (!(isElementwise(&Op) || isa<ir::IotaOp>(Op)) ||
+        !Op.getResult(0).hasOneUse())
+      continue;
+    Operation *User = *Op.getResult(0).getUsers().begin();
+    if (isObsOp(&Op, ObsDim) != isObsOp(User, ObsDim))
+      continue;
+    auto Dims = [](Operation *O) {
+      return cast<ir::ArrayType>(O->getResult(0).getType()).getDims();
+    };
+    if ((isElementwise(User) && Dims(User) == Dims(&Op)) ||
+        isa<ir::ReduceOp>(User))
+      Fused.insert(&Op);
+  }
+  return Fused;
+}
+
+/// One element of cast, unary, binary or select from its operands'.
+Value EntryBuilder::elementOf(Operation *Op, ArrayRef<Value> Xs) {
+  if (isa<ir::CastOp>(Op))
+    return convert(
+        Xs[0],
+        cast<ir::ArrayType>(Op->getResult(0).getType()).getElementType());
+  if (auto U = dyn_cast<ir::UnaryOp>(Op))
+    return unary(U.getFn(), Xs[0]);
+  if (isa<ir::SelectOp>(Op))
+    return B->create<arith::SelectOp>(Loc, Xs[0], Xs[1], Xs[2]);
+  return binary(cast<ir::BinaryOp>(Op).getFn(), Xs[0], Xs[1]);
+}
+
+Value EntryBuilder::elementAt(Value Original, ValueRange Ivs) {
+  Operation *Def = Original.getDefiningOp();
+  if (!Def || !Fused.contains(Def))
+    return load(viewOf(Original), Ivs);
+  if (auto Iota = dyn_cast<ir::IotaOp>(Def)) // eye(N), arange(K)
+    return B->create<arith::IndexCastOp>(
+        Loc, Iota.getResult().getType().getElementType(),
+        Ivs[Iota.getAxis()]);
+  SmallVector<Value> Xs;
+  for (Value O : Def->getOperands())
+    Xs.push_back(elementAt(O, Ivs));
+  return elementOf(Def, Xs);
+}
+
+/// Cast, unary, binary and select: one loop over the result's elements,
+/// with the fused operands' chains computed in it.
 View EntryBuilder::lowerElementwise(Operation *Op) {
   auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
   View Out = buffer(Op, T);
-  SmallVector<View> Ins = viewsOf(Op->getOperands());
   forEach(Out.Sizes, [&](ValueRange Ivs) {
     SmallVector<Value> Xs;
-    for (const View &I : Ins)
-      Xs.push_back(load(I, Ivs));
-    Value R;
-    if (isa<ir::CastOp>(Op))
-      R = convert(Xs[0], T.getElementType());
-    else if (auto U = dyn_cast<ir::UnaryOp>(Op))
-      R = unary(U.getFn(), Xs[0]);
-    else if (isa<ir::SelectOp>(Op))
-      R = B->create<arith::SelectOp>(Loc, Xs[0], Xs[1], Xs[2]);
-    else
-      R = binary(cast<ir::BinaryOp>(Op).getFn(), Xs[0], Xs[1]);
-    store(Out, Ivs, R);
+    for (Value O : Op->getOperands())
+      Xs.push_back(elementAt(O, Ivs));
+    store(Out, Ivs, elementOf(Op, Xs));
   });
   return Out;
 }

@@ -232,6 +232,9 @@ LogicalResult ModelOp::verify() {
   if (!llvm::is_contained(Syms, getObsDim()))
     return emitOpError("obs_dim '") << getObsDim()
                                     << "' must be one of the symbols";
+  if (getJointObservations() && getPlan() != "draw")
+    return emitOpError("a model with joint observations needs plan "
+                       "\"draw\"");
   return success();
 }
 

@@ -767,7 +767,8 @@ OwningOpRef<ModuleOp> Generator::run() {
   SmallVector<StringRef> Symbols(Info.Symbols.begin(), Info.Symbols.end());
   auto Model = B.create<ir::ModelOp>(
       CurLoc, Info.Name, Info.ObsDim, planName(Info.ChosenPlan),
-      B.getStrArrayAttr(Symbols), manifestJSON(Info));
+      B.getStrArrayAttr(Symbols), manifestJSON(Info),
+      Info.JointObservations);
   Block *Body = new Block();
   Model.getBody().push_back(Body);
   B.setInsertionPointToStart(Body);

@@ -250,10 +250,11 @@ private:
   Shape viewInPlates(const Shape &Full) const;
   DType arithmeticType(const ExprType &A, const ExprType &B) const;
   std::optional<double> literalValue(const Expr &E) const;
-  bool mixesObservations(SMLoc Loc, const Dim &D, const char *What);
+  void noteObservationMixing(SMLoc Loc, const Dim &D, const char *What,
+                             const CallExpr *Reduced = nullptr);
 
   // Site classes and the plan (Classification.cpp).
-  SiteClass classify(const Shape &Full) const;
+  SiteClass classify(const Shape &Full, unsigned EventRank = 0) const;
   void choosePlan();
 };
 

@@ -69,8 +69,7 @@ bool Analyzer::analyzeConstructor(CallExpr &E, const Builtin &Fn) {
 bool Analyzer::analyzeMatrixHelper(CallExpr &E, const Builtin &Fn) {
   for (const Arg &A : E.Args)
     for (const Dim &D : A.Value->Ty.Dims)
-      if (mixesObservations(A.Loc, D, ("'" + E.Callee + "'").c_str()))
-        return false;
+      noteObservationMixing(A.Loc, D, ("'" + E.Callee + "'").c_str());
   const ExprType &A = E.Args[0].Value->Ty;
   switch (Fn.Family) {
   case BuiltinFamily::Transpose: {
@@ -167,8 +166,7 @@ bool Analyzer::analyzeVecToTril(CallExpr &E) {
     Diags.report(diag::E_TRIL_VECTOR, V.Loc) << shapeStr(V.Ty.Dims);
     return false;
   }
-  if (mixesObservations(V.Loc, V.Ty.Dims[0], "'vec_to_tril'"))
-    return false;
+  noteObservationMixing(V.Loc, V.Ty.Dims[0], "'vec_to_tril'");
   std::vector<DimPoly> RC;
   Shape Dims;
   for (size_t I = 1; I < Pos.size(); ++I) {

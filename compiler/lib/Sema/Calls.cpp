@@ -182,18 +182,14 @@ std::optional<bool> Analyzer::analyzeCallAxis(CallExpr &E, const Builtin &Fn,
     E.Axis = Ax;
     if (Reduction && InTransformed && A.Dims[Ax] == Dim::symbol(Info.ObsDim))
       return analyzeDataReduction(E, Fn);
-    if (mixesObservations(E.Loc, A.Dims[Ax], Name.c_str())) {
-      if (Reduction)
-        noteTransformedData(E);
-      return false;
-    }
+    noteObservationMixing(E.Loc, A.Dims[Ax], Name.c_str(),
+                          Reduction ? &E : nullptr);
   }
   if (E.Args.size() == 1 && Reduction && !E.Axis) {
     if (InTransformed && llvm::is_contained(A.Dims, Dim::symbol(Info.ObsDim)))
       return analyzeDataReduction(E, Fn);
     for (const Dim &D : A.Dims)
-      if (mixesObservations(E.Loc, D, Name.c_str()))
-        return noteTransformedData(E), false;
+      noteObservationMixing(E.Loc, D, Name.c_str(), &E);
   }
   return std::nullopt;
 }

@@ -88,8 +88,11 @@ std::optional<DimPoly> Analyzer::namePoly(const NameExpr &N, bool MustBeBound,
     return dimPoly(*A->second->Arith, MustBeBound, Depth + 1);
   if (BoundSymbols.count(N.Name)) {
     if (N.Name == Info.ObsDim) {
+      // Legal in a model with a joint site, where a call sees every
+      // observation (noteObservationMixing).
+      Diags.setProvisional(true);
       Diags.report(diag::E_OBS_AXIS_IN_DIM_ARITH, N.Loc) << N.Name;
-      return std::nullopt;
+      Diags.setProvisional(false);
     }
     return DimPoly::symbol(N.Name);
   }

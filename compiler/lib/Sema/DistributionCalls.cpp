@@ -156,8 +156,11 @@ void Analyzer::bindParam(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
     }
     R.Batch = B;
   }
-  bool Chol = llvm::StringRef(P.Name) == "covariance_matrix";
-  R.Params.push_back({Chol ? "scale_tril" : P.Name, Arg,
+  // A covariance matrix becomes scale_tril; a precision matrix is passed
+  // as its own Cholesky factor (the runtime row under its name).
+  llvm::StringRef Name = P.Name;
+  bool Chol = Name == "covariance_matrix" || Name == "precision_matrix";
+  R.Params.push_back({Name == "covariance_matrix" ? "scale_tril" : P.Name, Arg,
                       Shape(P.EventRank, Dim()),
                       Chol ? SampleStmt::LoweredParam::Transform::Cholesky
                            : SampleStmt::LoweredParam::Transform::None});
@@ -216,7 +219,8 @@ bool Analyzer::checkParamValue(const DistSpec &Spec, const DistParam &P,
 
 /// The event axes `PEvent` of parameter `P` agree with the event size so
 /// far (set by an earlier parameter, `Event` says which); none is the
-/// observation axis. An axis of extent 1 broadcasts along the event.
+/// observation axis unless the value has event axes. An axis of extent 1
+/// broadcasts along the event.
 void Analyzer::mergeEventShape(const DistSpec &Spec, const DistParam &P,
                                const Expr &E, const Shape &PEvent, BoundCall &R,
                                EventSource &Event) {
@@ -224,7 +228,10 @@ void Analyzer::mergeEventShape(const DistSpec &Spec, const DistParam &P,
   for (const Dim &D : PEvent) {
     if (D.isOne() && P.EventRank)
       continue; // broadcasts along the event
-    if (D == Dim::symbol(Info.ObsDim)) {
+    // The observation axis as the value's event axis makes a joint site
+    // (a MultivariateNormal over every observation); as the event of a
+    // parameter alone (Categorical's probs), a mistake.
+    if (D == Dim::symbol(Info.ObsDim) && !R.ValueEventRank) {
       Diags.report(diag::E_PARAMETER_OBS_EVENT, E.Loc)
           << P.Name << Spec.Name << Info.ObsDim;
       R.Ok = false;

@@ -14,12 +14,21 @@ namespace sema {
 
 /// Each observation must be computable from its own row: an operation that
 /// contracts, reduces or indexes along the observation axis would make a
-/// shard's result depend on other shards' data.
-bool Analyzer::mixesObservations(SMLoc Loc, const Dim &D, const char *What) {
+/// shard's result depend on other shards' data. Unless the model has a
+/// joint site (then a draw sees every observation at once): the error is
+/// provisional until the sites are known, and analysis goes on as if the
+/// use were legal. After a reduction of an input (`Reduced`), a note says
+/// that transformed data can compute it.
+void Analyzer::noteObservationMixing(SMLoc Loc, const Dim &D,
+                                     const char *What,
+                                     const CallExpr *Reduced) {
   if (D != Dim::symbol(Info.ObsDim))
-    return false;
+    return;
+  Diags.setProvisional(true);
   Diags.report(diag::E_MIXES_OBSERVATIONS, Loc) << What << Info.ObsDim;
-  return true;
+  if (Reduced)
+    noteTransformedData(*Reduced);
+  Diags.setProvisional(false);
 }
 
 Shape Analyzer::viewInPlates(const Shape &Full) const {
@@ -193,8 +202,7 @@ bool Analyzer::analyzeMatMul(BinaryExpr &E) {
   if (VecB)
     SB.push_back(Dim::known(1));
   const Dim &K1 = SA.back(), &K2 = SB[SB.size() - 2];
-  if (mixesObservations(E.Loc, K1, "this matrix product"))
-    return false;
+  noteObservationMixing(E.Loc, K1, "this matrix product");
   if (K1 != K2) {
     Diags.report(diag::E_MATMUL_INNER, E.Loc)
         << K1.str() << K2.str() << shapeStr(A.Dims) << shapeStr(B.Dims);

@@ -128,8 +128,7 @@ bool Analyzer::checkGatherIndex(const Expr &Ix, const Dim &D) {
         !llvm::is_contained(Info.IndexInputs, U))
       Info.IndexInputs.push_back(U);
   }
-  if (mixesObservations(Ix.Loc, D, "this index"))
-    return false;
+  noteObservationMixing(Ix.Loc, D, "this index");
   if (!isInteger(Ix.Ty.Type)) {
     Diags.report(diag::E_INDEX_NOT_INTEGER, Ix.Loc) << dtypeName(Ix.Ty.Type);
     return false;

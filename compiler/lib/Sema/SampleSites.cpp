@@ -198,10 +198,12 @@ void Analyzer::addSampleSite(const SampleStmt &S, DType T, const Shape &Full,
   if (IsOutput) {
     SampledOutputs.insert(S.Name);
     Si.Kind = SiteKind::Observed;
-    Si.Class = SiteClass::Observed;
+    Si.Class = classify(Full, Si.EventRank) == SiteClass::Joint
+                   ? SiteClass::Joint
+                   : SiteClass::Observed;
   } else {
     Si.Kind = SiteKind::Latent;
-    Si.Class = classify(Full);
+    Si.Class = classify(Full, Si.EventRank);
   }
   Info.Sites.push_back(Si);
 }

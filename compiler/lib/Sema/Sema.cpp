@@ -30,6 +30,8 @@ const char *siteClassName(SiteClass C) {
     return "obs_aligned";
   case SiteClass::Observed:
     return "observed";
+  case SiteClass::Joint:
+    return "joint";
   }
   return "";
 }
@@ -104,7 +106,12 @@ std::optional<ModelInfo> Analyzer::run() {
   collectNames(M.Body);
   if (!checkSignature())
     return std::nullopt;
+  // Uses that mix observations are errors unless a site turns out joint.
+  Diags.hold();
   analyzeBody(M.Body);
+  Info.JointObservations = llvm::any_of(
+      Info.Sites, [](const Site &S) { return S.Class == SiteClass::Joint; });
+  Diags.releaseHeld(/*KeepProvisional=*/!Info.JointObservations);
   for (const Param &Out : M.Outputs)
     if (!SampledOutputs.count(Out.Name) && !Diags.hadError())
       Diags.report(diag::E_OUTPUT_NEVER_SAMPLED, Out.Loc) << Out.Name;

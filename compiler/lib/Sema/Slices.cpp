@@ -82,8 +82,7 @@ bool Analyzer::analyzeSlices(IndexExpr &E) {
     }
     const Dim &D = Base[Ax];
     auto *Sl = llvm::dyn_cast<SliceExpr>(I.get());
-    if (mixesObservations(I->Loc, D, Sl ? "this slice" : "this index"))
-      return false;
+    noteObservationMixing(I->Loc, D, Sl ? "this slice" : "this index");
     if (!Sl) {
       // An integer constant: the axis is indexed away.
       auto At = constantIndex(*I, D);
@@ -180,9 +179,12 @@ bool Analyzer::analyzeAttr(AttrExpr &E) {
   }
   Shape S = E.Base->Ty.Dims;
   if (S.size() >= 2 && mentions(S, Info.ObsDim)) {
+    // Legal in a model with a joint site, like the uses that mix
+    // observations (noteObservationMixing).
+    Diags.setProvisional(true);
     Diags.report(diag::E_TRANSPOSE_OBS_AXIS, E.Loc)
         << shapeStr(S) << Info.ObsDim;
-    return false;
+    Diags.setProvisional(false);
   }
   std::reverse(S.begin(), S.end());
   E.Ty = {E.Base->Ty.Type, S, E.Base->Ty.WeakLiteral};

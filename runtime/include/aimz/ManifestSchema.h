@@ -23,6 +23,9 @@ inline constexpr const char Inputs[] = "inputs";
 inline constexpr const char Outputs[] = "outputs"; // observed, in order
 inline constexpr const char Sites[] = "sites";
 inline constexpr const char IndexInputs[] = "index_inputs"; // optional
+// true when a site is joint (class "joint": the observation axis is an
+// event axis): every call of the entry points covers all observations.
+inline constexpr const char JointObservations[] = "joint_observations";
 // Statistics of the data the runtime computes before the run and passes
 // after the inputs ({"name": "mean(X, axis=0)", "op": "mean", "input": "X",
 // "axis": 0 or "all", "dtype", "shape"}).

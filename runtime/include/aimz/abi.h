@@ -58,7 +58,8 @@ typedef struct aimz_call {
   const aimz_view *results;   /* one per manifest site */
   void *scratch;              /* caller-owned, reused across calls */
   int64_t scratch_bytes;
-  int64_t obs_block;          /* observations per inner block; 0: default */
+  int64_t obs_block;          /* observations per inner block; 0: default;
+                                 all of them for joint observations */
   int64_t scratch_needed;     /* out: bytes of scratch this call needs */
   int64_t result_draw_origin; /* absolute draw at results[s].data */
   int64_t result_obs_origin;  /* absolute observation at results[s].data */
@@ -69,7 +70,11 @@ enum {
   AIMZ_OK = 0,
   AIMZ_SCRATCH_TOO_SMALL = 1, /* scratch_needed says how much to provide */
   AIMZ_INDEX_OUT_OF_RANGE = 2,/* an index input is outside its dimension */
-  AIMZ_BAD_ABI_VERSION = 3
+  AIMZ_BAD_ABI_VERSION = 3,
+  /* a model with joint observations (manifest "joint_observations") was
+     called over part of them: it needs obs_begin = 0, obs_end = every
+     observation */
+  AIMZ_NEEDS_ALL_OBSERVATIONS = 4
 };
 
 /* The entry points, named in AbiSymbols.def (so the compiler and the

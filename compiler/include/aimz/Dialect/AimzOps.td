@@ -14,9 +14,13 @@ class Aimz_Op<string mnemonic, list<Trait> traits = []>
 def Aimz_ModelOp : Aimz_Op<"model", [IsolatedFromAbove, SingleBlock,
                                      NoTerminator, Symbol]> {
   let summary = "A whole model: inputs, latents, sites and the output";
+  let description = [{
+    `joint_observations`: a site has the observation axis as an event axis,
+    so every call covers all observations as one block (plan `draw`).
+  }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$obs_dim,
                        StrAttr:$plan, StrArrayAttr:$symbols,
-                       StrAttr:$manifest);
+                       StrAttr:$manifest, UnitAttr:$joint_observations);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
   let hasVerifier = 1;

@@ -416,6 +416,47 @@ AIMZ_MATH_FN T multivariate_normal_log_prob(EventView<T> x, std::int64_t K, Even
   return T(-0.5) * quad - logdet - T(K) * T(detail::kLnSqrt2Pi);
 }
 
+/// MultivariateNormal(loc, precision_matrix), given the Cholesky factor L
+/// of the precision (P = L L^T; the compiler factors it): loc + L^-T z,
+/// z drawn in index order and solved by back substitution in place.
+template <class T>
+AIMZ_MATH_FN void multivariate_normal_precision_sample(RandomStream& s, std::int64_t K, EventView<T> out,
+                                                       EventView<const T> loc, EventView<const T> precision_tril) {
+  bool ok = true;
+  for (std::int64_t i = 0; i < K; ++i) {
+    ok = ok && std::isfinite(loc[i]) && detail::pos_finite(precision_tril(i, i));
+    out[i] = standard_normal<T>(s);
+  }
+  for (std::int64_t i = K - 1; i >= 0; --i) {
+    T r = out[i];
+    for (std::int64_t j = i + 1; j < K; ++j) r -= precision_tril(j, i) * out[j];
+    out[i] = r / precision_tril(i, i);
+  }
+  for (std::int64_t i = 0; i < K; ++i) out[i] += loc[i];
+  if (!ok || !s.ok())
+    for (std::int64_t i = 0; i < K; ++i) out[i] = detail::nan<T>();
+}
+
+/// With r = x - loc (in place of x, a copy): -|L^T r|^2 / 2 + sum log L_ii
+/// - K log(2 pi) / 2, L the Cholesky factor of the precision.
+template <class T>
+AIMZ_MATH_FN T multivariate_normal_precision_log_prob(EventView<T> x, std::int64_t K, EventView<const T> loc,
+                                                      EventView<const T> precision_tril) {
+  for (std::int64_t i = 0; i < K; ++i) {
+    if (!detail::pos_finite(precision_tril(i, i)) || !std::isfinite(loc[i]) || std::isnan(x[i]))
+      return detail::nan<T>();
+    x[i] -= loc[i];
+  }
+  T quad = T(0), logdet = T(0);
+  for (std::int64_t i = 0; i < K; ++i) {
+    T w = T(0);
+    for (std::int64_t j = i; j < K; ++j) w += precision_tril(j, i) * x[j];
+    quad += w * w;
+    logdet += std::log(precision_tril(i, i));
+  }
+  return T(-0.5) * quad + logdet - T(K) * T(detail::kLnSqrt2Pi);
+}
+
 /// Cholesky factor of a symmetric positive-definite matrix (lower
 /// triangle read, lower factor written, upper triangle zeroed); NaN
 /// everywhere when the matrix is not positive definite.

@@ -50,6 +50,9 @@ struct Manifest {
   std::string ObsDim;
   std::string Plan; // "obs" or "draw"
   std::vector<std::string> PlanReason;
+  /// A joint site couples every observation: each call covers them all
+  /// (plan "draw", obs_block = every observation).
+  bool JointObservations = false;
   io::DType Precision = io::DType::Float32;
   std::vector<std::string> Dims; // order of aimz_call::dims
   /// Dims no input binds: set by the posterior's arrays (or --dim).
