@@ -114,6 +114,7 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
                   : Kind == "deterministic" ? SiteKind::Deterministic
                   : Kind == "factor"        ? SiteKind::Factor
                                             : SiteKind::Observed;
+      Site.Class = S.value(manifest::Class, "");
       Site.Dist = S.value(manifest::Dist, "");
       Site.Support = S.value(manifest::Support, "");
       Site.EventRank = S.value(manifest::EventRank, 0u);

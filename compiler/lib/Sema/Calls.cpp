@@ -188,8 +188,9 @@ std::optional<bool> Analyzer::analyzeCallAxis(CallExpr &E, const Builtin &Fn,
   if (E.Args.size() == 1 && Reduction && !E.Axis) {
     if (InTransformed && llvm::is_contained(A.Dims, Dim::symbol(Info.ObsDim)))
       return analyzeDataReduction(E, Fn);
-    for (const Dim &D : A.Dims)
-      noteObservationMixing(E.Loc, D, Name.c_str(), &E);
+    if (mentions(A.Dims, Info.ObsDim)) // once, however many such axes
+      noteObservationMixing(E.Loc, Dim::symbol(Info.ObsDim), Name.c_str(),
+                            &E);
   }
   return std::nullopt;
 }

@@ -79,6 +79,15 @@ bool Analyzer::analyzeNewAxes(IndexExpr &E, size_t Axes, size_t Kept) {
     Out.push_back(llvm::cast<AxisExpr>(*I).NewAxis ? Dim::known(1)
                                                    : Base[Next++]);
   Out.insert(Out.end(), Base.begin() + Next, Base.end());
+  // `x[None, :]` moves the observation axis off the front: a pairwise
+  // term, legal only with a joint site (noteObservationMixing).
+  if (!Out.empty() && Out[0] != Dim::symbol(Info.ObsDim) &&
+      mentions(Out, Info.ObsDim)) {
+    Diags.setProvisional(true);
+    Diags.report(diag::E_NEW_AXIS_BEFORE_OBS_AXIS, E.Loc)
+        << Info.ObsDim << shapeStr(Out);
+    Diags.setProvisional(false);
+  }
   E.Ty = {E.Base->Ty.Type, Out, E.Base->Ty.WeakLiteral};
   return true;
 }

@@ -304,10 +304,9 @@ int info() {
   for (const ManifestSite &S : M.Sites) {
     const char *Kind = S.Kind == SiteKind::Latent          ? "latent"
                        : S.Kind == SiteKind::Deterministic ? "deterministic"
+                       : S.Kind == SiteKind::Factor        ? "factor"
                                                            : "observed";
-    const char *Class = S.Kind == SiteKind::Observed ? "observed"
-                        : S.ObsAligned              ? "obs_aligned"
-                                                    : "global";
+    const std::string &Class = S.Class;
     llvm::outs() << "  " << llvm::left_justify(S.Name, 14) << " "
                  << llvm::left_justify(Kind, 14) << llvm::left_justify(Class, 12)
                  << llvm::left_justify(S.Dist.empty() ? "-" : S.Dist, 12)

@@ -75,6 +75,11 @@ EXPECTED = {
                                           "y": "observed"}),
     "factor_analysis": ("obs", [], {"w": "global", "psi": "global",
                                     "mu": "global", "Y": "observed"}),
+    # Y is one MultivariateNormal over every observation.
+    "gp_regression": ("draw", ["Y"], {"kernel_var": "global",
+                                      "kernel_noise": "global",
+                                      "kernel_length": "global",
+                                      "Y": "joint"}),
     # Transformed data are values, not sites.
     "centred_regression": ("obs", [], {"Intercept": "global", "b": "global",
                                        "sigma": "global",

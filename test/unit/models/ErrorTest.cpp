@@ -114,6 +114,39 @@ TEST_F(Errors, ScratchProtocol) {
   }
 }
 
+// A joint site's density couples every observation: a call over part of
+// them fails with AIMZ_NEEDS_ALL_OBSERVATIONS and writes nothing; over all
+// of them it succeeds whatever obs_block asks (one block is forced).
+TEST(JointObservations, CallsCoverEveryObservation) {
+  auto M = loadModel("gp_joint");
+  ASSERT_TRUE(M);
+  EXPECT_EQ(M->manifest().at("joint_observations"), true);
+  constexpr int64_t N = 12, D = 3;
+  Request Q;
+  Q.Dims = {{"N", N}};
+  std::mt19937_64 Rng(4);
+  Q.Inputs = makeInputs(*M, Q.Dims, N, Rng);
+  Q.Posterior = makePosterior(*M, Q.Dims, N, D, Rng, {});
+  Q.Observed = Array::make(DType::F64, {N});
+  fillNormal(Q.Observed, Rng);
+  for (EntryKind K : kEntries) {
+    SCOPED_TRACE(entryName(K));
+    for (Rect Part : {Rect{0, D, 0, N - 1}, Rect{0, D, 1, N}, Rect{0, D, 4, 8}}) {
+      Results R = makeResults(*M, K, Q.Dims, D, N, 0, 0, {"Y"});
+      CallOutcome O = run(*M, K, Q, Part, R);
+      EXPECT_EQ(O.Status, AIMZ_NEEDS_ALL_OBSERVATIONS);
+      std::vector<uint8_t> Bytes = R.Sites.at("Y").bytes();
+      EXPECT_TRUE(std::all_of(Bytes.begin(), Bytes.end(),
+                              [](uint8_t B) { return B == 0xA5; }));
+    }
+    Results Whole = makeResults(*M, K, Q.Dims, D, N, 0, 0, {"Y"});
+    ASSERT_TRUE(runOk(*M, K, Q, Rect{0, D, 0, N}, Whole));
+    Results Blocked = makeResults(*M, K, Q.Dims, D, N, 0, 0, {"Y"});
+    ASSERT_TRUE(runOk(*M, K, Q, Rect{0, D, 0, N, /*ObsBlock=*/5}, Blocked));
+    EXPECT_EQ(Whole.Sites.at("Y").bytes(), Blocked.Sites.at("Y").bytes());
+  }
+}
+
 // Entry points and data symbols are exported as abi.h declares.
 TEST(Exports, ManifestAndVersion) {
   for (const char *Name : {"linreg", "logistic", "hierarchical", "poisson",

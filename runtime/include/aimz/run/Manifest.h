@@ -36,6 +36,8 @@ enum class SiteKind { Latent, Deterministic, Observed, Factor };
 struct ManifestSite : ManifestArray {
   SiteKind Kind = SiteKind::Latent;
   bool ObsAligned = false; // shape involves the observation axis
+  /// The compiler's class: global, obs_aligned, observed or joint.
+  std::string Class;
   std::string Dist;        // empty for deterministic sites
   /// A flat prior (ImproperUniform): no draws, the posterior must give it.
   bool improper() const { return Dist == "ImproperUniform"; }
