@@ -561,8 +561,8 @@ class Bench:
                     dtype=meta["dtype"], compressor=meta["compressor"],
                     fill_value=meta["fill_value"],
                     dimension_separator=meta.get("dimension_separator", "."),
-                    dims=arr.attrs.get("_ARRAY_DIMENSIONS",
-                                       ["draw", "y_dim_0"]),
+                    # y lies in the workloads' `plate obs(n)`.
+                    dims=arr.attrs.get("_ARRAY_DIMENSIONS", ["draw", "obs"]),
                     plan=g.attrs.get("plan", "obs"),
                     computed=g.attrs.get("computed", ""))
 

@@ -33,6 +33,14 @@ Json arrayJSON(const TypedArray &A) {
               {manifest::Shape, shapeJSON(A.Dims)}};
 }
 
+/// A plate's name per axis, null where the axis lies in none.
+Json platesJSON(const std::vector<std::string> &Plates) {
+  Json Out = Json::array();
+  for (const std::string &P : Plates)
+    Out.push_back(P.empty() ? Json(nullptr) : Json(P));
+  return Out;
+}
+
 } // namespace
 
 std::string manifestJSON(const ModelInfo &Info) {
@@ -69,6 +77,7 @@ std::string manifestJSON(const ModelInfo &Info) {
       J[manifest::EventRank] = S.EventRank;
     J[manifest::DType] = dtypeName(S.Type);
     J[manifest::Shape] = shapeJSON(S.Dims);
+    J[manifest::Plates] = platesJSON(S.Plates);
     Sites.push_back(J);
   }
   M[manifest::Sites] = Sites;

@@ -278,7 +278,8 @@ def test_inference_data_layout_and_chains(linreg, work):
                               layout="inference-data"))
     assert sorted(idata) == ["observed_data", "posterior_predictive"]
     pp = idata["posterior_predictive"]
-    assert pp["y"].dims == ("chain", "draw", "y_dim_0")
+    assert pp["y"].dims == ("chain", "draw", "obs")  # linreg's plate
+    assert idata["observed_data"]["y"].dims == ("obs",)
     assert pp["y"].shape == (4, 4, 500)
     np.testing.assert_array_equal(pp["y"].values.reshape(16, 500),
                                   flat["y"].values)

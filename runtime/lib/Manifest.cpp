@@ -47,6 +47,22 @@ static llvm::Error readArray(const nlohmann::json &J, ManifestArray &A) {
   return llvm::Error::success();
 }
 
+/// A site's "plates": a name or null per axis. Optional: a model compiled
+/// before the key existed names no plates.
+static llvm::Error readPlates(const nlohmann::json &J, ManifestSite &S) {
+  auto It = J.find(manifest::Plates);
+  if (It == J.end())
+    return llvm::Error::success();
+  if (!It->is_array() || It->size() != S.Shape.size())
+    return bad("site '" + S.Name + "' needs a plate (or null) per axis");
+  for (const auto &P : *It) {
+    if (!P.is_null() && !P.is_string())
+      return bad("site '" + S.Name + "' has a plate that is not a name");
+    S.Plates.push_back(P.is_null() ? "" : P.get<std::string>());
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
   nlohmann::json J = nlohmann::json::parse(Text.begin(), Text.end(), nullptr,
                                            /*allow_exceptions=*/false);
@@ -120,6 +136,8 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
       Site.EventRank = S.value(manifest::EventRank, 0u);
       if (Site.EventRank > Site.Shape.size())
         return bad("site '" + Site.Name + "' has more event axes than axes");
+      if (auto E = readPlates(S, Site))
+        return std::move(E);
       Site.ObsAligned = M.obsAxis(Site.Shape) >= 0;
       M.Sites.push_back(std::move(Site));
     }

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <ctime>
+#include <map>
+#include <set>
 
 #include <unistd.h>
 
@@ -125,6 +127,48 @@ std::string groupOf(const Manifest &M, const RunOptions &Opts, int Site) {
     return M.isOutputSite(Site) ? "prior_predictive" : "prior";
   }
   return "";
+}
+
+/// The group an array is written to ("" at the root).
+std::string groupPath(const OutputArray &O) {
+  size_t Slash = O.Path.rfind('/');
+  return Slash == std::string::npos ? "" : O.Path.substr(0, Slash);
+}
+
+/// Appends the names of each array's own axes to its DimNames (which hold
+/// the leading chain/draw): the plate an axis lies in, as ArviZ names
+/// NumPyro's, else `<array>_dim_<i>`. A plate's name is kept out of a group
+/// where xarray could not open it: when it names a leading dim or an array
+/// there (a variable named like its dim becomes a coordinate), or when two
+/// of its axes there differ in extent (a dim has one size per Dataset).
+void nameSiteDims(const Manifest &M, std::vector<OutputArray> &Outs) {
+  using Key = std::pair<std::string, std::string>; // group, name
+  std::set<Key> Taken;
+  std::map<Key, uint64_t> Extent;
+  for (const OutputArray &O : Outs) {
+    std::string G = groupPath(O);
+    Taken.insert({G, O.Name});
+    for (const std::string &D : O.DimNames)
+      Taken.insert({G, D});
+  }
+  for (const OutputArray &O : Outs)
+    for (size_t I = 0; I < O.Extents.size(); ++I) {
+      llvm::StringRef Plate = M.Sites[O.Site].plate(I);
+      if (Plate.empty())
+        continue;
+      auto [It, New] = Extent.emplace(Key{groupPath(O), Plate}, O.Extents[I]);
+      if (!New && It->second != O.Extents[I])
+        Taken.insert(It->first);
+    }
+  for (OutputArray &O : Outs) {
+    std::string G = groupPath(O);
+    for (size_t I = 0; I < O.Extents.size(); ++I) {
+      std::string Plate = M.Sites[O.Site].plate(I).str();
+      O.DimNames.push_back(!Plate.empty() && !Taken.count({G, Plate})
+                               ? Plate
+                               : O.Name + "_dim_" + std::to_string(I));
+    }
+  }
 }
 
 void setKernelStrides(OutputArray &O) {
@@ -429,8 +473,6 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
                    O.KernelChunk.end());
     for (uint64_t &C : O.Chunk)
       C = std::max<uint64_t>(C, 1);
-    for (size_t I = 0; I < O.Extents.size(); ++I)
-      O.DimNames.push_back(O.Name + "_dim_" + std::to_string(I));
   }
 
   // InferenceData: the observed values beside the draws.
@@ -459,12 +501,12 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
       O.Chunk[0] = O.ChunkRows;
     for (uint64_t &C : O.Chunk)
       C = std::max<uint64_t>(C, 1);
-    for (size_t I = 0; I < H.Shape.size(); ++I)
-      O.DimNames.push_back(O.Name + "_dim_" + std::to_string(I));
     O.KernelChunk = O.Chunk;
     setKernelStrides(O);
     Outs.push_back(std::move(O));
   }
+
+  nameSiteDims(M, Outs);
 
   // The store's attributes.
   P.Attrs = {{"computed", Effect ? "effect" : computedName(Opts.Kind)},

@@ -51,6 +51,10 @@ struct Site : TypedArray {
   /// Trailing axes of Dims that form one value (a vector: 1); the
   /// log-likelihood of an observed site has one number per value.
   unsigned EventRank = 0;
+  /// The plate of each axis of Dims, empty where none: the enclosing
+  /// plates lead the shape, outer to inner. The runtime names result
+  /// dimensions after them, as ArviZ's from_numpyro does.
+  std::vector<std::string> Plates;
 };
 
 /// Everything later stages need to know about a checked model.

@@ -205,6 +205,10 @@ private:
                                  0, true, ""});
   }
   Shape plateDims() const;
+  /// The plate of each of `Rank` axes of a site defined here (plateDims()
+  /// leads its shape): a plate's name, empty for a scan's axis and the
+  /// site's own axes.
+  std::vector<std::string> plateNames(size_t Rank) const;
   const BlockStmt *enclosingScan() const;
 
   // Expressions; each returns false after reporting an error.

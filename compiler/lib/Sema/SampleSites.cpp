@@ -195,6 +195,7 @@ void Analyzer::addSampleSite(const SampleStmt &S, DType T, const Shape &Full,
   Si.Decl = &S;
   Si.Support = Support;
   Si.EventRank = Call.EventSize ? Call.ValueEventRank : 0;
+  Si.Plates = plateNames(Full.size());
   if (IsOutput) {
     SampledOutputs.insert(S.Name);
     Si.Kind = SiteKind::Observed;

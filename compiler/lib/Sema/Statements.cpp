@@ -17,6 +17,14 @@ Shape Analyzer::plateDims() const {
   return S;
 }
 
+std::vector<std::string> Analyzer::plateNames(size_t Rank) const {
+  std::vector<std::string> Names(Rank);
+  for (size_t I = 0; I < Blocks.size() && I < Rank; ++I)
+    if (Blocks[I].Block->K == Stmt::Kind::Plate)
+      Names[I] = Blocks[I].Block->Name;
+  return Names;
+}
+
 const BlockStmt *Analyzer::enclosingScan() const {
   for (const OpenBlock &B : Blocks)
     if (B.Block->K == Stmt::Kind::Scan)
@@ -181,6 +189,7 @@ void Analyzer::addValueSite(const AssignStmt &A, DType T, const Shape &Full,
   Si.Kind = K;
   Si.Class = classify(Full);
   Si.Decl = &A;
+  Si.Plates = plateNames(Full.size());
   Info.Sites.push_back(Si);
 }
 

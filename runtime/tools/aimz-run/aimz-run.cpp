@@ -116,8 +116,8 @@ cl::opt<unsigned> ZarrFormat("zarr-format",
 cl::opt<OutputLayout> Layout(
     "layout", cl::desc("How the store is organized"),
     cl::values(clEnumValN(OutputLayout::Flat, "flat",
-                          "one group, dims (draw, <site>_dim_0, ...), as "
-                          "aimz writes (default)"),
+                          "one group, dims (draw, then each axis's plate or "
+                          "<site>_dim_<i>), as aimz writes (default)"),
                clEnumValN(OutputLayout::InferenceData, "inference-data",
                           "ArviZ's InferenceData schema: a group per kind "
                           "(posterior_predictive, log_likelihood, "
@@ -274,6 +274,13 @@ void onSignal(int) {
 }
 
 
+std::string platesString(const std::vector<std::string> &Plates) {
+  std::string S;
+  for (const std::string &P : Plates)
+    S += (S.empty() ? "" : ", ") + (P.empty() ? std::string("-") : P);
+  return S;
+}
+
 int info() {
   auto Lib = ModelLibrary::open(ModelPath);
   if (!Lib)
@@ -310,7 +317,11 @@ int info() {
     llvm::outs() << "  " << llvm::left_justify(S.Name, 14) << " "
                  << llvm::left_justify(Kind, 14) << llvm::left_justify(Class, 12)
                  << llvm::left_justify(S.Dist.empty() ? "-" : S.Dist, 12)
-                 << S.TypeName << shapeString(S.Shape) << "\n";
+                 << S.TypeName << shapeString(S.Shape);
+    // The plates name the result's dims (`-`: an axis in none).
+    if (llvm::any_of(S.Plates, [](const std::string &P) { return !P.empty(); }))
+      llvm::outs() << "  plates [" << platesString(S.Plates) << "]";
+    llvm::outs() << "\n";
   }
   llvm::outs() << "gpu kernels: "
                << ((*Lib)->ptx().empty() ? "none" : "PTX embedded") << "\n";

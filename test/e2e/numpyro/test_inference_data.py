@@ -1,9 +1,9 @@
 """--layout inference-data: the store follows ArviZ's InferenceData schema
 (posterior_predictive / predictions, log_likelihood, prior and
-prior_predictive, observed_data; dims (chain, draw, <site>_dim_0, ...)),
-read with the real clients: ArviZ from PyPI through xarray's DataTree
-reader (ArviZ's own from_zarr refuses zarr 3), xarray per group and
-zarr-python 3. Values are those of the flat layout byte for byte, whatever
+prior_predictive, observed_data; dims (chain, draw, then each axis's plate,
+`obs`, or <site>_dim_<i>, as az.from_numpyro names them)), read with
+the real clients: ArviZ from PyPI through xarray's DataTree reader
+(ArviZ's own from_zarr refuses zarr 3), xarray per group and zarr-python 3. Values are those of the flat layout byte for byte, whatever
 the plan, batch size and device count; az.loo and az.waic on our
 log_likelihood agree with ArviZ on the same values computed in NumPy from
 a real NumPyro fit with two chains."""
@@ -92,7 +92,7 @@ class InferenceDataLayout(E.E2ETestCase):
             self.assertEqual(sorted(idata.groups()),
                              ["observed_data", "posterior_predictive"])
             pp = idata.posterior_predictive
-            self.assertEqual(pp.y.dims, ("chain", "draw", "y_dim_0"))
+            self.assertEqual(pp.y.dims, ("chain", "draw", "obs"))
             self.assertEqual(pp.y.shape, (CHAINS, DRAWS, N))
             self.assertEqual(pp.attrs["inference_library"], "aimzc")
             for key in ("created_at", "inference_library_version"):
@@ -118,8 +118,11 @@ class InferenceDataLayout(E.E2ETestCase):
                                   posterior=self.nc, axis="draw", batch=9)
         self.assert_same_values(flat, idl, "log_likelihood", CHAINS)
         ours = open_idata(idl)
+        # Named as NumPyro's own log-likelihood is.
         self.assertEqual(ours.log_likelihood.y.dims,
-                         ("chain", "draw", "y_dim_0"))
+                         ("chain", "draw", "obs"))
+        self.assertEqual(ours.log_likelihood.y.dims,
+                         self.numpyro_idata.log_likelihood.y.dims)
         # The user's workflow: the fit plus our groups.
         fit = az.from_netcdf(self.nc)
         fit.extend(ours)
@@ -176,7 +179,7 @@ class InferenceDataLayout(E.E2ETestCase):
         self.assertEqual(g["posterior_predictive"].attrs["inference_library"],
                          "aimzc")
         self.assertEqual(g["posterior_predictive"]["y"].metadata
-                         .dimension_names, ("chain", "draw", "y_dim_0"))
+                         .dimension_names, ("chain", "draw", "obs"))
         idata = open_idata(idl)
         self.assertEqual(idata.posterior_predictive.y.shape, (CHAINS, DRAWS, N))
 

@@ -326,16 +326,18 @@ class E2ETestCase(unittest.TestCase):
         self.assertEqual(at, bt)
 
     def assert_store_layout(self, path, site, shape, chunks, dtype,
-                            attrs=None):
+                            attrs=None, plates=()):
         """Shape, dims, chunking and dtype of one array, through both zarr
-        and xarray."""
+        and xarray. `plates`: the plates its leading axes lie in, which
+        name those dims; the others are <site>_dim_<i>."""
         g = open_group(path)
         a = g[site]
         self.assertEqual(a.shape, tuple(shape), site)
         self.assertEqual(a.chunks, tuple(chunks), site)
         self.assertEqual(a.dtype, np.dtype(dtype), site)
-        dims = ("draw",) + tuple("%s_dim_%d" % (site, i)
-                                 for i in range(len(shape) - 1))
+        dims = ("draw",) + tuple(
+            plates[i] if i < len(plates) else "%s_dim_%d" % (site, i)
+            for i in range(len(shape) - 1))
         self.assertEqual(tuple(a.attrs["_ARRAY_DIMENSIONS"]), dims, site)
         ds = open_dataset(path)
         self.assertEqual(ds[site].dims, dims, site)

@@ -183,8 +183,9 @@ class ReadmeMainPath(E.E2ETestCase):
                            capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("Dimensions", p.stdout)
-        self.assertRegex(p.stdout, r"y\s+\(draw, y_dim_0\) float32")
-        self.assertRegex(p.stdout, r"eta\s+\(draw, eta_dim_0\) float32")
+        # Dims after linreg's `plate obs(n)`, as ArviZ names NumPyro's.
+        self.assertRegex(p.stdout, r"y\s+\(draw, obs\) float32")
+        self.assertRegex(p.stdout, r"eta\s+\(draw, obs\) float32")
 
 
 if __name__ == "__main__":

@@ -149,7 +149,8 @@ class Interventions(E.E2ETestCase):
             self.assertTrue(E.same_bytes(e[k + "_baseline"], b[k]), k)
             self.assertTrue(E.same_bytes(e[k], d[k] - b[k]), k)
         ds = E.open_dataset(eff)
-        self.assertEqual(ds["y_scenario"].dims, ("draw", "y_scenario_dim_0"))
+        # The scenarios' dims are named after y's plate, as y's are.
+        self.assertEqual(ds["y_scenario"].dims, ("draw", "obs"))
 
     def test_effect_of_a_site_the_intervention_does_not_reach_is_zero(self):
         _, eff = self.effect("--intervene", "a=2", model="det_chain",

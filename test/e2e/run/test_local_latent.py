@@ -50,7 +50,8 @@ class LocalLatent(E.E2ETestCase):
                                      for w in r.warnings()), r)
                 b = g.attrs["batch_size"]
                 self.assert_store_layout(out, "y", (self.D, self.N),
-                                         (b, self.N), np.float32)
+                                         (b, self.N), np.float32,
+                                         plates=("obs",))
                 got = E.read_arrays(out)
                 self.assertTrue(E.same_bytes(got["z"], self.post["z"]))
                 if ref is None:
@@ -97,7 +98,7 @@ class LocalLatent(E.E2ETestCase):
                 b = g.attrs["batch_size"]
                 chunks = (self.D, b) if plan == "obs" else (b, self.N)
                 self.assert_store_layout(out, "z", (self.D, self.N), chunks,
-                                         np.float32)
+                                         np.float32, plates=("obs",))
                 outs.append(E.read_arrays(out))
         for o in outs[1:]:
             for s in ("y", "z"):

@@ -49,7 +49,7 @@ class LogLikelihood(E.E2ETestCase):
                     self.assertEqual(b, min(batch, total))
                 chunks = (draws, b) if plan == "obs" else (b, n)
                 self.assert_store_layout(out, "y", (draws, n), chunks,
-                                         dtype)
+                                         dtype, plates=("obs",))
                 E.check_group_attrs(self, out, "log_likelihood", name, plan,
                                     100 + i, b)
                 ll = E.read_arrays(out)["y"]

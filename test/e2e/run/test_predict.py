@@ -71,7 +71,7 @@ class LinregPartitions(E.E2ETestCase):
         chunks = (self.D, b) if axis == "obs" else (b, self.N)
         for site in ("y", "eta"):
             self.assert_store_layout(out, site, (self.D, self.N), chunks,
-                                     np.float32)
+                                     np.float32, plates=("obs",))
         E.check_group_attrs(self, out, "posterior_predictive", "linreg",
                             axis, self.SEED, b)
         self.assertEqual(g.attrs["num_draws"], self.D)

@@ -65,8 +65,9 @@ class LinregPrior(E.E2ETestCase):
                           "alpha": (self.D,), "sigma": (self.D,),
                           "beta": (self.D, self.K)}
                 for s in self.SITES:
-                    self.assert_store_layout(out, s, shapes[s], lay[s],
-                                             np.float32)
+                    self.assert_store_layout(
+                        out, s, shapes[s], lay[s], np.float32,
+                        plates=("obs",) if s in ("y", "eta") else ())
                 got = E.read_arrays(out)
                 if ref is None:
                     ref = got

@@ -124,9 +124,29 @@ model m(X: f32[n]) -> (y: i32[n]) {
             R"("dtype":"f32",)"
             R"("shape":["n"]}],"outputs":[{"name":"y","dtype":"i32","shape":)"
             R"(["n"]}],"sites":[{"name":"p","kind":"latent","class":"global",)"
-            R"("dist":"Beta","dtype":"f32","shape":[]},{"name":"y","kind":)"
-            R"("observed","class":"observed","dist":"Bernoulli","dtype":)"
-            R"("i32","shape":["n"]}]})");
+            R"("dist":"Beta","dtype":"f32","shape":[],"plates":[]},)"
+            R"({"name":"y","kind":"observed","class":"observed",)"
+            R"("dist":"Bernoulli","dtype":"i32","shape":["n"],)"
+            R"("plates":["obs"]}]})");
+}
+
+TEST(Sema, SitesRecordThePlateOfEachAxis) {
+  // Nested plates lead the shape outer to inner; a scan's axis and a
+  // site's own axes lie in no plate.
+  auto A = analyze(R"(
+model m(x: f32[n]) -> (y: f32[n]) {
+  const K = 3;
+  b ~ Normal(0, 1)[K];
+  plate groups(K) { plate obs(n) { z ~ Normal(0, 1)[2]; } }
+  scan t(K) { deterministic c = b; }
+  plate obs(n) { y ~ Normal(x, 1); }
+})");
+  ASSERT_TRUE(A.Info) << A.Errors;
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(A.Info->findSite("b")->Plates, Names({""}));
+  EXPECT_EQ(A.Info->findSite("z")->Plates, Names({"groups", "obs", ""}));
+  EXPECT_EQ(A.Info->findSite("c")->Plates, Names({""}));
+  EXPECT_EQ(A.Info->findSite("y")->Plates, Names({"obs"}));
 }
 
 TEST(Sema, ReportsSeveralErrorsInOneRun) {

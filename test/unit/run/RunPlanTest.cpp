@@ -45,6 +45,10 @@ Manifest linregManifest() {
              site("z", SiteKind::Latent, {std::string("n"), int64_t(2)}, true),
              site("y", SiteKind::Observed, {std::string("n")}, true),
              site("eta", SiteKind::Deterministic, {std::string("n")}, true)};
+  // z, y and eta lie in `plate obs(n)`; z's own axis in none.
+  M.Sites[2].Plates = {"obs", ""};
+  M.Sites[3].Plates = {"obs"};
+  M.Sites[4].Plates = {"obs"};
   return M;
 }
 
@@ -188,8 +192,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{OutputLayout::InferenceData, ShardAxis::Draw, 21, 1, 6, 4}));
 
 RunPlan planOf(const RunOptions &O, int64_t Chains = 2,
-               bool WithObserved = false) {
-  Manifest M = linregManifest();
+               bool WithObserved = false,
+               const Manifest &M = linregManifest()) {
   static DataSet D;
   D = dataOf(5);
   static std::vector<float> Y(5, 1.0f);
@@ -245,7 +249,8 @@ TEST(InferenceDataLayout, GroupsFollowArviZSchema) {
                                                    "observed_data/y"}));
   EXPECT_EQ(LL.Outs[0].Shape, (std::vector<uint64_t>{4, 2, 5}));
   EXPECT_EQ(LL.Outs[0].DimNames,
-            (std::vector<std::string>{"chain", "draw", "y_dim_0"}));
+            (std::vector<std::string>{"chain", "draw", "obs"}));
+  EXPECT_EQ(LL.Outs[1].DimNames, (std::vector<std::string>{"obs"}));
   // Groups carry ArviZ's attributes.
   ASSERT_EQ(LL.Groups.size(), 2u);
   EXPECT_EQ(LL.Groups[0].first, "log_likelihood");
@@ -278,10 +283,103 @@ TEST(FlatLayout, UnchangedByChains) {
   EXPECT_EQ(P.Batches, 3); // 8 draws in blocks of 3, across the chains
   EXPECT_EQ(P.Outs[0].Path, "y");
   EXPECT_EQ(P.Outs[0].Shape, (std::vector<uint64_t>{8, 5}));
-  EXPECT_EQ(P.Outs[0].DimNames,
-            (std::vector<std::string>{"draw", "y_dim_0"}));
+  EXPECT_EQ(P.Outs[0].DimNames, (std::vector<std::string>{"draw", "obs"}));
   EXPECT_EQ(P.Attrs["num_chains"], 2);
   EXPECT_FALSE(P.Attrs.contains("layout"));
+}
+
+std::vector<std::vector<std::string>> dimNamesOf(const RunPlan &P) {
+  std::vector<std::vector<std::string>> Out;
+  for (const OutputArray &O : P.Outs)
+    Out.push_back(O.DimNames);
+  return Out;
+}
+
+TEST(DimNames, FollowThePlatesAsArviZNamesNumPyros) {
+  RunOptions O;
+  O.OutPath = "out.zarr";
+  O.ReturnSites = {"y", "z", "beta"};
+  using Dims = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(dimNamesOf(planOf(O)), (Dims{{"draw", "obs"},
+                                         {"draw", "obs", "z_dim_1"},
+                                         {"draw", "beta_dim_0"}}));
+  // A model compiled before manifests named plates: generic names.
+  Manifest Old = linregManifest();
+  for (ManifestSite &S : Old.Sites)
+    S.Plates.clear();
+  EXPECT_EQ(dimNamesOf(planOf(O, 2, false, Old)),
+            (Dims{{"draw", "y_dim_0"},
+                  {"draw", "z_dim_0", "z_dim_1"},
+                  {"draw", "beta_dim_0"}}));
+}
+
+TEST(DimNames, APlateNameXarrayCouldNotOpenIsNotUsed) {
+  RunOptions O;
+  O.OutPath = "out.zarr";
+  O.ReturnSites = {"y", "z", "beta"};
+  using Dims = std::vector<std::vector<std::string>>;
+  // A plate named like the draw axis, or like an array of the store.
+  for (const char *Clash : {"draw", "beta"}) {
+    Manifest M = linregManifest();
+    M.Sites[2].Plates = {Clash, ""};
+    EXPECT_EQ(dimNamesOf(planOf(O, 2, false, M)),
+              (Dims{{"draw", "obs"},
+                    {"draw", "z_dim_0", "z_dim_1"},
+                    {"draw", "beta_dim_0"}}))
+        << Clash;
+  }
+  // One name over axes of different extents (5 observations, k = 3): a
+  // Dataset has one size per dimension, so neither keeps it.
+  Manifest M = linregManifest();
+  M.Sites[1].Plates = {"obs"};
+  EXPECT_EQ(dimNamesOf(planOf(O, 2, false, M)),
+            (Dims{{"draw", "y_dim_0"},
+                  {"draw", "z_dim_0", "z_dim_1"},
+                  {"draw", "beta_dim_0"}}));
+  // Groups are separate Datasets: y in prior_predictive keeps the name
+  // that z and beta in prior cannot share.
+  O.Layout = OutputLayout::InferenceData;
+  O.Kind = EntryKind::PriorPredictive;
+  O.NumSamples = 4;
+  RunPlan Prior = planOf(O, 2, false, M);
+  EXPECT_EQ(pathsOf(Prior), (std::vector<std::string>{
+                                "prior_predictive/y", "prior/z", "prior/beta"}));
+  EXPECT_EQ(dimNamesOf(Prior),
+            (Dims{{"chain", "draw", "obs"},
+                  {"chain", "draw", "z_dim_0", "z_dim_1"},
+                  {"chain", "draw", "beta_dim_0"}}));
+}
+
+/// A manifest whose one site, y: f32[n, 2], has the given "plates" JSON
+/// (or none).
+llvm::Expected<Manifest> manifestWithPlates(const std::string &Plates) {
+  std::string Site = R"({"name":"y","kind":"observed","class":"observed",)"
+                     R"("dist":"Normal","dtype":"f32","shape":["n",2])";
+  if (!Plates.empty())
+    Site += R"(,"plates":)" + Plates;
+  return Manifest::parse(
+      R"({"model":"m","obs_dim":"n","plan":"obs","plan_reason":[],)"
+      R"("precision":"f32","dims":["n"],"inputs":[],"outputs":[{"name":"y",)"
+      R"("dtype":"f32","shape":["n",2]}],"sites":[)" +
+      Site + "}]}");
+}
+
+TEST(ManifestPlates, ANameOrNullPerAxis) {
+  auto M = manifestWithPlates(R"(["obs",null])");
+  ASSERT_TRUE(static_cast<bool>(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(M->Sites[0].Plates, (std::vector<std::string>{"obs", ""}));
+  EXPECT_EQ(M->Sites[0].plate(0), "obs");
+  EXPECT_EQ(M->Sites[0].plate(1), "");
+  // An older model's manifest has no plates: no axis lies in one.
+  auto Old = manifestWithPlates("");
+  ASSERT_TRUE(static_cast<bool>(Old)) << llvm::toString(Old.takeError());
+  EXPECT_EQ(Old->Sites[0].plate(0), "");
+  for (const char *Bad : {R"(["obs"])", R"(["obs",3])", R"("obs")"}) {
+    auto E = manifestWithPlates(Bad);
+    ASSERT_FALSE(static_cast<bool>(E)) << Bad;
+    EXPECT_NE(llvm::toString(E.takeError()).find("site 'y'"),
+              std::string::npos);
+  }
 }
 
 TEST(RunPlanErrors, SayWhatToChange) {

@@ -45,6 +45,13 @@ struct ManifestSite : ManifestArray {
   /// Trailing axes of Shape that form one value (a vector or matrix):
   /// the log-likelihood has one number per value, without them.
   unsigned EventRank = 0;
+  /// The plate each axis of Shape lies in, empty where none (or for a
+  /// model compiled before manifests named them).
+  std::vector<std::string> Plates;
+  /// The plate of axis `I`, or "".
+  llvm::StringRef plate(size_t I) const {
+    return I < Plates.size() ? llvm::StringRef(Plates[I]) : "";
+  }
 };
 
 struct Manifest {
