@@ -314,6 +314,11 @@ CASES.update({
         dict(a=(V, real), S=((K, K), spd)),
         lambda p: dist.MultivariateNormal(p["a"], covariance_matrix=p["S"]),
         "f", 0.5),
+    "mvn_precision": vector_case(
+        "MultivariateNormal(a, precision_matrix=S)",
+        dict(a=(V, real), S=((K, K), spd)),
+        lambda p: dist.MultivariateNormal(p["a"], precision_matrix=p["S"]),
+        "f", 0.5),
 })
 
 
