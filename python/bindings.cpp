@@ -314,6 +314,7 @@ public:
                                           : io::ZarrFormat::V2;
     O.Layout = InferenceData ? OutputLayout::InferenceData : OutputLayout::Flat;
     O.OutOfSample = OutOfSample;
+    O.WithPosterior = Get("include_posterior", false);
     O.Resume = Get("resume", false);
     O.Strict = Get("strict", false);
     // progress: True for the CLI's bar on stderr, or a callable the Python

@@ -241,7 +241,7 @@ MUTATIONS = [
     ("joint-model-in-blocks", "compiler/lib/Conversion/EntryBuilder.cpp",
      "    if (Model.getJointObservations()) {\n      // Every observation",
      "    if (false) {\n      // Every observation",
-     COMPILER_TARGETS, [MODELS]),
+     COMPILER_TARGETS, [MODELS, e2e("joint_sites", "-k latent")]),
     ("joint-part-of-the-observations", "compiler/lib/Conversion/EntryBuilder.cpp",
      "  if (Model.getJointObservations())\n    requireEveryObservation();",
      "  if (false)\n    requireEveryObservation();",

@@ -187,19 +187,20 @@ class Model:
                 batch_size=None, devices=None, return_sites=None, out=None,
                 progress=True, codec=None, dims=None, strict=False,
                 intervention=None, layout="flat", out_of_sample=False,
-                resume=False):
+                include_posterior=False, resume=False):
         """Posterior predictive draws of each output (and deterministic
         sites), one per posterior draw and observation. `intervention`:
         {site: number or array of the site's shape}, do(site = value) as
         NumPyro's `do` (aimz-run's --intervene). `layout="inference-data"`
         returns ArviZ's groups (`out_of_sample=True`: 'predictions', as
-        aimz's in_sample=False)."""
+        aimz's in_sample=False; `include_posterior=True`: the posterior's
+        latents too, as the 'posterior' group)."""
         return self._run("predict", data, posterior, out, dict(
             seed=seed, shard_axis=shard_axis, batch_size=batch_size,
             devices=devices, return_sites=return_sites, progress=progress,
             codec=codec, dims=dims, strict=strict, intervention=intervention,
             layout=_layout(layout), out_of_sample=out_of_sample,
-            resume=resume))
+            include_posterior=include_posterior, resume=resume))
 
     def effect(self, data, posterior, *, intervention=None,
                baseline_intervention=None, baseline_data=None, seed=0,
@@ -224,16 +225,20 @@ class Model:
     def log_likelihood(self, data, posterior, *, shard_axis="auto",
                        batch_size=None, devices=None, out=None,
                        progress=True, codec=None, dims=None, strict=False,
-                       layout="flat", resume=False):
+                       layout="flat", include_posterior=False,
+                       resume=False):
         """Pointwise log-likelihood of each observed output (in `data`,
         under the output's name; a model with several outputs needs them
         all) per posterior draw, one array per output, plus factor terms.
         `layout="inference-data"`: ArviZ's log_likelihood group, ready for
-        az.loo / az.waic once joined to the fit (`idata.extend(...)`)."""
+        az.loo / az.waic once joined to the fit (`idata.extend(...,
+        join="right")`), or on its own with `include_posterior=True`, which
+        adds the posterior's latents as the 'posterior' group."""
         return self._run("log_likelihood", data, posterior, out, dict(
             shard_axis=shard_axis, batch_size=batch_size, devices=devices,
             progress=progress, codec=codec, dims=dims, strict=strict,
-            layout=_layout(layout), resume=resume))
+            layout=_layout(layout), include_posterior=include_posterior,
+            resume=resume))
 
     def prior_predictive(self, data, num_samples=1000, *, seed=0,
                          shard_axis="auto", batch_size=None, devices=None,

@@ -300,6 +300,15 @@ def test_inference_data_layout_and_chains(linreg, work):
                                        layout="inference-data"))
     assert sorted(prior) == ["prior", "prior_predictive"]
     assert prior["prior"]["beta"].dims == ("chain", "draw", "beta_dim_0")
+    # include_posterior: the posterior's latents as the 'posterior' group.
+    whole = _groups(m.log_likelihood({"X": X, "y": y}, grouped,
+                                     layout="inference-data",
+                                     include_posterior=True))
+    assert sorted(whole) == ["log_likelihood", "observed_data", "posterior"]
+    for k, v in grouped.items():
+        np.testing.assert_array_equal(whole["posterior"][k].values, v)
+    with pytest.raises(aimzc.Error, match="--with-posterior"):
+        m.predict({"X": X}, post, include_posterior=True)
     with pytest.raises(ValueError, match="layout must be"):
         m.predict({"X": X}, post, layout="arviz")
     with pytest.raises(aimzc.Error, match="--layout inference-data"):

@@ -180,10 +180,47 @@ void setKernelStrides(OutputArray &O) {
     O.ChunkBytes *= X;
 }
 
-/// Bytes of physical memory (0 when unknown).
-uint64_t physicalMemory() {
-  long Pages = ::sysconf(_SC_PHYS_PAGES), Page = ::sysconf(_SC_PAGESIZE);
-  return Pages > 0 && Page > 0 ? uint64_t(Pages) * uint64_t(Page) : 0;
+/// --with-posterior: the posterior's draws of every latent it gives, as
+/// ArviZ's posterior group, so the result is a whole InferenceData
+/// (az.loo(result) needs the posterior's chains and draws).
+llvm::Error addPosteriorArrays(const Manifest &M, const Posterior *Post,
+                               const RunOptions &Opts, RunPlan &P) {
+  if (!P.InferenceData)
+    return error("--with-posterior adds ArviZ's posterior group: use it "
+                 "with --layout inference-data");
+  if (!Post || Opts.Kind == EntryKind::PriorPredictive)
+    return error("--with-posterior copies the posterior the run reads; "
+                 "prior-predictive reads none");
+  const uint64_t Chains = P.Chains, PerChain = P.DrawsPerChain;
+  for (size_t S = 0; S < M.Sites.size(); ++S) {
+    if (!Post->has(S) || M.Sites[S].Kind != SiteKind::Latent)
+      continue;
+    const HostArray &H = *Post->Sites[S];
+    OutputArray O;
+    O.Site = static_cast<int>(S);
+    O.Name = M.Sites[S].Name;
+    O.Path = "posterior/" + O.Name;
+    O.Type = H.Type;
+    O.FromPosterior = true;
+    O.Extents.assign(H.Shape.begin() + 1, H.Shape.end());
+    uint64_t DrawBytes = io::dtypeSize(H.Type);
+    for (uint64_t X : O.Extents)
+      DrawBytes *= X;
+    O.ChunkRows = std::clamp<uint64_t>(
+        Opts.ChunkBudgetBytes / std::max<uint64_t>(1, DrawBytes), 1,
+        std::max<uint64_t>(PerChain, 1));
+    O.Shape = {Chains, PerChain};
+    O.Shape.insert(O.Shape.end(), O.Extents.begin(), O.Extents.end());
+    O.Chunk = {1, O.ChunkRows};
+    O.Chunk.insert(O.Chunk.end(), O.Extents.begin(), O.Extents.end());
+    for (uint64_t &C : O.Chunk)
+      C = std::max<uint64_t>(C, 1);
+    O.DimNames = {"chain", "draw"};
+    O.KernelChunk = O.Chunk;
+    setKernelStrides(O);
+    P.Outs.push_back(std::move(O));
+  }
+  return llvm::Error::success();
 }
 
 /// Refuses a site a kernel must hold whole for one draw (its axes other
@@ -252,6 +289,11 @@ llvm::Error checkOutputSizes(const std::vector<OutputArray> &Outs, int64_t D,
 
 } // namespace
 
+uint64_t physicalMemory() {
+  long Pages = ::sysconf(_SC_PHYS_PAGES), Page = ::sysconf(_SC_PAGESIZE);
+  return Pages > 0 && Page > 0 ? uint64_t(Pages) * uint64_t(Page) : 0;
+}
+
 BatchRect RunPlan::batch(int64_t B) const {
   BatchRect R;
   if (ObsPlan) {
@@ -272,7 +314,7 @@ BatchRect RunPlan::batch(int64_t B) const {
 
 bool RunPlan::fills(size_t I, int64_t B) const {
   const OutputArray &O = Outs[I];
-  if (O.Observed || llvm::is_contained(O.Shape, uint64_t(0)))
+  if (O.copied() || llvm::is_contained(O.Shape, uint64_t(0)))
     return false;
   return !(ObsPlan && O.ObsAxis < 0 && B > 0);
 }
@@ -505,6 +547,10 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
     setKernelStrides(O);
     Outs.push_back(std::move(O));
   }
+
+  if (Opts.WithPosterior)
+    if (llvm::Error E = addPosteriorArrays(M, Post, Opts, P))
+      return std::move(E);
 
   nameSiteDims(M, Outs);
 

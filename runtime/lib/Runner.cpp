@@ -124,6 +124,38 @@ llvm::Error writeObserved(ResultSink &Sink, size_t I, const OutputArray &O,
   return llvm::Error::success();
 }
 
+/// --with-posterior: the posterior's draws of a site, chain by chain,
+/// ChunkRows draws per chunk (an intervened site repeats its one draw).
+llvm::Error writePosterior(ResultSink &Sink, size_t I, const OutputArray &O,
+                           const HostArray &H) {
+  const uint64_t Chains = O.Shape[0], PerChain = O.Shape[1];
+  uint64_t DrawBytes = io::dtypeSize(H.Type);
+  for (uint64_t X : O.Extents)
+    DrawBytes *= X;
+  if (DrawBytes == 0 || PerChain == 0)
+    return llvm::Error::success(); // no chunks
+  const auto *From = static_cast<const uint8_t *>(H.Data);
+  int64_t Chunk = 0;
+  for (uint64_t C = 0; C < Chains; ++C)
+    for (uint64_t D0 = 0, Block = 0; D0 < PerChain;
+         D0 += O.ChunkRows, ++Block, ++Chunk) {
+      auto P = Sink.buffer(I, Chunk);
+      if (!P)
+        return P.takeError();
+      for (uint64_t K = 0; K < std::min(O.ChunkRows, PerChain - D0); ++K) {
+        uint64_t Draw = H.DrawBroadcast ? 0 : C * PerChain + D0 + K;
+        std::memcpy(static_cast<uint8_t *>(*P) + K * DrawBytes,
+                    From + Draw * DrawBytes, DrawBytes);
+      }
+      std::vector<uint64_t> Coords(O.Chunk.size(), 0);
+      Coords[0] = C;
+      Coords[1] = Block;
+      if (llvm::Error E = Sink.commit(I, Chunk, Coords))
+        return E;
+    }
+  return llvm::Error::success();
+}
+
 /// The elements of O's chunk that draws [D0, D1) x observations [O0, O1)
 /// of the chunk fill (every element of axes other than the two).
 ChunkBox rectangleBox(const OutputArray &O, int64_t D0, int64_t D1,
@@ -193,6 +225,16 @@ bool stopRequested(const RunOptions &Opts) {
 /// machine has (a dimension set far too large) is an error, not an
 /// exception in a worker thread.
 llvm::Error growScratch(std::vector<uint8_t> &Scratch, int64_t Needed) {
+  // Past half the memory the allocation may succeed and the first touch
+  // summon the OOM killer (a joint site's N x N kernel with a large N).
+  const uint64_t Memory = physicalMemory();
+  if (Needed > 0 && Memory && static_cast<uint64_t>(Needed) > Memory / 2)
+    return error("the model's kernel needs " + std::to_string(Needed) +
+                 " bytes of scratch memory per device thread, more than "
+                 "half of this machine's " + std::to_string(Memory) +
+                 " bytes; check the dimensions (--dim, the data, the "
+                 "posterior), or for a joint site (an N x N covariance) use "
+                 "fewer observations or fewer devices (--devices)");
   try {
     if (Needed < 0 || static_cast<uint64_t>(Needed) > Scratch.max_size())
       throw std::bad_alloc();
@@ -342,7 +384,7 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
   // The sink.
   std::vector<SinkArray> SinkArrays;
   for (const OutputArray &O : Outs) {
-    if (!O.Observed)
+    if (!O.copied())
       R.Sites.push_back(O.Name);
     SinkArray A;
     A.Name = O.Path;
@@ -409,6 +451,8 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
     if (Outs[I].Observed)
       RunErr = writeObserved(*Sink, I, Outs[I],
                              *Data.Observed[Outs[I].ObservedOutput]);
+    else if (Outs[I].FromPosterior)
+      RunErr = writePosterior(*Sink, I, Outs[I], *Post->Sites[Outs[I].Site]);
 
   // Views that do not change between calls.
   std::vector<std::vector<int64_t>> InStrides, PostStrides(M.Sites.size());

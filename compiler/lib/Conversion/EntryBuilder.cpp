@@ -336,7 +336,10 @@ LogicalResult EntryBuilder::lowerOp(Operation *Op,
   B = &R;
   Rewriter = &R;
   Loc = Op->getLoc();
-  bool InBlock = isObsOp(Op, Model.getObsDim());
+  // With a joint site every op is in the one block: a global value may
+  // reduce an observation value, whose extent is the block's.
+  bool InBlock =
+      Model.getJointObservations() || isObsOp(Op, Model.getObsDim());
   BlockStart = InBlock ? ObsIv : Value();
   BlockLen = InBlock ? ObsLen : Value();
   std::optional<View> Result;

@@ -239,7 +239,8 @@ LogicalResult ModelOp::verify() {
 }
 
 /// A model symbol, or arithmetic on symbols other than the observation
-/// axis (DimExpr.h's canonical text).
+/// axis (DimExpr.h's canonical text); with joint observations, whose one
+/// block is every observation, on the observation axis too.
 static bool isDimensionOf(ModelOp Model, StringRef Text) {
   auto Syms = Model.getSymbols().getAsValueRange<StringAttr>();
   if (llvm::is_contained(Syms, Text))
@@ -248,7 +249,8 @@ static bool isDimensionOf(ModelOp Model, StringRef Text) {
   if (!P || P->isSymbol())
     return false;
   for (const std::string &N : P->names())
-    if (N == Model.getObsDim() || !llvm::is_contained(Syms, N))
+    if ((N == Model.getObsDim() && !Model.getJointObservations()) ||
+        !llvm::is_contained(Syms, N))
       return false;
   return true;
 }
@@ -270,7 +272,8 @@ LogicalResult SliceOp::verify() {
       return emitOpError("start ") << I << " must be a non-negative integer "
                                    << "or a dimension";
     auto D = dyn_cast<StringAttr>(In.getDims()[I]);
-    bool IsObs = Model && D && D.getValue() == Model.getObsDim();
+    bool IsObs = Model && !Model.getJointObservations() && D &&
+                 D.getValue() == Model.getObsDim();
     if (IsObs && (Dropped[I] || !N || N.getInt() != 0 ||
                   Kept >= Out.getRank() || Out.getDims()[Kept] != D))
       return emitOpError("the observation axis cannot be cut");

@@ -130,6 +130,12 @@ cl::opt<bool> OutOfSample(
     cl::desc("--layout inference-data: the data are new observations; "
              "write the draws to the 'predictions' group"),
     cl::sub(PredictCmd), cl::cat(RunCat));
+cl::opt<bool> WithPosterior(
+    "with-posterior",
+    cl::desc("--layout inference-data: also copy the posterior's latents "
+             "into the 'posterior' group, so the store is a whole "
+             "InferenceData (az.loo(store) alone works)"),
+    cl::sub(PredictCmd), cl::sub(LogLikCmd), cl::cat(RunCat));
 cl::opt<int> CompressionLevel(
     "compression-level", cl::desc("zstd level (default 1)"), cl::init(1),
     RUN_SUBS, cl::cat(RunCat));
@@ -482,6 +488,7 @@ int runCommand(EntryKind Kind, bool Effect = false) {
   O.Format = ZarrFormat == 3 ? io::ZarrFormat::V3 : io::ZarrFormat::V2;
   O.Layout = Layout;
   O.OutOfSample = OutOfSample;
+  O.WithPosterior = WithPosterior;
   if (!Codec.empty()) {
     auto C = io::CodecOptions::parse(Codec);
     if (!C)

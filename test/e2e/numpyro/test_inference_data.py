@@ -183,6 +183,48 @@ class InferenceDataLayout(E.E2ETestCase):
         idata = open_idata(idl)
         self.assertEqual(idata.posterior_predictive.y.shape, (CHAINS, DRAWS, N))
 
+    def test_with_posterior_is_a_whole_inference_data(self):
+        # --with-posterior: the posterior group beside ours, so az.loo runs
+        # on the store alone and agrees with the fit joined to it.
+        out = self.fresh()
+        E.run_cmd("log-likelihood", E.model("linreg"), self.data, out,
+                  posterior=self.nc, extra=["--layout", "inference-data",
+                                            "--with-posterior",
+                                            "--batch-size", "7"])
+        ours = open_idata(out)
+        self.assertEqual(sorted(ours.groups()),
+                         ["log_likelihood", "observed_data", "posterior"])
+        fit = az.from_netcdf(self.nc)
+        # The fit's latents, chain by chain, draw by draw, in the model's
+        # precision (the f64 fit rounded to f32, as the run read them);
+        # NumPyro's deterministic 'eta' is recomputed, not copied.
+        self.assertEqual(sorted(ours.posterior.data_vars),
+                         ["alpha", "beta", "sigma"])
+        for k in ("alpha", "beta", "sigma"):
+            self.assertEqual(ours.posterior[k].dtype, np.float32)
+            np.testing.assert_array_equal(
+                ours.posterior[k].values,
+                fit.posterior[k].values.astype(np.float32), k)
+        self.assertEqual(ours.posterior.beta.dims[:2], ("chain", "draw"))
+        self.assertEqual(ours.posterior.attrs["inference_library"], "aimzc")
+        joined = az.from_netcdf(self.nc)
+        joined.extend(az.InferenceData(log_likelihood=ours.log_likelihood),
+                      join="right")
+        a, b = az.loo(ours), az.loo(joined)
+        self.assertAlmostEqual(a["elpd_loo"], b["elpd_loo"], places=6)
+        # Predict too; and the errors: the flat layout, no posterior.
+        out = self.fresh()
+        E.run_cmd("predict", E.model("linreg"), {"X": self.data["X"]}, out,
+                  posterior=self.nc, extra=["--layout", "inference-data",
+                                            "--with-posterior"])
+        self.assertIn("posterior", open_idata(out).groups())
+        r = E.run_cmd("predict", E.model("linreg"), {"X": self.data["X"]},
+                      self.fresh(), posterior=self.nc,
+                      extra=["--with-posterior"], check=False)
+        self.assertNotEqual(r.rc, 0, r)
+        self.assertIn("--with-posterior adds ArviZ's posterior group",
+                      r.errors()[0])
+
     def test_an_npz_posterior_is_one_chain(self):
         npz = self.savez("fit.npz", **{k: v.reshape(-1, *v.shape[2:])
                                        for k, v in self.samples.items()

@@ -147,9 +147,11 @@ class JointSites(E.E2ETestCase):
         # f drawn from its joint prior where the posterior lacks it.
         post = dict(rho=np.full(D, 0.7), sigma=np.full(D, 0.5))
         out = self.fresh(".npz")
-        E.run_cmd("predict", so, data, out, sites=["f", "y"], seed=2,
-                  posterior=self.savez("hyper.npz", **post))
+        E.run_cmd("predict", so, data, out, sites=["f", "y", "f_mean"],
+                  seed=2, posterior=self.savez("hyper.npz", **post))
         f = E.read_arrays(out)["f"]
+        np.testing.assert_allclose(E.read_arrays(out)["f_mean"], f.mean(1),
+                                   rtol=1e-12, atol=1e-15)
         K = np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2 / 0.7 ** 2) + \
             1e-6 * np.eye(N)
         z = linalg.solve_triangular(np.linalg.cholesky(K), f.T, lower=True).T
@@ -172,6 +174,26 @@ class JointSites(E.E2ETestCase):
                       num_samples=50, sites=["rho", "f", "y"], seed=8)
         self.assert_same_store(outs[0], outs[1])
         self.assertTrue(np.all(np.isfinite(E.read_arrays(outs[0])["y"])))
+
+    def test_every_use_of_the_observation_axis(self):
+        rng = np.random.default_rng(7)
+        N, rho = 30, 0.8
+        x, g = rng.normal(size=N), rng.integers(0, N, N).astype(np.int32)
+        data = {"x": self.save("x.npy", x), "g": self.save("g.npy", g)}
+        sites = ["diag_sum", "dot", "running", "colsum", "first", "gathered",
+                 "tail"]
+        out = self.fresh(".npz")
+        E.run_cmd("predict", E.model("joint_mixing64"), data, out,
+                  posterior=self.savez("rho.npz", rho=np.full(2, rho)),
+                  sites=sites)
+        got = E.read_arrays(out)
+        K = np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2 / rho ** 2) + \
+            0.5 * np.eye(N)
+        ref = dict(diag_sum=np.trace(K), dot=x @ x, running=np.cumsum(x),
+                   colsum=K.T.sum(0), first=x[0], gathered=x[g], tail=x[1:])
+        for s in sites:
+            np.testing.assert_allclose(got[s], np.broadcast_to(
+                ref[s], got[s].shape), rtol=1e-13, err_msg=s)
 
 
 if __name__ == "__main__":

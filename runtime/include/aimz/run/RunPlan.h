@@ -49,7 +49,14 @@ struct OutputArray {
   /// from the data before the batches (ChunkRows rows per chunk).
   bool Observed = false;
   size_t ObservedOutput = 0; // which output (Data.Observed's slot)
+  /// --with-posterior: a copy of the posterior's draws of the site (ArviZ's
+  /// posterior group), written before the batches, ChunkRows draws per
+  /// chunk of one chain.
+  bool FromPosterior = false;
   uint64_t ChunkRows = 0;
+  /// Written from the data or the posterior before the batches, not by
+  /// the kernels.
+  bool copied() const { return Observed || FromPosterior; }
 };
 
 /// The rectangle of one batch: draws [Draw0, Draw1) x observations
@@ -82,6 +89,9 @@ struct RunPlan {
   int64_t chunkDraw0(int64_t B) const;
   int64_t chunkObs0(int64_t B) const;
 };
+
+/// Bytes of physical memory (0 when unknown).
+uint64_t physicalMemory();
 
 /// Everything of the run that does not need a device: checks the options
 /// against the model and the data, and lays out the store. `Devices`

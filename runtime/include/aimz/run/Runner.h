@@ -63,6 +63,9 @@ struct RunOptions {
   /// InferenceData: the inputs are new observations, so predictive draws
   /// go to the 'predictions' group (aimz's in_sample=False).
   bool OutOfSample = false;
+  /// InferenceData: also copy the posterior's latents into the 'posterior'
+  /// group (a whole InferenceData: az.loo(result) works on its own).
+  bool WithPosterior = false;
   io::CodecOptions Codec;
   bool Progress = false;
   /// Called after each batch is committed, with the batches done and the
