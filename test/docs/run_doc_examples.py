@@ -132,7 +132,7 @@ class Session:
     def __init__(self, args, env, scratch):
         self.args, self.env, self.dir = args, env, scratch
         self.py = None
-        self.log = os.path.join(scratch, ".doc-test-python.log")
+        self.log = scratch and os.path.join(scratch, ".doc-test-python.log")
 
     def run_shell(self, block):
         text = console_commands(block.text) if block.lang == "console" \
@@ -247,9 +247,15 @@ def main():
                                   f"```{b.lang} block, which never runs")
         if not runnable:
             continue
-        scratch = scratch_for(root, build, args.tmp, rel)
+        # Files whose blocks are all skipped need no scratch directory.
+        if all(b.marker is not None for b in runnable):
+            scratch = None
+            print(f"== {rel}", flush=True)
+        else:
+            scratch = scratch_for(root, build, args.tmp, rel)
+            print(f"== {rel} (in {scratch})", flush=True)
         session = Session(args, env, scratch)
-        print(f"== {rel} (in {scratch})", flush=True)
+        failed_before = len(failed)
         try:
             for b in runnable:
                 if b.marker is not None:
@@ -277,7 +283,8 @@ def main():
                                     out.rstrip("\n").split("\n")[-60:]))
         finally:
             session.close()
-        if not args.keep and not failed:
+        # A failed file's directory stays, to look at.
+        if scratch and not args.keep and len(failed) == failed_before:
             shutil.rmtree(scratch, ignore_errors=True)
 
     print(f"\nsummary: {len(ran)} ran, {len(failed)} failed, "
