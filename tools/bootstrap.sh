@@ -12,6 +12,7 @@ packages=(
   libopenblas-dev libopenblas0-serial
   zlib1g-dev libblosc-dev python3-zarr python3-xarray python3-numcodecs nodejs
   python3-dev pybind11-dev python3-pytest python3-tqdm libnetcdf-dev
+  python3-venv
   libopenmpi-dev openmpi-bin
 )
 
