@@ -56,6 +56,7 @@ import re
 import shutil
 import statistics
 import subprocess
+import sys
 import time
 
 import numpy as np
@@ -1278,6 +1279,16 @@ class Bench:
                            notes=self.notes, elapsed_s=elapsed),
                       f, indent=1)
         log("wrote %s/{table.txt,results.csv,results.json}" % self.res)
+        # The picture, by the venv's matplotlib (Debian's python3, which
+        # runs this harness, has none).
+        venv = os.path.join(ROOT, ".venv", "bin", "python")
+        p = subprocess.run([venv if os.path.exists(venv) else sys.executable,
+                            os.path.join(ROOT, "bench", "chart.py"),
+                            os.path.join(self.res, "results.json"),
+                            os.path.join(self.res, "chart.png")],
+                           capture_output=True, text=True)
+        log(p.stdout.strip() if p.returncode == 0 else
+            "no chart.png: %s" % (p.stderr.strip().splitlines() or ["?"])[-1])
 
 
 def main():
