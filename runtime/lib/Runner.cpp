@@ -667,12 +667,12 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
       gpu::GpuDevice *Gpu = Dev < Gpus.size() ? Gpus[Dev].get() : nullptr;
       gpu::RectangleLayout Layout;
       // A joint site: one block of every observation (one GPU thread per
-      // draw); else small blocks on the GPU, one thread each.
-      if (M.JointObservations)
-        Call.obs_block = std::max<int64_t>(N, 1);
+      // draw); else small blocks on the GPU, one thread each, and the
+      // model's default on the CPU.
+      Call.obs_block = M.JointObservations ? std::max<int64_t>(N, 1)
+                       : Gpu                ? 32
+                                            : 0;
       if (Gpu) {
-        if (!M.JointObservations)
-          Call.obs_block = 32;
         Layout = gpuLayout(Results);
         auto Scratch = gpu::scratchBytesPerThread(Entry, Call);
         if (!Scratch)
