@@ -223,6 +223,27 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
   return D;
 }
 
+/// An ArviZ posterior's numeric coordinates and the dims it names for the
+/// latents that were read.
+static llvm::Error keepCoordinates(const Manifest &M,
+                                   const InferenceDataDraws &Idata,
+                                   Posterior &P) {
+  for (const auto &[Dim, A] : Idata.Coords) {
+    auto H = asHostArray(A, A.dtype(), "coordinate '" + Dim + "'",
+                         Conversion::Widening);
+    if (!H)
+      return H.takeError();
+    P.Coords.emplace(Dim, std::move(*H));
+  }
+  P.SiteDims.resize(M.Sites.size());
+  for (const auto &[Name, Dims] : Idata.Dims) {
+    int S = M.siteIndex(Name);
+    if (S >= 0 && P.has(S) && P.Sites[S]->Shape.size() == Dims.size() + 1)
+      P.SiteDims[S] = Dims;
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<Posterior> loadPosterior(const Manifest &M,
                                         const std::string &Path,
                                         DataSet &Data, bool RequireAll,
@@ -265,8 +286,12 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
   }
   auto P = posteriorFromArrays(M, Names, ArrayOf, Path, Data, RequireAll, W,
                                Strict);
-  if (P)
-    P->Chains = Chains;
+  if (!P)
+    return P.takeError();
+  P->Chains = Chains;
+  if (Idata)
+    if (llvm::Error E = keepCoordinates(M, *Idata, *P))
+      return std::move(E);
   return P;
 }
 

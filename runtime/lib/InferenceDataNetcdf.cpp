@@ -112,6 +112,10 @@ struct NcVariable {
   int Id = -1;
   NcType Type{io::DType::Float64, false};
   std::vector<uint64_t> Extents;
+  /// The dims after (chain, draw); for a coordinate, its one dim.
+  std::vector<std::string> Dims;
+  /// A coordinate (chain, draw, school: labels, not draws).
+  bool Coordinate = false;
 };
 
 /// An open file and its posterior group's variables, read on demand.
@@ -125,65 +129,80 @@ struct NcPosterior {
   llvm::Expected<io::NpyArray> read(const std::string &Name) const;
 };
 
+/// Reads variable V, whole, into memory of its declared shape.
+llvm::Expected<std::shared_ptr<uint8_t[]>>
+readVariable(const NcPosterior &P, const std::string &Name,
+             const NcVariable &V);
+
 // HDF5's deflate, netCDF-4's usual filter, packs at most ~1032 bytes into
 // one: a variable declaring more than this many bytes per byte of file
 // holds unwritten chunks (read as fill values), which a posterior never has,
 // or is hostile. Refused before anything is allocated.
 constexpr uint64_t MaxExpansion = 1100;
 
-llvm::Expected<io::NpyArray> NcPosterior::read(const std::string &Name) const {
-  const Netcdf &Nc = File.Nc;
-  const NcVariable &V = Vars.at(Name);
+llvm::Expected<std::shared_ptr<uint8_t[]>>
+readVariable(const NcPosterior &P, const std::string &Name,
+             const NcVariable &V) {
+  const Netcdf &Nc = P.File.Nc;
   // A file's dims may claim more than memory holds: an error, never an
   // overflow or a failed new.
   std::optional<uint64_t> Bytes =
       io::checkedNumBytes(V.Extents, io::dtypeSize(V.Type.Type));
-  if (Bytes && *Bytes / MaxExpansion > FileBytes)
-    return error("'" + Path + "': posterior variable '" + Name +
+  if (Bytes && *Bytes / MaxExpansion > P.FileBytes)
+    return error("'" + P.Path + "': posterior variable '" + Name +
                  "' declares shape " + io::formatShape(V.Extents) + " (" +
                  std::to_string(*Bytes) + " bytes), far more than the " +
-                 std::to_string(FileBytes) + "-byte file can hold; the file "
-                 "is damaged or not a posterior ArviZ wrote");
+                 std::to_string(P.FileBytes) + "-byte file can hold; the "
+                 "file is damaged or not a posterior ArviZ wrote");
   std::shared_ptr<uint8_t[]> Buf;
   if (Bytes && *Bytes <= SIZE_MAX)
     Buf.reset(new (std::nothrow) uint8_t[*Bytes ? *Bytes : 1]);
   if (!Buf)
-    return error("'" + Path + "': posterior variable '" + Name +
+    return error("'" + P.Path + "': posterior variable '" + Name +
                  "' has shape " + io::formatShape(V.Extents) +
                  ", too large to read into memory");
   int St = NC_NOERR;
   switch (V.Type.Type) {
   case io::DType::Float32:
-    St = Nc.nc_get_var_float(Group, V.Id, reinterpret_cast<float *>(Buf.get()));
+    St = Nc.nc_get_var_float(P.Group, V.Id,
+                             reinterpret_cast<float *>(Buf.get()));
     break;
   case io::DType::Float64:
-    St = Nc.nc_get_var_double(Group, V.Id,
+    St = Nc.nc_get_var_double(P.Group, V.Id,
                               reinterpret_cast<double *>(Buf.get()));
     break;
   case io::DType::Int32:
-    St = Nc.nc_get_var_int(Group, V.Id, reinterpret_cast<int *>(Buf.get()));
+    St = Nc.nc_get_var_int(P.Group, V.Id, reinterpret_cast<int *>(Buf.get()));
     break;
   case io::DType::Int64:
-    St = Nc.nc_get_var_longlong(Group, V.Id,
+    St = Nc.nc_get_var_longlong(P.Group, V.Id,
                                 reinterpret_cast<long long *>(Buf.get()));
     break;
   default:
-    St = Nc.nc_get_var_uchar(Group, V.Id, Buf.get());
+    St = Nc.nc_get_var_uchar(P.Group, V.Id, Buf.get());
     break;
   }
   if (St != NC_NOERR)
-    return error("'" + Path + "': cannot read posterior variable '" + Name +
+    return error("'" + P.Path + "': cannot read posterior variable '" + Name +
                  "' (" + Nc.nc_strerror(St) + ")");
+  return Buf;
+}
+
+llvm::Expected<io::NpyArray> NcPosterior::read(const std::string &Name) const {
+  const NcVariable &V = Vars.at(Name);
+  auto Buf = readVariable(*this, Name, V);
+  if (!Buf)
+    return Buf.takeError();
   // (chain, draw, ...) -> (chain * draw, ...): C order, chain-major.
   std::vector<uint64_t> Shape = {V.Extents[0] * V.Extents[1]};
   Shape.insert(Shape.end(), V.Extents.begin() + 2, V.Extents.end());
-  return io::NpyArray::fromMemory(V.Type.Type, std::move(Shape), Buf.get(),
-                                  Path + ":posterior/" + Name, Buf);
+  return io::NpyArray::fromMemory(V.Type.Type, std::move(Shape), Buf->get(),
+                                  Path + ":posterior/" + Name, *Buf);
 }
 
-/// What variable Id of the posterior group declares; a coordinate
-/// (chain, draw, beta_dim_0: labels, not draws) comes back with Type.Ok
-/// false.
+/// What variable Id of the posterior group declares. A coordinate
+/// (chain, draw, beta_dim_0: labels, not draws) comes back as one, with
+/// Type.Ok false unless its labels are numbers.
 llvm::Expected<NcVariable> describeVariable(const NcPosterior &P, int Id,
                                             std::string &Name) {
   const Netcdf &Nc = P.File.Nc;
@@ -209,12 +228,17 @@ llvm::Expected<NcVariable> describeVariable(const NcPosterior &P, int Id,
     DimNames.push_back(DimName);
     V.Extents.push_back(Len);
   }
-  if (Rank == 1 && DimNames[0] == Name)
+  if (Rank == 1 && DimNames[0] == Name) {
+    V.Coordinate = true;
+    V.Dims = DimNames;
+    V.Type = dtypeOf(Type);
     return V;
+  }
   if (Rank < 2 || DimNames[0] != "chain" || DimNames[1] != "draw")
     return error("'" + P.Path + "': posterior variable '" + Name +
                  "' has dims (" + llvm::join(DimNames, ", ") +
                  "); an InferenceData posterior has (chain, draw, ...)");
+  V.Dims.assign(DimNames.begin() + 2, DimNames.end());
   V.Type = dtypeOf(Type);
   if (!V.Type.Ok)
     return error("'" + P.Path + "': posterior variable '" + Name +
@@ -242,7 +266,7 @@ readInferenceDataNetcdf(const std::string &Path) {
     return error("'" + Path + "': " + What + " (" + Nc.nc_strerror(Status) +
                  ")");
   };
-  auto P = std::make_shared<NcPosterior>(NcPosterior{Path, NcFile{Nc}});
+  auto P = std::make_shared<NcPosterior>(NcPosterior{Path, NcFile{Nc}, -1, 0, {}});
   uint64_t Size = 0;
   if (!llvm::sys::fs::file_size(Path, Size))
     P->FileBytes = Size;
@@ -267,8 +291,19 @@ readInferenceDataNetcdf(const std::string &Path) {
     auto V = describeVariable(*P, Id, Name);
     if (!V)
       return V.takeError();
-    if (!V->Type.Ok) // a coordinate
+    if (V->Coordinate) {
+      // Numbers are kept (chain, draw, a numbered dim); text labels are
+      // not, for want of a string dtype in the stores we write.
+      if (V->Type.Ok && V->Type.Type != io::DType::Bool) {
+        auto Buf = readVariable(*P, Name, *V);
+        if (!Buf)
+          return Buf.takeError();
+        Out.Coords.emplace(Name, io::NpyArray::fromMemory(
+                                     V->Type.Type, V->Extents, Buf->get(),
+                                     Path + ":posterior/" + Name, *Buf));
+      }
       continue;
+    }
     int64_t Chains = static_cast<int64_t>(V->Extents[0]);
     int64_t Draws = static_cast<int64_t>(V->Extents[1]);
     if (Out.Names.empty()) {
@@ -281,6 +316,7 @@ readInferenceDataNetcdf(const std::string &Path) {
                    "' has " + std::to_string(Out.Chains) + " x " +
                    std::to_string(Out.DrawsPerChain));
     }
+    Out.Dims.emplace(Name, V->Dims);
     P->Vars.emplace(Name, std::move(*V));
     Out.Names.push_back(Name);
   }

@@ -161,6 +161,8 @@ void nameSiteDims(const Manifest &M, std::vector<OutputArray> &Outs) {
         Taken.insert(It->first);
     }
   for (OutputArray &O : Outs) {
+    if (O.DimNames.size() == O.Shape.size())
+      continue; // named by the posterior it came from
     std::string G = groupPath(O);
     for (size_t I = 0; I < O.Extents.size(); ++I) {
       std::string Plate = M.Sites[O.Site].plate(I).str();
@@ -216,11 +218,48 @@ llvm::Error addPosteriorArrays(const Manifest &M, const Posterior *Post,
     for (uint64_t &C : O.Chunk)
       C = std::max<uint64_t>(C, 1);
     O.DimNames = {"chain", "draw"};
+    if (S < Post->SiteDims.size() && !Post->SiteDims[S].empty())
+      llvm::append_range(O.DimNames, Post->SiteDims[S]);
     O.KernelChunk = O.Chunk;
     setKernelStrides(O);
     P.Outs.push_back(std::move(O));
   }
   return llvm::Error::success();
+}
+
+/// InferenceData: the labels an ArviZ posterior gave its dims, as
+/// coordinate variables beside the arrays that use the dim, so that the
+/// result joins its fit label for label (a draw dim starting at 1000, a
+/// thinned one): chain and draw in every group with draws, a latent's own
+/// dims in the posterior group. A dim whose extent here differs from the
+/// labels' (chains merged into one) gets none.
+void addCoordinateArrays(const Posterior &Post, RunPlan &P) {
+  std::map<std::pair<std::string, std::string>, uint64_t> Used; // group, dim
+  for (const OutputArray &O : P.Outs) {
+    std::string G = groupPath(O);
+    if (O.Observed || G.empty())
+      continue;
+    for (size_t I = 0; I < O.DimNames.size(); ++I)
+      if (I < 2 || G == "posterior")
+        Used.emplace(std::pair{G, O.DimNames[I]}, O.Shape[I]);
+  }
+  for (const auto &[Key, Extent] : Used) {
+    auto C = Post.Coords.find(Key.second);
+    if (C == Post.Coords.end() || C->second.Shape != std::vector{Extent})
+      continue;
+    OutputArray O;
+    O.Name = Key.second;
+    O.Path = Key.first + "/" + Key.second;
+    O.Type = C->second.Type;
+    O.Coordinate = true;
+    O.Extents = O.Shape = C->second.Shape;
+    O.ChunkRows = std::max<uint64_t>(Extent, 1);
+    O.Chunk = {O.ChunkRows};
+    O.DimNames = {Key.second};
+    O.KernelChunk = O.Chunk;
+    setKernelStrides(O);
+    P.Outs.push_back(std::move(O));
+  }
 }
 
 /// Refuses a site a kernel must hold whole for one draw (its axes other
@@ -553,6 +592,8 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
       return std::move(E);
 
   nameSiteDims(M, Outs);
+  if (P.InferenceData && Post && Opts.Kind != EntryKind::PriorPredictive)
+    addCoordinateArrays(*Post, P);
 
   // The store's attributes.
   P.Attrs = {{"computed", Effect ? "effect" : computedName(Opts.Kind)},

@@ -99,8 +99,9 @@ private:
   bool Stop = false;
 };
 
-/// InferenceData's observed_data: the observed values, chunk by chunk.
-llvm::Error writeObserved(ResultSink &Sink, size_t I, const OutputArray &O,
+/// InferenceData's observed_data and coordinates: an array of the data or
+/// the posterior, ChunkRows rows per chunk.
+llvm::Error writeRows(ResultSink &Sink, size_t I, const OutputArray &O,
                           const HostArray &H) {
   uint64_t Rows = H.Shape.empty() ? 1 : H.Shape[0];
   uint64_t RowBytes = io::dtypeSize(H.Type);
@@ -449,8 +450,10 @@ llvm::Expected<RunReport> runInGroup(const ModelLibrary &Lib,
   // InferenceData's observed_data: copied from the data, chunk by chunk.
   for (size_t I = 0; Creator && I < Outs.size() && !RunErr; ++I)
     if (Outs[I].Observed)
-      RunErr = writeObserved(*Sink, I, Outs[I],
-                             *Data.Observed[Outs[I].ObservedOutput]);
+      RunErr = writeRows(*Sink, I, Outs[I],
+                         *Data.Observed[Outs[I].ObservedOutput]);
+    else if (Outs[I].Coordinate)
+      RunErr = writeRows(*Sink, I, Outs[I], Post->Coords.at(Outs[I].Name));
     else if (Outs[I].FromPosterior)
       RunErr = writePosterior(*Sink, I, Outs[I], *Post->Sites[Outs[I].Site]);
 

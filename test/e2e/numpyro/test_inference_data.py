@@ -75,7 +75,9 @@ class InferenceDataLayout(E.E2ETestCase):
     def assert_same_values(self, flat, idl, group, chains):
         ra = E.read_arrays(flat)
         g = zarr.open_group(idl, mode="r")[group]
-        self.assertEqual(sorted(ra), sorted(g.array_keys()))
+        # The fit's chain and draw labels are coordinates there, not draws.
+        self.assertEqual(sorted(ra), sorted(set(g.array_keys()) -
+                                            {"chain", "draw"}))
         for k, a in ra.items():
             b = g[k][...]
             self.assertEqual(b.shape[:2], (chains, a.shape[0] // chains), k)
@@ -224,6 +226,53 @@ class InferenceDataLayout(E.E2ETestCase):
         self.assertNotEqual(r.rc, 0, r)
         self.assertIn("--with-posterior adds ArviZ's posterior group",
                       r.errors()[0])
+
+    def test_the_posteriors_coordinates_are_kept(self):
+        # A fit whose draws are labelled 1000, 1002, ... (thinned after
+        # warm-up) and whose beta has a named dim with numeric labels: the
+        # result carries both, so it aligns with the fit label for label.
+        # Text labels name the dim but are not kept (no string dtype).
+        draws = np.arange(1000, 1000 + 2 * DRAWS, 2)
+        post = {k: v for k, v in self.samples.items() if k != "eta"}
+        fit = az.from_dict(posterior=post,
+                           coords={"draw": draws, "feature": [10, 20, 30]},
+                           dims={"beta": ["feature"]})
+        nc = self.path("labelled.nc")
+        fit.to_netcdf(nc)
+        out = self.fresh()
+        E.run_cmd("log-likelihood", E.model("linreg"), self.data, out,
+                  posterior=nc, extra=["--layout", "inference-data",
+                                       "--with-posterior"])
+        ours = open_idata(out)
+        for g in ("log_likelihood", "posterior"):
+            np.testing.assert_array_equal(ours[g].draw.values, draws, g)
+            np.testing.assert_array_equal(ours[g].chain.values,
+                                          np.arange(CHAINS), g)
+        self.assertEqual(ours.posterior.beta.dims,
+                         ("chain", "draw", "feature"))
+        np.testing.assert_array_equal(ours.posterior.feature.values,
+                                      [10, 20, 30])
+        self.assertEqual(set(ours.log_likelihood.coords), {"chain", "draw"})
+        # Exact alignment with the fit needs equal labels on every dim.
+        a, b = xr.align(ours.posterior.beta, fit.posterior.beta,
+                        join="exact")
+        np.testing.assert_array_equal(a.values,
+                                      b.values.astype(np.float32))
+        # Text labels: the dim keeps its name, with no coordinate.
+        fit = az.from_dict(posterior=post,
+                           coords={"feature": ["a", "b", "c"]},
+                           dims={"beta": ["feature"]})
+        fit.to_netcdf(nc)
+        out = self.fresh()
+        E.run_cmd("predict", E.model("linreg"), {"X": self.data["X"]}, out,
+                  posterior=nc, extra=["--layout", "inference-data",
+                                       "--with-posterior"])
+        ours = open_idata(out)
+        self.assertEqual(ours.posterior.beta.dims,
+                         ("chain", "draw", "feature"))
+        self.assertNotIn("feature", ours.posterior.coords)
+        np.testing.assert_array_equal(ours.posterior_predictive.draw.values,
+                                      np.arange(DRAWS))
 
     def test_an_npz_posterior_is_one_chain(self):
         npz = self.savez("fit.npz", **{k: v.reshape(-1, *v.shape[2:])

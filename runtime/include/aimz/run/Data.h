@@ -70,6 +70,13 @@ struct Posterior {
   int64_t Chains = 0;
   std::vector<std::optional<HostArray>> Sites; // by manifest site index
   bool has(int Site) const { return Sites[Site].has_value(); }
+  /// The coordinates the source gave with numbers for labels (an ArviZ
+  /// netCDF: chain, draw, a latent's named dims), by dim: 1-D. The result
+  /// keeps them, so that it joins the fit it came from label for label.
+  std::map<std::string, HostArray> Coords;
+  /// By manifest site: the source's names for the site's own axes (empty
+  /// when it names none).
+  std::vector<std::vector<std::string>> SiteDims;
 };
 
 /// Loads a posterior .npz (one array per latent, leading axis = draws).

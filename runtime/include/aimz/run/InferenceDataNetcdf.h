@@ -28,6 +28,11 @@ struct InferenceDataDraws {
   std::vector<std::string> Names; // the group's order, coordinates dropped
   int64_t Chains = 0;
   int64_t DrawsPerChain = 0;
+  /// The coordinates whose labels are numbers (chain, draw, a dim such as
+  /// beta_dim_0 or one named by the user), by dim: 1-D, read whole.
+  std::map<std::string, io::NpyArray> Coords;
+  /// Each of Names' own dims after (chain, draw), as the file names them.
+  std::map<std::string, std::vector<std::string>> Dims;
   /// Reads one of Names (the file stays open until the last copy of Read
   /// goes): a run reads only the variables its model needs, each checked
   /// against the file's size before anything is allocated.

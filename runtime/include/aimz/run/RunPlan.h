@@ -53,10 +53,14 @@ struct OutputArray {
   /// posterior group), written before the batches, ChunkRows draws per
   /// chunk of one chain.
   bool FromPosterior = false;
+  /// InferenceData: the posterior's labels of dim Name (chain, draw, a
+  /// latent's named dim), as xarray's coordinate variable in its group;
+  /// Site is -1.
+  bool Coordinate = false;
   uint64_t ChunkRows = 0;
   /// Written from the data or the posterior before the batches, not by
   /// the kernels.
-  bool copied() const { return Observed || FromPosterior; }
+  bool copied() const { return Observed || FromPosterior || Coordinate; }
 };
 
 /// The rectangle of one batch: draws [Draw0, Draw1) x observations
