@@ -259,6 +259,7 @@ private:
   Value unary(ir::UnaryFn Fn, Value X);
   Value elementary(StringRef Fn, Value X);
   Value binary(ir::BinaryFn Fn, Value X, Value Y);
+  Value integerPow(Value X, int64_t N);
   Value log1mExp(Value X);
   Value logAddExp(Value X, Value Y);
   /// The site's values: given (posterior, intervention) or drawn.

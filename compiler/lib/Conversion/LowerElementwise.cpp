@@ -7,8 +7,11 @@
 //===----------------------------------------------------------------------===//
 #include "EntryBuilder.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace aimz {
 namespace lowering {
@@ -153,6 +156,64 @@ Value EntryBuilder::logAddExp(Value X, Value Y) {
                                    B->create<arith::AddFOp>(Loc, M, L));
 }
 
+/// The value of Y when it is computed from constants alone, as the
+/// lowering leaves a literal: `2` cast to the float type, `-2` as 0 - 2.
+static std::optional<double> constantValue(Value Y) {
+  Attribute A;
+  if (matchPattern(Y, m_Constant(&A))) {
+    if (auto F = dyn_cast<FloatAttr>(A))
+      return F.getValueAsDouble();
+    if (auto I = dyn_cast<IntegerAttr>(A))
+      return static_cast<double>(I.getValue().getSExtValue());
+    return std::nullopt;
+  }
+  Operation *Op = Y.getDefiningOp();
+  if (!Op)
+    return std::nullopt;
+  if (isa<arith::SIToFPOp, arith::ExtFOp, arith::TruncFOp>(Op))
+    return constantValue(Op->getOperand(0));
+  if (isa<arith::NegFOp>(Op))
+    if (auto X = constantValue(Op->getOperand(0)))
+      return -*X;
+  if (isa<arith::SubIOp, arith::SubFOp>(Op))
+    if (auto X = constantValue(Op->getOperand(0)))
+      if (auto Z = constantValue(Op->getOperand(1)))
+        return *X - *Z;
+  return std::nullopt;
+}
+
+/// The exponent when Y is a constant integer of modest size (x ** 2).
+static std::optional<int64_t> integerExponent(Value Y) {
+  std::optional<double> V = constantValue(Y);
+  if (!V || *V != std::trunc(*V) || std::fabs(*V) > 64)
+    return std::nullopt;
+  return static_cast<int64_t>(*V);
+}
+
+/// x ** n for a constant integer n by repeated squaring, in JAX's order
+/// (lax.integer_pow, which `x ** 2` in a NumPyro model runs): the same bits
+/// as the model's author gets there, a multiply instead of a libm powf
+/// call, and vector code. A negative n is 1 / x ** -n; n = 0 is 1.
+Value EntryBuilder::integerPow(Value X, int64_t N) {
+  Type T = X.getType();
+  auto One = [&] {
+    return B->create<arith::ConstantOp>(Loc, B->getFloatAttr(T, 1.0));
+  };
+  if (N == 0)
+    return One();
+  const bool Reciprocal = N < 0;
+  uint64_t Y = Reciprocal ? -static_cast<uint64_t>(N) : N;
+  Value Acc;
+  while (Y > 0) {
+    if (Y & 1)
+      Acc = Acc ? Value(B->create<arith::MulFOp>(Loc, Acc, X)) : X;
+    Y >>= 1;
+    if (Y > 0)
+      X = B->create<arith::MulFOp>(Loc, X, X);
+  }
+  return Reciprocal ? Value(B->create<arith::DivFOp>(Loc, One(), Acc)) : Acc;
+}
+
 Value EntryBuilder::binary(ir::BinaryFn Fn, Value X, Value Y) {
   using ir::BinaryFn;
   bool F = isa<FloatType>(X.getType());
@@ -173,6 +234,8 @@ Value EntryBuilder::binary(ir::BinaryFn Fn, Value X, Value Y) {
   case BinaryFn::Div:
     return B->create<arith::DivFOp>(Loc, X, Y);
   case BinaryFn::Pow:
+    if (std::optional<int64_t> N = integerExponent(Y))
+      return integerPow(X, *N);
     return B->create<math::PowFOp>(Loc, X, Y);
   case BinaryFn::Min:
     return F ? Value(B->create<arith::MinimumFOp>(Loc, X, Y))
