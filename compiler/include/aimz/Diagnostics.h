@@ -118,8 +118,23 @@ public:
   /// axis that mixes observations is legal in a model with a joint site):
   /// it counts and prints only if releaseHeld keeps provisional reports.
   void hold() { Holding = true; }
-  void setProvisional(bool P) { Provisional = P; }
   void releaseHeld(bool KeepProvisional);
+
+  /// While one is alive, every report is provisional (nested scopes and
+  /// early returns included).
+  class ProvisionalScope {
+  public:
+    explicit ProvisionalScope(Diagnostics &D) : D(D), Was(D.Provisional) {
+      D.Provisional = true;
+    }
+    ~ProvisionalScope() { D.Provisional = Was; }
+    ProvisionalScope(const ProvisionalScope &) = delete;
+    ProvisionalScope &operator=(const ProvisionalScope &) = delete;
+
+  private:
+    Diagnostics &D;
+    bool Was;
+  };
   /// When more errors were reported than printed, says how many there were.
   void printSummary();
 

@@ -90,9 +90,8 @@ std::optional<DimPoly> Analyzer::namePoly(const NameExpr &N, bool MustBeBound,
     if (N.Name == Info.ObsDim) {
       // Legal in a model with a joint site, where a call sees every
       // observation (noteObservationMixing).
-      Diags.setProvisional(true);
+      Diagnostics::ProvisionalScope Provisional(Diags);
       Diags.report(diag::E_OBS_AXIS_IN_DIM_ARITH, N.Loc) << N.Name;
-      Diags.setProvisional(false);
     }
     return DimPoly::symbol(N.Name);
   }

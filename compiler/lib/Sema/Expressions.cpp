@@ -24,11 +24,10 @@ void Analyzer::noteObservationMixing(SMLoc Loc, const Dim &D,
                                      const CallExpr *Reduced) {
   if (D != Dim::symbol(Info.ObsDim))
     return;
-  Diags.setProvisional(true);
+  Diagnostics::ProvisionalScope Provisional(Diags);
   Diags.report(diag::E_MIXES_OBSERVATIONS, Loc) << What << Info.ObsDim;
   if (Reduced)
     noteTransformedData(*Reduced);
-  Diags.setProvisional(false);
 }
 
 Shape Analyzer::viewInPlates(const Shape &Full) const {

@@ -83,10 +83,9 @@ bool Analyzer::analyzeNewAxes(IndexExpr &E, size_t Axes, size_t Kept) {
   // term, legal only with a joint site (noteObservationMixing).
   if (!Out.empty() && Out[0] != Dim::symbol(Info.ObsDim) &&
       mentions(Out, Info.ObsDim)) {
-    Diags.setProvisional(true);
+    Diagnostics::ProvisionalScope Provisional(Diags);
     Diags.report(diag::E_NEW_AXIS_BEFORE_OBS_AXIS, E.Loc)
         << Info.ObsDim << shapeStr(Out);
-    Diags.setProvisional(false);
   }
   E.Ty = {E.Base->Ty.Type, Out, E.Base->Ty.WeakLiteral};
   return true;

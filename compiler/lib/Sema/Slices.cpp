@@ -181,10 +181,9 @@ bool Analyzer::analyzeAttr(AttrExpr &E) {
   if (S.size() >= 2 && mentions(S, Info.ObsDim)) {
     // Legal in a model with a joint site, like the uses that mix
     // observations (noteObservationMixing).
-    Diags.setProvisional(true);
+    Diagnostics::ProvisionalScope Provisional(Diags);
     Diags.report(diag::E_TRANSPOSE_OBS_AXIS, E.Loc)
         << shapeStr(S) << Info.ObsDim;
-    Diags.setProvisional(false);
   }
   std::reverse(S.begin(), S.end());
   E.Ty = {E.Base->Ty.Type, S, E.Base->Ty.WeakLiteral};
