@@ -294,6 +294,20 @@ uint64_t physicalMemory() {
   return Pages > 0 && Page > 0 ? uint64_t(Pages) * uint64_t(Page) : 0;
 }
 
+ChunkBox rectangleBox(const OutputArray &O, int64_t D0, int64_t D1,
+                      int64_t O0, int64_t O1) {
+  ChunkBox Box;
+  Box.Lo.assign(O.KernelChunk.size(), 0);
+  Box.Hi.assign(O.KernelChunk.begin(), O.KernelChunk.end());
+  Box.Lo[0] = D0;
+  Box.Hi[0] = D1;
+  if (O.ObsAxis >= 0) {
+    Box.Lo[O.ObsAxis + 1] = O0;
+    Box.Hi[O.ObsAxis + 1] = O1;
+  }
+  return Box;
+}
+
 BatchRect RunPlan::batch(int64_t B) const {
   BatchRect R;
   if (ObsPlan) {
