@@ -129,12 +129,15 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
                         NumObservations);
 }
 
-llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
-                                       std::map<std::string, io::NpyArray> Given,
-                                       ObservedUse Observed, Warnings &W,
-                                       int64_t NumObservations) {
-  DataSet D;
-  std::map<std::string, std::string> BoundBy;
+namespace {
+
+/// Which argument bound each dimension (for messages).
+using BoundByMap = std::map<std::string, std::string>;
+
+/// Every input of the model from Given, its dimensions bound into D.
+llvm::Error readInputs(const Manifest &M,
+                       std::map<std::string, io::NpyArray> &Given, DataSet &D,
+                       BoundByMap &BoundBy) {
   for (const ManifestArray &In : M.Inputs) {
     auto It = Given.find(In.Name);
     if (It == Given.end())
@@ -144,50 +147,61 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
     std::string What = "input '" + In.Name + "'";
     if (auto E = bindShape(In, It->second.shape(), What, M.ObsDim, D.Bindings,
                       BoundBy))
-      return std::move(E);
+      return E;
     auto H = asHostArray(It->second, In.Type, What, Conversion::Widening);
     if (!H)
       return H.takeError();
     D.Inputs.push_back(std::move(*H));
     llvm::consumeError(It->second.adviseSequential());
   }
-  const bool NeedObserved = Observed == ObservedUse::Require;
+  return llvm::Error::success();
+}
+
+/// The observed outputs Given holds, as Observed asks: required, read when
+/// given, or ignored (with a warning).
+llvm::Error readObserved(const Manifest &M,
+                         std::map<std::string, io::NpyArray> &Given,
+                         ObservedUse Observed, DataSet &D, BoundByMap &BoundBy,
+                         Warnings &W) {
   D.Observed.resize(M.Outputs.size());
   for (size_t O = 0; O < M.Outputs.size(); ++O) {
     const ManifestArray &OutArray = M.Outputs[O];
     auto Out = Given.find(OutArray.Name);
-    if (Out != Given.end()) {
-      if (Observed != ObservedUse::Ignore) {
-        std::string What = "observed output '" + OutArray.Name + "'";
-        if (auto E = bindShape(OutArray, Out->second.shape(), What, M.ObsDim,
-                               D.Bindings, BoundBy))
-          return std::move(E);
-        auto H = asHostArray(Out->second, OutArray.Type, What,
-                             Conversion::Widening);
-        if (!H)
-          return H.takeError();
-        D.Observed[O] = std::move(*H);
-      } else {
-        W.push_back("ignoring --data " + OutArray.Name +
-                    ": the output is sampled, not read, by this command");
-      }
-    } else if (NeedObserved) {
-      return error("log-likelihood needs the observed output '" +
-                   OutArray.Name + "': pass --data " + OutArray.Name + "=" +
-                   OutArray.Name + ".npy" +
-                   (M.Outputs.size() > 1
-                        ? " (the model observes " + M.outputNames() +
-                              "; each is scored)"
-                        : std::string()));
+    if (Out == Given.end()) {
+      if (Observed == ObservedUse::Require)
+        return error("log-likelihood needs the observed output '" +
+                     OutArray.Name + "': pass --data " + OutArray.Name + "=" +
+                     OutArray.Name + ".npy" +
+                     (M.Outputs.size() > 1
+                          ? " (the model observes " + M.outputNames() +
+                                "; each is scored)"
+                          : std::string()));
+      continue;
     }
+    if (Observed == ObservedUse::Ignore) {
+      W.push_back("ignoring --data " + OutArray.Name +
+                  ": the output is sampled, not read, by this command");
+      continue;
+    }
+    std::string What = "observed output '" + OutArray.Name + "'";
+    if (auto E = bindShape(OutArray, Out->second.shape(), What, M.ObsDim,
+                           D.Bindings, BoundBy))
+      return E;
+    auto H =
+        asHostArray(Out->second, OutArray.Type, What, Conversion::Widening);
+    if (!H)
+      return H.takeError();
+    D.Observed[O] = std::move(*H);
   }
-  for (const auto &[Name, A] : Given)
-    if (!M.isOutputSite(M.siteIndex(Name)) &&
-        std::none_of(M.Inputs.begin(), M.Inputs.end(),
-                     [&](const ManifestArray &I) { return I.Name == Name; }))
-      W.push_back("ignoring '" + Name + "' from --data: the model has no "
-                  "such input (its inputs: " + names(M.Inputs) + ")");
+  return llvm::Error::success();
+}
 
+/// The observation count: bound by the data or NumObservations (which
+/// must agree), and every arithmetic extent checked now that its names are
+/// bound.
+llvm::Error bindObservations(const Manifest &M, int64_t NumObservations,
+                             bool NeedObserved, DataSet &D,
+                             BoundByMap &BoundBy) {
   if (NumObservations > 0) {
     auto [It, New] = D.Bindings.emplace(M.ObsDim, NumObservations);
     if (!New && It->second != NumObservations)
@@ -201,13 +215,13 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
     if (auto E = checkDerivedExtents(M.Inputs[I], D.Inputs[I].Shape,
                                      "input '" + M.Inputs[I].Name + "'",
                                      D.Bindings))
-      return std::move(E);
+      return E;
   for (size_t O = 0; O < M.Outputs.size(); ++O)
     if (D.Observed[O])
       if (auto E = checkDerivedExtents(
               M.Outputs[O], D.Observed[O]->Shape,
               "observed output '" + M.Outputs[O].Name + "'", D.Bindings))
-        return std::move(E);
+        return E;
   auto N = D.Bindings.find(M.ObsDim);
   if (N == D.Bindings.end())
     return error("the number of observations is unknown: no input has the "
@@ -218,6 +232,31 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
     return error("the data has no observations (the observation axis '" +
                  M.ObsDim + "' is 0)");
   D.NumObs = N->second;
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
+                                       std::map<std::string, io::NpyArray> Given,
+                                       ObservedUse Observed, Warnings &W,
+                                       int64_t NumObservations) {
+  DataSet D;
+  BoundByMap BoundBy;
+  if (llvm::Error E = readInputs(M, Given, D, BoundBy))
+    return std::move(E);
+  if (llvm::Error E = readObserved(M, Given, Observed, D, BoundBy, W))
+    return std::move(E);
+  for (const auto &[Name, A] : Given)
+    if (!M.isOutputSite(M.siteIndex(Name)) &&
+        std::none_of(M.Inputs.begin(), M.Inputs.end(),
+                     [&](const ManifestArray &I) { return I.Name == Name; }))
+      W.push_back("ignoring '" + Name + "' from --data: the model has no "
+                  "such input (its inputs: " + names(M.Inputs) + ")");
+  if (llvm::Error E =
+          bindObservations(M, NumObservations,
+                           Observed == ObservedUse::Require, D, BoundBy))
+    return std::move(E);
   if (auto E = addDerivedInputs(M, D))
     return std::move(E);
   return D;
