@@ -148,6 +148,31 @@ std::string choiceKeyword(const py::dict &Options, const char *Key,
 
 constexpr uint64_t Int64Max = uint64_t(INT64_MAX);
 
+/// A keyword of the run's options, or Default when absent or None.
+template <class T>
+T keyword(const py::dict &Options, const char *Key, T Default) {
+  return Options.contains(Key) && !Options[Key].is_none()
+             ? Options[Key].cast<T>()
+             : Default;
+}
+
+/// A keyword's object, or None when absent.
+py::object keywordObject(const py::dict &Options, const char *Key) {
+  return Options.contains(Key) ? py::object(Options[Key])
+                               : py::object(py::none());
+}
+
+/// The inputs, posterior and interventions of one scenario, and the
+/// options that shape how the inputs were read.
+struct Scenario {
+  DataSet Data;
+  std::optional<Posterior> Post;
+  std::vector<Intervention> Interventions;
+  std::vector<std::string> DimArgs;
+  int64_t NumObs = 0;
+};
+
+
 class LoadedModel {
 public:
   explicit LoadedModel(const std::string &Path)
@@ -166,132 +191,152 @@ public:
     EntryKind Kind = Command == "predict" || Effect ? EntryKind::Predict
                      : Command == "log_likelihood" ? EntryKind::LogLikelihood
                                                    : EntryKind::PriorPredictive;
-    const Manifest &M = Lib->manifest();
     Warnings W;
-    auto Get = [&](const char *Key, auto Default) {
-      using T = decltype(Default);
-      return Options.contains(Key) && !Options[Key].is_none()
-                 ? Options[Key].cast<T>()
-                 : Default;
-    };
+    Scenario S = loadScenario(Kind, Data, PosteriorArg, Options, W);
+    std::optional<Scenario> Base;
+    if (Effect)
+      Base = loadBaseline(S, Data, Options);
+    if (S.Post)
+      if (llvm::Error E = applyInterventions(Lib->manifest(), S.Interventions,
+                                             S.Data, *S.Post, "intervention"))
+        raise(std::move(E));
+    RunOptions O = runOptions(Kind, S, Base ? &*Base : nullptr, Out, Options);
+    RunReport Rep = runWithoutGil(S, O, Options, W);
+    return py::make_tuple(reportOf(Rep, S.Data), W);
+  }
+
+private:
+  /// The scenario the data, dims, posterior and intervention keywords
+  /// give (the interventions not applied yet).
+  Scenario loadScenario(EntryKind Kind, const py::object &Data,
+                        const py::object &PosteriorArg,
+                        const py::dict &Options, Warnings &W) const {
+    const Manifest &M = Lib->manifest();
+    Scenario S;
     // Inputs: a dict of arrays, or an .npz path read as --data reads it.
-    const bool InferenceData = Get("layout", std::string("flat")) ==
-                               "inference-data";
-    const bool OutOfSample = Get("out_of_sample", false);
+    const bool InferenceData =
+        keyword(Options, "layout", std::string("flat")) == "inference-data";
+    const bool OutOfSample = keyword(Options, "out_of_sample", false);
     ObservedUse NeedY = Kind == EntryKind::LogLikelihood ? ObservedUse::Require
                         : InferenceData && !OutOfSample ? ObservedUse::IfGiven
                                                         : ObservedUse::Ignore;
-    int64_t NumObs = static_cast<int64_t>(integerKeyword(
+    S.NumObs = static_cast<int64_t>(integerKeyword(
         Options, "num_observations", 0, 1, Int64Max, "a positive integer"));
-    DataSet D = take(
+    S.Data = take(
         py::isinstance<py::dict>(Data)
             ? dataFromArrays(M, viewsOf(Data.cast<py::dict>()), NeedY, W,
-                             NumObs)
-            : loadData(M, {Data.cast<std::string>()}, NeedY, W, NumObs));
-    std::vector<std::string> DimArgs;
-    for (auto [K, V] : Get("dims", py::dict()))
-      DimArgs.push_back(std::string(py::str(K)) + "=" +
-                        std::string(py::str(V)));
-    if (llvm::Error E = bindDimArgs(M, DimArgs, D))
+                             S.NumObs)
+            : loadData(M, {Data.cast<std::string>()}, NeedY, W, S.NumObs));
+    for (auto [K, V] : keyword(Options, "dims", py::dict()))
+      S.DimArgs.push_back(std::string(py::str(K)) + "=" +
+                          std::string(py::str(V)));
+    if (llvm::Error E = bindDimArgs(M, S.DimArgs, S.Data))
       raise(std::move(E));
-    std::optional<Posterior> Post;
-    if (Kind != EntryKind::PriorPredictive) {
-      bool All = Kind == EntryKind::LogLikelihood;
-      bool Strict = Get("strict", false);
-      if (py::isinstance<py::dict>(PosteriorArg)) {
-        auto Arrays = viewsOf(PosteriorArg.cast<py::dict>());
-        std::vector<std::string> Names;
-        for (const auto &[N, A] : Arrays)
-          Names.push_back(N);
-        PosteriorArrayFn Fn =
-            [&](const std::string &N) -> llvm::Expected<io::NpyArray> {
-          return Arrays.at(N);
-        };
-        Post = take(posteriorFromArrays(M, Names, Fn, "the posterior dict",
-                                        D, All, W, Strict));
-        // Draws chain-major from `chains` chains (the Python side flattened
-        // a (chain, draw, ...) posterior).
-        int64_t Chains = Get("chains", int64_t(0));
-        if (Chains > 0 && Post->NumDraws % Chains == 0)
-          Post->Chains = Chains;
-      } else {
-        Post = take(loadPosterior(M, PosteriorArg.cast<std::string>(), D, All,
-                                  W, Strict));
-      }
+    if (Kind != EntryKind::PriorPredictive)
+      S.Post = loadPosteriorArg(Kind, PosteriorArg, Options, S.Data, W);
+    S.Interventions = interventionsOf(keywordObject(Options, "intervention"));
+    return S;
+  }
+
+  /// The posterior: a dict of arrays, or a path as --posterior takes.
+  Posterior loadPosteriorArg(EntryKind Kind, const py::object &PosteriorArg,
+                             const py::dict &Options, DataSet &D,
+                             Warnings &W) const {
+    const Manifest &M = Lib->manifest();
+    bool All = Kind == EntryKind::LogLikelihood;
+    bool Strict = keyword(Options, "strict", false);
+    if (!py::isinstance<py::dict>(PosteriorArg))
+      return take(loadPosterior(M, PosteriorArg.cast<std::string>(), D, All,
+                                W, Strict));
+    auto Arrays = viewsOf(PosteriorArg.cast<py::dict>());
+    std::vector<std::string> Names;
+    for (const auto &[N, A] : Arrays)
+      Names.push_back(N);
+    PosteriorArrayFn Fn =
+        [&](const std::string &N) -> llvm::Expected<io::NpyArray> {
+      return Arrays.at(N);
+    };
+    Posterior Post = take(posteriorFromArrays(M, Names, Fn,
+                                              "the posterior dict", D, All, W,
+                                              Strict));
+    // Draws chain-major from `chains` chains (the Python side flattened
+    // a (chain, draw, ...) posterior).
+    int64_t Chains = keyword(Options, "chains", int64_t(0));
+    if (Chains > 0 && Post.NumDraws % Chains == 0)
+      Post.Chains = Chains;
+    return Post;
+  }
+
+  /// effect's baseline: the same posterior with its own interventions,
+  /// and the inputs of data updated by baseline_data.
+  Scenario loadBaseline(const Scenario &S, const py::object &Data,
+                        const py::dict &Options) const {
+    const Manifest &M = Lib->manifest();
+    Scenario Base;
+    py::object BD = keywordObject(Options, "baseline_data");
+    Base.Interventions =
+        interventionsOf(keywordObject(Options, "baseline_intervention"));
+    if (S.Interventions.empty() && Base.Interventions.empty() && BD.is_none())
+      throw py::value_error(
+          "effect compares two scenarios: give intervention=, "
+          "baseline_intervention= or baseline_data=; with none the effect "
+          "is zero everywhere");
+    // The baseline's inputs: data with baseline_data's names replaced.
+    py::dict Merged;
+    if (py::isinstance<py::dict>(Data))
+      mergeInputs(Merged, Data.cast<py::dict>(), "data", /*OutputToo=*/true);
+    else if (!BD.is_none())
+      throw py::value_error("baseline_data needs data as a dict of arrays");
+    if (!BD.is_none())
+      mergeInputs(Merged, BD.cast<py::dict>(), "baseline_data",
+                  /*OutputToo=*/false);
+    Warnings Ignored;
+    Base.Data = take(py::isinstance<py::dict>(Data)
+                         ? dataFromArrays(M, viewsOf(Merged),
+                                          ObservedUse::Ignore, Ignored,
+                                          S.NumObs)
+                         : loadData(M, {Data.cast<std::string>()},
+                                    ObservedUse::Ignore, Ignored, S.NumObs));
+    if (llvm::Error E = bindDimArgs(M, S.DimArgs, Base.Data))
+      raise(std::move(E));
+    if (llvm::Error E = checkSameDims(S.Data, Base.Data, "baseline_data"))
+      raise(std::move(E));
+    Base.Post = *S.Post;
+    if (llvm::Error E = applyInterventions(M, Base.Interventions, Base.Data,
+                                           *Base.Post,
+                                           "baseline_intervention"))
+      raise(std::move(E));
+    return Base;
+  }
+
+  /// Adds From's arrays to Into, refusing names the model lacks (Option
+  /// names the keyword).
+  void mergeInputs(py::dict &Into, const py::dict &From,
+                   const std::string &Option, bool OutputToo) const {
+    std::vector<std::string> Names;
+    for (auto [K, V] : From) {
+      Into[K] = V;
+      Names.push_back(std::string(py::str(K)));
     }
-    // Interventions (predict, effect) and the effect's baseline scenario:
-    // the same posterior, its own interventions and inputs.
-    std::vector<Intervention> Do = interventionsOf(
-        Options.contains("intervention") ? py::object(Options["intervention"])
-                                         : py::object(py::none()));
-    std::optional<DataSet> BaseData;
-    std::optional<Posterior> BasePost;
-    std::vector<Intervention> BaseDo;
-    if (Effect) {
-      py::object BD = Options.contains("baseline_data")
-                          ? py::object(Options["baseline_data"])
-                          : py::object(py::none());
-      BaseDo = interventionsOf(Options.contains("baseline_intervention")
-                                   ? py::object(Options["baseline_intervention"])
-                                   : py::object(py::none()));
-      if (Do.empty() && BaseDo.empty() && BD.is_none())
-        throw py::value_error(
-            "effect compares two scenarios: give intervention=, "
-            "baseline_intervention= or baseline_data=; with none the effect "
-            "is zero everywhere");
-      // The baseline's inputs: data with baseline_data's names replaced.
-      py::dict Merged;
-      if (py::isinstance<py::dict>(Data)) {
-        std::vector<std::string> Names;
-        for (auto [K, V] : Data.cast<py::dict>()) {
-          Merged[K] = V;
-          Names.push_back(std::string(py::str(K)));
-        }
-        if (llvm::Error E = checkInputNames(M, Names, "data",
-                                            /*OutputToo=*/true))
-          raise(std::move(E));
-      }
-      else if (!BD.is_none())
-        throw py::value_error("baseline_data needs data as a dict of arrays");
-      if (!BD.is_none()) {
-        std::vector<std::string> Names;
-        for (auto [K, V] : BD.cast<py::dict>()) {
-          Merged[K] = V;
-          Names.push_back(std::string(py::str(K)));
-        }
-        if (llvm::Error E = checkInputNames(M, Names, "baseline_data",
-                                            /*OutputToo=*/false))
-          raise(std::move(E));
-      }
-      Warnings Ignored;
-      BaseData = take(py::isinstance<py::dict>(Data)
-                          ? dataFromArrays(M, viewsOf(Merged),
-                                           ObservedUse::Ignore, Ignored, NumObs)
-                          : loadData(M, {Data.cast<std::string>()},
-                                     ObservedUse::Ignore,
-                                     Ignored, NumObs));
-      if (llvm::Error E = bindDimArgs(M, DimArgs, *BaseData))
-        raise(std::move(E));
-      if (llvm::Error E = checkSameDims(D, *BaseData, "baseline_data"))
-        raise(std::move(E));
-      BasePost = *Post;
-      if (llvm::Error E = applyInterventions(M, BaseDo, *BaseData, *BasePost,
-                                             "baseline_intervention"))
-        raise(std::move(E));
-    }
-    if (Post)
-      if (llvm::Error E = applyInterventions(M, Do, D, *Post, "intervention"))
-        raise(std::move(E));
+    if (llvm::Error E =
+            checkInputNames(Lib->manifest(), Names, Option, OutputToo))
+      raise(std::move(E));
+  }
+
+  /// The keywords as the runtime's request (Base: effect's baseline).
+  static RunOptions runOptions(EntryKind Kind, const Scenario &S,
+                               const Scenario *Base, const std::string &Out,
+                               const py::dict &Options) {
     RunOptions O;
     O.Kind = Kind;
-    O.Interventions = Do;
-    if (Effect) {
-      const bool OwnInputs = Options.contains("baseline_data") &&
-                             !Options["baseline_data"].is_none();
-      O.BaselineData = OwnInputs ? &*BaseData : nullptr;
-      O.BaselinePost = &*BasePost;
-      O.BaselineInterventions = BaseDo;
-      O.KeepScenarios = Get("keep_scenarios", false);
+    O.Interventions = S.Interventions;
+    if (Base) {
+      O.BaselineData = keywordObject(Options, "baseline_data").is_none()
+                           ? nullptr
+                           : &Base->Data;
+      O.BaselinePost = &*Base->Post;
+      O.BaselineInterventions = Base->Interventions;
+      O.KeepScenarios = keyword(Options, "keep_scenarios", false);
     }
     std::string Axis =
         choiceKeyword(Options, "shard_axis", "auto", {"auto", "obs", "draw"});
@@ -305,38 +350,45 @@ public:
                        "a non-negative integer (0 or None: every device)"));
     O.Seed = integerKeyword(Options, "seed", 0, 0, UINT64_MAX,
                             "an integer from 0 to 2**64 - 1");
-    O.ReturnSites = Get("return_sites", std::vector<std::string>());
+    O.ReturnSites =
+        keyword(Options, "return_sites", std::vector<std::string>());
     O.NumSamples = static_cast<int64_t>(integerKeyword(
         Options, "num_samples", 1000, 1, Int64Max, "a positive integer"));
     O.OutPath = Out;
     O.Format = integerKeyword(Options, "zarr_format", 2, 2, 3, "2 or 3") == 3
                    ? io::ZarrFormat::V3
-                                          : io::ZarrFormat::V2;
-    O.Layout = InferenceData ? OutputLayout::InferenceData : OutputLayout::Flat;
-    O.OutOfSample = OutOfSample;
-    O.WithPosterior = Get("include_posterior", false);
-    O.Resume = Get("resume", false);
-    O.Strict = Get("strict", false);
-    // progress: True for the CLI's bar on stderr, or a callable the Python
-    // side passes (a tqdm bar), called with (done, total) batches from this
-    // thread while it waits.
-    py::object OnProgress = Options.contains("on_progress")
-                                ? py::object(Options["on_progress"])
-                                : py::none();
-    O.Progress = OnProgress.is_none() && Get("progress", false);
+                   : io::ZarrFormat::V2;
+    O.Layout = keyword(Options, "layout", std::string("flat")) ==
+                       "inference-data"
+                   ? OutputLayout::InferenceData
+                   : OutputLayout::Flat;
+    O.OutOfSample = keyword(Options, "out_of_sample", false);
+    O.WithPosterior = keyword(Options, "include_posterior", false);
+    O.Resume = keyword(Options, "resume", false);
+    O.Strict = keyword(Options, "strict", false);
+    // progress: True for the CLI's bar on stderr; a callable (a tqdm bar)
+    // is called by runWithoutGil instead.
+    O.Progress = keywordObject(Options, "on_progress").is_none() &&
+                 keyword(Options, "progress", false);
+    O.ToolVersion = AIMZ_RUN_VERSION;
+    if (std::string C = keyword(Options, "codec", std::string()); !C.empty())
+      O.Codec = take(io::CodecOptions::parse(C));
+    return O;
+  }
+
+  /// The run on its own thread, without the GIL; this thread wakes every
+  /// 50 ms to let Python handle Ctrl-C, which stops the run within a
+  /// rectangle and leaves no store behind, and to call on_progress with
+  /// (done, total) batches.
+  RunReport runWithoutGil(const Scenario &S, RunOptions &O,
+                          const py::dict &Options, Warnings &W) const {
+    py::object OnProgress = keywordObject(Options, "on_progress");
     std::atomic<int64_t> Done{0}, Total{0};
     if (!OnProgress.is_none())
       O.OnBatch = [&](int64_t D, int64_t T) {
         Total = T;
         Done = D;
       };
-    O.ToolVersion = AIMZ_RUN_VERSION;
-    if (std::string C = Get("codec", std::string()); !C.empty())
-      O.Codec = take(io::CodecOptions::parse(C));
-
-    // The run on its own thread, without the GIL; this thread wakes every
-    // 50 ms to let Python handle Ctrl-C, which stops the run within a
-    // rectangle and leaves no store behind.
     // This run's own stop: another thread's run is not this one's business.
     std::atomic<bool> Stop{false};
     O.Stop = &Stop;
@@ -346,7 +398,7 @@ public:
     {
       py::gil_scoped_release NoGil;
       auto Finished = std::async(std::launch::async, [&] {
-        R = runModel(*Lib, D, Post ? &*Post : nullptr, O, W);
+        R = runModel(*Lib, S.Data, S.Post ? &*S.Post : nullptr, O, W);
       });
       int64_t Shown = 0;
       auto Report = [&] {
@@ -388,7 +440,12 @@ public:
       PyErr_SetNone(PyExc_KeyboardInterrupt);
       throw py::error_already_set();
     }
-    RunReport Rep = take(std::move(R));
+    return take(std::move(R));
+  }
+
+  /// The run's report as the Python side reads it.
+  py::dict reportOf(const RunReport &Rep, const DataSet &D) const {
+    const Manifest &M = Lib->manifest();
     py::dict Report;
     Report["plan"] = Rep.Plan;
     Report["draws"] = Rep.Draws;
@@ -405,10 +462,9 @@ public:
       Addresses[py::str(M.Inputs[I].Name)] =
           reinterpret_cast<uintptr_t>(D.Inputs[I].Data);
     Report["input_addresses"] = Addresses;
-    return py::make_tuple(Report, W);
+    return Report;
   }
 
-private:
   std::unique_ptr<ModelLibrary> Lib;
 };
 

@@ -129,12 +129,15 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
                         NumObservations);
 }
 
-llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
-                                       std::map<std::string, io::NpyArray> Given,
-                                       ObservedUse Observed, Warnings &W,
-                                       int64_t NumObservations) {
-  DataSet D;
-  std::map<std::string, std::string> BoundBy;
+namespace {
+
+/// Which argument bound each dimension (for messages).
+using BoundByMap = std::map<std::string, std::string>;
+
+/// Every input of the model from Given, its dimensions bound into D.
+llvm::Error readInputs(const Manifest &M,
+                       std::map<std::string, io::NpyArray> &Given, DataSet &D,
+                       BoundByMap &BoundBy) {
   for (const ManifestArray &In : M.Inputs) {
     auto It = Given.find(In.Name);
     if (It == Given.end())
@@ -144,50 +147,61 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
     std::string What = "input '" + In.Name + "'";
     if (auto E = bindShape(In, It->second.shape(), What, M.ObsDim, D.Bindings,
                       BoundBy))
-      return std::move(E);
+      return E;
     auto H = asHostArray(It->second, In.Type, What, Conversion::Widening);
     if (!H)
       return H.takeError();
     D.Inputs.push_back(std::move(*H));
     llvm::consumeError(It->second.adviseSequential());
   }
-  const bool NeedObserved = Observed == ObservedUse::Require;
+  return llvm::Error::success();
+}
+
+/// The observed outputs Given holds, as Observed asks: required, read when
+/// given, or ignored (with a warning).
+llvm::Error readObserved(const Manifest &M,
+                         std::map<std::string, io::NpyArray> &Given,
+                         ObservedUse Observed, DataSet &D, BoundByMap &BoundBy,
+                         Warnings &W) {
   D.Observed.resize(M.Outputs.size());
   for (size_t O = 0; O < M.Outputs.size(); ++O) {
     const ManifestArray &OutArray = M.Outputs[O];
     auto Out = Given.find(OutArray.Name);
-    if (Out != Given.end()) {
-      if (Observed != ObservedUse::Ignore) {
-        std::string What = "observed output '" + OutArray.Name + "'";
-        if (auto E = bindShape(OutArray, Out->second.shape(), What, M.ObsDim,
-                               D.Bindings, BoundBy))
-          return std::move(E);
-        auto H = asHostArray(Out->second, OutArray.Type, What,
-                             Conversion::Widening);
-        if (!H)
-          return H.takeError();
-        D.Observed[O] = std::move(*H);
-      } else {
-        W.push_back("ignoring --data " + OutArray.Name +
-                    ": the output is sampled, not read, by this command");
-      }
-    } else if (NeedObserved) {
-      return error("log-likelihood needs the observed output '" +
-                   OutArray.Name + "': pass --data " + OutArray.Name + "=" +
-                   OutArray.Name + ".npy" +
-                   (M.Outputs.size() > 1
-                        ? " (the model observes " + M.outputNames() +
-                              "; each is scored)"
-                        : std::string()));
+    if (Out == Given.end()) {
+      if (Observed == ObservedUse::Require)
+        return error("log-likelihood needs the observed output '" +
+                     OutArray.Name + "': pass --data " + OutArray.Name + "=" +
+                     OutArray.Name + ".npy" +
+                     (M.Outputs.size() > 1
+                          ? " (the model observes " + M.outputNames() +
+                                "; each is scored)"
+                          : std::string()));
+      continue;
     }
+    if (Observed == ObservedUse::Ignore) {
+      W.push_back("ignoring --data " + OutArray.Name +
+                  ": the output is sampled, not read, by this command");
+      continue;
+    }
+    std::string What = "observed output '" + OutArray.Name + "'";
+    if (auto E = bindShape(OutArray, Out->second.shape(), What, M.ObsDim,
+                           D.Bindings, BoundBy))
+      return E;
+    auto H =
+        asHostArray(Out->second, OutArray.Type, What, Conversion::Widening);
+    if (!H)
+      return H.takeError();
+    D.Observed[O] = std::move(*H);
   }
-  for (const auto &[Name, A] : Given)
-    if (!M.isOutputSite(M.siteIndex(Name)) &&
-        std::none_of(M.Inputs.begin(), M.Inputs.end(),
-                     [&](const ManifestArray &I) { return I.Name == Name; }))
-      W.push_back("ignoring '" + Name + "' from --data: the model has no "
-                  "such input (its inputs: " + names(M.Inputs) + ")");
+  return llvm::Error::success();
+}
 
+/// The observation count: bound by the data or NumObservations (which
+/// must agree), and every arithmetic extent checked now that its names are
+/// bound.
+llvm::Error bindObservations(const Manifest &M, int64_t NumObservations,
+                             bool NeedObserved, DataSet &D,
+                             BoundByMap &BoundBy) {
   if (NumObservations > 0) {
     auto [It, New] = D.Bindings.emplace(M.ObsDim, NumObservations);
     if (!New && It->second != NumObservations)
@@ -201,13 +215,13 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
     if (auto E = checkDerivedExtents(M.Inputs[I], D.Inputs[I].Shape,
                                      "input '" + M.Inputs[I].Name + "'",
                                      D.Bindings))
-      return std::move(E);
+      return E;
   for (size_t O = 0; O < M.Outputs.size(); ++O)
     if (D.Observed[O])
       if (auto E = checkDerivedExtents(
               M.Outputs[O], D.Observed[O]->Shape,
               "observed output '" + M.Outputs[O].Name + "'", D.Bindings))
-        return std::move(E);
+        return E;
   auto N = D.Bindings.find(M.ObsDim);
   if (N == D.Bindings.end())
     return error("the number of observations is unknown: no input has the "
@@ -218,6 +232,31 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
     return error("the data has no observations (the observation axis '" +
                  M.ObsDim + "' is 0)");
   D.NumObs = N->second;
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
+                                       std::map<std::string, io::NpyArray> Given,
+                                       ObservedUse Observed, Warnings &W,
+                                       int64_t NumObservations) {
+  DataSet D;
+  BoundByMap BoundBy;
+  if (llvm::Error E = readInputs(M, Given, D, BoundBy))
+    return std::move(E);
+  if (llvm::Error E = readObserved(M, Given, Observed, D, BoundBy, W))
+    return std::move(E);
+  for (const auto &[Name, A] : Given)
+    if (!M.isOutputSite(M.siteIndex(Name)) &&
+        std::none_of(M.Inputs.begin(), M.Inputs.end(),
+                     [&](const ManifestArray &I) { return I.Name == Name; }))
+      W.push_back("ignoring '" + Name + "' from --data: the model has no "
+                  "such input (its inputs: " + names(M.Inputs) + ")");
+  if (llvm::Error E =
+          bindObservations(M, NumObservations,
+                           Observed == ObservedUse::Require, D, BoundBy))
+    return std::move(E);
   if (auto E = addDerivedInputs(M, D))
     return std::move(E);
   return D;
@@ -295,110 +334,98 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
   return P;
 }
 
-llvm::Expected<Posterior>
-posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
-                    const PosteriorArrayFn &ArrayOf, const std::string &Origin,
-                    DataSet &Data, bool RequireAll, Warnings &W, bool Strict) {
-  Posterior P;
-  P.Sites.resize(M.Sites.size());
-  std::string DrawsFrom;
-  for (const std::string &Name : Names) {
-    int S = M.siteIndex(Name);
-    if (S < 0) {
-      W.push_back("posterior '" + Origin + "' has '" + Name +
-                  "', which is not a site of model '" + M.Model +
-                  "'; ignoring it");
-      continue;
-    }
-    const ManifestSite &Site = M.Sites[S];
-    if (Site.Kind == SiteKind::Observed) {
-      W.push_back("dropping '" + Name + "' from the posterior: it is an "
-                  "output of the model, which is sampled, not conditioned "
-                  "on");
-      continue;
-    }
-    if (Site.Kind == SiteKind::Deterministic || Site.Kind == SiteKind::Factor) {
-      // NumPyro's get_samples() holds them: not an error, but not read.
-      W.push_back("'" + Name + "' in the posterior is " +
-                  (Site.Kind == SiteKind::Factor ? "a factor" :
-                                                   "a deterministic site") +
-                  ", recomputed from the latents; its values there are not "
-                  "read (to set it, intervene: --intervene " + Name +
-                  "=...)");
-      continue;
-    }
-    auto A = ArrayOf(Name);
-    if (!A)
-      return A.takeError();
-    std::string What = "posterior '" + Name + "'";
-    // A dimension only the posterior binds takes this array's extent the
-    // first time it is seen; later arrays must agree (checked below).
-    if (A->shape().size() == Site.Shape.size() + 1)
-      for (size_t I = 0; I < Site.Shape.size(); ++I)
-        if (const auto *Sym = std::get_if<std::string>(&Site.Shape[I]))
-          if (llvm::is_contained(M.PosteriorDims, *Sym))
-            Data.Bindings.emplace(*Sym, static_cast<int64_t>(A->shape()[I + 1]));
-    auto Want = resolveShape(Site.Shape, Data.Bindings);
-    if (!Want)
-      return Want.takeError();
-    llvm::ArrayRef<uint64_t> Got = A->shape();
-    if (Got.empty())
-      return error(What + " is a scalar; a posterior holds one value per "
-                   "draw (leading axis = draws)");
-    std::vector<uint64_t> Expect = {Got[0]};
-    Expect.insert(Expect.end(), Want->begin(), Want->end());
-    if (std::vector<uint64_t>(Got.begin(), Got.end()) != Expect) {
-      std::string Msg = What + " has shape " + io::formatShape(Got) +
-                        " but the model needs (draws, " +
-                        shapeString(Site.Shape).substr(1);
-      Msg.back() = ')';
-      Msg += " = " + io::formatShape(Expect);
-      int Axis = M.obsAxis(Site.Shape);
-      if (Axis >= 0 && Got.size() == Expect.size() &&
-          Got[Axis + 1] != Expect[Axis + 1])
-        Msg += "; it holds " + std::to_string(Got[Axis + 1]) +
-               " observations but the data has " +
-               std::to_string(Data.NumObs);
-      return error(Msg);
-    }
-    if (DrawsFrom.empty()) {
-      P.NumDraws = static_cast<int64_t>(Got[0]);
-      DrawsFrom = Name;
-    } else if (P.NumDraws != static_cast<int64_t>(Got[0])) {
-      return error("the posterior's sites disagree on the number of draws: '" +
-                   DrawsFrom + "' has " + std::to_string(P.NumDraws) +
-                   " but '" + Name + "' has " + std::to_string(Got[0]));
-    }
-    auto H = asHostArray(*A, Site.Type, What, Conversion::FloatPrecision);
-    if (!H)
-      return H.takeError();
-    uint64_t PerDraw = Got[0] ? A->numElements() / Got[0] : 1;
-    NonFinite NF = countNonFinite(*H, A->numElements());
-    if (NF.Count) {
-      std::string Msg = What + " holds " + std::to_string(NF.Count) +
-                        " NaN or infinite value" + (NF.Count > 1 ? "s" : "") +
-                        " (the first at draw " +
-                        std::to_string(NF.First / std::max<uint64_t>(1, PerDraw)) +
-                        ")";
-      if (Strict)
-        return error(Msg + "; --strict refuses it: fix or drop those draws");
-      W.push_back(Msg + "; results computed from those draws will be NaN "
-                        "(--strict refuses such a posterior)");
-    }
-    P.Sites[S] = std::move(*H);
+namespace {
+
+/// The site a posterior array named Name is read into, or -1 (with a
+/// warning) for a name that is no latent of the model.
+int posteriorSite(const Manifest &M, const std::string &Name,
+                  const std::string &Origin, Warnings &W) {
+  int S = M.siteIndex(Name);
+  if (S < 0) {
+    W.push_back("posterior '" + Origin + "' has '" + Name +
+                "', which is not a site of model '" + M.Model +
+                "'; ignoring it");
+    return -1;
   }
-  std::vector<std::string> Missing, Flat;
-  for (size_t S = 0; S < M.Sites.size(); ++S)
-    if (M.Sites[S].Kind == SiteKind::Latent && !P.Sites[S]) {
-      Missing.push_back(M.Sites[S].Name);
-      if (M.Sites[S].improper())
-        Flat.push_back(M.Sites[S].Name);
-    }
-  if (!Flat.empty())
-    return error("'" + Origin + "' lacks " + llvm::join(Flat, ", ") +
-                 ", with a flat prior (ImproperUniform), which has no "
-                 "draws: every such latent must be in the posterior");
-  // ImproperUniform(support=positive): the posterior's values must be > 0.
+  const ManifestSite &Site = M.Sites[S];
+  if (Site.Kind == SiteKind::Observed) {
+    W.push_back("dropping '" + Name + "' from the posterior: it is an "
+                "output of the model, which is sampled, not conditioned "
+                "on");
+    return -1;
+  }
+  if (Site.Kind == SiteKind::Deterministic || Site.Kind == SiteKind::Factor) {
+    // NumPyro's get_samples() holds them: not an error, but not read.
+    W.push_back("'" + Name + "' in the posterior is " +
+                (Site.Kind == SiteKind::Factor ? "a factor" :
+                                                 "a deterministic site") +
+                ", recomputed from the latents; its values there are not "
+                "read (to set it, intervene: --intervene " + Name +
+                "=...)");
+    return -1;
+  }
+  return S;
+}
+
+/// Checks a posterior array's shape against its site's: (draws, ...the
+/// site's shape), binding the dimensions only the posterior binds.
+llvm::Error checkPosteriorShape(const Manifest &M, const ManifestSite &Site,
+                                const io::NpyArray &A, const std::string &What,
+                                DataSet &Data) {
+  // A dimension only the posterior binds takes this array's extent the
+  // first time it is seen; later arrays must agree (checked below).
+  if (A.shape().size() == Site.Shape.size() + 1)
+    for (size_t I = 0; I < Site.Shape.size(); ++I)
+      if (const auto *Sym = std::get_if<std::string>(&Site.Shape[I]))
+        if (llvm::is_contained(M.PosteriorDims, *Sym))
+          Data.Bindings.emplace(*Sym, static_cast<int64_t>(A.shape()[I + 1]));
+  auto Want = resolveShape(Site.Shape, Data.Bindings);
+  if (!Want)
+    return Want.takeError();
+  llvm::ArrayRef<uint64_t> Got = A.shape();
+  if (Got.empty())
+    return error(What + " is a scalar; a posterior holds one value per "
+                 "draw (leading axis = draws)");
+  std::vector<uint64_t> Expect = {Got[0]};
+  Expect.insert(Expect.end(), Want->begin(), Want->end());
+  if (std::vector<uint64_t>(Got.begin(), Got.end()) == Expect)
+    return llvm::Error::success();
+  std::string Msg = What + " has shape " + io::formatShape(Got) +
+                    " but the model needs (draws, " +
+                    shapeString(Site.Shape).substr(1);
+  Msg.back() = ')';
+  Msg += " = " + io::formatShape(Expect);
+  int Axis = M.obsAxis(Site.Shape);
+  if (Axis >= 0 && Got.size() == Expect.size() &&
+      Got[Axis + 1] != Expect[Axis + 1])
+    Msg += "; it holds " + std::to_string(Got[Axis + 1]) +
+           " observations but the data has " + std::to_string(Data.NumObs);
+  return error(Msg);
+}
+
+/// NaN or infinities in a posterior array: an error under Strict, else a
+/// warning.
+llvm::Error checkFinite(const HostArray &H, const io::NpyArray &A,
+                        const std::string &What, bool Strict, Warnings &W) {
+  const uint64_t Draws = A.shape()[0];
+  uint64_t PerDraw = Draws ? A.numElements() / Draws : 1;
+  NonFinite NF = countNonFinite(H, A.numElements());
+  if (!NF.Count)
+    return llvm::Error::success();
+  std::string Msg = What + " holds " + std::to_string(NF.Count) +
+                    " NaN or infinite value" + (NF.Count > 1 ? "s" : "") +
+                    " (the first at draw " +
+                    std::to_string(NF.First / std::max<uint64_t>(1, PerDraw)) +
+                    ")";
+  if (Strict)
+    return error(Msg + "; --strict refuses it: fix or drop those draws");
+  W.push_back(Msg + "; results computed from those draws will be NaN "
+                    "(--strict refuses such a posterior)");
+  return llvm::Error::success();
+}
+
+/// ImproperUniform(support=positive): the posterior's values must be > 0.
+llvm::Error checkPositiveSupport(const Manifest &M, const Posterior &P) {
   for (size_t S = 0; S < M.Sites.size(); ++S) {
     const ManifestSite &Site = M.Sites[S];
     if (!P.Sites[S] || Site.Support != "positive")
@@ -416,12 +443,75 @@ posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
                      "ImproperUniform(support=positive)");
     }
   }
+  return llvm::Error::success();
+}
+
+/// What the posterior must hold beyond its arrays' own checks: every
+/// latent with a flat prior, values in an ImproperUniform's support, every
+/// latent for log-likelihood (RequireAll), and some draws.
+llvm::Error checkPosteriorComplete(const Manifest &M, const Posterior &P,
+                                   const std::string &Origin,
+                                   bool RequireAll) {
+  std::vector<std::string> Missing, Flat;
+  for (size_t S = 0; S < M.Sites.size(); ++S)
+    if (M.Sites[S].Kind == SiteKind::Latent && !P.Sites[S]) {
+      Missing.push_back(M.Sites[S].Name);
+      if (M.Sites[S].improper())
+        Flat.push_back(M.Sites[S].Name);
+    }
+  if (!Flat.empty())
+    return error("'" + Origin + "' lacks " + llvm::join(Flat, ", ") +
+                 ", with a flat prior (ImproperUniform), which has no "
+                 "draws: every such latent must be in the posterior");
+  if (llvm::Error E = checkPositiveSupport(M, P))
+    return E;
   if (RequireAll && !Missing.empty())
     return error("log-likelihood needs every latent in the posterior; '" +
                  Origin + "' lacks " + llvm::join(Missing, ", "));
   if (P.NumDraws == 0)
     return error("posterior '" + Origin + "' holds none of the model's latents "
                  "or has zero draws");
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<Posterior>
+posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
+                    const PosteriorArrayFn &ArrayOf, const std::string &Origin,
+                    DataSet &Data, bool RequireAll, Warnings &W, bool Strict) {
+  Posterior P;
+  P.Sites.resize(M.Sites.size());
+  std::string DrawsFrom;
+  for (const std::string &Name : Names) {
+    int S = posteriorSite(M, Name, Origin, W);
+    if (S < 0)
+      continue;
+    const ManifestSite &Site = M.Sites[S];
+    auto A = ArrayOf(Name);
+    if (!A)
+      return A.takeError();
+    std::string What = "posterior '" + Name + "'";
+    if (llvm::Error E = checkPosteriorShape(M, Site, *A, What, Data))
+      return std::move(E);
+    const int64_t Draws = static_cast<int64_t>(A->shape()[0]);
+    if (DrawsFrom.empty()) {
+      P.NumDraws = Draws;
+      DrawsFrom = Name;
+    } else if (P.NumDraws != Draws) {
+      return error("the posterior's sites disagree on the number of draws: '" +
+                   DrawsFrom + "' has " + std::to_string(P.NumDraws) +
+                   " but '" + Name + "' has " + std::to_string(Draws));
+    }
+    auto H = asHostArray(*A, Site.Type, What, Conversion::FloatPrecision);
+    if (!H)
+      return H.takeError();
+    if (llvm::Error E = checkFinite(*H, *A, What, Strict, W))
+      return std::move(E);
+    P.Sites[S] = std::move(*H);
+  }
+  if (llvm::Error E = checkPosteriorComplete(M, P, Origin, RequireAll))
+    return std::move(E);
   return P;
 }
 

@@ -333,6 +333,20 @@ uint64_t physicalMemory() {
   return Pages > 0 && Page > 0 ? uint64_t(Pages) * uint64_t(Page) : 0;
 }
 
+ChunkBox rectangleBox(const OutputArray &O, int64_t D0, int64_t D1,
+                      int64_t O0, int64_t O1) {
+  ChunkBox Box;
+  Box.Lo.assign(O.KernelChunk.size(), 0);
+  Box.Hi.assign(O.KernelChunk.begin(), O.KernelChunk.end());
+  Box.Lo[0] = D0;
+  Box.Hi[0] = D1;
+  if (O.ObsAxis >= 0) {
+    Box.Lo[O.ObsAxis + 1] = O0;
+    Box.Hi[O.ObsAxis + 1] = O1;
+  }
+  return Box;
+}
+
 BatchRect RunPlan::batch(int64_t B) const {
   BatchRect R;
   if (ObsPlan) {
@@ -382,9 +396,12 @@ int64_t RunPlan::chunkObs0(int64_t B) const {
   return ObsPlan ? batch(B).Obs0 : 0;
 }
 
-llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
-                                const Posterior *Post, const RunOptions &Opts,
-                                unsigned Devices, Warnings &W) {
+namespace {
+
+/// The checks of the request against the model and the data that need no
+/// geometry.
+llvm::Error checkRequest(const Manifest &M, const DataSet &Data,
+                         const RunOptions &Opts) {
   if (Opts.Kind == EntryKind::PriorPredictive)
     for (const ManifestSite &S : M.Sites)
       if (S.improper())
@@ -393,19 +410,17 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
                      "draws; give it a proper prior to sample the prior "
                      "predictive");
   if (llvm::Error E = checkDimsBound(M, Data))
-    return std::move(E);
+    return E;
   if (llvm::Error E = checkIndexInputs(M, Data))
-    return std::move(E);
-  if (llvm::Error E = checkSiteSizes(M, Data))
-    return std::move(E);
-  RunPlan P;
+    return E;
+  return checkSiteSizes(M, Data);
+}
+
+/// effect and the InferenceData layout: what they combine with.
+llvm::Error checkScenariosAndLayout(const DataSet &Data, const Posterior *Post,
+                                    const RunOptions &Opts, int64_t D) {
   const int64_t N = Data.NumObs;
-  const int64_t D =
-      Opts.Kind == EntryKind::PriorPredictive ? Opts.NumSamples : Post->NumDraws;
-  if (D <= 0)
-    return error("the number of draws must be positive");
-  // aimz-run effect: a second, baseline pass over every rectangle.
-  const bool Effect = Opts.BaselinePost != nullptr;
+  const bool Effect = Opts.isEffect();
   if (Effect) {
     const DataSet &BaseData = Opts.BaselineData ? *Opts.BaselineData : Data;
     if (Opts.Kind != EntryKind::Predict || !Post)
@@ -418,45 +433,46 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
     if (Opts.BaselinePost->NumDraws != D)
       return error("internal error: the baseline's draws differ");
   }
-  const bool ToNpz = llvm::StringRef(Opts.OutPath).ends_with(".npz");
-  P.InferenceData = Opts.Layout == OutputLayout::InferenceData;
-  if (P.InferenceData && ToNpz)
+  const bool InferenceData = Opts.Layout == OutputLayout::InferenceData;
+  if (InferenceData && Opts.toNpz())
     return error("--layout inference-data writes a Zarr store; give --out "
                  "a directory (e.g. out.zarr), not an .npz");
-  if (P.InferenceData && Effect)
+  if (InferenceData && Effect)
     return error("effect writes the flat layout (an effect is not one of "
                  "ArviZ's groups); drop --layout inference-data");
-  if (Opts.OutOfSample && !(P.InferenceData && Opts.Kind == EntryKind::Predict))
+  if (Opts.OutOfSample && !(InferenceData && Opts.Kind == EntryKind::Predict))
     return error("--out-of-sample names the InferenceData group of "
                  "predictive draws; use it with predict and --layout "
                  "inference-data");
-  P.ObsPlan = chooseObsPlan(M, Post, Opts, W);
-  P.Draws = D;
-  P.Observations = N;
-  // Unknown chains (an .npz, CmdStan chains of unequal lengths): one.
-  P.Chains = 1;
-  if (P.InferenceData && Post && Post->Chains > 1 &&
-      Opts.Kind != EntryKind::PriorPredictive && D % Post->Chains == 0)
-    P.Chains = Post->Chains;
-  P.DrawsPerChain = D / P.Chains;
+  return llvm::Error::success();
+}
 
-  auto Sites = chooseSites(M, Opts);
-  if (!Sites)
-    return Sites.takeError();
+/// The bytes of every computed array per unit of each plan's axis (one
+/// observation of every draw; one draw of every observation): the default
+/// batch comes from them.
+struct UnitBytes {
+  uint64_t PerObsAllDraws = 0, PerDrawAllObs = 0;
+};
 
-  // Geometry and the default batch from the chunk budget.
+/// The arrays the kernels compute: the sites, and for effect
+/// --keep-scenarios both scenarios' values beside each effect.
+llvm::Error addComputedArrays(const Manifest &M, const DataSet &Data,
+                              const RunOptions &Opts,
+                              const std::vector<int> &Sites, RunPlan &P,
+                              UnitBytes &Bytes) {
+  const int64_t N = P.Observations, D = P.Draws;
+  const bool Effect = Opts.isEffect();
   std::vector<OutputArray> &Outs = P.Outs;
-  uint64_t BytesPerObsAllDraws = 0, BytesPerDrawAllObs = 0;
   auto Add = [&](OutputArray O) {
     uint64_t Elem = io::dtypeSize(O.Type);
     for (uint64_t X : O.Extents)
       Elem *= X;
     if (O.ObsAxis >= 0)
-      BytesPerObsAllDraws += Elem / N * D;
-    BytesPerDrawAllObs += Elem;
+      Bytes.PerObsAllDraws += Elem / N * D;
+    Bytes.PerDrawAllObs += Elem;
     Outs.push_back(std::move(O));
   };
-  for (int S : *Sites) {
+  for (int S : Sites) {
     const ManifestSite &Si = M.Sites[S];
     OutputArray O;
     O.Site = S;
@@ -476,31 +492,34 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
     O.ObsAxis = M.obsAxis(Shape);
     Add(std::move(O));
   }
-  // effect --keep-scenarios: both scenarios' values beside each effect.
-  if (Effect && Opts.KeepScenarios) {
-    size_t Count = Outs.size();
-    for (size_t I = 0; I < Count; ++I)
-      for (int Role : {1, 2}) {
-        OutputArray O = Outs[I];
-        O.Name += Role == 1 ? "_scenario" : "_baseline";
-        if (M.siteIndex(O.Name) >= 0)
-          return error("--keep-scenarios would name an array '" + O.Name +
-                       "', which is also a site of the model");
-        O.Type = M.Sites[O.Site].Type;
-        O.Scenario = Role;
-        O.EffectOf = I;
-        Add(std::move(O));
-      }
-  }
+  if (!Effect || !Opts.KeepScenarios)
+    return llvm::Error::success();
+  size_t Count = Outs.size();
+  for (size_t I = 0; I < Count; ++I)
+    for (int Role : {1, 2}) {
+      OutputArray O = Outs[I];
+      O.Name += Role == 1 ? "_scenario" : "_baseline";
+      if (M.siteIndex(O.Name) >= 0)
+        return error("--keep-scenarios would name an array '" + O.Name +
+                     "', which is also a site of the model");
+      O.Type = M.Sites[O.Site].Type;
+      O.Scenario = Role;
+      O.EffectOf = I;
+      Add(std::move(O));
+    }
+  return llvm::Error::success();
+}
 
-  if (llvm::Error E = checkOutputSizes(Outs, D, N, P.ObsPlan))
-    return std::move(E);
-
-  // The batch size.
-  const int64_t Total = P.ObsPlan ? N : D;
+/// The batch size: the one asked for, or from the chunk budget rounded to
+/// the devices; one in-memory pass for an .npz; within a chain under
+/// 'draw'.
+int64_t chooseBatchSize(const RunPlan &P, const RunOptions &Opts,
+                        const UnitBytes &Bytes, unsigned Devices,
+                        Warnings &W) {
+  const int64_t Total = P.ObsPlan ? P.Observations : P.Draws;
   int64_t B = Opts.BatchSize;
   if (B <= 0) {
-    uint64_t PerUnit = P.ObsPlan ? BytesPerObsAllDraws : BytesPerDrawAllObs;
+    uint64_t PerUnit = P.ObsPlan ? Bytes.PerObsAllDraws : Bytes.PerDrawAllObs;
     B = static_cast<int64_t>(Opts.ChunkBudgetBytes /
                              std::max<uint64_t>(1, PerUnit));
     B = std::max<int64_t>(B, 1);
@@ -512,15 +531,16 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
                               B, Devices)
                     .str());
   }
-  if (ToNpz)
+  if (Opts.toNpz())
     B = Total; // one in-memory pass
   // A batch of the 'draw' plan stays within a chain.
-  B = std::min(B, P.ObsPlan ? Total : P.DrawsPerChain);
-  P.BatchSize = B;
-  P.Batches = P.ObsPlan ? (N + B - 1) / B
-                        : P.Chains * ((P.DrawsPerChain + B - 1) / B);
+  return std::min(B, P.ObsPlan ? Total : P.DrawsPerChain);
+}
 
-  for (OutputArray &O : Outs) {
+/// Each computed array's chunk, as the kernels see it and in the store.
+void layOutChunks(const Manifest &M, const RunOptions &Opts, RunPlan &P) {
+  const int64_t B = P.BatchSize, D = P.Draws;
+  for (OutputArray &O : P.Outs) {
     O.KernelChunk = {static_cast<uint64_t>(D)};
     O.KernelChunk.insert(O.KernelChunk.end(), O.Extents.begin(),
                          O.Extents.end());
@@ -555,8 +575,11 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
     for (uint64_t &C : O.Chunk)
       C = std::max<uint64_t>(C, 1);
   }
+}
 
-  // InferenceData: the observed values beside the draws.
+/// InferenceData: the observed values beside the draws.
+void addObservedArrays(const Manifest &M, const DataSet &Data,
+                       const RunOptions &Opts, RunPlan &P) {
   for (size_t Ob = 0; Ob < Data.Observed.size(); ++Ob) {
     if (!P.InferenceData || !Data.Observed[Ob] || Opts.OutOfSample)
       continue;
@@ -584,56 +607,103 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
       C = std::max<uint64_t>(C, 1);
     O.KernelChunk = O.Chunk;
     setKernelStrides(O);
-    Outs.push_back(std::move(O));
+    P.Outs.push_back(std::move(O));
   }
+}
 
-  if (Opts.WithPosterior)
-    if (llvm::Error E = addPosteriorArrays(M, Post, Opts, P))
-      return std::move(E);
+/// {site: value as given} of interventions, as the attributes record them.
+nlohmann::json interventionsRecord(const std::vector<Intervention> &Given) {
+  nlohmann::json Do = nlohmann::json::object();
+  for (const Intervention &I : Given)
+    Do[I.Site] = I.Value;
+  return Do;
+}
 
-  nameSiteDims(M, Outs);
-  if (P.InferenceData && Post && Opts.Kind != EntryKind::PriorPredictive)
-    addCoordinateArrays(*Post, P);
-
-  // The store's attributes.
+/// The store's attributes, and InferenceData's groups with ArviZ's.
+void setAttributes(const Manifest &M, const Posterior *Post,
+                   const RunOptions &Opts, RunPlan &P) {
+  const bool Effect = Opts.isEffect();
   P.Attrs = {{"computed", Effect ? "effect" : computedName(Opts.Kind)},
              {"model", M.Model},
              {"plan", P.ObsPlan ? "obs" : "draw"},
              {"seed", Opts.Seed},
-             {"batch_size", B},
-             {"num_draws", D},
-             {"num_observations", N},
+             {"batch_size", P.BatchSize},
+             {"num_draws", P.Draws},
+             {"num_observations", P.Observations},
              {"created", isoTimeNow()},
              {"tool", "aimz-run " + Opts.ToolVersion}};
   if (Post && Post->Chains > 0 && Opts.Kind != EntryKind::PriorPredictive)
     P.Attrs["num_chains"] = Post->Chains;
-  if (!Opts.Interventions.empty()) {
-    nlohmann::json Do = nlohmann::json::object();
-    for (const Intervention &I : Opts.Interventions)
-      Do[I.Site] = I.Value;
-    P.Attrs["interventions"] = Do;
-  }
+  if (!Opts.Interventions.empty())
+    P.Attrs["interventions"] = interventionsRecord(Opts.Interventions);
   if (Effect) {
-    nlohmann::json Do = nlohmann::json::object();
-    for (const Intervention &I : Opts.BaselineInterventions)
-      Do[I.Site] = I.Value;
-    P.Attrs["baseline_interventions"] = Do;
+    P.Attrs["baseline_interventions"] =
+        interventionsRecord(Opts.BaselineInterventions);
     P.Attrs["baseline_data"] = Opts.BaselineData != nullptr;
   }
-  if (P.InferenceData) {
-    P.Attrs["layout"] = "inference-data";
-    // ArviZ's group attributes.
-    nlohmann::json GroupAttrs = {
-        {"created_at", P.Attrs["created"]},
-        {"inference_library", "aimzc"},
-        {"inference_library_version", Opts.ToolVersion}};
-    for (const OutputArray &O : Outs) {
-      std::string Group = O.Path.substr(0, O.Path.find('/'));
-      if (std::none_of(P.Groups.begin(), P.Groups.end(),
-                       [&](const auto &G) { return G.first == Group; }))
-        P.Groups.emplace_back(Group, GroupAttrs);
-    }
+  if (!P.InferenceData)
+    return;
+  P.Attrs["layout"] = "inference-data";
+  // ArviZ's group attributes.
+  nlohmann::json GroupAttrs = {
+      {"created_at", P.Attrs["created"]},
+      {"inference_library", "aimzc"},
+      {"inference_library_version", Opts.ToolVersion}};
+  for (const OutputArray &O : P.Outs) {
+    std::string Group = O.Path.substr(0, O.Path.find('/'));
+    if (std::none_of(P.Groups.begin(), P.Groups.end(),
+                     [&](const auto &G) { return G.first == Group; }))
+      P.Groups.emplace_back(Group, GroupAttrs);
   }
+}
+
+} // namespace
+
+llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
+                                const Posterior *Post, const RunOptions &Opts,
+                                unsigned Devices, Warnings &W) {
+  if (llvm::Error E = checkRequest(M, Data, Opts))
+    return std::move(E);
+  RunPlan P;
+  const int64_t N = Data.NumObs;
+  const int64_t D =
+      Opts.Kind == EntryKind::PriorPredictive ? Opts.NumSamples : Post->NumDraws;
+  if (D <= 0)
+    return error("the number of draws must be positive");
+  if (llvm::Error E = checkScenariosAndLayout(Data, Post, Opts, D))
+    return std::move(E);
+  P.InferenceData = Opts.Layout == OutputLayout::InferenceData;
+  P.ObsPlan = chooseObsPlan(M, Post, Opts, W);
+  P.Draws = D;
+  P.Observations = N;
+  // Unknown chains (an .npz, CmdStan chains of unequal lengths): one.
+  P.Chains = 1;
+  if (P.InferenceData && Post && Post->Chains > 1 &&
+      Opts.Kind != EntryKind::PriorPredictive && D % Post->Chains == 0)
+    P.Chains = Post->Chains;
+  P.DrawsPerChain = D / P.Chains;
+
+  auto Sites = chooseSites(M, Opts);
+  if (!Sites)
+    return Sites.takeError();
+  UnitBytes Bytes;
+  if (llvm::Error E = addComputedArrays(M, Data, Opts, *Sites, P, Bytes))
+    return std::move(E);
+  if (llvm::Error E = checkOutputSizes(P.Outs, D, N, P.ObsPlan))
+    return std::move(E);
+  P.BatchSize = chooseBatchSize(P, Opts, Bytes, Devices, W);
+  const int64_t B = P.BatchSize;
+  P.Batches = P.ObsPlan ? (N + B - 1) / B
+                        : P.Chains * ((P.DrawsPerChain + B - 1) / B);
+  layOutChunks(M, Opts, P);
+  addObservedArrays(M, Data, Opts, P);
+  if (Opts.WithPosterior)
+    if (llvm::Error E = addPosteriorArrays(M, Post, Opts, P))
+      return std::move(E);
+  nameSiteDims(M, P.Outs);
+  if (P.InferenceData && Post && Opts.Kind != EntryKind::PriorPredictive)
+    addCoordinateArrays(*Post, P);
+  setAttributes(M, Post, Opts, P);
   return P;
 }
 

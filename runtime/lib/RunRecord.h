@@ -11,7 +11,7 @@
 #include "aimz/run/Data.h"
 #include "aimz/run/ModelLibrary.h"
 #include "aimz/run/RunPlan.h"
-#include "aimz/run/Runner.h"
+#include "aimz/run/RunOptions.h"
 
 #include <nlohmann/json.hpp>
 

@@ -349,35 +349,184 @@ int devices() {
   return 0;
 }
 
-int runCommand(EntryKind Kind, bool Effect = false) {
+/// The checks of a run's command line that read no file: the first
+/// problem's message, or none.
+std::optional<std::string> badRunArguments(EntryKind Kind, bool Effect) {
   if (ModelPath.empty())
-    return fail("give the compiled model: aimz-run <command> model.so ...");
+    return "give the compiled model: aimz-run <command> model.so ...";
   if (OutPath.empty())
-    return fail("--out is required: a directory for a Zarr store, or a "
-                "file name ending in .npz");
+    return "--out is required: a directory for a Zarr store, or a file "
+           "name ending in .npz";
   if (ZarrFormat != 2 && ZarrFormat != 3)
-    return fail("--zarr-format must be 2 or 3");
+    return "--zarr-format must be 2 or 3";
   if (BatchSize < 0 || (BatchSize.getNumOccurrences() && BatchSize == 0))
-    return fail("--batch-size must be a positive integer");
+    return "--batch-size must be a positive integer";
   if (Kind == EntryKind::PriorPredictive && NumSamples <= 0)
-    return fail("--num-samples must be a positive integer");
+    return "--num-samples must be a positive integer";
   if (Effect && Intervene.empty() && BaselineIntervene.empty() &&
       BaselineDataArgs.empty())
-    return fail("effect compares two scenarios: give --intervene (the "
-                "scenario), --baseline-intervene or --baseline-data (the "
-                "baseline); with none the effect is zero everywhere");
+    return "effect compares two scenarios: give --intervene (the scenario), "
+           "--baseline-intervene or --baseline-data (the baseline); with "
+           "none the effect is zero everywhere";
   if (Kind != EntryKind::PriorPredictive && PosteriorPath.empty())
-    return fail(std::string(Effect ? "effect"
-                            : Kind == EntryKind::Predict ? "predict"
-                                                         : "log-likelihood") +
-                " needs --posterior post.npz (for draws from the prior, use "
-                "prior-predictive)");
-
+    return std::string(Effect                        ? "effect"
+                       : Kind == EntryKind::Predict ? "predict"
+                                                    : "log-likelihood") +
+           " needs --posterior post.npz (for draws from the prior, use "
+           "prior-predictive)";
   if (auto In = outputIsAnInput())
-    return fail("--out '" + OutPath + "' is the input '" + *In +
-                "' of this run; writing it would destroy the input, so "
-                "choose another output path");
+    return "--out '" + OutPath + "' is the input '" + *In +
+           "' of this run; writing it would destroy the input, so choose "
+           "another output path";
+  return std::nullopt;
+}
 
+/// The inputs, posterior and interventions of one scenario.
+struct Scenario {
+  DataSet Data;
+  std::optional<Posterior> Post;
+  std::vector<Intervention> Interventions;
+};
+
+/// The scenario --data, --dim, --posterior and --intervene give (the
+/// interventions parsed, not applied yet).
+llvm::Error loadScenario(const Manifest &M, EntryKind Kind, Warnings &W,
+                         Scenario &S) {
+  // InferenceData keeps the observed output, when given, as observed_data.
+  ObservedUse Observed = Kind == EntryKind::LogLikelihood ? ObservedUse::Require
+                         : Layout == OutputLayout::InferenceData && !OutOfSample
+                             ? ObservedUse::IfGiven
+                             : ObservedUse::Ignore;
+  auto Data = loadData(M, DataArgs, Observed, W, NumObservations);
+  if (!Data)
+    return Data.takeError();
+  S.Data = std::move(*Data);
+  if (auto E = bindDimArgs(M, DimArgs, S.Data))
+    return E;
+  if (Kind != EntryKind::PriorPredictive) {
+    auto P = loadPosterior(M, PosteriorPath, S.Data,
+                           Kind == EntryKind::LogLikelihood, W, Strict);
+    if (!P)
+      return P.takeError();
+    S.Post = std::move(*P);
+  }
+  auto Interventions = parseInterventions(
+      std::vector<std::string>(Intervene.begin(), Intervene.end()));
+  if (!Interventions)
+    return Interventions.takeError();
+  S.Interventions = std::move(*Interventions);
+  return llvm::Error::success();
+}
+
+/// effect: the baseline's inputs (--data with --baseline-data's names
+/// replaced) and posterior (its own interventions, applied), loaded before
+/// the scenario's interventions touch its posterior.
+llvm::Error loadBaseline(const Manifest &M, const Scenario &S, Warnings &W,
+                         Scenario &Base) {
+  std::vector<std::string> Args;
+  for (const std::string &A : DataArgs) {
+    std::string Name = A.substr(0, A.find('='));
+    bool Replaced = llvm::any_of(BaselineDataArgs, [&](const std::string &B) {
+      return B.substr(0, B.find('=')) == Name;
+    });
+    if (!Replaced)
+      Args.push_back(A);
+  }
+  Args.insert(Args.end(), BaselineDataArgs.begin(), BaselineDataArgs.end());
+  auto BD = loadData(M, Args, ObservedUse::Ignore, W, NumObservations);
+  if (!BD)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--baseline-data: " +
+                                       llvm::toString(BD.takeError()));
+  Base.Data = std::move(*BD);
+  if (auto E = bindDimArgs(M, DimArgs, Base.Data))
+    return E;
+  if (auto E = checkSameDims(S.Data, Base.Data, "--baseline-data"))
+    return E;
+  Warnings Ignored; // the scenario's load already warned about the posterior
+  auto BP = loadPosterior(M, PosteriorPath, Base.Data, false, Ignored, Strict);
+  if (!BP)
+    return BP.takeError();
+  Base.Post = std::move(*BP);
+  auto BI = parseInterventions(std::vector<std::string>(
+      BaselineIntervene.begin(), BaselineIntervene.end()));
+  if (!BI)
+    return BI.takeError();
+  Base.Interventions = std::move(*BI);
+  return applyInterventions(M, Base.Interventions, Base.Data, *Base.Post,
+                            "--baseline-intervene");
+}
+
+/// The command line's options as the runtime's request (Base: effect's
+/// baseline, else null).
+llvm::Expected<RunOptions> runOptions(EntryKind Kind, const Scenario &S,
+                                      const Scenario *Base) {
+  RunOptions O;
+  O.Kind = Kind;
+  O.Axis = Axis;
+  O.BatchSize = BatchSize;
+  O.Device = Device;
+  O.Devices = DeviceCount;
+  O.Seed = Seed;
+  O.ReturnSites.assign(ReturnSites.begin(), ReturnSites.end());
+  O.Interventions = S.Interventions;
+  if (Base) {
+    // Recorded as baseline_data: whether the baseline has inputs of its
+    // own (otherwise it reads --data, as Base->Data does).
+    O.BaselineData = BaselineDataArgs.empty() ? nullptr : &Base->Data;
+    O.BaselinePost = &*Base->Post;
+    O.BaselineInterventions = Base->Interventions;
+    O.KeepScenarios = KeepScenarios;
+  }
+  O.NumSamples = NumSamples;
+  O.OutPath = OutPath;
+  O.Format = ZarrFormat == 3 ? io::ZarrFormat::V3 : io::ZarrFormat::V2;
+  O.Layout = Layout;
+  O.OutOfSample = OutOfSample;
+  O.WithPosterior = WithPosterior;
+  if (!Codec.empty()) {
+    auto C = io::CodecOptions::parse(Codec);
+    if (!C)
+      return C.takeError();
+    O.Codec = *C;
+  }
+  if (CompressionLevel.getNumOccurrences())
+    O.Codec.Level = CompressionLevel;
+  bool Tty = llvm::sys::Process::StandardErrIsDisplayed();
+  O.Progress = !Quiet && !NoProgress && (Progress || Tty) && Rank == 0;
+  O.Group = Group;
+  O.ToolVersion = AIMZ_RUN_VERSION;
+  O.Sync = !NoSync;
+  O.Resume = Resume;
+  O.Strict = Strict;
+  return O;
+}
+
+/// What a finished run says on stdout.
+void printSummary(const RunReport &R) {
+  llvm::outs() << "wrote " << OutPath << ": " << llvm::join(R.Sites, ", ")
+               << " for " << R.Draws << " draws x " << R.Observations
+               << " observations in " << llvm::format("%.2f", R.Seconds)
+               << " s (plan " << R.Plan << ", " << R.DeviceNames
+               << ", batch " << R.BatchSize << ")\n";
+  if (Resume)
+    llvm::outs() << "resumed: " << R.ResumedBatches << " of " << R.Batches
+                 << " batches were written by the interrupted run\n";
+  const bool Npz = llvm::StringRef(OutPath).ends_with(".npz");
+  if (!Npz && Layout == OutputLayout::InferenceData)
+    llvm::outs() << "open it with: python3 -c \"import xarray as xr; "
+                    "print(xr.open_datatree('"
+                 << OutPath << "', engine='zarr'))\" (xarray >= 2024.10; "
+                 << "arviz.InferenceData.from_datatree takes the tree)\n";
+  else if (!Npz)
+    llvm::outs() << "open it with: /usr/bin/python3 -c \"import xarray as "
+                    "xr; print(xr.open_zarr('"
+                 << OutPath << "'))\"\n";
+}
+
+int runCommand(EntryKind Kind, bool Effect = false) {
+  if (auto Bad = badRunArguments(Kind, Effect))
+    return fail(*Bad);
   auto Lib = ModelLibrary::open(ModelPath);
   if (!Lib)
     return fail(Lib.takeError());
@@ -392,11 +541,6 @@ int runCommand(EntryKind Kind, bool Effect = false) {
   };
   if (NumObservations.getNumOccurrences() && NumObservations <= 0)
     return fail("--num-observations must be a positive integer");
-  // InferenceData keeps the observed output, when given, as observed_data.
-  ObservedUse Observed = Kind == EntryKind::LogLikelihood ? ObservedUse::Require
-                         : Layout == OutputLayout::InferenceData && !OutOfSample
-                             ? ObservedUse::IfGiven
-                             : ObservedUse::Ignore;
   if (Effect) {
     // An input the model lacks would leave both scenarios equal: an effect
     // of exactly 0, which must not pass for a result.
@@ -407,107 +551,22 @@ int runCommand(EntryKind Kind, bool Effect = false) {
                                  /*OutputToo=*/true))
       return fail(std::move(E));
   }
-  auto Data = loadData(M, DataArgs, Observed, W, NumObservations);
-  if (!Data)
-    return Report(), fail(Data.takeError());
-  if (auto E = bindDimArgs(M, DimArgs, *Data))
+  Scenario S, Base;
+  if (auto E = loadScenario(M, Kind, W, S))
     return Report(), fail(std::move(E));
-  std::optional<Posterior> Post;
-  if (Kind != EntryKind::PriorPredictive) {
-    auto P = loadPosterior(M, PosteriorPath, *Data,
-                           Kind == EntryKind::LogLikelihood, W, Strict);
-    if (!P)
-      return Report(), fail(P.takeError());
-    Post = std::move(*P);
-  }
-  auto Interventions = parseInterventions(
-      std::vector<std::string>(Intervene.begin(), Intervene.end()));
-  if (!Interventions)
-    return Report(), fail(Interventions.takeError());
-  // effect: the baseline's inputs (--data with --baseline-data's names
-  // replaced) and posterior (its own interventions), loaded before the
-  // scenario's interventions touch Post.
-  std::optional<DataSet> BaseData;
-  std::optional<Posterior> BasePost;
-  std::vector<Intervention> BaseInterventions;
-  if (Effect) {
-    std::vector<std::string> Args;
-    for (const std::string &A : DataArgs) {
-      std::string Name = A.substr(0, A.find('='));
-      bool Replaced = llvm::any_of(BaselineDataArgs, [&](const std::string &B) {
-        return B.substr(0, B.find('=')) == Name;
-      });
-      if (!Replaced)
-        Args.push_back(A);
-    }
-    Args.insert(Args.end(), BaselineDataArgs.begin(), BaselineDataArgs.end());
-    auto BD = loadData(M, Args, ObservedUse::Ignore, W, NumObservations);
-    if (!BD)
-      return Report(), fail("--baseline-data: " + llvm::toString(BD.takeError()));
-    if (auto E = bindDimArgs(M, DimArgs, *BD))
+  if (Effect)
+    if (auto E = loadBaseline(M, S, W, Base))
       return Report(), fail(std::move(E));
-    if (auto E = checkSameDims(*Data, *BD, "--baseline-data"))
+  if (S.Post)
+    if (auto E = applyInterventions(M, S.Interventions, S.Data, *S.Post))
       return Report(), fail(std::move(E));
-    Warnings Ignored; // the scenario's load already warned about the posterior
-    auto BP = loadPosterior(M, PosteriorPath, *BD, false, Ignored, Strict);
-    if (!BP)
-      return Report(), fail(BP.takeError());
-    auto BI = parseInterventions(std::vector<std::string>(
-        BaselineIntervene.begin(), BaselineIntervene.end()));
-    if (!BI)
-      return Report(), fail(BI.takeError());
-    if (auto E = applyInterventions(M, *BI, *BD, *BP, "--baseline-intervene"))
-      return Report(), fail(std::move(E));
-    BaseData = std::move(*BD);
-    BasePost = std::move(*BP);
-    BaseInterventions = std::move(*BI);
-  }
-  if (Post)
-    if (auto E = applyInterventions(M, *Interventions, *Data, *Post))
-      return Report(), fail(std::move(E));
-
-  RunOptions O;
-  O.Kind = Kind;
-  O.Axis = Axis;
-  O.BatchSize = BatchSize;
-  O.Device = Device;
-  O.Devices = DeviceCount;
-  O.Seed = Seed;
-  O.ReturnSites.assign(ReturnSites.begin(), ReturnSites.end());
-  O.Interventions = *Interventions;
-  if (Effect) {
-    // Recorded as baseline_data: whether the baseline has inputs of its
-    // own (otherwise it reads --data, as BaseData does).
-    O.BaselineData = BaselineDataArgs.empty() ? nullptr : &*BaseData;
-    O.BaselinePost = &*BasePost;
-    O.BaselineInterventions = BaseInterventions;
-    O.KeepScenarios = KeepScenarios;
-  }
-  O.NumSamples = NumSamples;
-  O.OutPath = OutPath;
-  O.Format = ZarrFormat == 3 ? io::ZarrFormat::V3 : io::ZarrFormat::V2;
-  O.Layout = Layout;
-  O.OutOfSample = OutOfSample;
-  O.WithPosterior = WithPosterior;
-  if (!Codec.empty()) {
-    auto C = io::CodecOptions::parse(Codec);
-    if (!C)
-      return fail(C.takeError());
-    O.Codec = *C;
-  }
-  if (CompressionLevel.getNumOccurrences())
-    O.Codec.Level = CompressionLevel;
-  bool Tty = llvm::sys::Process::StandardErrIsDisplayed();
-  O.Progress = !Quiet && !NoProgress && (Progress || Tty) && Rank == 0;
-  O.Group = Group;
-  O.ToolVersion = AIMZ_RUN_VERSION;
-  O.Sync = !NoSync;
-  O.Resume = Resume;
-  O.Strict = Strict;
+  auto O = runOptions(Kind, S, Effect ? &Base : nullptr);
+  if (!O)
+    return fail(O.takeError());
 
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
-  auto R = runModel(**Lib, *Data, Post ? &*Post : nullptr, O, W);
+  auto R = runModel(**Lib, S.Data, S.Post ? &*S.Post : nullptr, *O, W);
   Agreed = true; // runModel's outcome is the group's
   Report();
   if (!R) {
@@ -515,27 +574,8 @@ int runCommand(EntryKind Kind, bool Effect = false) {
     fail(R.takeError());
     return Code;
   }
-  if (!Quiet && Rank == 0) {
-    llvm::outs() << "wrote " << OutPath << ": " << llvm::join(R->Sites, ", ")
-                 << " for " << R->Draws << " draws x " << R->Observations
-                 << " observations in " << llvm::format("%.2f", R->Seconds)
-                 << " s (plan " << R->Plan << ", " << R->DeviceNames
-                 << ", batch "
-                 << R->BatchSize << ")\n";
-    if (Resume)
-      llvm::outs() << "resumed: " << R->ResumedBatches << " of " << R->Batches
-                   << " batches were written by the interrupted run\n";
-    const bool Npz = llvm::StringRef(OutPath).ends_with(".npz");
-    if (!Npz && Layout == OutputLayout::InferenceData)
-      llvm::outs() << "open it with: python3 -c \"import xarray as xr; "
-                      "print(xr.open_datatree('"
-                   << OutPath << "', engine='zarr'))\" (xarray >= 2024.10; "
-                   << "arviz.InferenceData.from_datatree takes the tree)\n";
-    else if (!Npz)
-      llvm::outs() << "open it with: /usr/bin/python3 -c \"import xarray as "
-                      "xr; print(xr.open_zarr('"
-                   << OutPath << "'))\"\n";
-  }
+  if (!Quiet && Rank == 0)
+    printSummary(*R);
   return 0;
 }
 

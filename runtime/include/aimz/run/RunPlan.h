@@ -17,7 +17,8 @@
 #ifndef AIMZ_RUN_RUNPLAN_H
 #define AIMZ_RUN_RUNPLAN_H
 
-#include "aimz/run/Runner.h"
+#include "aimz/run/ChunkBox.h"
+#include "aimz/run/RunOptions.h"
 
 #include <nlohmann/json.hpp>
 
@@ -62,6 +63,11 @@ struct OutputArray {
   /// the kernels.
   bool copied() const { return Observed || FromPosterior || Coordinate; }
 };
+
+/// The elements of O's chunk that draws [D0, D1) x observations [O0, O1)
+/// of the chunk fill (every element of axes other than the two).
+ChunkBox rectangleBox(const OutputArray &O, int64_t D0, int64_t D1,
+                      int64_t O0, int64_t O1);
 
 /// The rectangle of one batch: draws [Draw0, Draw1) x observations
 /// [Obs0, Obs1), split over devices along the plan's axis.
