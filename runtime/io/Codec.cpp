@@ -238,7 +238,11 @@ Expected<size_t> encodeChunk(const CodecOptions &O, DType Type,
                    " bytes exceeds Blosc's limit of " +
                    Twine(BLOSC_MAX_BUFFERSIZE) +
                    " bytes; use smaller chunks or the zstd codec");
-  if (Error E = Out.reserve(encodedSizeBound(O, In.size())))
+  // The bound, not Out.size(): Out is scratch at its high-water mark, and
+  // Blosc stores a chunk raw or compressed by the room it is given (an
+  // incompressible chunk would change bytes with the buffer's history).
+  const size_t Bound = encodedSizeBound(O, In.size());
+  if (Error E = Out.reserve(Bound))
     return {std::move(E)};
   switch (O.Kind) {
   case Compressor::None:
@@ -249,7 +253,7 @@ Expected<size_t> encodeChunk(const CodecOptions &O, DType Type,
     ZSTD_CCtx *C = threadCCtx();
     if (!C)
       return ioError("cannot create a zstd compression context");
-    size_t R = ZSTD_compressCCtx(C, Out.data(), Out.size(), In.data(),
+    size_t R = ZSTD_compressCCtx(C, Out.data(), Bound, In.data(),
                                  In.size(), O.Level);
     if (ZSTD_isError(R))
       return ioError(Twine("zstd compression failed: ") + ZSTD_getErrorName(R));
@@ -258,7 +262,7 @@ Expected<size_t> encodeChunk(const CodecOptions &O, DType Type,
   case Compressor::Blosc: {
     int R = blosc_compress_ctx(O.Level, bloscShuffle(effectiveShuffle(O, Type)),
                                bloscTypeSize(Type), In.size(), In.data(),
-                               Out.data(), Out.size(),
+                               Out.data(), Bound,
                                O.BloscCompressor.c_str(), O.BloscBlockSize,
                                /*numinternalthreads=*/1);
     if (R <= 0)
