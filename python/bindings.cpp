@@ -264,6 +264,17 @@ private:
     int64_t Chains = keyword(Options, "chains", int64_t(0));
     if (Chains > 0 && Post.NumDraws % Chains == 0)
       Post.Chains = Chains;
+    // An xarray posterior's labels and dim names (aimzc/__init__.py).
+    std::map<std::string, std::vector<std::string>> SiteDims;
+    py::object Dims = keywordObject(Options, "site_dims");
+    if (!Dims.is_none())
+      SiteDims = Dims.cast<std::map<std::string, std::vector<std::string>>>();
+    py::object Coords = keywordObject(Options, "coords");
+    std::map<std::string, io::NpyArray> Labels;
+    if (!Coords.is_none())
+      Labels = viewsOf(Coords.cast<py::dict>());
+    if (llvm::Error E = keepCoordinates(M, Labels, SiteDims, Post))
+      raise(std::move(E));
     return Post;
   }
 

@@ -60,9 +60,21 @@ def _arrays(arg, what):
     return out
 
 
+def _numeric_coords(ds):
+    """A Dataset's 1-D coordinates with numbers for labels (chain, draw, a
+    named dim): the result keeps them, as it keeps a netCDF posterior's.
+    Text labels are not kept (the stores have no string dtype)."""
+    out = {}
+    for name, c in ds.coords.items():
+        a = np.asarray(c.values)
+        if c.ndim == 1 and c.dims[0] == name and a.dtype.kind in "iuf":
+            out[str(name)] = np.ascontiguousarray(a)
+    return out
+
+
 def _posterior(arg, sites):
-    """The posterior as the native side takes it, and its chain count (0:
-    unknown). An InferenceData (its posterior group) or a Dataset with
+    """The posterior as the native side takes it, its chain count (0:
+    unknown) and the labels of a Dataset's dims (coords, site_dims). An InferenceData (its posterior group) or a Dataset with
     (chain, draw) dims, and a dict whose every array has two leading axes
     more than its site (NumPyro's get_samples(group_by_chain=True)), are
     flattened chain-major: a view, no copy, where the layout allows."""
@@ -73,29 +85,31 @@ def _posterior(arg, sites):
             raise ValueError("a posterior Dataset needs 'chain' and 'draw' "
                              "dimensions (ArviZ's posterior group)")
         chains = int(arg.sizes["chain"])
-        out = {}
+        out, site_dims = {}, {}
         for name, v in arg.data_vars.items():
             v = v.transpose("chain", "draw", ...)
             a = np.asarray(v.values)
             out[str(name)] = a.reshape((-1,) + a.shape[2:])
-        return out, chains
+            site_dims[str(name)] = [str(d) for d in v.dims[2:]]
+        return out, chains, {"coords": _numeric_coords(arg),
+                             "site_dims": site_dims}
     if arg is None or isinstance(arg, (str, os.PathLike)) or \
             not hasattr(arg, "items"):
-        return arg, 0
+        return arg, 0, {}
     ranks = {s["name"]: len(s.get("shape", [])) for s in sites}
     arrays = {str(k): np.asarray(v) for k, v in arg.items()}
     known = [k for k in arrays if k in ranks]
     grouped = bool(known) and all(arrays[k].ndim == ranks[k] + 2
                                   for k in known)
     if not grouped:
-        return arg, 0
+        return arg, 0, {}
     leads = {arrays[k].shape[:2] for k in known}
     if len(leads) != 1:
         raise ValueError("posterior arrays grouped by chain disagree on "
                          "(chains, draws): %s" % sorted(leads))
     chains = next(iter(leads))[0]
     return {k: a.reshape((-1,) + a.shape[2:]) if k in ranks else a
-            for k, a in arrays.items()}, chains
+            for k, a in arrays.items()}, chains, {}
 
 
 def _interventions(arg, what):
@@ -145,9 +159,11 @@ class Model:
                 "auto", "obs", "draw"):
             raise ValueError("shard_axis must be 'auto', 'obs' or 'draw'")
         import xarray as xr
-        posterior, chains = _posterior(posterior, self.info.get("sites", []))
+        posterior, chains, labels = _posterior(posterior,
+                                               self.info.get("sites", []))
         if chains:
             options["chains"] = chains
+        options.update(labels)
         post = _arrays(posterior, "posterior")
         for key in ("intervention", "baseline_intervention"):
             if key in options:

@@ -315,6 +315,37 @@ def test_inference_data_layout_and_chains(linreg, work):
         m.predict({"X": X}, post, out_of_sample=True)
 
 
+def test_an_xarray_posteriors_labels_are_kept(linreg):
+    """A Dataset posterior's numeric coordinates (a thinned draw dim, a
+    named dim of beta) and dim names are carried into an InferenceData
+    result, as those of a netCDF posterior are; text labels name the dim
+    without labels."""
+    X, y, post = problem(n=300, D=12)
+    m = aimzc.load(linreg)
+    draws = np.arange(500, 500 + 2 * 6, 2)
+    grouped = {k: v.reshape((2, 6) + v.shape[1:]) for k, v in post.items()}
+    ds = xr.Dataset({"alpha": (("chain", "draw"), grouped["alpha"]),
+                     "sigma": (("chain", "draw"), grouped["sigma"]),
+                     "beta": (("chain", "draw", "feature"), grouped["beta"])},
+                    coords={"chain": [3, 7], "draw": draws,
+                            "feature": np.arange(10, 10 + post["beta"].shape[1])})
+    res = _groups(m.log_likelihood({"X": X, "y": y}, ds,
+                                   layout="inference-data",
+                                   include_posterior=True))
+    for g in ("log_likelihood", "posterior"):
+        np.testing.assert_array_equal(res[g]["draw"].values, draws)
+        np.testing.assert_array_equal(res[g]["chain"].values, [3, 7])
+    assert res["posterior"]["beta"].dims == ("chain", "draw", "feature")
+    np.testing.assert_array_equal(res["posterior"]["feature"].values,
+                                  ds["feature"].values)
+    text = ds.assign_coords(feature=["a", "b", "c"][:ds.sizes["feature"]])
+    res = _groups(m.log_likelihood({"X": X, "y": y}, text,
+                                   layout="inference-data",
+                                   include_posterior=True))
+    assert res["posterior"]["beta"].dims == ("chain", "draw", "feature")
+    assert "feature" not in res["posterior"].coords
+
+
 def test_compile_in_process(linreg, work):
     """compile() runs aimzc's pipeline in this process: the same results as
     the CLI's library, from a path or from source text."""

@@ -262,12 +262,15 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
   return D;
 }
 
-/// An ArviZ posterior's numeric coordinates and the dims it names for the
-/// latents that were read.
-static llvm::Error keepCoordinates(const Manifest &M,
-                                   const InferenceDataDraws &Idata,
-                                   Posterior &P) {
-  for (const auto &[Dim, A] : Idata.Coords) {
+llvm::Error keepCoordinates(
+    const Manifest &M, const std::map<std::string, io::NpyArray> &Coords,
+    const std::map<std::string, std::vector<std::string>> &SiteDims,
+    Posterior &P) {
+  for (const auto &[Dim, A] : Coords) {
+    if (A.shape().size() != 1)
+      return error("coordinate '" + Dim + "' has shape " +
+                   io::formatShape(A.shape()) + "; a coordinate is 1-D, "
+                   "one label per element of its dim");
     auto H = asHostArray(A, A.dtype(), "coordinate '" + Dim + "'",
                          Conversion::Widening);
     if (!H)
@@ -275,7 +278,7 @@ static llvm::Error keepCoordinates(const Manifest &M,
     P.Coords.emplace(Dim, std::move(*H));
   }
   P.SiteDims.resize(M.Sites.size());
-  for (const auto &[Name, Dims] : Idata.Dims) {
+  for (const auto &[Name, Dims] : SiteDims) {
     int S = M.siteIndex(Name);
     if (S >= 0 && P.has(S) && P.Sites[S]->Shape.size() == Dims.size() + 1)
       P.SiteDims[S] = Dims;
@@ -329,7 +332,7 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
     return P.takeError();
   P->Chains = Chains;
   if (Idata)
-    if (llvm::Error E = keepCoordinates(M, *Idata, *P))
+    if (llvm::Error E = keepCoordinates(M, Idata->Coords, Idata->Dims, *P))
       return std::move(E);
   return P;
 }

@@ -103,6 +103,16 @@ posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
                     DataSet &Data, bool RequireAll, Warnings &W,
                     bool Strict = false);
 
+/// Keeps a posterior's numeric coordinates (dim -> 1-D labels) and the dim
+/// names it gives each latent's own axes (site -> names; kept for the
+/// latents P holds, when the count matches their rank), so that an
+/// InferenceData result carries them (ArviZ netCDF, the Python module's
+/// xarray posteriors).
+llvm::Error keepCoordinates(
+    const Manifest &M, const std::map<std::string, io::NpyArray> &Coords,
+    const std::map<std::string, std::vector<std::string>> &SiteDims,
+    Posterior &P);
+
 /// Refuses a name that is not one of the model's inputs (nor, unless
 /// OutputToo is false, its output): `effect`, where an ignored baseline
 /// input would silently give an effect of 0. Option names the argument.
