@@ -659,6 +659,28 @@ Error ZarrWriter::finish() {
                    "created it");
   if (Error E = flushChunks())
     return E;
+  if (Error E = writeGroupMetadata())
+    return E;
+  // Every metadata file under its name (and synced) before the record goes
+  // and the directories are synced.
+  if (Error E = flushChunks())
+    return E;
+  // The run record is for resuming the partial store, not part of the
+  // store.
+  std::string RecordPath = Partial + "/" + RunRecordFile;
+  if (std::error_code EC = sys::fs::remove(RecordPath))
+    return ioError("cannot remove '" + RecordPath + "': " + EC.message());
+  // Every chunk and metadata file was synced as it was committed; the
+  // directories holding them are synced before the store can appear.
+  if (Sync)
+    if (Error E = syncStoreDirectories(Partial))
+      return E;
+  return moveIntoPlace();
+}
+
+/// The groups' metadata (v2: with the consolidated .zmetadata, after the
+/// unwritten chunks of arrays without a fill value are written as zeros).
+Error ZarrWriter::writeGroupMetadata() {
   if (Format == ZarrFormat::V2) {
     {
       std::shared_lock<std::shared_mutex> L(Mutex);
@@ -704,20 +726,12 @@ Error ZarrWriter::finish() {
         return E;
   }
 
-  // Every metadata file under its name (and synced) before the record goes
-  // and the directories are synced.
-  if (Error E = flushChunks())
-    return E;
-  // The run record is for resuming the partial store, not part of the
-  // store.
-  std::string RecordPath = Partial + "/" + RunRecordFile;
-  if (std::error_code EC = sys::fs::remove(RecordPath))
-    return ioError("cannot remove '" + RecordPath + "': " + EC.message());
-  // Every chunk and metadata file was synced as it was committed; the
-  // directories holding them are synced before the store can appear.
-  if (Sync)
-    if (Error E = syncStoreDirectories(Partial))
-      return E;
+  return Error::success();
+}
+
+/// Renames the finished partial store to Dir, replacing a store there
+/// atomically where the filesystem can, then publishes it.
+Error ZarrWriter::moveIntoPlace() {
   // Re-check: something may have appeared at Dir while we were writing.
   if (Error E = checkReplaceable(Dir))
     return E;

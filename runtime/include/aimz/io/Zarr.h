@@ -212,6 +212,9 @@ private:
   static llvm::Expected<std::unique_ptr<ZarrWriter>>
   open(llvm::StringRef Dir, ZarrFormat Format, CodecOptions Codec, bool Sync,
        const nlohmann::json *ResumeRecord);
+  /// finish()'s steps: the groups' metadata; the rename into place.
+  llvm::Error writeGroupMetadata();
+  llvm::Error moveIntoPlace();
   /// After the rename: makes it durable, releases the lock.
   llvm::Error publish();
 
