@@ -194,6 +194,58 @@ NonFinite countNonFinite(const HostArray &H, uint64_t N) {
   return R;
 }
 
+/// Element I of A (dtype From) as To at Out; an error naming What when
+/// the value does not fit (PerRow elements per row of the leading axis).
+static llvm::Error convertElement(const io::NpyArray &A, DType From, DType To,
+                                  uint64_t I, uint8_t *Out,
+                                  const std::string &What, uint64_t PerRow) {
+  switch (To) {
+  case DType::Float32: {
+    double D = readAsDouble(A.data(), From, I);
+    float F = static_cast<float>(D);
+    // Rounding to nearest is accepted; overflowing to infinity is not.
+    if (std::isfinite(D) && !std::isfinite(F))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          What + " holds " + fmtG(D) +
+              " (at index " + std::to_string(I / std::max<uint64_t>(1, PerRow)) +
+              " of its leading axis), beyond float32's range, which the "
+              "model computes in; rescale the value or compile the model "
+              "in f64");
+    std::memcpy(Out, &F, 4);
+    return llvm::Error::success();
+  }
+  case DType::Float64: {
+    double D = readAsDouble(A.data(), From, I);
+    std::memcpy(Out, &D, 8);
+    return llvm::Error::success();
+  }
+  case DType::Int32: {
+    int64_t V = readAsInt(A.data(), From, I);
+    if (V < std::numeric_limits<int32_t>::min() ||
+        V > std::numeric_limits<int32_t>::max())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          What + " holds " + std::to_string(V) +
+              ", which does not fit the model's int32");
+    int32_t W = static_cast<int32_t>(V);
+    std::memcpy(Out, &W, 4);
+    return llvm::Error::success();
+  }
+  case DType::Int64: {
+    int64_t V = readAsInt(A.data(), From, I);
+    std::memcpy(Out, &V, 8);
+    return llvm::Error::success();
+  }
+  case DType::Bool:
+    *Out = readAsDouble(A.data(), From, I) != 0;
+    return llvm::Error::success();
+  default:
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unsupported model dtype");
+  }
+}
+
 llvm::Expected<HostArray> asHostArray(const io::NpyArray &A, DType To,
                                       const std::string &What,
                                       Conversion Rule) {
@@ -220,57 +272,12 @@ llvm::Expected<HostArray> asHostArray(const io::NpyArray &A, DType To,
   uint64_t N = A.numElements();
   size_t Size = io::dtypeSize(To);
   auto Buf = std::shared_ptr<uint8_t[]>(new uint8_t[std::max<uint64_t>(1, N * Size)]);
-  for (uint64_t I = 0; I < N; ++I) {
-    uint8_t *Out = Buf.get() + I * Size;
-    switch (To) {
-    case DType::Float32: {
-      double D = readAsDouble(A.data(), From, I);
-      float F = static_cast<float>(D);
-      // Rounding to nearest is accepted; overflowing to infinity is not.
-      if (std::isfinite(D) && !std::isfinite(F)) {
-        uint64_t PerRow =
-            H.Shape.empty() || H.Shape[0] == 0 ? 1 : N / H.Shape[0];
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
-            What + " holds " + fmtG(D) +
-                " (at index " + std::to_string(I / std::max<uint64_t>(1, PerRow)) +
-                " of its leading axis), beyond float32's range, which the "
-                "model computes in; rescale the value or compile the model "
-                "in f64");
-      }
-      std::memcpy(Out, &F, 4);
-      break;
-    }
-    case DType::Float64: {
-      double D = readAsDouble(A.data(), From, I);
-      std::memcpy(Out, &D, 8);
-      break;
-    }
-    case DType::Int32: {
-      int64_t V = readAsInt(A.data(), From, I);
-      if (V < std::numeric_limits<int32_t>::min() ||
-          V > std::numeric_limits<int32_t>::max())
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
-            What + " holds " + std::to_string(V) +
-                ", which does not fit the model's int32");
-      int32_t W = static_cast<int32_t>(V);
-      std::memcpy(Out, &W, 4);
-      break;
-    }
-    case DType::Int64: {
-      int64_t V = readAsInt(A.data(), From, I);
-      std::memcpy(Out, &V, 8);
-      break;
-    }
-    case DType::Bool:
-      *Out = readAsDouble(A.data(), From, I) != 0;
-      break;
-    default:
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "unsupported model dtype");
-    }
-  }
+  const uint64_t PerRow =
+      H.Shape.empty() || H.Shape[0] == 0 ? 1 : N / H.Shape[0];
+  for (uint64_t I = 0; I < N; ++I)
+    if (llvm::Error E = convertElement(A, From, To, I, Buf.get() + I * Size,
+                                       What, PerRow))
+      return std::move(E);
   H.Data = Buf.get();
   H.Keep = std::shared_ptr<const void>(Buf, Buf.get());
   return H;
