@@ -63,6 +63,28 @@ static llvm::Error readPlates(const nlohmann::json &J, ManifestSite &S) {
   return llvm::Error::success();
 }
 
+/// One entry of "sites" (a JSON error throws to Manifest::parse).
+static llvm::Error readSite(const nlohmann::json &S, const Manifest &M,
+                           ManifestSite &Site) {
+  if (auto E = readArray(S, Site))
+    return E;
+  std::string Kind = S.at(manifest::Kind).get<std::string>();
+  Site.Kind = Kind == "latent"          ? SiteKind::Latent
+              : Kind == "deterministic" ? SiteKind::Deterministic
+              : Kind == "factor"        ? SiteKind::Factor
+                                        : SiteKind::Observed;
+  Site.Class = S.value(manifest::Class, "");
+  Site.Dist = S.value(manifest::Dist, "");
+  Site.Support = S.value(manifest::Support, "");
+  Site.EventRank = S.value(manifest::EventRank, 0u);
+  if (Site.EventRank > Site.Shape.size())
+    return bad("site '" + Site.Name + "' has more event axes than axes");
+  if (auto E = readPlates(S, Site))
+    return E;
+  Site.ObsAligned = M.obsAxis(Site.Shape) >= 0;
+  return llvm::Error::success();
+}
+
 llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
   nlohmann::json J = nlohmann::json::parse(Text.begin(), Text.end(), nullptr,
                                            /*allow_exceptions=*/false);
@@ -123,22 +145,8 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
     }
     for (const auto &S : J.at(manifest::Sites)) {
       ManifestSite Site;
-      if (auto E = readArray(S, Site))
+      if (auto E = readSite(S, M, Site))
         return std::move(E);
-      std::string Kind = S.at(manifest::Kind).get<std::string>();
-      Site.Kind = Kind == "latent"          ? SiteKind::Latent
-                  : Kind == "deterministic" ? SiteKind::Deterministic
-                  : Kind == "factor"        ? SiteKind::Factor
-                                            : SiteKind::Observed;
-      Site.Class = S.value(manifest::Class, "");
-      Site.Dist = S.value(manifest::Dist, "");
-      Site.Support = S.value(manifest::Support, "");
-      Site.EventRank = S.value(manifest::EventRank, 0u);
-      if (Site.EventRank > Site.Shape.size())
-        return bad("site '" + Site.Name + "' has more event axes than axes");
-      if (auto E = readPlates(S, Site))
-        return std::move(E);
-      Site.ObsAligned = M.obsAxis(Site.Shape) >= 0;
       M.Sites.push_back(std::move(Site));
     }
   } catch (const nlohmann::json::exception &E) {
