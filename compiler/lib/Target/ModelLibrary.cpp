@@ -76,15 +76,21 @@ parseSupportBitcode(llvm::LLVMContext &Ctx) {
 /// Links what M calls from the support library; with Precompiled, the
 /// out-of-line functions only as declarations (their object joins the link).
 static llvm::Error linkSupport(llvm::Module &M, bool Precompiled) {
-  auto Support = parseSupportBitcode(M.getContext());
+  // Lazily: the linker reads only the bodies the model needs (parsing all
+  // 2 MB of it took longer than optimizing a small model).
+  llvm::StringRef Bitcode(aimz_support_bc,
+                          aimz_support_bc_end - aimz_support_bc);
+  auto Support = llvm::getLazyBitcodeModule(
+      llvm::MemoryBufferRef(Bitcode, "aimz-support.bc"), M.getContext());
   if (!Support)
     return Support.takeError();
   (*Support)->setDataLayout(M.getDataLayout());
   (*Support)->setTargetTriple(M.getTargetTriple());
   if (Precompiled)
     for (llvm::Function &F : **Support)
-      if (!F.isDeclaration() && isPrecompiledSupport(F.getName()))
-        F.deleteBody();
+      if (isPrecompiledSupport(F.getName()))
+        F.deleteBody(); // never read: a declaration
+
   if (llvm::Linker::linkModules(M, std::move(*Support),
                                 llvm::Linker::LinkOnlyNeeded))
     return makeError("internal error: linking the support library failed");
@@ -95,9 +101,15 @@ static llvm::Error linkSupport(llvm::Module &M, bool Precompiled) {
 /// (the register tile of its matrix products follows the vector width).
 void defineVectorBytes(llvm::Module &M, int32_t Bytes) {
   auto *I32 = llvm::Type::getInt32Ty(M.getContext());
+  auto *Value = llvm::ConstantInt::get(I32, Bytes);
+  // The support library itself declares it.
+  if (auto *G = M.getNamedGlobal(abi::name(abi::DataSymbol::VectorBytes))) {
+    G->setInitializer(Value);
+    G->setConstant(true);
+    return;
+  }
   new llvm::GlobalVariable(M, I32, true, llvm::GlobalValue::ExternalLinkage,
-                           llvm::ConstantInt::get(I32, Bytes),
-                           abi::name(abi::DataSymbol::VectorBytes));
+                           Value, abi::name(abi::DataSymbol::VectorBytes));
 }
 
 static void addString(llvm::Module &M, llvm::StringRef Name,
@@ -256,8 +268,10 @@ llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> Objects,
                                    "-o", OutputPath.str()};
   Args.insert(Args.end(), Objects.begin(), Objects.end());
   // The precompiled support object has a section per function: only those
-  // the model calls stay.
-  for (const char *A : {"-Wl,--gc-sections", "-lm", "-Wl,--as-needed"})
+  // the model calls stay. -z defs: a support function missing from the
+  // link fails here, not when aimz-run loads the library.
+  for (const char *A :
+       {"-Wl,--gc-sections", "-Wl,-z,defs", "-lm", "-Wl,--as-needed"})
     Args.push_back(A);
   std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
   llvm::SmallString<128> Log;
