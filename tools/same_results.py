@@ -2,7 +2,7 @@
 """Checks that two aimzc builds give byte-identical results.
 
     tools/same_results.py --old OLD_AIMZC --new NEW_AIMZC --aimz-run AIMZ_RUN
-                          [--new-flags=--no-precompiled-support] MODEL.aimz...
+                          [--old-flags=--no-precompiled-support] MODEL.aimz...
 
 Each model is compiled by both compilers; synthetic inputs (every dimension
 3, the observation dimension 203 so that vector remainders run) and a
@@ -74,7 +74,7 @@ def compare(a_path, b_path):
 def check_model(src, args, tmp):
     name = os.path.splitext(os.path.basename(src))[0]
     libs = {}
-    for tag, aimzc, flags in (("old", args.old, []),
+    for tag, aimzc, flags in (("old", args.old, args.old_flags),
                               ("new", args.new, args.new_flags)):
         libs[tag] = os.path.join(tmp, "%s-%s.so" % (name, tag))
         p = run([aimzc, src, "-o", libs[tag]] + flags)
@@ -133,6 +133,7 @@ def main():
     ap.add_argument("--old", required=True)
     ap.add_argument("--new", required=True)
     ap.add_argument("--aimz-run", required=True)
+    ap.add_argument("--old-flags", action="append", default=[])
     ap.add_argument("--new-flags", action="append", default=[])
     ap.add_argument("models", nargs="+")
     args = ap.parse_args()
