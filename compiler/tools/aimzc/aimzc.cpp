@@ -90,7 +90,7 @@ cl::opt<bool> NoPTX("no-ptx",
                     cl::cat(Category));
 cl::opt<bool> NoPrecompiledSupport(
     "no-precompiled-support",
-    cl::desc("Optimize the support library's samplers and matrix products "
+    cl::desc("Optimize the support library's samplers "
              "with the model instead of linking their object precompiled "
              "for this CPU's x86-64 level (slower; the same results)"),
     cl::Hidden, cl::cat(Category));

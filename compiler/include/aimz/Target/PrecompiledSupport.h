@@ -1,9 +1,9 @@
 //===- PrecompiledSupport.h - Support code compiled once per CPU level -*- C++ -*-===//
 //
 // The support library's out-of-line functions (samplers and their rows,
-// event samplers, Cholesky, lgamma, matrix products) are the same code in
+// event samplers, Cholesky, lgamma) are the same code in
 // every model for a given CPU, yet re-optimizing and re-generating them was
-// most of a compile. They are compiled once when aimzc is built, per x86-64
+// a large part of a compile. They are compiled once when aimzc is built, per x86-64
 // level, with the very pipeline a model's own compile would run on them
 // (same attributes, O3, vector width), so a model that links the object
 // computes the same bits; the small densities and elementary functions stay
