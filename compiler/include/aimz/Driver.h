@@ -39,6 +39,9 @@ struct CompileOptions {
   std::string GPUArch = "sm_80";
   /// Embed PTX in a library when this build can make it.
   bool EmbedPTX = true;
+  /// Link the support functions precompiled for the target's x86-64 level
+  /// (PrecompiledSupport.h) instead of optimizing them with the model.
+  bool PrecompiledSupport = true;
   /// Forces f32 or f64 arithmetic; none: from the inputs.
   std::optional<DType> Precision;
   /// Apply MLIR's pass-manager command-line options (aimzc registers them;

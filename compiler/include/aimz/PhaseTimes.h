@@ -42,12 +42,20 @@ public:
         return T.get();
     return nullptr;
   }
-  /// The table, slowest phase first.
-  void print(llvm::raw_ostream &OS) { Group.print(OS, /*ResetAfterPrint=*/true); }
+  /// A line printed under the table (how the compile went, e.g. which
+  /// support code it linked).
+  void note(std::string Line) { Notes.push_back(std::move(Line)); }
+  /// The table, slowest phase first, then the notes.
+  void print(llvm::raw_ostream &OS) {
+    Group.print(OS, /*ResetAfterPrint=*/true);
+    for (const std::string &N : Notes)
+      OS << N << "\n";
+  }
 
 private:
   llvm::TimerGroup Group;
   std::vector<std::pair<std::string, std::unique_ptr<llvm::Timer>>> Timers;
+  std::vector<std::string> Notes;
 };
 
 /// Times a scope with phase Name of Times (nothing when Times is null).

@@ -9,6 +9,7 @@
 #include "aimz/Sema.h"
 #include "aimz/Target/GPUCode.h"
 #include "aimz/Target/ModelLibrary.h"
+#include "aimz/Target/PrecompiledSupport.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -130,12 +131,31 @@ private:
   std::thread Thread;
 };
 
-/// The object code of the optimized module to a temporary file, linked into
-/// a library beside O.OutputFile under a fresh name, then renamed over it:
-/// an existing library is replaced whole or not at all, and a file planted
-/// at a fixed temporary name is never written through.
+/// Bytes to a fresh temporary file Path (removed by the caller).
+llvm::Error writeTemporary(llvm::StringRef Prefix, llvm::StringRef Bytes,
+                           llvm::SmallVectorImpl<char> &Path) {
+  int FD;
+  if (auto EC = llvm::sys::fs::createTemporaryFile(Prefix, "o", FD, Path))
+    return fail("cannot create a temporary file: " + EC.message());
+  llvm::raw_fd_ostream OS(FD, true);
+  OS << Bytes;
+  OS.close();
+  if (!OS.has_error())
+    return llvm::Error::success();
+  std::string Why = OS.error().message();
+  OS.clear_error();
+  return fail("cannot write the object file '" +
+              std::string(Path.begin(), Path.end()) + "': " + Why);
+}
+
+/// The object code of the optimized module to a temporary file, linked
+/// (with SupportObject, the precompiled support functions, when not empty)
+/// into a library beside O.OutputFile under a fresh name, then renamed over
+/// it: an existing library is replaced whole or not at all, and a file
+/// planted at a fixed temporary name is never written through.
 llvm::Error writeLibrary(llvm::Module &LL, llvm::TargetMachine &TM,
-                         const CompileOptions &O) {
+                         const CompileOptions &O,
+                         llvm::StringRef SupportObject) {
   const std::string &OutputFile = O.OutputFile;
   llvm::SmallString<128> Obj;
   int FD;
@@ -158,6 +178,15 @@ llvm::Error writeLibrary(llvm::Module &LL, llvm::TargetMachine &TM,
                        : ""));
     }
   }
+  std::vector<std::string> Objects = {Obj.str().str()};
+  llvm::SmallString<128> SupportObj;
+  llvm::FileRemover RemoveSupportObj;
+  if (!SupportObject.empty()) {
+    if (auto E = writeTemporary("aimz-support", SupportObject, SupportObj))
+      return E;
+    RemoveSupportObj.setFile(SupportObj);
+    Objects.push_back(SupportObj.str().str());
+  }
   PhaseScope T(O.Times, "link");
   llvm::SmallString<256> Tmp;
   if (auto EC = llvm::sys::fs::createUniqueFile(
@@ -165,7 +194,7 @@ llvm::Error writeLibrary(llvm::Module &LL, llvm::TargetMachine &TM,
     return fail("cannot create a temporary file next to '" + OutputFile +
                 "': " + EC.message());
   llvm::FileRemover RemoveTmp(Tmp);
-  if (auto E = linkSharedLibrary(Obj, Tmp)) {
+  if (auto E = linkSharedLibrary(Objects, Tmp)) {
     removeLinkerTemporaries(Tmp);
     // The user named the output, not its temporary.
     std::string Msg = llvm::toString(std::move(E));
@@ -224,10 +253,20 @@ llvm::Error compileModel(const Model &M, const ModelInfo &Info,
   auto TM = createHostTargetMachine(O.TargetCPU);
   if (!TM)
     return TM.takeError();
+  // A library links the support functions precompiled for this CPU's level
+  // when there is one (--emit=llvm and asm still show all of the code).
+  llvm::StringRef Level;
+  if (O.Emit == EmitKind::Library && O.PrecompiledSupport)
+    Level = supportLevelFor(**TM);
+  llvm::StringRef SupportObject = embeddedSupportObject(Level);
+  if (O.Times)
+    O.Times->note(SupportObject.empty()
+                      ? "support library: optimized with the model"
+                      : "support library: precompiled for " + Level.str());
   llvm::Error Optimized = llvm::Error::success();
   {
     PhaseScope T(O.Times, "LLVM optimization");
-    Optimized = optimizeModule(*LL, **TM);
+    Optimized = optimizeModule(*LL, **TM, !SupportObject.empty());
   }
   if (PTX)
     PTX->join();
@@ -253,7 +292,7 @@ llvm::Error compileModel(const Model &M, const ModelInfo &Info,
     Out << Asm;
     return llvm::Error::success();
   }
-  return writeLibrary(*LL, **TM, O);
+  return writeLibrary(*LL, **TM, O, SupportObject);
 }
 
 bool compileSource(llvm::StringRef Source, llvm::StringRef Name,

@@ -14,6 +14,7 @@
 #include "aimz/AbiSymbols.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -29,6 +30,8 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/IPO/Internalize.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+
+#include <thread>
 
 extern "C" const char aimz_support_gpu_bc[];
 extern "C" const char aimz_support_gpu_bc_end[];
@@ -132,11 +135,13 @@ static void redirectMaths(llvm::Module &M) {
   }
 }
 
+/// The embedded bitcode, loaded lazily: the linker reads only the bodies of
+/// the functions a model needs (parsing all 2.8 MB was most of the PTX time).
 static llvm::Expected<std::unique_ptr<llvm::Module>>
-parseEmbedded(const char *Begin, const char *End, llvm::StringRef Name,
-              llvm::LLVMContext &Ctx) {
+loadEmbedded(const char *Begin, const char *End, llvm::StringRef Name,
+             llvm::LLVMContext &Ctx) {
   llvm::StringRef Bitcode(Begin, End - Begin);
-  return llvm::parseBitcodeFile(llvm::MemoryBufferRef(Bitcode, Name), Ctx);
+  return llvm::getLazyBitcodeModule(llvm::MemoryBufferRef(Bitcode, Name), Ctx);
 }
 
 /// The NVPTX target machine for Arch.
@@ -172,7 +177,7 @@ static llvm::Error linkGPUSupport(llvm::Module &M,
   auto *ArrTy = llvm::ArrayType::get(PtrTy, Roots.size());
   new llvm::GlobalVariable(M, ArrTy, false, llvm::GlobalValue::AppendingLinkage,
                            llvm::ConstantArray::get(ArrTy, Roots), "llvm.used");
-  auto Support = parseEmbedded(aimz_support_gpu_bc, aimz_support_gpu_bc_end,
+  auto Support = loadEmbedded(aimz_support_gpu_bc, aimz_support_gpu_bc_end,
                                "aimz-support-gpu.bc", Ctx);
   if (!Support)
     return Support.takeError();
@@ -194,8 +199,10 @@ static llvm::Error linkLibdevice(llvm::Module &M,
   if (!LibBuf)
     return makeError("cannot read " + Libdevice + ": " +
                      LibBuf.getError().message());
-  auto Lib = llvm::parseBitcodeFile((*LibBuf)->getMemBufferRef(),
-                                    M.getContext());
+  // Lazily, as the support library: a model uses a few dozen of its
+  // functions. The module owns the buffer it reads from.
+  auto Lib = llvm::getOwningLazyBitcodeModule(std::move(*LibBuf),
+                                              M.getContext());
   if (!Lib)
     return Lib.takeError();
   (*Lib)->setTargetTriple(M.getTargetTriple());
@@ -301,6 +308,44 @@ llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
   return emitPTXFor(**M, Arch);
 }
 
+/// Arch's PTX from an optimized module's bitcode, on a thread of its own
+/// in a context of its own (a context is not shared between threads).
+class BackEndThread {
+public:
+  BackEndThread(const llvm::Module &M, llvm::StringRef Arch) : Arch(Arch) {
+    llvm::raw_svector_ostream OS(Bitcode);
+    llvm::WriteBitcodeToFile(M, OS);
+    Thread = std::thread([this] { run(); });
+  }
+  /// Waits for the thread: its PTX, or its error.
+  llvm::Expected<std::string> take() {
+    Thread.join();
+    if (!Error.empty())
+      return makeError(Error);
+    return std::move(PTX);
+  }
+
+private:
+  void run() {
+    llvm::LLVMContext Ctx;
+    auto M = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(llvm::StringRef(Bitcode.data(), Bitcode.size()),
+                              "gpu"),
+        Ctx);
+    llvm::Expected<std::string> P =
+        M ? emitPTXFor(**M, Arch)
+          : llvm::Expected<std::string>(M.takeError());
+    if (P)
+      PTX = std::move(*P);
+    else
+      Error = llvm::toString(P.takeError());
+  }
+  std::string Arch;
+  llvm::SmallVector<char, 0> Bitcode;
+  std::string PTX, Error;
+  std::thread Thread;
+};
+
 llvm::Expected<std::vector<std::string>>
 generatePTXs(const llvm::Module &HostIR, llvm::ArrayRef<llvm::StringRef> Archs) {
   std::vector<std::string> Out;
@@ -309,16 +354,25 @@ generatePTXs(const llvm::Module &HostIR, llvm::ArrayRef<llvm::StringRef> Archs) 
   auto M = optimizeForGPU(HostIR, Archs.front());
   if (!M)
     return M.takeError();
-  for (llvm::StringRef Arch : Archs) {
-    // The back end changes the module it runs on: each architecture gets
-    // its own copy, but the last.
-    std::unique_ptr<llvm::Module> Copy =
-        Arch == Archs.back() ? std::move(*M) : llvm::CloneModule(**M);
-    auto P = emitPTXFor(*Copy, Arch);
-    if (!P)
-      return P.takeError();
-    Out.push_back(std::move(*P));
+  // The back end runs once per architecture: the others on threads of their
+  // own while this one makes the first (the CPU pipeline often has finished
+  // by then and left a core idle).
+  std::vector<std::unique_ptr<BackEndThread>> Others;
+  for (llvm::StringRef Arch : Archs.drop_front())
+    Others.push_back(std::make_unique<BackEndThread>(**M, Arch));
+  std::vector<llvm::Expected<std::string>> PTXs;
+  PTXs.push_back(emitPTXFor(**M, Archs.front()));
+  for (auto &T : Others) // every thread joined before any error returns
+    PTXs.push_back(T->take());
+  llvm::Error Err = llvm::Error::success();
+  for (auto &P : PTXs) {
+    if (P)
+      Out.push_back(std::move(*P));
+    else
+      Err = llvm::joinErrors(std::move(Err), P.takeError());
   }
+  if (Err)
+    return std::move(Err);
   return Out;
 }
 

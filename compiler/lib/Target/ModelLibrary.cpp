@@ -1,7 +1,9 @@
 //===- ModelLibrary.cpp - LLVM dialect to an optimized model.so -----------===//
 //
 // Translates the lowered module to LLVM IR, links the support library's
-// bitcode (samplers, densities, matrix products) so it inlines, internalizes
+// bitcode (densities, elementary functions; the samplers and matrix
+// products too unless their precompiled object serves, see
+// PrecompiledSupport.h) so it inlines, internalizes
 // everything but the C entry points and data symbols of abi.h, optimizes at
 // O3 for the target CPU (libmvec deliberately not declared: see below), and
 // emits an object that clang links into a shared library.
@@ -9,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "aimz/Target/ModelLibrary.h"
 #include "aimz/AbiSymbols.h"
+#include "aimz/Target/PrecompiledSupport.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -62,15 +65,32 @@ translateToLLVMIR(mlir::ModuleOp Module, llvm::LLVMContext &Ctx) {
   return M;
 }
 
-static llvm::Error linkSupport(llvm::Module &M) {
+llvm::Expected<std::unique_ptr<llvm::Module>>
+parseSupportBitcode(llvm::LLVMContext &Ctx) {
   llvm::StringRef Bitcode(aimz_support_bc,
                           aimz_support_bc_end - aimz_support_bc);
-  auto Support = llvm::parseBitcodeFile(
+  return llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(Bitcode, "aimz-support.bc"), Ctx);
+}
+
+/// Links what M calls from the support library; with Precompiled, the
+/// out-of-line functions only as declarations (their object joins the link).
+static llvm::Error linkSupport(llvm::Module &M, bool Precompiled) {
+  // Lazily: the linker reads only the bodies the model needs (parsing all
+  // 2 MB of it took longer than optimizing a small model).
+  llvm::StringRef Bitcode(aimz_support_bc,
+                          aimz_support_bc_end - aimz_support_bc);
+  auto Support = llvm::getLazyBitcodeModule(
       llvm::MemoryBufferRef(Bitcode, "aimz-support.bc"), M.getContext());
   if (!Support)
     return Support.takeError();
   (*Support)->setDataLayout(M.getDataLayout());
   (*Support)->setTargetTriple(M.getTargetTriple());
+  if (Precompiled)
+    for (llvm::Function &F : **Support)
+      if (isPrecompiledSupport(F.getName()))
+        F.deleteBody(); // never read: a declaration
+
   if (llvm::Linker::linkModules(M, std::move(*Support),
                                 llvm::Linker::LinkOnlyNeeded))
     return makeError("internal error: linking the support library failed");
@@ -79,11 +99,17 @@ static llvm::Error linkSupport(llvm::Module &M) {
 
 /// Defines the support library's aimz_rt_vector_bytes for the model's CPU
 /// (the register tile of its matrix products follows the vector width).
-static void defineVectorBytes(llvm::Module &M, int32_t Bytes) {
+void defineVectorBytes(llvm::Module &M, int32_t Bytes) {
   auto *I32 = llvm::Type::getInt32Ty(M.getContext());
+  auto *Value = llvm::ConstantInt::get(I32, Bytes);
+  // The support library itself declares it.
+  if (auto *G = M.getNamedGlobal(abi::name(abi::DataSymbol::VectorBytes))) {
+    G->setInitializer(Value);
+    G->setConstant(true);
+    return;
+  }
   new llvm::GlobalVariable(M, I32, true, llvm::GlobalValue::ExternalLinkage,
-                           llvm::ConstantInt::get(I32, Bytes),
-                           abi::name(abi::DataSymbol::VectorBytes));
+                           Value, abi::name(abi::DataSymbol::VectorBytes));
 }
 
 static void addString(llvm::Module &M, llvm::StringRef Name,
@@ -149,18 +175,19 @@ void runO3(llvm::Module &M, llvm::TargetMachine &TM,
   PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(M, MAM);
 }
 
-llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
+int32_t vectorBytes(const llvm::TargetMachine &TM) {
+  const llvm::MCSubtargetInfo &STI = *TM.getMCSubtargetInfo();
+  return STI.checkFeatures("+avx512f") ? 64 : STI.checkFeatures("+avx") ? 32 : 16;
+}
+
+void setTargetAttributes(llvm::Module &M, const llvm::TargetMachine &TM) {
   M.setDataLayout(TM.createDataLayout());
   M.setTargetTriple(TM.getTargetTriple().str());
-  const llvm::MCSubtargetInfo &STI = *TM.getMCSubtargetInfo();
-  const bool Avx512 = STI.checkFeatures("+avx512f");
-  defineVectorBytes(M, Avx512 ? 64 : STI.checkFeatures("+avx") ? 32 : 16);
-  if (auto E = linkSupport(M))
-    return E;
   // Every function gets the target's CPU and features so that the support
   // code inlines and the vectorizer uses the widest registers: LLVM keeps
   // to 256-bit vectors on AVX-512 CPUs unless told otherwise, and the
   // samplers and products run 1.3-1.5x faster with 512 (bench/samplers.cpp).
+  const bool Avx512 = vectorBytes(TM) == 64;
   for (llvm::Function &F : M) {
     if (F.isDeclaration())
       continue;
@@ -170,10 +197,9 @@ llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
       F.addFnAttr("prefer-vector-width", "512");
     F.removeFnAttr(llvm::Attribute::OptimizeNone);
   }
-  llvm::internalizeModule(M, [](const llvm::GlobalValue &G) {
-    return isExported(G.getName());
-  });
+}
 
+llvm::Error runCPUPipeline(llvm::Module &M, llvm::TargetMachine &TM) {
   // glibc's libmvec is deliberately not declared to the vectorizer: its
   // vector exp/log differ from the scalar ones in the last bit, so a value
   // would depend on whether its element landed in a vector body or a
@@ -185,6 +211,20 @@ llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
   if (llvm::verifyModule(M, &llvm::errs()))
     return makeError("internal error: optimized module does not verify");
   return llvm::Error::success();
+}
+
+llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
+                           bool Precompiled) {
+  M.setDataLayout(TM.createDataLayout());
+  M.setTargetTriple(TM.getTargetTriple().str());
+  defineVectorBytes(M, vectorBytes(TM));
+  if (auto E = linkSupport(M, Precompiled))
+    return E;
+  setTargetAttributes(M, TM);
+  llvm::internalizeModule(M, [](const llvm::GlobalValue &G) {
+    return isExported(G.getName());
+  });
+  return runCPUPipeline(M, TM);
 }
 
 llvm::Error emitMachineCode(llvm::Module &M, llvm::TargetMachine &TM,
@@ -212,7 +252,7 @@ static std::string linkerComplaint(llvm::StringRef Log) {
   return "";
 }
 
-llvm::Error linkSharedLibrary(llvm::StringRef ObjectPath,
+llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> Objects,
                               llvm::StringRef OutputPath) {
   auto Clang = llvm::sys::findProgramByName("clang-19");
   if (!Clang)
@@ -225,8 +265,13 @@ llvm::Error linkSharedLibrary(llvm::StringRef ObjectPath,
   // disk is an ordinary write error.
   std::vector<std::string> Args = {*Clang, "-shared", "-fuse-ld=lld",
                                    "-Wl,--no-mmap-output-file",
-                                   "-o", OutputPath.str(), ObjectPath.str()};
-  for (const char *A : {"-lm", "-Wl,--as-needed"})
+                                   "-o", OutputPath.str()};
+  Args.insert(Args.end(), Objects.begin(), Objects.end());
+  // The precompiled support object has a section per function: only those
+  // the model calls stay. -z defs: a support function missing from the
+  // link fails here, not when aimz-run loads the library.
+  for (const char *A :
+       {"-Wl,--gc-sections", "-Wl,-z,defs", "-lm", "-Wl,--as-needed"})
     Args.push_back(A);
   std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
   llvm::SmallString<128> Log;

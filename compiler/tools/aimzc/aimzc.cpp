@@ -88,6 +88,12 @@ cl::opt<bool> ListDiagnostics(
 cl::opt<bool> NoPTX("no-ptx",
                     cl::desc("Do not embed PTX in the shared library"),
                     cl::cat(Category));
+cl::opt<bool> NoPrecompiledSupport(
+    "no-precompiled-support",
+    cl::desc("Optimize the support library's samplers "
+             "with the model instead of linking their object precompiled "
+             "for this CPU's x86-64 level (slower; the same results)"),
+    cl::Hidden, cl::cat(Category));
 
 int fail(const llvm::Twine &Msg) {
   llvm::WithColor::error(llvm::errs(), "aimzc") << Msg << "\n";
@@ -221,6 +227,7 @@ int main(int argc, char **argv) {
   O.TargetCPU = TargetCPU;
   O.GPUArch = GPUArch;
   O.EmbedPTX = !NoPTX;
+  O.PrecompiledSupport = !NoPrecompiledSupport;
   O.Precision = Forced;
   O.PassManagerCLOptions = true;
   O.Times = T;

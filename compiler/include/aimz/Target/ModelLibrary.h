@@ -5,6 +5,7 @@
 #include "aimz/abi.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -13,6 +14,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <memory>
+#include <string>
 
 namespace aimz {
 
@@ -36,16 +38,37 @@ createHostTargetMachine(llvm::StringRef CPU);
 void runO3(llvm::Module &M, llvm::TargetMachine &TM,
            const llvm::PipelineTuningOptions &PTO);
 
+/// The support library's bitcode embedded in aimzc, parsed into Ctx.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+parseSupportBitcode(llvm::LLVMContext &Ctx);
+
+/// The widest SIMD vector of TM's CPU in bytes: 64, 32 or 16.
+int32_t vectorBytes(const llvm::TargetMachine &TM);
+
+/// Defines the support library's aimz_rt_vector_bytes as Bytes.
+void defineVectorBytes(llvm::Module &M, int32_t Bytes);
+
+/// Sets M's data layout and triple for TM, and gives its functions TM's CPU,
+/// features and (on AVX-512) a preferred vector width of 512 bits.
+void setTargetAttributes(llvm::Module &M, const llvm::TargetMachine &TM);
+
+/// The O3 pipeline of the CPU code (vectorizing), then the verifier.
+llvm::Error runCPUPipeline(llvm::Module &M, llvm::TargetMachine &TM);
+
 /// Links the support library, internalizes all but the C interface and runs
-/// the O3 pipeline with the vector maths library declared.
-llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);
+/// the O3 pipeline (libmvec deliberately not declared). With Precompiled,
+/// the out-of-line support functions are left declared: their object
+/// (PrecompiledSupport.h) joins the link instead.
+llvm::Error optimizeModule(llvm::Module &M, llvm::TargetMachine &TM,
+                           bool Precompiled);
 
 /// Writes an object file (or assembly text).
 llvm::Error emitMachineCode(llvm::Module &M, llvm::TargetMachine &TM,
                             llvm::raw_pwrite_stream &OS, bool Assembly);
 
-/// Links an object into a shared library with its run-time dependencies.
-llvm::Error linkSharedLibrary(llvm::StringRef ObjectPath,
+/// Links objects (the model's, then any precompiled support) into a shared
+/// library with its run-time dependencies.
+llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> Objects,
                               llvm::StringRef OutputPath);
 
 } // namespace aimz
