@@ -8,9 +8,10 @@ namespace aimz::run {
 
 namespace {
 
-/// InferenceData's observed_data: the observed values, chunk by chunk.
+/// InferenceData's observed_data and coordinates: an array of the data or
+/// the posterior, ChunkRows rows per chunk.
 llvm::Error writeRows(ResultSink &Sink, size_t I, const OutputArray &O,
-                          const HostArray &H) {
+                      const HostArray &H) {
   uint64_t Rows = H.Shape.empty() ? 1 : H.Shape[0];
   uint64_t RowBytes = io::dtypeSize(H.Type);
   for (size_t K = 1; K < H.Shape.size(); ++K)

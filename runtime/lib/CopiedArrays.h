@@ -9,8 +9,8 @@
 namespace aimz::run {
 
 /// Writes the plan's arrays that copy the data or the posterior before the
-/// batches: InferenceData's observed_data and --with-posterior's latents
-/// (computed arrays come from the batches).
+/// batches: InferenceData's observed_data, the posterior's coordinates and
+/// --with-posterior's latents (computed arrays come from the batches).
 llvm::Error writeCopiedArrays(ResultSink &Sink, const RunPlan &Plan,
                               const DataSet &Data, const Posterior *Post);
 
