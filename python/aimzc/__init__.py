@@ -74,7 +74,8 @@ def _numeric_coords(ds):
 
 def _posterior(arg, sites):
     """The posterior as the native side takes it, its chain count (0:
-    unknown) and the labels of a Dataset's dims (coords, site_dims). An InferenceData (its posterior group) or a Dataset with
+    unknown) and the labels of a Dataset's dims (coords, site_dims). An
+    InferenceData (its posterior group) or a Dataset with
     (chain, draw) dims, and a dict whose every array has two leading axes
     more than its site (NumPyro's get_samples(group_by_chain=True)), are
     flattened chain-major: a view, no copy, where the layout allows."""

@@ -74,8 +74,7 @@ llvm::Error writeCopiedArrays(ResultSink &Sink, const RunPlan &Plan,
   llvm::Error Err = llvm::Error::success();
   for (size_t I = 0; I < Outs.size() && !Err; ++I)
     if (Outs[I].Observed)
-      Err = writeRows(Sink, I, Outs[I],
-                          *Data.Observed[Outs[I].ObservedOutput]);
+      Err = writeRows(Sink, I, Outs[I], *Data.Observed[Outs[I].ObservedOutput]);
     else if (Outs[I].Coordinate)
       Err = writeRows(Sink, I, Outs[I], Post->Coords.at(Outs[I].Name));
     else if (Outs[I].FromPosterior)
