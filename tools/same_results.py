@@ -32,9 +32,9 @@ def run(cmd):
                           text=True, timeout=600)
 
 
-def inputs_for(manifest, rng, tmp):
+def inputs_for(manifest, rng, tmp, obs=OBS):
     """--data arguments for every input, and --dim for the other dims."""
-    sizes = {d: (OBS if d == manifest.get("obs_dim") else DIM)
+    sizes = {d: (obs if d == manifest.get("obs_dim") else DIM)
              for d in manifest["dims"]}
     data, used = [], set()
     for i in manifest["inputs"]:
@@ -54,7 +54,7 @@ def inputs_for(manifest, rng, tmp):
         if d not in used and d != manifest.get("obs_dim"):
             dims += ["--dim", "%s=%d" % (d, n)]
     if manifest.get("obs_dim") and manifest["obs_dim"] not in used:
-        dims += ["--num-observations", str(OBS)]
+        dims += ["--num-observations", str(obs)]
     return data, dims
 
 
@@ -71,28 +71,26 @@ def compare(a_path, b_path):
             len(a.files), sum(a[k].nbytes for k in a.files))
 
 
-def check_model(src, args, tmp):
-    name = os.path.splitext(os.path.basename(src))[0]
-    libs = {}
-    for tag, aimzc, flags in (("old", args.old, args.old_flags),
-                              ("new", args.new, args.new_flags)):
-        libs[tag] = os.path.join(tmp, "%s-%s.so" % (name, tag))
-        p = run([aimzc, src, "-o", libs[tag]] + flags)
-        if p.returncode:
-            return [("compile", "FAILED (%s): %s" % (tag, p.stderr.strip()))]
-    manifest = json.loads(run([args.new, src, "--emit=manifest"]).stdout)
+def synthetic_runs(manifest, aimz_run, lib, tmp, num_draws=12, obs=OBS,
+                   extra=()):
+    """The runs to compare for one model: synthetic inputs, and a posterior
+    and observed values drawn by a prior-predictive run of `lib`.
+
+    Returns (runs, None) with runs a list of (command, arguments after
+    the library), or (None, why) when the synthetic data do not suit it."""
+    name = manifest["model"]
     rng = np.random.default_rng(7)
-    data, dims = inputs_for(manifest, rng, tmp)
+    data, dims = inputs_for(manifest, rng, tmp, obs)
     # Factors only come out of log-likelihood (its default sites).
     sites = ",".join(s["name"] for s in manifest["sites"]
                      if s["kind"] != "factor")
     base = ["--return-sites", sites, "--seed", "5", "--quiet"]
     prior = os.path.join(tmp, name + "-post.npz")
-    p = run([args.aimz_run, "prior-predictive", libs["old"], "--num-samples",
-             "12", "--out", prior] + data + dims + base)
+    p = run([aimz_run, "prior-predictive", lib, "--num-samples",
+             str(num_draws), "--out", prior] + data + dims + base +
+            list(extra))
     if p.returncode:
-        return [("all", "skipped (synthetic data: %s)" %
-                 p.stderr.strip().splitlines()[-1:])]
+        return None, "synthetic data: %s" % p.stderr.strip().splitlines()[-1:]
     latents = [s["name"] for s in manifest["sites"] if s["kind"] == "latent"]
     observed = [s for s in manifest["sites"] if s["kind"] == "observed"]
     with np.load(prior) as z:
@@ -106,17 +104,32 @@ def check_model(src, args, tmp):
                 np.save(path, z[s["name"]][0])
                 obs_data += ["--data", "%s=%s" % (s["name"], path)]
     post = ["--posterior", os.path.join(tmp, name + "-latents.npz")]
-    runs = [("prior-predictive", ["--num-samples", "12"] + dims),
-            ("predict", post + dims),
-            ("log-likelihood", post + obs_data + dims)]
+    return [("prior-predictive",
+             data + ["--num-samples", str(num_draws)] + dims + base),
+            ("predict", data + post + dims + base),
+            ("log-likelihood", data + post + obs_data + dims + base[2:])], None
+
+
+def check_model(src, args, tmp):
+    name = os.path.splitext(os.path.basename(src))[0]
+    libs = {}
+    for tag, aimzc, flags in (("old", args.old, args.old_flags),
+                              ("new", args.new, args.new_flags)):
+        libs[tag] = os.path.join(tmp, "%s-%s.so" % (name, tag))
+        p = run([aimzc, src, "-o", libs[tag]] + flags)
+        if p.returncode:
+            return [("compile", "FAILED (%s): %s" % (tag, p.stderr.strip()))]
+    manifest = json.loads(run([args.new, src, "--emit=manifest"]).stdout)
+    runs, why = synthetic_runs(manifest, args.aimz_run, libs["old"], tmp)
+    if runs is None:
+        return [("all", "skipped (%s)" % why)]
     results = []
     for cmd, extra in runs:
         outs = {}
         for tag in ("old", "new"):
             outs[tag] = os.path.join(tmp, "%s-%s-%s.npz" % (name, cmd, tag))
-            site_args = base if cmd != "log-likelihood" else base[2:]
             p = run([args.aimz_run, cmd, libs[tag], "--out", outs[tag]] +
-                    data + extra + site_args)
+                    extra)
             if p.returncode:
                 # The old library failing: data it does not suit; only the
                 # new one failing: a broken library.

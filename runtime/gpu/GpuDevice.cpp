@@ -147,11 +147,12 @@ void copyStrided(uint8_t *Dst, llvm::ArrayRef<int64_t> DstStrides,
 
 llvm::Expected<int64_t> scratchBytesPerThread(int32_t (*HostEntry)(aimz_call *),
                                               const aimz_call &HostCall) {
-  // An empty rectangle: the entry point sizes its scratch from the dims and
-  // obs_block up front, then has nothing to do.
+  // No draws: the entry point sizes its scratch from the dims, obs_block
+  // and the observation range up front, then has nothing to do. The range
+  // stays: a model with a joint site sizes its one block from it, and
+  // refuses a call over part of the observations.
   aimz_call C = HostCall;
   C.draw_end = C.draw_begin;
-  C.obs_end = C.obs_begin;
   C.scratch = nullptr;
   C.scratch_bytes = 0;
   C.scratch_needed = -1;

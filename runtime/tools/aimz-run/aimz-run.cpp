@@ -45,6 +45,11 @@ cl::OptionCategory RunCat("aimz-run options");
 
 cl::opt<std::string> ModelPath(cl::Positional, cl::desc("<model.so>"),
                                RUN_SUBS, cl::sub(InfoCmd), cl::cat(RunCat));
+cl::opt<bool> InfoJson("json",
+                       cl::desc("Print the manifest that aimzc embedded (JSON: "
+                                "inputs, sites, dims, plan), as "
+                                "'aimzc --emit=manifest' prints it"),
+                       cl::sub(InfoCmd), cl::cat(RunCat));
 cl::list<std::string>
     DataArgs("data",
              cl::desc("An input: NAME=FILE.npy, or an .npz of named arrays"),
@@ -291,6 +296,10 @@ int info() {
   auto Lib = ModelLibrary::open(ModelPath);
   if (!Lib)
     return fail(Lib.takeError());
+  if (InfoJson) {
+    llvm::outs() << (*Lib)->manifestText() << "\n";
+    return 0;
+  }
   const Manifest &M = (*Lib)->manifest();
   llvm::outs() << "model " << M.Model << " (" << (*Lib)->path()
                << ", ABI version " << AIMZ_ABI_VERSION << ")\n"

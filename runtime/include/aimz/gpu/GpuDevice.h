@@ -292,8 +292,9 @@ private:
 };
 
 /// Scratch bytes per GPU thread for `HostCall`'s dims and obs_block: runs
-/// the model's host entry point on an empty copy of the rectangle (no work,
-/// nothing written) and returns the scratch_needed it reports.
+/// the model's host entry point on a copy of the rectangle with no draws (no
+/// work, nothing written; the observation range kept, which a joint site's
+/// one block is sized from) and returns the scratch_needed it reports.
 llvm::Expected<int64_t> scratchBytesPerThread(int32_t (*HostEntry)(aimz_call *),
                                               const aimz_call &HostCall);
 
