@@ -133,7 +133,7 @@ else
 fi
 
 stamp "aimz_gpu_tests (the GPU backend; the stand-in's run everywhere)"
-timeout 120 "$BIN/aimz_gpu_tests_portable" --gtest_filter='*/Gpu:CudaDriver.*' \
+timeout 90 "$BIN/aimz_gpu_tests_portable" --gtest_filter='*/Gpu:CudaDriver.*' \
   --gtest_output="xml:$OUT/gpu_tests.xml" 2>&1 | tee "$OUT/gpu_tests.log"
 TESTS_RC=${PIPESTATUS[0]}
 echo "aimz_gpu_tests exit status: $TESTS_RC"
@@ -146,20 +146,20 @@ NAMES=$(for f in "$ROOT"/dsl-examples/*.aimz; do n=$(basename "$f" .aimz)
         for f in "$RUN_MODELS"/*.so; do n=$(basename "$f" .so)
           [ -f "$ROOT/dsl-examples/$n.aimz" ] || echo "$n"; done)
 # shellcheck disable=SC2086
-timeout 130 "$PY" "$ROOT/test/unit/gpu/examples_check.py" --aimz-run "$AIMZ_RUN" \
-  --models "$RUN_MODELS" --obs 1031 --draws 24 --max-seconds 100 $NAMES 2>&1 |
+timeout 100 "$PY" "$ROOT/test/unit/gpu/examples_check.py" --aimz-run "$AIMZ_RUN" \
+  --models "$RUN_MODELS" --obs 1031 --draws 24 --max-seconds 75 $NAMES 2>&1 |
   tee "$OUT/examples.log"
 EXAMPLES_RC=${PIPESTATUS[0]}
 echo "examples_check exit status: $EXAMPLES_RC"
 
 stamp "MLP predict, 1000 draws x 1M observations, aimz-run into the store"
-timeout 150 "$PY" "$ROOT/test/unit/gpu/mlp_e2e_bench.py" --aimz-run "$AIMZ_RUN" \
-  --model "$RUN_MODELS/mlp.so" --per-run-seconds 40 \
+timeout 120 "$PY" "$ROOT/test/unit/gpu/mlp_e2e_bench.py" --aimz-run "$AIMZ_RUN" \
+  --model "$RUN_MODELS/mlp.so" --per-run-seconds 30 \
   --draws "${MLP_DRAWS:-1000}" --obs "${MLP_OBS:-1000000}" 2>&1 | tee "$OUT/bench.log"
 echo "mlp_e2e_bench exit status: ${PIPESTATUS[0]}"
 
 stamp "aimz_gpu_bench (the GPU part alone: no compression or store)"
-timeout 45 "$BIN/aimz_gpu_bench" --draws 1000 --obs 1000000 --batch-obs 65536 \
+timeout 40 "$BIN/aimz_gpu_bench" --draws 1000 --obs 1000000 --batch-obs 65536 \
   --probe-obs 32768 --obs-blocks 64,16 --max-seconds 15 2>&1 | tee -a "$OUT/bench.log"
 echo "aimz_gpu_bench exit status: ${PIPESTATUS[0]}"
 
@@ -179,7 +179,7 @@ np.savez('san_post.npz', alpha=r.normal(size=40).astype(np.float32),
 fi
 
 stamp "NumPyro Predictive, same model and sizes"
-LD_LIBRARY_PATH=$ORIG_LD_LIBRARY_PATH PYTHONUNBUFFERED=1 timeout 75 python3 \
+LD_LIBRARY_PATH=$ORIG_LD_LIBRARY_PATH PYTHONUNBUFFERED=1 timeout 60 python3 \
   "$ROOT/test/unit/gpu/numpyro_mlp_bench.py" --draws 1000 --obs 1000000 \
   --batch-obs 65536 --max-seconds 20 2>&1 | tee -a "$OUT/bench.log"
 echo "numpyro_mlp_bench exit status: ${PIPESTATUS[0]}"
