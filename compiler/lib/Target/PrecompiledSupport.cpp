@@ -31,10 +31,9 @@ bool isPrecompiledSupport(llvm::StringRef Name) {
   auto Prefix = [](SupportFamily F) {
     return abi::SupportPrefixes[static_cast<int>(F)];
   };
-  if (Name.starts_with(Prefix(SupportFamily::SampleRow)))
-    return false;
   for (SupportFamily F : {SupportFamily::Sample, SupportFamily::EventSample,
-                          SupportFamily::Cholesky})
+                          SupportFamily::Cholesky, SupportFamily::MatMul,
+                          SupportFamily::PackRowTiles})
     if (Name.starts_with(Prefix(F)))
       return true;
   return Name.starts_with("aimz_rt_lgamma_");

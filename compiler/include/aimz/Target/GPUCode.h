@@ -26,8 +26,10 @@ bool gpuSupportAvailable();
 llvm::Expected<std::string> generatePTX(const llvm::Module &HostIR,
                                         llvm::StringRef Arch);
 
-/// PTX for each of Archs from one optimization of HostIR (its IR does not
-/// depend on the architecture; only the back end runs per architecture).
+/// PTX for each of Archs from one optimization and one back-end run of
+/// HostIR, for the first; the others get that PTX with their own .version
+/// and .target lines (the kernels use no instruction that differs between
+/// sm_80 and sm_90).
 llvm::Expected<std::vector<std::string>>
 generatePTXs(const llvm::Module &HostIR, llvm::ArrayRef<llvm::StringRef> Archs);
 

@@ -60,6 +60,13 @@ template <class T, int W>
 inline void packPanel(int64_t K, int64_t N, const T *B, int64_t SBk,
                       int64_t SBn, int64_t Col0, T *Panel) {
   const int64_t Cols = N - Col0 < W ? N - Col0 : W;
+  // Whole contiguous tile rows, the common case, as fixed-size copies: a
+  // copy whose length is known only at run time is a libc call per row.
+  if (SBn == 1 && Cols == W) {
+    for (int64_t k = 0; k < K; ++k)
+      std::memcpy(Panel + k * W, B + k * SBk + Col0, W * sizeof(T));
+    return;
+  }
   for (int64_t k = 0; k < K; ++k) {
     T *Dst = Panel + k * W;
     const T *Src = B + k * SBk + Col0 * SBn;
@@ -129,6 +136,9 @@ void gemm(int64_t Rows, int64_t N, int64_t K, RowSpace<const T> A,
           for (int R = 0; R < MR; ++R)
             for (int J = 0; J < NV; ++J)
               Acc[R][J] = V{};
+        } else if (SCn == 1 && Cols == W) {
+          for (int R = 0; R < MR; ++R)
+            std::memcpy(Acc[R], CRow[R], sizeof(Acc[R]));
         } else {
           for (int R = 0; R < MR; ++R) {
             for (int64_t j = 0; j < W; ++j)
@@ -138,6 +148,10 @@ void gemm(int64_t Rows, int64_t N, int64_t K, RowSpace<const T> A,
         }
         tile<T, S>(KHere, ARow, SAk, Panel, Acc);
         for (int R = 0; R < Here; ++R) {
+          if (SCn == 1 && Cols == W) { // whole vectors, stored as they are
+            std::memcpy(CRow[R], Acc[R], sizeof(Acc[R]));
+            continue;
+          }
           std::memcpy(Lane[R], Acc[R], sizeof(Lane[R]));
           if (SCn == 1) {
             std::memcpy(CRow[R], Lane[R], Cols * sizeof(T));
