@@ -12,6 +12,7 @@
 #include "aimz/run/Data.h"
 #include "aimz/run/ModelLibrary.h"
 #include "aimz/run/Runner.h"
+#include "aimz/run/Scenario.h"
 #include "aimz/run/StanCsv.h"
 #include "aimz/run/Version.h"
 
@@ -162,16 +163,6 @@ py::object keywordObject(const py::dict &Options, const char *Key) {
                                : py::object(py::none());
 }
 
-/// The inputs, posterior and interventions of one scenario, and the
-/// options that shape how the inputs were read.
-struct Scenario {
-  DataSet Data;
-  std::optional<Posterior> Post;
-  std::vector<Intervention> Interventions;
-  std::vector<std::string> DimArgs;
-  int64_t NumObs = 0;
-};
-
 
 class LoadedModel {
 public:
@@ -192,10 +183,20 @@ public:
                      : Command == "log_likelihood" ? EntryKind::LogLikelihood
                                                    : EntryKind::PriorPredictive;
     Warnings W;
-    Scenario S = loadScenario(Kind, Data, PosteriorArg, Options, W);
+    InputSource In = inputSource(Data);
+    std::optional<BaselineArgs> BaseArgs;
+    if (Effect) {
+      BaseArgs = baselineArgs(Options);
+      if (llvm::Error E =
+              checkEffectInputNames(Lib->manifest(), In, "data", *BaseArgs))
+        raise(std::move(E));
+    }
+    const int64_t NumObs = static_cast<int64_t>(integerKeyword(
+        Options, "num_observations", 0, 1, Int64Max, "a positive integer"));
+    Scenario S = loadScenario(Kind, In, NumObs, PosteriorArg, Options, W);
     std::optional<Scenario> Base;
     if (Effect)
-      Base = loadBaseline(S, Data, Options);
+      Base = take(loadBaseline(Lib->manifest(), S, In, *BaseArgs, NumObs, W));
     if (S.Post)
       if (llvm::Error E = applyInterventions(Lib->manifest(), S.Interventions,
                                              S.Data, *S.Post, "intervention"))
@@ -206,31 +207,36 @@ public:
   }
 
 private:
+  /// The inputs: a dict of arrays, or an .npz path read as --data reads it.
+  static InputSource inputSource(const py::object &Data) {
+    InputSource In;
+    if (py::isinstance<py::dict>(Data))
+      In.Arrays = viewsOf(Data.cast<py::dict>());
+    else
+      In.Files = {Data.cast<std::string>()};
+    return In;
+  }
+
   /// The scenario the data, dims, posterior and intervention keywords
   /// give (the interventions not applied yet).
-  Scenario loadScenario(EntryKind Kind, const py::object &Data,
+  Scenario loadScenario(EntryKind Kind, const InputSource &In, int64_t NumObs,
                         const py::object &PosteriorArg,
                         const py::dict &Options, Warnings &W) const {
     const Manifest &M = Lib->manifest();
     Scenario S;
-    // Inputs: a dict of arrays, or an .npz path read as --data reads it.
+    // InferenceData keeps the observed output, when given, as observed_data.
     const bool InferenceData =
         keyword(Options, "layout", std::string("flat")) == "inference-data";
     const bool OutOfSample = keyword(Options, "out_of_sample", false);
     ObservedUse NeedY = Kind == EntryKind::LogLikelihood ? ObservedUse::Require
                         : InferenceData && !OutOfSample ? ObservedUse::IfGiven
                                                         : ObservedUse::Ignore;
-    S.NumObs = static_cast<int64_t>(integerKeyword(
-        Options, "num_observations", 0, 1, Int64Max, "a positive integer"));
-    S.Data = take(
-        py::isinstance<py::dict>(Data)
-            ? dataFromArrays(M, viewsOf(Data.cast<py::dict>()), NeedY, W,
-                             S.NumObs)
-            : loadData(M, {Data.cast<std::string>()}, NeedY, W, S.NumObs));
+    S.Data = take(In.load(M, NeedY, W, NumObs));
+    std::vector<std::string> DimArgs;
     for (auto [K, V] : keyword(Options, "dims", py::dict()))
-      S.DimArgs.push_back(std::string(py::str(K)) + "=" +
-                          std::string(py::str(V)));
-    if (llvm::Error E = bindDimArgs(M, S.DimArgs, S.Data))
+      DimArgs.push_back(std::string(py::str(K)) + "=" +
+                        std::string(py::str(V)));
+    if (llvm::Error E = bindDimArgs(M, DimArgs, S.Data))
       raise(std::move(E));
     if (Kind != EntryKind::PriorPredictive)
       S.Post = loadPosteriorArg(Kind, PosteriorArg, Options, S.Data, W);
@@ -278,60 +284,25 @@ private:
     return Post;
   }
 
-  /// effect's baseline: the same posterior with its own interventions,
-  /// and the inputs of data updated by baseline_data.
-  Scenario loadBaseline(const Scenario &S, const py::object &Data,
-                        const py::dict &Options) const {
-    const Manifest &M = Lib->manifest();
-    Scenario Base;
-    py::object BD = keywordObject(Options, "baseline_data");
-    Base.Interventions =
+  /// effect's baseline keywords: its interventions and the inputs it
+  /// replaces.
+  static BaselineArgs baselineArgs(const py::dict &Options) {
+    BaselineArgs B;
+    B.Interventions =
         interventionsOf(keywordObject(Options, "baseline_intervention"));
-    if (S.Interventions.empty() && Base.Interventions.empty() && BD.is_none())
+    py::object BD = keywordObject(Options, "baseline_data");
+    if (!BD.is_none())
+      B.Data.Arrays = viewsOf(BD.cast<py::dict>());
+    B.DataOption = "baseline_data";
+    B.InterventionOption = "baseline_intervention";
+    bool Scenario = !interventionsOf(keywordObject(Options, "intervention"))
+                         .empty();
+    if (!Scenario && B.Interventions.empty() && !B.hasData())
       throw py::value_error(
           "effect compares two scenarios: give intervention=, "
           "baseline_intervention= or baseline_data=; with none the effect "
           "is zero everywhere");
-    // The baseline's inputs: data with baseline_data's names replaced.
-    py::dict Merged;
-    if (py::isinstance<py::dict>(Data))
-      mergeInputs(Merged, Data.cast<py::dict>(), "data", /*OutputToo=*/true);
-    else if (!BD.is_none())
-      throw py::value_error("baseline_data needs data as a dict of arrays");
-    if (!BD.is_none())
-      mergeInputs(Merged, BD.cast<py::dict>(), "baseline_data",
-                  /*OutputToo=*/false);
-    Warnings Ignored;
-    Base.Data = take(py::isinstance<py::dict>(Data)
-                         ? dataFromArrays(M, viewsOf(Merged),
-                                          ObservedUse::Ignore, Ignored,
-                                          S.NumObs)
-                         : loadData(M, {Data.cast<std::string>()},
-                                    ObservedUse::Ignore, Ignored, S.NumObs));
-    if (llvm::Error E = bindDimArgs(M, S.DimArgs, Base.Data))
-      raise(std::move(E));
-    if (llvm::Error E = checkSameDims(S.Data, Base.Data, "baseline_data"))
-      raise(std::move(E));
-    Base.Post = *S.Post;
-    if (llvm::Error E = applyInterventions(M, Base.Interventions, Base.Data,
-                                           *Base.Post,
-                                           "baseline_intervention"))
-      raise(std::move(E));
-    return Base;
-  }
-
-  /// Adds From's arrays to Into, refusing names the model lacks (Option
-  /// names the keyword).
-  void mergeInputs(py::dict &Into, const py::dict &From,
-                   const std::string &Option, bool OutputToo) const {
-    std::vector<std::string> Names;
-    for (auto [K, V] : From) {
-      Into[K] = V;
-      Names.push_back(std::string(py::str(K)));
-    }
-    if (llvm::Error E =
-            checkInputNames(Lib->manifest(), Names, Option, OutputToo))
-      raise(std::move(E));
+    return B;
   }
 
   /// The keywords as the runtime's request (Base: effect's baseline).
@@ -340,15 +311,9 @@ private:
                                const py::dict &Options) {
     RunOptions O;
     O.Kind = Kind;
-    O.Interventions = S.Interventions;
-    if (Base) {
-      O.BaselineData = keywordObject(Options, "baseline_data").is_none()
-                           ? nullptr
-                           : &Base->Data;
-      O.BaselinePost = &*Base->Post;
-      O.BaselineInterventions = Base->Interventions;
-      O.KeepScenarios = keyword(Options, "keep_scenarios", false);
-    }
+    static_cast<ScenarioSpec &>(O) = scenarioSpec(
+        S, Base, !keywordObject(Options, "baseline_data").is_none(),
+        keyword(Options, "keep_scenarios", false));
     std::string Axis =
         choiceKeyword(Options, "shard_axis", "auto", {"auto", "obs", "draw"});
     O.Axis = Axis == "obs"    ? ShardAxis::Obs

@@ -259,6 +259,47 @@ def test_intervention_and_effect_match_the_cli(linreg, work):
         m.predict({"X": X}, post, intervention={"nope": 1})
 
 
+GROUPS_FROM_POSTERIOR = """
+model groups(x: f32[n], g: i32[n]) -> (y: f32[n]) {
+  mu_a ~ Normal(0, 1);
+  sigma_a ~ HalfNormal(1);
+  plate groups(J) { a ~ Normal(mu_a, sigma_a); }
+  sigma ~ HalfNormal(1);
+  plate obs(n) { y ~ Normal(a[g] + x, sigma); }
+}
+"""
+
+
+def test_effect_with_baseline_data_when_the_posterior_sets_a_dim(work):
+    # The group count J comes from the posterior's array a: the baseline
+    # reads the same draws, so it has J too (the module once refused this
+    # run with "the same observations and dimensions ... (500 vs 500)").
+    src = work / "groups.aimz"
+    src.write_text(GROUPS_FROM_POSTERIOR)
+    so = str(work / "groups.so")
+    subprocess.run([AIMZC, str(src), "-o", so], check=True)
+    rng = np.random.default_rng(0)
+    n, D, J = 500, 12, 5
+    x = rng.normal(size=n).astype(np.float32)
+    g = rng.integers(0, J, size=n).astype(np.int32)
+    post = dict(mu_a=rng.normal(size=D).astype(np.float32),
+                sigma_a=rng.uniform(0.5, 1.5, D).astype(np.float32),
+                a=rng.normal(size=(D, J)).astype(np.float32),
+                sigma=rng.uniform(0.5, 1.5, D).astype(np.float32))
+    for name, a in (("gx", x), ("gx1", x + 1), ("gg", g)):
+        np.save(work / (name + ".npy"), a)
+    np.savez(work / "gpost.npz", **post)
+    eff = aimzc.load(so).effect({"x": x, "g": g}, post, seed=2,
+                                baseline_data={"x": x + 1})
+    ref = cli(work, "effect", so, "--data", "x=%s" % (work / "gx.npy"),
+              "--data", "g=%s" % (work / "gg.npy"), "--posterior",
+              str(work / "gpost.npz"), "--seed", "2", "--baseline-data",
+              "x=%s" % (work / "gx1.npy"))
+    np.testing.assert_array_equal(eff["y"].values, ref["y"].values)
+    # Common random numbers: y - y' is the shift of the mean, -1.
+    np.testing.assert_allclose(eff["y"].values, -1.0, atol=1e-5)
+
+
 def _groups(result):
     """{group: Dataset} from an InferenceData result (or the dict returned
     where ArviZ is missing)."""

@@ -22,15 +22,18 @@ static llvm::Error makeError(const llvm::Twine &Msg) {
 
 bool isPrecompiledSupport(llvm::StringRef Name) {
   using abi::SupportFamily;
-  // Out of line in every model: noinline samplers (rejection loops), event
-  // samplers, Cholesky, lgamma. Densities and elementary functions inline
-  // into the model's loops and stay bitcode, and so do the row samplers and
-  // matrix products: the model's O3 specializes them to its call sites'
-  // constant strides and sizes (generic precompiled ones made linreg's
-  // predict 2.3x and mlp's 2x slower).
+  // Out of line in every model: scalar samplers (rejection loops), event
+  // samplers, matrix products, row-tile packing, Cholesky, lgamma.
+  // Densities and elementary functions inline into the model's loops and
+  // stay bitcode, and so do the row samplers: the model's O3 specializes
+  // them to its call sites' constant strides (generic objects made
+  // linreg's predict 2.6x slower). The matrix products run as fast
+  // precompiled, since Gemm.h copies whole tiles at a fixed size.
   auto Prefix = [](SupportFamily F) {
     return abi::SupportPrefixes[static_cast<int>(F)];
   };
+  if (Name.starts_with(Prefix(SupportFamily::SampleRow)))
+    return false;
   for (SupportFamily F : {SupportFamily::Sample, SupportFamily::EventSample,
                           SupportFamily::Cholesky, SupportFamily::MatMul,
                           SupportFamily::PackRowTiles})

@@ -6,6 +6,7 @@
 #include "aimz/run/ModelLibrary.h"
 #include "aimz/run/RunGroup.h"
 #include "aimz/run/Runner.h"
+#include "aimz/run/Scenario.h"
 #include "aimz/run/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -269,15 +270,6 @@ std::optional<std::string> outputIsAnInput() {
 
 int fail(llvm::Error E) { return fail(llvm::toString(std::move(E))); }
 
-/// The NAMEs of NAME=FILE arguments (an archive's members are not known
-/// before it is read).
-std::vector<std::string> namesOf(const cl::list<std::string> &Args) {
-  std::vector<std::string> Names;
-  for (const std::string &A : Args)
-    if (A.find('=') != std::string::npos)
-      Names.push_back(A.substr(0, A.find('=')));
-  return Names;
-}
 
 void onSignal(int) {
   if (InterruptRequested.exchange(true))
@@ -390,12 +382,12 @@ std::optional<std::string> badRunArguments(EntryKind Kind, bool Effect) {
   return std::nullopt;
 }
 
-/// The inputs, posterior and interventions of one scenario.
-struct Scenario {
-  DataSet Data;
-  std::optional<Posterior> Post;
-  std::vector<Intervention> Interventions;
-};
+/// --data's inputs.
+InputSource dataSource() {
+  InputSource In;
+  In.Files.assign(DataArgs.begin(), DataArgs.end());
+  return In;
+}
 
 /// The scenario --data, --dim, --posterior and --intervene give (the
 /// interventions parsed, not applied yet).
@@ -406,7 +398,7 @@ llvm::Error loadScenario(const Manifest &M, EntryKind Kind, Warnings &W,
                          : Layout == OutputLayout::InferenceData && !OutOfSample
                              ? ObservedUse::IfGiven
                              : ObservedUse::Ignore;
-  auto Data = loadData(M, DataArgs, Observed, W, NumObservations);
+  auto Data = dataSource().load(M, Observed, W, NumObservations);
   if (!Data)
     return Data.takeError();
   S.Data = std::move(*Data);
@@ -427,43 +419,18 @@ llvm::Error loadScenario(const Manifest &M, EntryKind Kind, Warnings &W,
   return llvm::Error::success();
 }
 
-/// effect: the baseline's inputs (--data with --baseline-data's names
-/// replaced) and posterior (its own interventions, applied), loaded before
-/// the scenario's interventions touch its posterior.
-llvm::Error loadBaseline(const Manifest &M, const Scenario &S, Warnings &W,
-                         Scenario &Base) {
-  std::vector<std::string> Args;
-  for (const std::string &A : DataArgs) {
-    std::string Name = A.substr(0, A.find('='));
-    bool Replaced = llvm::any_of(BaselineDataArgs, [&](const std::string &B) {
-      return B.substr(0, B.find('=')) == Name;
-    });
-    if (!Replaced)
-      Args.push_back(A);
-  }
-  Args.insert(Args.end(), BaselineDataArgs.begin(), BaselineDataArgs.end());
-  auto BD = loadData(M, Args, ObservedUse::Ignore, W, NumObservations);
-  if (!BD)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "--baseline-data: " +
-                                       llvm::toString(BD.takeError()));
-  Base.Data = std::move(*BD);
-  if (auto E = bindDimArgs(M, DimArgs, Base.Data))
-    return E;
-  if (auto E = checkSameDims(S.Data, Base.Data, "--baseline-data"))
-    return E;
-  Warnings Ignored; // the scenario's load already warned about the posterior
-  auto BP = loadPosterior(M, PosteriorPath, Base.Data, false, Ignored, Strict);
-  if (!BP)
-    return BP.takeError();
-  Base.Post = std::move(*BP);
+/// effect's baseline flags.
+llvm::Expected<BaselineArgs> baselineArgs() {
+  BaselineArgs B;
+  B.Data.Files.assign(BaselineDataArgs.begin(), BaselineDataArgs.end());
   auto BI = parseInterventions(std::vector<std::string>(
       BaselineIntervene.begin(), BaselineIntervene.end()));
   if (!BI)
     return BI.takeError();
-  Base.Interventions = std::move(*BI);
-  return applyInterventions(M, Base.Interventions, Base.Data, *Base.Post,
-                            "--baseline-intervene");
+  B.Interventions = std::move(*BI);
+  B.DataOption = "--baseline-data";
+  B.InterventionOption = "--baseline-intervene";
+  return B;
 }
 
 /// The command line's options as the runtime's request (Base: effect's
@@ -478,15 +445,8 @@ llvm::Expected<RunOptions> runOptions(EntryKind Kind, const Scenario &S,
   O.Devices = DeviceCount;
   O.Seed = Seed;
   O.ReturnSites.assign(ReturnSites.begin(), ReturnSites.end());
-  O.Interventions = S.Interventions;
-  if (Base) {
-    // Recorded as baseline_data: whether the baseline has inputs of its
-    // own (otherwise it reads --data, as Base->Data does).
-    O.BaselineData = BaselineDataArgs.empty() ? nullptr : &Base->Data;
-    O.BaselinePost = &*Base->Post;
-    O.BaselineInterventions = Base->Interventions;
-    O.KeepScenarios = KeepScenarios;
-  }
+  static_cast<ScenarioSpec &>(O) =
+      scenarioSpec(S, Base, !BaselineDataArgs.empty(), KeepScenarios);
   O.NumSamples = NumSamples;
   O.OutPath = OutPath;
   O.Format = ZarrFormat == 3 ? io::ZarrFormat::V3 : io::ZarrFormat::V2;
@@ -550,22 +510,24 @@ int runCommand(EntryKind Kind, bool Effect = false) {
   };
   if (NumObservations.getNumOccurrences() && NumObservations <= 0)
     return fail("--num-observations must be a positive integer");
+  std::optional<BaselineArgs> BaseArgs;
   if (Effect) {
-    // An input the model lacks would leave both scenarios equal: an effect
-    // of exactly 0, which must not pass for a result.
-    if (auto E = checkInputNames(M, namesOf(BaselineDataArgs),
-                                 "--baseline-data", /*OutputToo=*/false))
-      return fail(std::move(E));
-    if (auto E = checkInputNames(M, namesOf(DataArgs), "--data",
-                                 /*OutputToo=*/true))
+    auto B = baselineArgs();
+    if (!B)
+      return fail(B.takeError());
+    BaseArgs = std::move(*B);
+    if (auto E = checkEffectInputNames(M, dataSource(), "--data", *BaseArgs))
       return fail(std::move(E));
   }
   Scenario S, Base;
   if (auto E = loadScenario(M, Kind, W, S))
     return Report(), fail(std::move(E));
-  if (Effect)
-    if (auto E = loadBaseline(M, S, W, Base))
-      return Report(), fail(std::move(E));
+  if (Effect) {
+    auto B = loadBaseline(M, S, dataSource(), *BaseArgs, NumObservations, W);
+    if (!B)
+      return Report(), fail(B.takeError());
+    Base = std::move(*B);
+  }
   if (S.Post)
     if (auto E = applyInterventions(M, S.Interventions, S.Data, *S.Post))
       return Report(), fail(std::move(E));
