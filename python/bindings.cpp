@@ -163,7 +163,6 @@ py::object keywordObject(const py::dict &Options, const char *Key) {
                                : py::object(py::none());
 }
 
-
 class LoadedModel {
 public:
   explicit LoadedModel(const std::string &Path)
@@ -220,8 +219,8 @@ private:
   /// The scenario the data, dims, posterior and intervention keywords
   /// give (the interventions not applied yet).
   Scenario loadScenario(EntryKind Kind, const InputSource &In, int64_t NumObs,
-                        const py::object &PosteriorArg,
-                        const py::dict &Options, Warnings &W) const {
+                        const py::object &PosteriorArg, const py::dict &Options,
+                        Warnings &W) const {
     const Manifest &M = Lib->manifest();
     Scenario S;
     // InferenceData keeps the observed output, when given, as observed_data.
@@ -295,9 +294,9 @@ private:
       B.Data.Arrays = viewsOf(BD.cast<py::dict>());
     B.DataOption = "baseline_data";
     B.InterventionOption = "baseline_intervention";
-    bool Scenario = !interventionsOf(keywordObject(Options, "intervention"))
-                         .empty();
-    if (!Scenario && B.Interventions.empty() && !B.hasData())
+    bool HasScenario =
+        !interventionsOf(keywordObject(Options, "intervention")).empty();
+    if (!HasScenario && B.Interventions.empty() && !B.hasData())
       throw py::value_error(
           "effect compares two scenarios: give intervention=, "
           "baseline_intervention= or baseline_data=; with none the effect "

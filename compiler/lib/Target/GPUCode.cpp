@@ -13,8 +13,8 @@
 #include "aimz/Target/ModelLibrary.h"
 #include "aimz/AbiSymbols.h"
 
-#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -30,7 +30,6 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/IPO/Internalize.h"
 #include "llvm/Transforms/Utils/Cloning.h"
-
 
 extern "C" const char aimz_support_gpu_bc[];
 extern "C" const char aimz_support_gpu_bc_end[];

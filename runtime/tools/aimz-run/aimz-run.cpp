@@ -270,7 +270,6 @@ std::optional<std::string> outputIsAnInput() {
 
 int fail(llvm::Error E) { return fail(llvm::toString(std::move(E))); }
 
-
 void onSignal(int) {
   if (InterruptRequested.exchange(true))
     _exit(130); // a second Ctrl-C: leave now

@@ -1,4 +1,4 @@
-//===- Scenario.h - One scenario's inputs, posterior, interventions -*- C++ -*-===//
+//===- Scenario.h - Inputs, posterior, interventions of a run ---*- C++ -*-===//
 //
 // What both front ends (aimz-run and the Python module) load before a run:
 // a scenario, and for `effect` its baseline. Loading them lives here once,
