@@ -74,86 +74,107 @@ CudaDriver::open(const std::string &Library) {
   std::unique_ptr<CudaDriver> D(new CudaDriver());
   D->Handle = H;
   D->Library = Library;
-  std::string Missing;
-  resolve(H, D->Init, "cuInit", Missing);
-  resolve(H, D->DriverGetVersion, "cuDriverGetVersion", Missing);
-  resolve(H, D->DeviceGetCount, "cuDeviceGetCount", Missing);
-  resolve(H, D->DeviceGet, "cuDeviceGet", Missing);
-  resolve(H, D->DeviceGetName, "cuDeviceGetName", Missing);
-  resolve(H, D->DeviceGetAttribute, "cuDeviceGetAttribute", Missing);
-  resolve(H, D->DeviceTotalMem, "cuDeviceTotalMem_v2", Missing);
-  resolve(H, D->DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", Missing);
-  resolve(H, D->DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", Missing);
-  resolve(H, D->CtxCreate, "cuCtxCreate_v2", Missing, /*Required=*/false);
-  resolve(H, D->CtxSetCurrent, "cuCtxSetCurrent", Missing);
-  resolve(H, D->CtxSynchronize, "cuCtxSynchronize", Missing);
-  resolve(H, D->MemGetInfo, "cuMemGetInfo_v2", Missing);
-  resolve(H, D->MemAlloc, "cuMemAlloc_v2", Missing);
-  resolve(H, D->MemFree, "cuMemFree_v2", Missing);
-  resolve(H, D->MemHostAlloc, "cuMemHostAlloc", Missing);
-  resolve(H, D->MemFreeHost, "cuMemFreeHost", Missing);
-  resolve(H, D->MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", Missing);
-  resolve(H, D->MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", Missing);
-  resolve(H, D->ModuleLoadDataEx, "cuModuleLoadDataEx", Missing);
-  resolve(H, D->ModuleUnload, "cuModuleUnload", Missing);
-  resolve(H, D->ModuleGetFunction, "cuModuleGetFunction", Missing);
-  resolve(H, D->LaunchKernel, "cuLaunchKernel", Missing);
-  resolve(H, D->StreamCreate, "cuStreamCreate", Missing);
-  resolve(H, D->StreamDestroy, "cuStreamDestroy_v2", Missing);
-  resolve(H, D->StreamSynchronize, "cuStreamSynchronize", Missing);
-  resolve(H, D->EventCreate, "cuEventCreate", Missing);
-  resolve(H, D->EventDestroy, "cuEventDestroy_v2", Missing);
-  resolve(H, D->EventRecord, "cuEventRecord", Missing);
-  resolve(H, D->EventSynchronize, "cuEventSynchronize", Missing);
-  resolve(H, D->EventQuery, "cuEventQuery", Missing);
-  resolve(H, D->GetErrorString, "cuGetErrorString", Missing);
-  resolve(H, D->GetErrorName, "cuGetErrorName", Missing);
+  std::string Missing = D->resolveSymbols(H);
   if (!Missing.empty())
     return error("the NVIDIA driver (" + Library + ") lacks " + Missing +
                  "; it is too old for aimz-run (CUDA 11.8 or newer is needed)");
+  if (llvm::Error E = D->listDevices())
+    return std::move(E);
+  return std::move(D);
+}
 
-  cu::Result R = D->Init(0);
+/// The driver functions used, by name (the versioned symbol where cuda.h's
+/// macros bind one); the names of the missing required ones, joined.
+std::string CudaDriver::resolveSymbols(void *H) {
+  std::string Missing;
+  resolve(H, Init, "cuInit", Missing);
+  resolve(H, DriverGetVersion, "cuDriverGetVersion", Missing);
+  resolve(H, DeviceGetCount, "cuDeviceGetCount", Missing);
+  resolve(H, DeviceGet, "cuDeviceGet", Missing);
+  resolve(H, DeviceGetName, "cuDeviceGetName", Missing);
+  resolve(H, DeviceGetAttribute, "cuDeviceGetAttribute", Missing);
+  resolve(H, DeviceTotalMem, "cuDeviceTotalMem_v2", Missing);
+  resolve(H, DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", Missing);
+  resolve(H, DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", Missing);
+  resolve(H, CtxCreate, "cuCtxCreate_v2", Missing, /*Required=*/false);
+  resolve(H, CtxSetCurrent, "cuCtxSetCurrent", Missing);
+  resolve(H, CtxSynchronize, "cuCtxSynchronize", Missing);
+  resolve(H, MemGetInfo, "cuMemGetInfo_v2", Missing);
+  resolve(H, MemAlloc, "cuMemAlloc_v2", Missing);
+  resolve(H, MemFree, "cuMemFree_v2", Missing);
+  resolve(H, MemHostAlloc, "cuMemHostAlloc", Missing);
+  resolve(H, MemFreeHost, "cuMemFreeHost", Missing);
+  resolve(H, MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", Missing);
+  resolve(H, MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", Missing);
+  resolve(H, ModuleLoadDataEx, "cuModuleLoadDataEx", Missing);
+  resolve(H, ModuleUnload, "cuModuleUnload", Missing);
+  resolve(H, ModuleGetFunction, "cuModuleGetFunction", Missing);
+  resolve(H, LaunchKernel, "cuLaunchKernel", Missing);
+  resolve(H, StreamCreate, "cuStreamCreate", Missing);
+  resolve(H, StreamDestroy, "cuStreamDestroy_v2", Missing);
+  resolve(H, StreamSynchronize, "cuStreamSynchronize", Missing);
+  resolve(H, EventCreate, "cuEventCreate", Missing);
+  resolve(H, EventDestroy, "cuEventDestroy_v2", Missing);
+  resolve(H, EventRecord, "cuEventRecord", Missing);
+  resolve(H, EventSynchronize, "cuEventSynchronize", Missing);
+  resolve(H, EventQuery, "cuEventQuery", Missing);
+  resolve(H, GetErrorString, "cuGetErrorString", Missing);
+  resolve(H, GetErrorName, "cuGetErrorName", Missing);
+  return Missing;
+}
+
+/// cuInit, then every GPU's description.
+llvm::Error CudaDriver::listDevices() {
+  cu::Result R = Init(0);
   if (R == cu::ErrorNoDevice)
     return error("the NVIDIA driver found no GPU");
   if (R != cu::Success)
-    return error("the NVIDIA driver failed to initialize: " + D->errorText(R));
-  if (D->DriverGetVersion(&D->DriverVersion) != cu::Success)
-    D->DriverVersion = 0;
+    return error("the NVIDIA driver failed to initialize: " + errorText(R));
+  if (DriverGetVersion(&DriverVersion) != cu::Success)
+    DriverVersion = 0;
   int Count = 0;
-  R = D->DeviceGetCount(&Count);
+  R = DeviceGetCount(&Count);
   if (R == cu::ErrorNoDevice || (R == cu::Success && Count <= 0))
     return error("the NVIDIA driver found no GPU");
   if (R != cu::Success)
-    return error("the NVIDIA driver cannot count its GPUs: " + D->errorText(R));
+    return error("the NVIDIA driver cannot count its GPUs: " + errorText(R));
   for (int I = 0; I < Count; ++I) {
-    cu::Device Dev = 0;
-    if (llvm::Error E = D->check(D->DeviceGet(&Dev, I),
-                                 "cuDeviceGet(" + llvm::Twine(I) + ")"))
-      return std::move(E);
-    GpuInfo G;
-    G.Ordinal = I;
-    char Name[256] = {0};
-    if (D->DeviceGetName(Name, sizeof Name - 1, Dev) == cu::Success)
-      G.Name = Name;
-    else
-      G.Name = "GPU " + std::to_string(I);
-    if (llvm::Error E = D->check(
-            D->DeviceGetAttribute(&G.CcMajor, cu::AttrComputeCapabilityMajor, Dev),
-            "cuDeviceGetAttribute(compute capability)"))
-      return std::move(E);
-    if (llvm::Error E = D->check(
-            D->DeviceGetAttribute(&G.CcMinor, cu::AttrComputeCapabilityMinor, Dev),
-            "cuDeviceGetAttribute(compute capability)"))
-      return std::move(E);
-    if (D->DeviceGetAttribute(&G.Multiprocessors, cu::AttrMultiprocessorCount,
-                              Dev) != cu::Success)
-      G.Multiprocessors = 0;
-    size_t Total = 0;
-    if (D->DeviceTotalMem(&Total, Dev) == cu::Success)
-      G.TotalMemory = Total;
-    D->Devices.push_back(std::move(G));
+    auto G = describe(I);
+    if (!G)
+      return G.takeError();
+    Devices.push_back(std::move(*G));
   }
-  return std::move(D);
+  return llvm::Error::success();
+}
+
+/// GPU I's name, compute capability, multiprocessors and memory.
+llvm::Expected<GpuInfo> CudaDriver::describe(int I) {
+  cu::Device Dev = 0;
+  if (llvm::Error E =
+          check(DeviceGet(&Dev, I), "cuDeviceGet(" + llvm::Twine(I) + ")"))
+    return std::move(E);
+  GpuInfo G;
+  G.Ordinal = I;
+  char Name[256] = {0};
+  if (DeviceGetName(Name, sizeof Name - 1, Dev) == cu::Success)
+    G.Name = Name;
+  else
+    G.Name = "GPU " + std::to_string(I);
+  if (llvm::Error E = check(
+          DeviceGetAttribute(&G.CcMajor, cu::AttrComputeCapabilityMajor, Dev),
+          "cuDeviceGetAttribute(compute capability)"))
+    return std::move(E);
+  if (llvm::Error E = check(
+          DeviceGetAttribute(&G.CcMinor, cu::AttrComputeCapabilityMinor, Dev),
+          "cuDeviceGetAttribute(compute capability)"))
+    return std::move(E);
+  if (DeviceGetAttribute(&G.Multiprocessors, cu::AttrMultiprocessorCount,
+                         Dev) != cu::Success)
+    G.Multiprocessors = 0;
+  size_t Total = 0;
+  if (DeviceTotalMem(&Total, Dev) == cu::Success)
+    G.TotalMemory = Total;
+  return std::move(G);
 }
 
 CudaDriver::~CudaDriver() = default; // the library stays loaded (see get())

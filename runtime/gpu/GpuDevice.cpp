@@ -202,7 +202,28 @@ llvm::Error GpuDevice::init(int Ordinal, const char *PtxSm80,
   Opts.ThreadsPerBlock = std::clamp(Opts.ThreadsPerBlock, 32, 1024);
   Opts.MaxThreadsPerLaunch = std::max<int64_t>(Opts.MaxThreadsPerLaunch, 1);
   Opts.UploadChunkBytes = std::max<int64_t>(Opts.UploadChunkBytes, 1 << 16);
+  bool Try90 = false;
+  if (llvm::Error E = chooseDevice(Ordinal, PtxSm80, PtxSm90, Try90))
+    return E;
+  if (llvm::Error E =
+          Drv.check(Drv.DeviceGet(&Dev, Ordinal), where() + ": cuDeviceGet"))
+    return E;
+  cu::Context C = nullptr;
+  if (llvm::Error E = Drv.check(Drv.DevicePrimaryCtxRetain(&C, Dev),
+                                where() + ": cuDevicePrimaryCtxRetain"))
+    return E;
+  Ctx = C;
+  if (llvm::Error E = makeCurrent())
+    return E;
+  if (llvm::Error E = loadModule(PtxSm80, PtxSm90, Try90))
+    return E;
+  if (llvm::Error E = createStreams())
+    return E;
+  return grow(Dummy, PieceAlign, "an empty array's stand-in");
+}
 
+llvm::Error GpuDevice::chooseDevice(int Ordinal, const char *PtxSm80,
+                                    const char *PtxSm90, bool &Try90) {
   const auto &Devs = Drv.devices();
   if (Ordinal < 0 || Ordinal >= static_cast<int>(Devs.size()))
     return error("GPU " + std::to_string(Ordinal) + " does not exist (the "
@@ -224,58 +245,55 @@ llvm::Error GpuDevice::init(int Ordinal, const char *PtxSm80,
                                "model's kernels need 8.0 (sm_80) or newer",
                                where(), Info.CcMajor, Info.CcMinor)
                      .str());
-  const bool Try90 = Has90 && Info.CcMajor >= 9 && !Opts.PreferSm80;
+  Try90 = Has90 && Info.CcMajor >= 9 && !Opts.PreferSm80;
   if (!Try90 && !Has80)
     return error(llvm::formatv("the model has only sm_90 PTX, which {0} "
                                "(compute capability {1}.{2}) cannot run",
                                where(), Info.CcMajor, Info.CcMinor)
                      .str());
+  return llvm::Error::success();
+}
 
-  if (llvm::Error E = Drv.check(Drv.DeviceGet(&Dev, Ordinal), where() + ": cuDeviceGet"))
-    return E;
-  cu::Context C = nullptr;
-  if (llvm::Error E = Drv.check(Drv.DevicePrimaryCtxRetain(&C, Dev),
-                                where() + ": cuDevicePrimaryCtxRetain"))
-    return E;
-  Ctx = C;
-  if (llvm::Error E = makeCurrent())
-    return E;
-
+llvm::Error GpuDevice::loadPtx(const char *Ptx, int Arch) {
   // JIT-compile the PTX for this GPU (the driver caches the result in its
   // compute cache, ~/.nv/ComputeCache, so later runs load it quickly).
-  auto Load = [&](const char *Ptx, int Arch) -> llvm::Error {
-    std::vector<char> Log(1 << 16, 0);
-    cu::JitOption Options[] = {cu::JitErrorLogBuffer, cu::JitErrorLogBufferSizeBytes};
-    void *Values[] = {Log.data(),
-                      reinterpret_cast<void *>(static_cast<uintptr_t>(Log.size() - 1))};
-    cu::Module M = nullptr;
-    cu::Result R = Drv.ModuleLoadDataEx(&M, Ptx, 2, Options, Values);
-    if (R == cu::Success) {
-      Mod = M;
-      PtxArch = Arch;
-      return llvm::Error::success();
-    }
-    Log.back() = 0;
-    std::string Text(Log.data());
-    while (!Text.empty() && (Text.back() == '\n' || Text.back() == ' '))
-      Text.pop_back();
-    return error(llvm::formatv("{0}: JIT compilation of the model's sm_{1} "
-                               "PTX failed: {2}{3}{4}",
-                               where(), Arch, Drv.errorText(R),
-                               Text.empty() ? "" : "\n", Text)
-                     .str());
-  };
+  std::vector<char> Log(1 << 16, 0);
+  cu::JitOption Options[] = {cu::JitErrorLogBuffer,
+                             cu::JitErrorLogBufferSizeBytes};
+  void *Values[] = {Log.data(), reinterpret_cast<void *>(
+                                    static_cast<uintptr_t>(Log.size() - 1))};
+  cu::Module M = nullptr;
+  cu::Result R = Drv.ModuleLoadDataEx(&M, Ptx, 2, Options, Values);
+  if (R == cu::Success) {
+    Mod = M;
+    PtxArch = Arch;
+    return llvm::Error::success();
+  }
+  Log.back() = 0;
+  std::string Text(Log.data());
+  while (!Text.empty() && (Text.back() == '\n' || Text.back() == ' '))
+    Text.pop_back();
+  return error(llvm::formatv("{0}: JIT compilation of the model's sm_{1} "
+                             "PTX failed: {2}{3}{4}",
+                             where(), Arch, Drv.errorText(R),
+                             Text.empty() ? "" : "\n", Text)
+                   .str());
+}
+
+llvm::Error GpuDevice::loadModule(const char *PtxSm80, const char *PtxSm90,
+                                  bool Try90) {
+  const bool Has80 = PtxSm80 && *PtxSm80;
   if (Try90) {
-    llvm::Error E = Load(PtxSm90, 90);
+    llvm::Error E = loadPtx(PtxSm90, 90);
     if (E && Has80) {
       std::string First = llvm::toString(std::move(E));
-      if (llvm::Error E80 = Load(PtxSm80, 80))
+      if (llvm::Error E80 = loadPtx(PtxSm80, 80))
         return error(First + "\n" + llvm::toString(std::move(E80)));
       Notes.push_back(First + "\n(using the sm_80 PTX instead)");
     } else if (E) {
       return E;
     }
-  } else if (llvm::Error E = Load(PtxSm80, 80)) {
+  } else if (llvm::Error E = loadPtx(PtxSm80, 80)) {
     return E;
   }
   for (int K = 0; K < 3; ++K)
@@ -283,7 +301,10 @@ llvm::Error GpuDevice::init(int Ordinal, const char *PtxSm80,
             Drv.ModuleGetFunction(&Kernels[K], Mod, KernelNames[K]),
             where() + ": the model's PTX has no kernel " + KernelNames[K]))
       return E;
+  return llvm::Error::success();
+}
 
+llvm::Error GpuDevice::createStreams() {
   // Streams that do not synchronize with the legacy default stream.
   for (Slot &S : Slots) {
     if (llvm::Error E = Drv.check(Drv.StreamCreate(&S.Stream, cu::StreamNonBlocking),
@@ -300,7 +321,7 @@ llvm::Error GpuDevice::init(int Ordinal, const char *PtxSm80,
     if (llvm::Error E = Drv.check(Drv.EventCreate(&Ev, cu::EventDisableTiming),
                                   where() + ": cuEventCreate"))
       return E;
-  return grow(Dummy, PieceAlign, "an empty array's stand-in");
+  return llvm::Error::success();
 }
 
 GpuDevice::~GpuDevice() {

@@ -154,6 +154,10 @@ public:
 
 private:
   CudaDriver() = default;
+  /// open()'s steps: the functions resolved, the GPUs listed.
+  std::string resolveSymbols(void *H);
+  llvm::Error listDevices();
+  llvm::Expected<GpuInfo> describe(int I);
   void *Handle = nullptr;
   std::string Library;
   int DriverVersion = 0;

@@ -239,6 +239,13 @@ private:
   GpuDevice(CudaDriver &D) : Drv(D) {}
   llvm::Error init(int Ordinal, const char *PtxSm80, const char *PtxSm90,
                    const GpuOptions &Opts);
+  /// init's steps: the GPU and which PTX it runs (Try90), the module
+  /// and its kernels, the streams and events.
+  llvm::Error chooseDevice(int Ordinal, const char *PtxSm80,
+                           const char *PtxSm90, bool &Try90);
+  llvm::Error loadPtx(const char *Ptx, int Arch);
+  llvm::Error loadModule(const char *PtxSm80, const char *PtxSm90, bool Try90);
+  llvm::Error createStreams();
   llvm::Error makeCurrent();
   llvm::Error retire(Slot &S);
   // submit()'s steps.
