@@ -39,6 +39,10 @@ Timing: after the verified first round, --rounds R (default 3) reruns
 aimz-run and every verified peer variant interleaved (A B C A B C ...);
 each row reports the median wall time and half the range as a percentage
 of it ("0.85 ±4%"), and the ratios use the medians.
+Cold starts: every peer run is a fresh process, so its time includes its
+imports and JIT; aimzc's compile of each model (best of 3, with PTX) is
+timed at the start, and the summary's cold column is aimzc + aimz-run,
+with each peer's ratio to it ("cold 2.8x").
 The JAX peers (numpyro: NumPyro's Predictive, jitted and vectorized over
 draws; aimz-jax: aimz 0.15 from PyPI, ImpactModel.predict writing its own
 Zarr store) run in the virtual environment tools/setup_venv.sh makes.
