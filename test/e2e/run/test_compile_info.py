@@ -145,6 +145,18 @@ class InfoAndDevices(E.E2ETestCase):
                     self.assertRegex(r.stdout, r"(?m)^\s+%s\s+\w+\s+%s\b"
                                      % (re.escape(site), cls))
 
+    def test_info_json_is_the_embedded_manifest(self):
+        for name in ("linreg", "gp_regression", "hierarchical"):
+            with self.subTest(model=name):
+                r = E.aimz_run("info", "--json", E.model(name))
+                ours = json.loads(r.stdout)
+                ref = json.loads(E.aimzc(os.path.join(E.EXAMPLES,
+                                                      name + ".aimz"),
+                                         "--emit=manifest",
+                                         check=True).stdout)
+                self.assertEqual(ours, ref)
+                self.assertEqual(ours["model"], name)
+
     def test_info_on_missing_model(self):
         r = E.aimz_run("info", self.path("nope.so"), check=False)
         self.assert_one_error_line(r, "nope.so", "no such file")
