@@ -1,14 +1,11 @@
 //===- Scenario.cpp - One scenario's inputs, posterior, interventions -----===//
 #include "aimz/run/Scenario.h"
+#include "RunError.h"
 
 #include "llvm/ADT/STLExtras.h"
 
 namespace aimz::run {
 namespace {
-
-llvm::Error error(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
 
 std::string nameOf(const std::string &Arg) {
   return Arg.substr(0, Arg.find('='));
