@@ -131,21 +131,29 @@ private:
   std::thread Thread;
 };
 
-/// Bytes to a fresh temporary file Path (removed by the caller).
-llvm::Error writeTemporary(llvm::StringRef Prefix, llvm::StringRef Bytes,
-                           llvm::SmallVectorImpl<char> &Path) {
+/// A fresh temporary object file Path, its bytes from Write; Remove
+/// removes it once created (written or not) when the caller is done.
+llvm::Error writeTemporary(
+    llvm::StringRef Prefix, llvm::SmallVectorImpl<char> &Path,
+    llvm::FileRemover &Remove,
+    llvm::function_ref<llvm::Error(llvm::raw_pwrite_stream &)> Write) {
   int FD;
   if (auto EC = llvm::sys::fs::createTemporaryFile(Prefix, "o", FD, Path))
     return fail("cannot create a temporary file: " + EC.message());
+  Remove.setFile(Path);
   llvm::raw_fd_ostream OS(FD, true);
-  OS << Bytes;
+  if (auto E = Write(OS))
+    return E;
   OS.close();
   if (!OS.has_error())
     return llvm::Error::success();
   std::string Why = OS.error().message();
   OS.clear_error();
   return fail("cannot write the object file '" +
-              std::string(Path.begin(), Path.end()) + "': " + Why);
+              std::string(Path.begin(), Path.end()) + "': " + Why +
+              (Why.find("space") != std::string::npos
+                   ? "; free some space in the temporary directory (TMPDIR)"
+                   : ""));
 }
 
 /// The object code of the optimized module to a temporary file, linked
@@ -158,33 +166,24 @@ llvm::Error writeLibrary(llvm::Module &LL, llvm::TargetMachine &TM,
                          llvm::StringRef SupportObject) {
   const std::string &OutputFile = O.OutputFile;
   llvm::SmallString<128> Obj;
-  int FD;
-  if (auto EC = llvm::sys::fs::createTemporaryFile("aimz-model", "o", FD, Obj))
-    return fail("cannot create a temporary file: " + EC.message());
-  llvm::FileRemover RemoveObj(Obj);
+  llvm::FileRemover RemoveObj;
   {
     PhaseScope T(O.Times, "CPU code");
-    llvm::raw_fd_ostream ObjOut(FD, true);
-    if (auto E = emitMachineCode(LL, TM, ObjOut, false))
+    if (auto E = writeTemporary("aimz-model", Obj, RemoveObj, [&](auto &OS) {
+          return emitMachineCode(LL, TM, OS, false);
+        }))
       return E;
-    ObjOut.close();
-    if (ObjOut.has_error()) {
-      std::string Why = ObjOut.error().message();
-      ObjOut.clear_error();
-      return fail("cannot write the object file '" + Obj + "': " + Why +
-                  (Why.find("space") != std::string::npos
-                       ? "; free some space in the temporary directory "
-                         "(TMPDIR)"
-                       : ""));
-    }
   }
   std::vector<std::string> Objects = {Obj.str().str()};
   llvm::SmallString<128> SupportObj;
   llvm::FileRemover RemoveSupportObj;
   if (!SupportObject.empty()) {
-    if (auto E = writeTemporary("aimz-support", SupportObject, SupportObj))
+    if (auto E = writeTemporary("aimz-support", SupportObj, RemoveSupportObj,
+                                [&](auto &OS) {
+                                  OS << SupportObject;
+                                  return llvm::Error::success();
+                                }))
       return E;
-    RemoveSupportObj.setFile(SupportObj);
     Objects.push_back(SupportObj.str().str());
   }
   PhaseScope T(O.Times, "link");
