@@ -65,12 +65,16 @@ translateToLLVMIR(mlir::ModuleOp Module, llvm::LLVMContext &Ctx) {
   return M;
 }
 
+/// The support library's bitcode embedded in aimzc.
+static llvm::MemoryBufferRef supportBitcode() {
+  return llvm::MemoryBufferRef(
+      llvm::StringRef(aimz_support_bc, aimz_support_bc_end - aimz_support_bc),
+      "aimz-support.bc");
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>>
 parseSupportBitcode(llvm::LLVMContext &Ctx) {
-  llvm::StringRef Bitcode(aimz_support_bc,
-                          aimz_support_bc_end - aimz_support_bc);
-  return llvm::parseBitcodeFile(
-      llvm::MemoryBufferRef(Bitcode, "aimz-support.bc"), Ctx);
+  return llvm::parseBitcodeFile(supportBitcode(), Ctx);
 }
 
 /// Links what M calls from the support library; with Precompiled, the
@@ -78,10 +82,7 @@ parseSupportBitcode(llvm::LLVMContext &Ctx) {
 static llvm::Error linkSupport(llvm::Module &M, bool Precompiled) {
   // Lazily: the linker reads only the bodies the model needs (parsing all
   // 2 MB of it took longer than optimizing a small model).
-  llvm::StringRef Bitcode(aimz_support_bc,
-                          aimz_support_bc_end - aimz_support_bc);
-  auto Support = llvm::getLazyBitcodeModule(
-      llvm::MemoryBufferRef(Bitcode, "aimz-support.bc"), M.getContext());
+  auto Support = llvm::getLazyBitcodeModule(supportBitcode(), M.getContext());
   if (!Support)
     return Support.takeError();
   (*Support)->setDataLayout(M.getDataLayout());
