@@ -1,14 +1,14 @@
-//===- PrecompiledSupport.h - Support code compiled once per CPU level -*- C++ -*-===//
+//===- PrecompiledSupport.h - Support code built per CPU level -*- C++ -*-===//
 //
 // The support library's out-of-line functions (scalar and event samplers,
-// Cholesky, lgamma) are the same code in
-// every model for a given CPU, yet re-optimizing and re-generating them was
-// a large part of a compile. They are compiled once when aimzc is built, per x86-64
-// level, with the very pipeline a model's own compile would run on them
-// (same attributes, O3, vector width), so a model that links the object
-// computes the same bits; densities and elementary functions stay bitcode
-// so that they inline into the model's loops, and rows and matrix products
-// so that the model's O3 specializes them to its strides.
+// matrix products, row-tile packing, Cholesky, lgamma) are the same code
+// in every model for a given CPU, yet re-optimizing and re-generating them
+// was a large part of a compile. They are compiled once when aimzc is
+// built, per x86-64 level, with the very pipeline a model's own compile
+// would run on them (same attributes, O3, vector width), so a model that
+// links the object computes the same bits. Densities and elementary
+// functions stay bitcode so that they inline into the model's loops, and
+// the row samplers so that the model's O3 specializes them to its strides.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AIMZ_TARGET_PRECOMPILEDSUPPORT_H
