@@ -194,8 +194,15 @@ public:
         Options, "num_observations", 0, 1, Int64Max, "a positive integer"));
     Scenario S = loadScenario(Kind, In, NumObs, PosteriorArg, Options, W);
     std::optional<Scenario> Base;
-    if (Effect)
+    if (Effect) {
+      if (S.Interventions.empty() && BaseArgs->Interventions.empty() &&
+          !BaseArgs->hasData())
+        throw py::value_error(
+            "effect compares two scenarios: give intervention=, "
+            "baseline_intervention= or baseline_data=; with none the effect "
+            "is zero everywhere");
       Base = take(loadBaseline(Lib->manifest(), S, In, *BaseArgs, NumObs, W));
+    }
     if (S.Post)
       if (llvm::Error E = applyInterventions(Lib->manifest(), S.Interventions,
                                              S.Data, *S.Post, "intervention"))
@@ -294,13 +301,6 @@ private:
       B.Data.Arrays = viewsOf(BD.cast<py::dict>());
     B.DataOption = "baseline_data";
     B.InterventionOption = "baseline_intervention";
-    bool HasScenario =
-        !interventionsOf(keywordObject(Options, "intervention")).empty();
-    if (!HasScenario && B.Interventions.empty() && !B.hasData())
-      throw py::value_error(
-          "effect compares two scenarios: give intervention=, "
-          "baseline_intervention= or baseline_data=; with none the effect "
-          "is zero everywhere");
     return B;
   }
 
