@@ -32,9 +32,9 @@ class Interventions(E.E2ETestCase):
         cls.cp = cls.savez("chain_post.npz", **cls.chain_post)
 
     def predict(self, *intervene, model="linreg", data=None, post=None,
-                devices=None, check=True):
+                devices=None, check=True, extra=()):
         out = self.fresh()
-        extra = []
+        extra = list(extra)
         for i in intervene:
             extra += ["--intervene", i]
         r = E.run_cmd("predict", E.model(model), data or {"X": self.Xp}, out,
@@ -51,6 +51,18 @@ class Interventions(E.E2ETestCase):
         # The same noise: y moves by exactly the change in its mean.
         mu = E.linreg_mu(self.X, self.post)
         np.testing.assert_allclose(d["y"] - b["y"], 2.0 - mu, atol=2e-5)
+
+    def test_the_posterior_group_holds_the_intervened_value(self):
+        # --with-posterior copies the run's latents: an intervened one is
+        # its value in every draw (one stored draw, repeated), the others
+        # the posterior's draws, chunk by chunk (batch 300 of 6 draws).
+        _, do = self.predict("alpha=2", extra=["--layout", "inference-data",
+                                                "--with-posterior"])
+        g = E.open_group(os.path.join(do, "posterior"))
+        self.assertEqual(g["alpha"].shape, (1, self.D))
+        np.testing.assert_array_equal(g["alpha"][...], np.float32(2))
+        np.testing.assert_array_equal(g["beta"][...][0], self.post["beta"])
+        np.testing.assert_array_equal(g["sigma"][...][0], self.post["sigma"])
 
     def test_a_value_per_element_from_a_file(self):
         beta = np.array([0.5, -1.0, 2.0], np.float32)
