@@ -143,6 +143,56 @@ llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readSource() {
 
 } // namespace
 
+/// The command line's options for compileModel.
+CompileOptions compileOptions(EmitKind What, std::optional<DType> Forced,
+                              PhaseTimes *T) {
+  CompileOptions O;
+  O.Emit = What;
+  O.OutputFile = OutputFile;
+  O.TargetCPU = TargetCPU;
+  O.GPUArch = GPUArch;
+  O.EmbedPTX = !NoPTX;
+  O.PrecompiledSupport = !NoPrecompiledSupport;
+  O.Precision = Forced;
+  O.PassManagerCLOptions = true;
+  O.Times = T;
+  return O;
+}
+
+/// Writes what O.Emit asks for (the library, a table, the manifest, IR or
+/// PTX); the exit status.
+int emitOutput(const Model &M, const ModelInfo &Info, const CompileOptions &O,
+               llvm::SourceMgr &SM) {
+  // An error already printed as a diagnostic comes back without a message.
+  auto Finish = [](llvm::Error E) {
+    if (!E)
+      return 0;
+    std::string Msg = llvm::toString(std::move(E));
+    return Msg.empty() ? 1 : fail(Msg);
+  };
+  if (O.Emit == EmitKind::Library) {
+    if (OutputFile.empty())
+      return fail("--emit=so needs an output file: -o model.so");
+    llvm::raw_null_ostream Null;
+    return Finish(compileModel(M, Info, O, SM, Null, llvm::errs()));
+  }
+  std::error_code EC;
+  llvm::raw_fd_ostream Out(OutputFile.empty() ? "-" : OutputFile.getValue(),
+                           EC);
+  if (EC)
+    return fail("cannot write '" + OutputFile + "': " + EC.message());
+  switch (O.Emit) {
+  case EmitKind::Sites:
+    printSiteTable(Info, Out);
+    return 0;
+  case EmitKind::Manifest:
+    Out << manifestJSON(Info) << "\n";
+    return 0;
+  default:
+    return Finish(compileModel(M, Info, O, SM, Out, llvm::errs()));
+  }
+}
+
 int main(int argc, char **argv) {
   // MLIR's own options (--mlir-print-debuginfo, --mlir-print-ir-after-all,
   // ...) for looking inside the pipeline; hidden from --help.
@@ -221,43 +271,5 @@ int main(int argc, char **argv) {
   EmitKind What = Emit;
   if (!Emit.getNumOccurrences() && !OutputFile.empty())
     What = EmitKind::Library;
-  CompileOptions O;
-  O.Emit = What;
-  O.OutputFile = OutputFile;
-  O.TargetCPU = TargetCPU;
-  O.GPUArch = GPUArch;
-  O.EmbedPTX = !NoPTX;
-  O.PrecompiledSupport = !NoPrecompiledSupport;
-  O.Precision = Forced;
-  O.PassManagerCLOptions = true;
-  O.Times = T;
-  // An error already printed as a diagnostic comes back without a message.
-  auto Finish = [](llvm::Error E) {
-    if (!E)
-      return 0;
-    std::string Msg = llvm::toString(std::move(E));
-    return Msg.empty() ? 1 : fail(Msg);
-  };
-  if (What == EmitKind::Library) {
-    if (OutputFile.empty())
-      return fail("--emit=so needs an output file: -o model.so");
-    llvm::raw_null_ostream Null;
-    return Finish(compileModel(*M, *Info, O, SM, Null, llvm::errs()));
-  }
-
-  std::error_code EC;
-  llvm::raw_fd_ostream Out(OutputFile.empty() ? "-" : OutputFile.getValue(),
-                           EC);
-  if (EC)
-    return fail("cannot write '" + OutputFile + "': " + EC.message());
-  switch (What) {
-  case EmitKind::Sites:
-    printSiteTable(*Info, Out);
-    return 0;
-  case EmitKind::Manifest:
-    Out << manifestJSON(*Info) << "\n";
-    return 0;
-  default:
-    return Finish(compileModel(*M, *Info, O, SM, Out, llvm::errs()));
-  }
+  return emitOutput(*M, *Info, compileOptions(What, Forced, T), SM);
 }
