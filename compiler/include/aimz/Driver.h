@@ -42,6 +42,9 @@ struct CompileOptions {
   /// Link the support functions precompiled for the target's x86-64 level
   /// (PrecompiledSupport.h) instead of optimizing them with the model.
   bool PrecompiledSupport = true;
+  /// Threads (partitions of the module) that generate the library's CPU
+  /// code; 0: one per hardware thread, at most 4 (PartitionedCodegen.h).
+  unsigned CodegenThreads = 0;
   /// Forces f32 or f64 arithmetic; none: from the inputs.
   std::optional<DType> Precision;
   /// Apply MLIR's pass-manager command-line options (aimzc registers them;

@@ -9,6 +9,7 @@
 #include "aimz/Sema.h"
 #include "aimz/Target/GPUCode.h"
 #include "aimz/Target/ModelLibrary.h"
+#include "aimz/Target/PartitionedCodegen.h"
 #include "aimz/Target/PrecompiledSupport.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -156,35 +157,86 @@ llvm::Error writeTemporary(
                    : ""));
 }
 
-/// The object code of the optimized module to a temporary file, linked
-/// (with SupportObject, the precompiled support functions, when not empty)
-/// into a library beside O.OutputFile under a fresh name, then renamed over
-/// it: an existing library is replaced whole or not at all, and a file
-/// planted at a fixed temporary name is never written through.
-llvm::Error writeLibrary(llvm::Module &LL, llvm::TargetMachine &TM,
-                         const CompileOptions &O,
-                         llvm::StringRef SupportObject) {
+/// The library's data symbols, in Data: the manifest, the PTX (waited for
+/// here; a failure is a warning) and the ABI version.
+void addDataSymbols(llvm::Module &Data, const ModelInfo &Info,
+                    std::optional<PTXJobs> &PTX, llvm::raw_ostream &Errs) {
+  if (PTX)
+    PTX->join();
+  for (int I = 0; PTX && I < 2; ++I)
+    if (!PTX->Warning[I].empty())
+      llvm::WithColor::warning(Errs, "aimzc")
+          << "no " << PTXJobs::Archs[I] << " PTX embedded: " << PTX->Warning[I]
+          << "\n";
+  addLibraryData(Data, manifestJSON(Info), PTX ? PTX->Text[0] : "",
+                 PTX ? PTX->Text[1] : "");
+}
+
+/// --time-report's line on the code generator's threads.
+std::string codegenNote(llvm::ArrayRef<uint64_t> Instructions) {
+  std::string Note = "CPU code: " + std::to_string(Instructions.size()) +
+                     (Instructions.size() == 1 ? " thread" : " threads") +
+                     " (instructions:";
+  for (uint64_t N : Instructions)
+    Note += " " + std::to_string(N);
+  return Note + ")";
+}
+
+/// The object code of the optimized module (PartitionedCodegen.h) and of
+/// the data symbols AddData defines, in an object of their own so that the
+/// model's code need not wait for the PTX.
+llvm::Expected<std::vector<llvm::SmallString<0>>>
+emitObjects(llvm::Module &LL, const CompileOptions &O,
+            llvm::function_ref<void(llvm::Module &)> AddData) {
+  auto MakeTM = [&] { return createHostTargetMachine(O.TargetCPU); };
+  unsigned Threads =
+      O.CodegenThreads ? O.CodegenThreads : defaultCodegenPartitions();
+  std::optional<PhaseScope> T(std::in_place, O.Times, "CPU code");
+  auto Code = emitPartitionedObjects(LL, Threads, MakeTM);
+  if (!Code)
+    return Code.takeError();
+  if (O.Times)
+    O.Times->note(codegenNote(Code->Instructions));
+  T.reset(); // waiting for the PTX is no phase of its own
+  llvm::Module Data("data", LL.getContext());
+  Data.setDataLayout(LL.getDataLayout());
+  Data.setTargetTriple(LL.getTargetTriple());
+  AddData(Data);
+  T.emplace(O.Times, "CPU code");
+  auto TM = MakeTM();
+  if (!TM)
+    return TM.takeError();
+  llvm::raw_svector_ostream OS(Code->Objects.emplace_back());
+  if (llvm::Error E = emitMachineCode(Data, **TM, OS, /*Assembly=*/false))
+    return std::move(E);
+  return std::move(Code->Objects);
+}
+
+/// The library's objects (the model's code, its data and SupportObject, the
+/// precompiled support functions, when not empty) in temporary files,
+/// linked into a library beside O.OutputFile under a fresh name, then
+/// renamed over it: an existing library is replaced whole or not at all,
+/// and a file planted at a fixed temporary name is never written through.
+llvm::Error writeLibrary(llvm::Module &LL, const CompileOptions &O,
+                         llvm::StringRef SupportObject,
+                         llvm::function_ref<void(llvm::Module &)> AddData) {
   const std::string &OutputFile = O.OutputFile;
-  llvm::SmallString<128> Obj;
-  llvm::FileRemover RemoveObj;
-  {
-    PhaseScope T(O.Times, "CPU code");
-    if (auto E = writeTemporary("aimz-model", Obj, RemoveObj, [&](auto &OS) {
-          return emitMachineCode(LL, TM, OS, false);
+  auto Code = emitObjects(LL, O, AddData);
+  if (!Code)
+    return Code.takeError();
+  std::vector<llvm::StringRef> Contents(Code->begin(), Code->end());
+  if (!SupportObject.empty())
+    Contents.push_back(SupportObject);
+  std::vector<std::string> Objects;
+  std::vector<llvm::FileRemover> Removers(Contents.size());
+  for (size_t I = 0; I < Contents.size(); ++I) {
+    llvm::SmallString<128> Path;
+    if (auto E = writeTemporary("aimz-model", Path, Removers[I], [&](auto &OS) {
+          OS << Contents[I];
+          return llvm::Error::success();
         }))
       return E;
-  }
-  std::vector<std::string> Objects = {Obj.str().str()};
-  llvm::SmallString<128> SupportObj;
-  llvm::FileRemover RemoveSupportObj;
-  if (!SupportObject.empty()) {
-    if (auto E = writeTemporary("aimz-support", SupportObj, RemoveSupportObj,
-                                [&](auto &OS) {
-                                  OS << SupportObject;
-                                  return llvm::Error::success();
-                                }))
-      return E;
-    Objects.push_back(SupportObj.str().str());
+    Objects.push_back(Path.str().str());
   }
   PhaseScope T(O.Times, "link");
   llvm::SmallString<256> Tmp;
@@ -267,17 +319,14 @@ llvm::Error compileModel(const Model &M, const ModelInfo &Info,
     PhaseScope T(O.Times, "LLVM optimization");
     Optimized = optimizeModule(*LL, **TM, !SupportObject.empty());
   }
-  if (PTX)
-    PTX->join();
   if (Optimized)
     return Optimized;
-  for (int I = 0; PTX && I < 2; ++I)
-    if (!PTX->Warning[I].empty())
-      llvm::WithColor::warning(Errs, "aimzc")
-          << "no " << PTXJobs::Archs[I] << " PTX embedded: " << PTX->Warning[I]
-          << "\n";
-  addLibraryData(*LL, manifestJSON(Info), PTX ? PTX->Text[0] : "",
-                 PTX ? PTX->Text[1] : "");
+  auto AddData = [&](llvm::Module &Data) {
+    addDataSymbols(Data, Info, PTX, Errs);
+  };
+  if (O.Emit == EmitKind::Library)
+    return writeLibrary(*LL, O, SupportObject, AddData);
+  AddData(*LL);
   if (O.Emit == EmitKind::LLVM) {
     LL->print(Out, nullptr);
     return llvm::Error::success();
@@ -289,9 +338,8 @@ llvm::Error compileModel(const Model &M, const ModelInfo &Info,
     if (llvm::Error E = emitMachineCode(*LL, **TM, AsmOut, true))
       return E;
     Out << Asm;
-    return llvm::Error::success();
   }
-  return writeLibrary(*LL, **TM, O, SupportObject);
+  return llvm::Error::success();
 }
 
 bool compileSource(llvm::StringRef Source, llvm::StringRef Name,

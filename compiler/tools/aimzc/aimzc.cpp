@@ -94,6 +94,12 @@ cl::opt<bool> NoPrecompiledSupport(
              "with the model instead of linking their object precompiled "
              "for this CPU's x86-64 level (slower; the same results)"),
     cl::Hidden, cl::cat(Category));
+cl::opt<unsigned> CodegenThreads(
+    "codegen-threads",
+    cl::desc("Threads that generate the library's CPU code, each for a part "
+             "of its functions (default 0: one per hardware thread, at most "
+             "4; the same results whatever the number)"),
+    cl::init(0), cl::Hidden, cl::cat(Category));
 
 int fail(const llvm::Twine &Msg) {
   llvm::WithColor::error(llvm::errs(), "aimzc") << Msg << "\n";
@@ -153,6 +159,7 @@ CompileOptions compileOptions(EmitKind What, std::optional<DType> Forced,
   O.GPUArch = GPUArch;
   O.EmbedPTX = !NoPTX;
   O.PrecompiledSupport = !NoPrecompiledSupport;
+  O.CodegenThreads = CodegenThreads;
   O.Precision = Forced;
   O.PassManagerCLOptions = true;
   O.Times = T;

@@ -1,0 +1,212 @@
+//===- PartitionedCodegen.cpp - Machine code on several threads -----------===//
+//
+// The partitions are clones of the optimized module that each define some
+// of its functions and declare the rest (llvm::CloneModule with a
+// predicate, as LLVM's own SplitModule does). LLVM's SplitModule balances
+// partitions by the number of functions; a model has a few large entry
+// points and samplers, so this one balances instruction counts. Each clone
+// goes to its thread as bitcode: an LLVMContext serves one thread.
+//
+//===----------------------------------------------------------------------===//
+#include "aimz/Target/PartitionedCodegen.h"
+#include "aimz/Target/ModelLibrary.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <algorithm>
+#include <optional>
+#include <cstdint>
+#include <string>
+#include <thread>
+
+namespace aimz {
+
+static llvm::Error makeError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+
+unsigned defaultCodegenPartitions() {
+  unsigned Threads = llvm::hardware_concurrency().compute_thread_count();
+  return std::clamp(Threads, 1u, 4u);
+}
+
+std::vector<std::pair<const llvm::Function *, unsigned>>
+assignPartitions(const llvm::Module &M, unsigned Partitions) {
+  std::vector<std::pair<const llvm::Function *, unsigned>> Sized;
+  for (const llvm::Function &F : M)
+    if (!F.isDeclaration())
+      Sized.push_back({&F, F.getInstructionCount()});
+  llvm::stable_sort(Sized, [](const auto &A, const auto &B) {
+    return A.second > B.second;
+  });
+  std::vector<uint64_t> Load(std::max(Partitions, 1u), 0);
+  std::vector<std::pair<const llvm::Function *, unsigned>> Out;
+  for (auto [F, Size] : Sized) {
+    unsigned P = std::min_element(Load.begin(), Load.end()) - Load.begin();
+    Load[P] += Size;
+    Out.push_back({F, P});
+  }
+  // Number the partitions in use 0, 1, ... (the largest function's is 0).
+  std::vector<std::optional<unsigned>> Renumber(Load.size());
+  unsigned Next = 0;
+  for (auto &[F, P] : Out) {
+    if (!Renumber[P])
+      Renumber[P] = Next++;
+    P = *Renumber[P];
+  }
+  return Out;
+}
+
+/// Whether M can be split: no aliases, ifuncs or appending globals
+/// (llvm.used and the like), which a partition could not declare. Models
+/// have none; anything else is emitted whole.
+static bool splittable(const llvm::Module &M) {
+  return M.alias_empty() && M.ifunc_empty() &&
+         llvm::none_of(M.globals(), [](const llvm::GlobalVariable &G) {
+           return G.hasAppendingLinkage();
+         });
+}
+
+/// Local functions and mutable globals become hidden globals, so that
+/// another partition can refer to them (hidden: the library exports what it
+/// did). Local constants stay local: each partition that uses one copies it.
+static void externalize(llvm::Module &M) {
+  unsigned Unnamed = 0;
+  auto Externalize = [&](llvm::GlobalValue &G) {
+    G.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    G.setVisibility(llvm::GlobalValue::HiddenVisibility);
+    if (!G.hasName())
+      G.setName("aimz.partitioned." + llvm::Twine(Unnamed++));
+  };
+  for (llvm::Function &F : M)
+    if (!F.isDeclaration() && F.hasLocalLinkage())
+      Externalize(F);
+  for (llvm::GlobalVariable &G : M.globals())
+    if (G.hasLocalLinkage() && !G.isConstant())
+      Externalize(G);
+}
+
+/// Removes the local constants no function of Part uses.
+static void dropUnusedLocals(llvm::Module &Part) {
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (llvm::GlobalVariable &G :
+         llvm::make_early_inc_range(Part.globals())) {
+      if (!G.hasLocalLinkage())
+        continue;
+      G.removeDeadConstantUsers();
+      if (G.use_empty()) {
+        G.eraseFromParent();
+        Changed = true;
+      }
+    }
+  }
+}
+
+/// One bitcode module per partition: its functions defined, the others
+/// declared; the externally visible data in partition 0.
+static std::vector<llvm::SmallString<0>>
+partitionBitcode(llvm::Module &M, unsigned Used,
+                 const llvm::DenseMap<const llvm::Function *, unsigned> &Of) {
+  std::vector<llvm::SmallString<0>> Bitcode(Used);
+  for (unsigned P = 0; P < Used; ++P) {
+    llvm::ValueToValueMapTy VMap;
+    auto Part = llvm::CloneModule(M, VMap, [&](const llvm::GlobalValue *G) {
+      if (const auto *F = llvm::dyn_cast<llvm::Function>(G))
+        return Of.lookup(F) == P;
+      return G->hasLocalLinkage() || P == 0;
+    });
+    dropUnusedLocals(*Part);
+    llvm::raw_svector_ostream OS(Bitcode[P]);
+    llvm::WriteBitcodeToFile(*Part, OS);
+  }
+  return Bitcode;
+}
+
+/// The object code of one partition's bitcode, in a context of its own.
+static std::string emitPartition(llvm::StringRef Bitcode,
+                                 llvm::TargetMachine &TM,
+                                 llvm::SmallString<0> &Object) {
+  llvm::LLVMContext Ctx;
+  auto Part =
+      llvm::parseBitcodeFile(llvm::MemoryBufferRef(Bitcode, "partition"), Ctx);
+  if (!Part)
+    return llvm::toString(Part.takeError());
+  llvm::raw_svector_ostream OS(Object);
+  if (llvm::Error E = emitMachineCode(**Part, TM, OS, /*Assembly=*/false))
+    return llvm::toString(std::move(E));
+  return "";
+}
+
+/// Each partition's instruction count.
+static std::vector<uint64_t> partitionSizes(
+    llvm::ArrayRef<std::pair<const llvm::Function *, unsigned>> Assigned) {
+  std::vector<uint64_t> Sizes;
+  for (const auto &[F, P] : Assigned) {
+    if (Sizes.size() <= P)
+      Sizes.resize(P + 1, 0);
+    Sizes[P] += F->getInstructionCount();
+  }
+  return Sizes;
+}
+
+/// The whole of M as one object.
+static llvm::Expected<PartitionedObjects>
+emitWhole(llvm::Module &M, const TargetMachineFactory &MakeTM) {
+  PartitionedObjects Out;
+  Out.Instructions = {M.getInstructionCount()};
+  auto TM = MakeTM();
+  if (!TM)
+    return TM.takeError();
+  llvm::raw_svector_ostream OS(Out.Objects.emplace_back());
+  if (llvm::Error E = emitMachineCode(M, **TM, OS, /*Assembly=*/false))
+    return std::move(E);
+  return std::move(Out);
+}
+
+llvm::Expected<PartitionedObjects>
+emitPartitionedObjects(llvm::Module &M, unsigned Partitions,
+                       const TargetMachineFactory &MakeTM) {
+  auto Assigned = assignPartitions(M, Partitions);
+  std::vector<uint64_t> Sizes = partitionSizes(Assigned);
+  unsigned Used = Sizes.size();
+  if (Used <= 1 || !splittable(M))
+    return emitWhole(M, MakeTM);
+  externalize(M);
+  llvm::DenseMap<const llvm::Function *, unsigned> Of(Assigned.begin(),
+                                                      Assigned.end());
+  std::vector<llvm::SmallString<0>> Bitcode = partitionBitcode(M, Used, Of);
+  // Target machines are made here: only the code generators run in threads.
+  std::vector<std::unique_ptr<llvm::TargetMachine>> TMs;
+  for (unsigned P = 0; P < Used; ++P) {
+    auto TM = MakeTM();
+    if (!TM)
+      return TM.takeError();
+    TMs.push_back(std::move(*TM));
+  }
+  PartitionedObjects Out;
+  Out.Objects.resize(Used);
+  Out.Instructions = std::move(Sizes);
+  std::vector<std::string> Errors(Used);
+  auto Run = [&](unsigned P) {
+    Errors[P] = emitPartition(Bitcode[P], *TMs[P], Out.Objects[P]);
+  };
+  std::vector<std::thread> Threads;
+  for (unsigned P = 1; P < Used; ++P)
+    Threads.emplace_back(Run, P);
+  Run(0);
+  for (std::thread &T : Threads)
+    T.join();
+  for (const std::string &E : Errors)
+    if (!E.empty())
+      return makeError("internal error: generating machine code: " + E);
+  return std::move(Out);
+}
+
+} // namespace aimz
