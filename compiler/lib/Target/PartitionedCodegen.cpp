@@ -20,8 +20,8 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <thread>
 
