@@ -1,6 +1,7 @@
 # lit configuration for the compiler tests: one .aimz (or .mlir) file per
 # behaviour, with RUN and CHECK lines.
 import os
+import sys
 import lit.formats
 
 config.name = "aimz"
@@ -10,6 +11,8 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.aimz_obj_root, "test", "lit")
 config.substitutions.append(("%examples", os.path.join(config.aimz_src_root, "dsl-examples")))
+config.substitutions.append(("%tools", os.path.join(config.aimz_src_root, "tools")))
+config.substitutions.append(("%python", sys.executable))
 config.environment["PATH"] = os.pathsep.join(
     [config.aimz_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 

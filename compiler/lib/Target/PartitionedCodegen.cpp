@@ -1,23 +1,23 @@
 //===- PartitionedCodegen.cpp - Machine code on several threads -----------===//
 //
-// The partitions are clones of the optimized module that each define some
-// of its functions and declare the rest (llvm::CloneModule with a
-// predicate, as LLVM's own SplitModule does). LLVM's SplitModule balances
-// partitions by the number of functions; a model has a few large entry
-// points and samplers, so this one balances instruction counts. Each clone
-// goes to its thread as bitcode: an LLVMContext serves one thread.
+// The module is written once as bitcode, with its use-list order; each
+// thread reads it lazily into its own LLVMContext, keeping the bodies of
+// its partition's functions and declaring the rest. LLVM's SplitModule
+// clones the module per partition instead, which reorders use lists and
+// with them the register allocation, and balances partitions by the number
+// of functions; a model has a few large entry points and samplers, so this
+// split balances instruction counts.
 //
 //===----------------------------------------------------------------------===//
 #include "aimz/Target/PartitionedCodegen.h"
 #include "aimz/Target/ModelLibrary.h"
 
-#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/Threading.h"
-#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -109,33 +109,43 @@ static void dropUnusedLocals(llvm::Module &Part) {
   }
 }
 
-/// One bitcode module per partition: its functions defined, the others
-/// declared; the externally visible data in partition 0.
-static std::vector<llvm::SmallString<0>>
-partitionBitcode(llvm::Module &M, unsigned Used,
-                 const llvm::DenseMap<const llvm::Function *, unsigned> &Of) {
-  std::vector<llvm::SmallString<0>> Bitcode(Used);
-  for (unsigned P = 0; P < Used; ++P) {
-    llvm::ValueToValueMapTy VMap;
-    auto Part = llvm::CloneModule(M, VMap, [&](const llvm::GlobalValue *G) {
-      if (const auto *F = llvm::dyn_cast<llvm::Function>(G))
-        return Of.lookup(F) == P;
-      return G->hasLocalLinkage() || P == 0;
-    });
-    dropUnusedLocals(*Part);
-    llvm::raw_svector_ostream OS(Bitcode[P]);
-    llvm::WriteBitcodeToFile(*Part, OS);
-  }
-  return Bitcode;
+/// Partition P's module, read from the whole module's Bitcode into Ctx:
+/// the functions Of assigns to P defined, the others declared (their
+/// bodies are never read), the externally visible data defined in
+/// partition 0 only, and the local constants its functions use. Reading
+/// the bitcode with its use-list order keeps each function's IR exactly as
+/// it was, so the code generator makes the same code for it as for the
+/// whole module (cloning reorders use lists, and with them the register
+/// allocation).
+static llvm::Expected<std::unique_ptr<llvm::Module>>
+readPartition(llvm::StringRef Bitcode, const llvm::StringMap<unsigned> &Of,
+              unsigned P, llvm::LLVMContext &Ctx) {
+  auto Part = llvm::getLazyBitcodeModule(
+      llvm::MemoryBufferRef(Bitcode, "partition"), Ctx);
+  if (!Part)
+    return Part.takeError();
+  for (llvm::Function &F : **Part)
+    if (!F.isDeclaration() && Of.lookup(F.getName()) != P)
+      F.deleteBody();
+  if (llvm::Error E = (*Part)->materializeAll())
+    return std::move(E);
+  if (P != 0)
+    for (llvm::GlobalVariable &G : (*Part)->globals())
+      if (!G.isDeclaration() && !G.hasLocalLinkage()) {
+        G.setInitializer(nullptr);
+        G.setLinkage(llvm::GlobalValue::ExternalLinkage);
+      }
+  dropUnusedLocals(**Part);
+  return Part;
 }
 
-/// The object code of one partition's bitcode, in a context of its own.
+/// The object code of partition P, in a context of its own.
 static std::string emitPartition(llvm::StringRef Bitcode,
-                                 llvm::TargetMachine &TM,
+                                 const llvm::StringMap<unsigned> &Of,
+                                 unsigned P, llvm::TargetMachine &TM,
                                  llvm::SmallString<0> &Object) {
   llvm::LLVMContext Ctx;
-  auto Part =
-      llvm::parseBitcodeFile(llvm::MemoryBufferRef(Bitcode, "partition"), Ctx);
+  auto Part = readPartition(Bitcode, Of, P, Ctx);
   if (!Part)
     return llvm::toString(Part.takeError());
   llvm::raw_svector_ostream OS(Object);
@@ -179,9 +189,12 @@ emitPartitionedObjects(llvm::Module &M, unsigned Partitions,
   if (Used <= 1 || !splittable(M))
     return emitWhole(M, MakeTM);
   externalize(M);
-  llvm::DenseMap<const llvm::Function *, unsigned> Of(Assigned.begin(),
-                                                      Assigned.end());
-  std::vector<llvm::SmallString<0>> Bitcode = partitionBitcode(M, Used, Of);
+  llvm::StringMap<unsigned> Of;
+  for (const auto &[F, P] : Assigned)
+    Of[F->getName()] = P;
+  llvm::SmallString<0> Bitcode;
+  llvm::raw_svector_ostream BS(Bitcode);
+  llvm::WriteBitcodeToFile(M, BS, /*ShouldPreserveUseListOrder=*/true);
   // Target machines are made here: only the code generators run in threads.
   std::vector<std::unique_ptr<llvm::TargetMachine>> TMs;
   for (unsigned P = 0; P < Used; ++P) {
@@ -195,7 +208,7 @@ emitPartitionedObjects(llvm::Module &M, unsigned Partitions,
   Out.Instructions = std::move(Sizes);
   std::vector<std::string> Errors(Used);
   auto Run = [&](unsigned P) {
-    Errors[P] = emitPartition(Bitcode[P], *TMs[P], Out.Objects[P]);
+    Errors[P] = emitPartition(Bitcode, Of, P, *TMs[P], Out.Objects[P]);
   };
   std::vector<std::thread> Threads;
   for (unsigned P = 1; P < Used; ++P)

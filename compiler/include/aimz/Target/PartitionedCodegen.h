@@ -4,8 +4,9 @@
 // one function at a time. The optimized module is split into partitions of
 // about equal size, each emitted on its own thread (in its own LLVMContext,
 // with its own TargetMachine) to its own object file; the linker joins
-// them. Every function is generated from the same IR as in one module, so
-// the library computes the same bits.
+// them. Every function is generated from the same IR, use lists included,
+// as in one module, so each gets the same machine code and the library
+// computes the same bits.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AIMZ_TARGET_PARTITIONEDCODEGEN_H
