@@ -132,19 +132,17 @@ private:
   std::thread Thread;
 };
 
-/// A fresh temporary object file Path, its bytes from Write; Remove
-/// removes it once created (written or not) when the caller is done.
-llvm::Error writeTemporary(
-    llvm::StringRef Prefix, llvm::SmallVectorImpl<char> &Path,
-    llvm::FileRemover &Remove,
-    llvm::function_ref<llvm::Error(llvm::raw_pwrite_stream &)> Write) {
+/// Bytes in a fresh temporary object file Path; Remove removes it once
+/// created (written or not) when the caller is done.
+llvm::Error writeTemporary(llvm::StringRef Prefix, llvm::StringRef Bytes,
+                           llvm::SmallVectorImpl<char> &Path,
+                           llvm::FileRemover &Remove) {
   int FD;
   if (auto EC = llvm::sys::fs::createTemporaryFile(Prefix, "o", FD, Path))
     return fail("cannot create a temporary file: " + EC.message());
   Remove.setFile(Path);
   llvm::raw_fd_ostream OS(FD, true);
-  if (auto E = Write(OS))
-    return E;
+  OS << Bytes;
   OS.close();
   if (!OS.has_error())
     return llvm::Error::success();
@@ -231,10 +229,7 @@ llvm::Error writeLibrary(llvm::Module &LL, const CompileOptions &O,
   std::vector<llvm::FileRemover> Removers(Contents.size());
   for (size_t I = 0; I < Contents.size(); ++I) {
     llvm::SmallString<128> Path;
-    if (auto E = writeTemporary("aimz-model", Path, Removers[I], [&](auto &OS) {
-          OS << Contents[I];
-          return llvm::Error::success();
-        }))
+    if (auto E = writeTemporary("aimz-model", Contents[I], Path, Removers[I]))
       return E;
     Objects.push_back(Path.str().str());
   }
