@@ -36,8 +36,23 @@ unsigned defaultCodegenPartitions() {
   return std::clamp(Threads, 1u, 4u);
 }
 
-std::vector<std::pair<const llvm::Function *, unsigned>>
-assignPartitions(const llvm::Module &M, unsigned Partitions) {
+namespace {
+
+/// Which partition each defined function of a module goes to, and each
+/// partition's instruction count.
+struct Partitioning {
+  std::vector<std::pair<const llvm::Function *, unsigned>> Of;
+  std::vector<uint64_t> Instructions;
+};
+
+} // namespace
+
+/// M's defined functions in at most Partitions partitions: largest first,
+/// each to the lightest partition so far, by instruction count.
+/// Deterministic; the partitions in use are numbered 0, 1, ... in the order
+/// of their largest function.
+static Partitioning assignPartitions(const llvm::Module &M,
+                                     unsigned Partitions) {
   std::vector<std::pair<const llvm::Function *, unsigned>> Sized;
   for (const llvm::Function &F : M)
     if (!F.isDeclaration())
@@ -46,19 +61,17 @@ assignPartitions(const llvm::Module &M, unsigned Partitions) {
     return A.second > B.second;
   });
   std::vector<uint64_t> Load(std::max(Partitions, 1u), 0);
-  std::vector<std::pair<const llvm::Function *, unsigned>> Out;
+  std::vector<std::optional<unsigned>> Number(Load.size());
+  Partitioning Out;
   for (auto [F, Size] : Sized) {
     unsigned P = std::min_element(Load.begin(), Load.end()) - Load.begin();
     Load[P] += Size;
-    Out.push_back({F, P});
-  }
-  // Number the partitions in use 0, 1, ... (the largest function's is 0).
-  std::vector<std::optional<unsigned>> Renumber(Load.size());
-  unsigned Next = 0;
-  for (auto &[F, P] : Out) {
-    if (!Renumber[P])
-      Renumber[P] = Next++;
-    P = *Renumber[P];
+    if (!Number[P]) {
+      Number[P] = Out.Instructions.size();
+      Out.Instructions.push_back(0);
+    }
+    Out.Of.push_back({F, *Number[P]});
+    Out.Instructions[*Number[P]] += Size;
   }
   return Out;
 }
@@ -154,18 +167,6 @@ static std::string emitPartition(llvm::StringRef Bitcode,
   return "";
 }
 
-/// Each partition's instruction count.
-static std::vector<uint64_t> partitionSizes(
-    llvm::ArrayRef<std::pair<const llvm::Function *, unsigned>> Assigned) {
-  std::vector<uint64_t> Sizes;
-  for (const auto &[F, P] : Assigned) {
-    if (Sizes.size() <= P)
-      Sizes.resize(P + 1, 0);
-    Sizes[P] += F->getInstructionCount();
-  }
-  return Sizes;
-}
-
 /// The whole of M as one object.
 static llvm::Expected<PartitionedObjects>
 emitWhole(llvm::Module &M, const TargetMachineFactory &MakeTM) {
@@ -183,14 +184,14 @@ emitWhole(llvm::Module &M, const TargetMachineFactory &MakeTM) {
 llvm::Expected<PartitionedObjects>
 emitPartitionedObjects(llvm::Module &M, unsigned Partitions,
                        const TargetMachineFactory &MakeTM) {
-  auto Assigned = assignPartitions(M, Partitions);
-  std::vector<uint64_t> Sizes = partitionSizes(Assigned);
-  unsigned Used = Sizes.size();
+  Partitioning Parts = assignPartitions(M, Partitions);
+  unsigned Used = Parts.Instructions.size();
   if (Used <= 1 || !splittable(M))
     return emitWhole(M, MakeTM);
   externalize(M);
+  // By name (all named now): each thread reads its own copy.
   llvm::StringMap<unsigned> Of;
-  for (const auto &[F, P] : Assigned)
+  for (const auto &[F, P] : Parts.Of)
     Of[F->getName()] = P;
   llvm::SmallString<0> Bitcode;
   llvm::raw_svector_ostream BS(Bitcode);
@@ -205,7 +206,7 @@ emitPartitionedObjects(llvm::Module &M, unsigned Partitions,
   }
   PartitionedObjects Out;
   Out.Objects.resize(Used);
-  Out.Instructions = std::move(Sizes);
+  Out.Instructions = std::move(Parts.Instructions);
   std::vector<std::string> Errors(Used);
   auto Run = [&](unsigned P) {
     Errors[P] = emitPartition(Bitcode, Of, P, *TMs[P], Out.Objects[P]);

@@ -27,12 +27,6 @@ namespace aimz {
 using TargetMachineFactory =
     std::function<llvm::Expected<std::unique_ptr<llvm::TargetMachine>>()>;
 
-/// Which partition (0..Partitions-1) each defined function of M goes to:
-/// largest first, each to the lightest partition so far, by instruction
-/// count. Deterministic; empty partitions are not numbered.
-std::vector<std::pair<const llvm::Function *, unsigned>>
-assignPartitions(const llvm::Module &M, unsigned Partitions);
-
 /// The object files of a module, one per partition, and each partition's
 /// instruction count.
 struct PartitionedObjects {
