@@ -17,11 +17,15 @@ const std::vector<DistSpec> &allDistributions() {
 #define AIMZ_LIST(...) {__VA_ARGS__}
 #define AIMZ_PARAM(NAME, CONSTRAINT, ...)                                     \
   DistParam{#NAME, Constraint::CONSTRAINT, __VA_ARGS__}
+#define AIMZ_KW_PARAM(...) keywordOnly(AIMZ_PARAM(__VA_ARGS__))
+#define AIMZ_EXT_PARAM(...) extension(AIMZ_PARAM(__VA_ARGS__))
 #define AIMZ_NUMPYRO_DISTRIBUTION(KIND, VALUES, DENSITY, VALUE_EVENT_RANK,     \
                                   PARAMS, EXACTLY_ONE_OF)                      \
   DistSpec{DistKind::KIND,   #KIND,   AIMZ_LIST PARAMS, VALUES,                \
            AIMZ_LIST EXACTLY_ONE_OF, DENSITY, VALUE_EVENT_RANK},
 #include "aimz/NumPyroDistributions.def"
+#undef AIMZ_EXT_PARAM
+#undef AIMZ_KW_PARAM
 #undef AIMZ_PARAM
 #undef AIMZ_LIST
 #undef IMPROPER
@@ -31,6 +35,62 @@ const std::vector<DistSpec> &allDistributions() {
 #undef NONE
   };
   return Table;
+}
+
+const std::vector<DistAlias> &allDistributionAliases() {
+  static const std::vector<DistAlias> Aliases = {
+#define AIMZ_NAMES(...) {__VA_ARGS__}
+#define AIMZ_STRINGS_1(A) #A
+#define AIMZ_STRINGS_2(A, B) #A, #B
+#define AIMZ_PICK(_1, _2, NAME, ...) NAME
+#define AIMZ_STRINGS(...)                                                      \
+  AIMZ_PICK(__VA_ARGS__, AIMZ_STRINGS_2, AIMZ_STRINGS_1)(__VA_ARGS__)
+#define AIMZ_NUMPYRO_ALIAS(NAME, TARGET, PARAMS)                               \
+  DistAlias{#NAME, #TARGET, {AIMZ_STRINGS PARAMS}},
+#include "aimz/NumPyroDistributions.def"
+#undef AIMZ_STRINGS
+#undef AIMZ_PICK
+#undef AIMZ_STRINGS_2
+#undef AIMZ_STRINGS_1
+#undef AIMZ_NAMES
+  };
+  return Aliases;
+}
+
+const DistAlias *lookupDistributionAlias(llvm::StringRef Name) {
+  for (const DistAlias &A : allDistributionAliases())
+    if (Name == A.Name)
+      return &A;
+  return nullptr;
+}
+
+/// The spec of every alias, built once from its target's row.
+static const std::vector<DistSpec> &aliasSpecs() {
+  static const std::vector<DistSpec> Specs = [] {
+    std::vector<DistSpec> R;
+    for (const DistAlias &A : allDistributionAliases()) {
+      const DistSpec *T = lookupDistribution(A.Target);
+      DistSpec S = *T;
+      S.Name = A.Name;
+      S.AliasOf = T;
+      S.ExactlyOneOf.clear();
+      S.Params.clear();
+      for (const char *Name : A.Params)
+        for (const DistParam &P : T->Params)
+          if (llvm::StringRef(Name) == P.Name)
+            S.Params.push_back(P);
+      R.push_back(std::move(S));
+    }
+    return R;
+  }();
+  return Specs;
+}
+
+size_t DistSpec::positionalCount() const {
+  size_t N = 0;
+  while (N < Params.size() && !Params[N].KeywordOnly)
+    ++N;
+  return N;
 }
 
 bool DistSpec::hasEvent() const {
@@ -54,8 +114,9 @@ llvm::ArrayRef<RuntimeDistribution> runtimeDistributions() {
   return Rows;
 }
 
-std::string runtimeSymbol(const DistSpec &Spec,
+std::string runtimeSymbol(const DistSpec &Called,
                           llvm::ArrayRef<llvm::StringRef> GivenParams) {
+  const DistSpec &Spec = Called.canonical();
   std::string Symbol = llvm::StringRef(Spec.Name).lower();
   for (llvm::StringRef P : GivenParams)
     if (llvm::is_contained(Spec.ExactlyOneOf, P))
@@ -143,6 +204,10 @@ const DistSpec *lookupDistribution(llvm::StringRef Name) {
   for (const DistSpec &D : allDistributions())
     if (Name == D.Name)
       return &D;
+  if (lookupDistributionAlias(Name))
+    for (const DistSpec &D : aliasSpecs())
+      if (Name == D.Name)
+        return &D;
   return nullptr;
 }
 

@@ -12,6 +12,10 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+namespace llvm {
+class raw_ostream;
+}
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,7 +47,23 @@ struct DistParam {
   unsigned EventRank = 0;
   /// A compile-time size, not passed at run time (LKJCholesky's dimension).
   bool SizeOnly = false;
+  /// Given by keyword only, as NumPyro's parameters after `*`
+  /// (TruncatedNormal's low and high).
+  bool KeywordOnly = false;
+  /// The project's own parameter, which NumPyro's class lacks; always
+  /// keyword-only, so that it never changes what a NumPyro call means.
+  bool Extension = false;
 };
+
+/// AIMZ_KW_PARAM and AIMZ_EXT_PARAM of NumPyroDistributions.def.
+inline DistParam keywordOnly(DistParam P) {
+  P.KeywordOnly = true;
+  return P;
+}
+inline DistParam extension(DistParam P) {
+  P.KeywordOnly = P.Extension = true;
+  return P;
+}
 
 struct DistSpec {
   DistKind Kind;
@@ -58,10 +78,17 @@ struct DistSpec {
   /// Trailing axes of one value: 0 (a number, also for Categorical), 1 (a
   /// vector: Dirichlet, MultivariateNormal, Multinomial), 2 (LKJCholesky).
   unsigned ValueEventRank = 0;
+  /// The row this alias calls (null for a row of its own).
+  const DistSpec *AliasOf = nullptr;
 
   /// Has a parameter or value with an event axis: called through the
   /// strided convention of EventDistributions.def.
   bool hasEvent() const;
+  /// The row a call of this spec lowers to (itself, or an alias's target).
+  const DistSpec &canonical() const { return AliasOf ? *AliasOf : *this; }
+  /// How many parameters may be given by position (those before the
+  /// first keyword-only one).
+  size_t positionalCount() const;
   bool isComposite() const {
     return Kind == DistKind::MixtureSameFamily ||
            Kind == DistKind::TransformedDistribution ||
@@ -116,11 +143,31 @@ std::string truncatedSymbol(const DistSpec &Base,
 std::string runtimeSymbol(const DistSpec &Spec,
                           llvm::ArrayRef<llvm::StringRef> GivenParams);
 
-/// The distribution called `Name`, or null.
+/// A NumPyro class of one parameterization (BinomialProbs): its target
+/// called with these parameters in this positional order.
+struct DistAlias {
+  const char *Name;
+  const char *Target;
+  std::vector<const char *> Params;
+};
+
+/// Every alias of NumPyroDistributions.def.
+const std::vector<DistAlias> &allDistributionAliases();
+
+/// The alias called `Name`, or null.
+const DistAlias *lookupDistributionAlias(llvm::StringRef Name);
+
+/// The distribution called `Name`, or null. An alias's name gives a spec
+/// of its own: the target's kind and parameters, under the alias's name,
+/// in the alias's positional order, with AliasOf set.
 const DistSpec *lookupDistribution(llvm::StringRef Name);
 
 /// All distributions, in declaration order.
 const std::vector<DistSpec> &allDistributions();
+
+/// aimzc --list-distributions: the table as Markdown (docs/distributions.md)
+/// or, with Json, as a JSON array of every row and alias.
+void printDistributionCatalogue(llvm::raw_ostream &OS, bool Json);
 
 const char *constraintDescription(Constraint C);
 bool satisfies(Constraint C, double V);

@@ -166,6 +166,9 @@ private:
     const char *Param = nullptr;
     Shape Dims;
   };
+  std::vector<ExprPtr> aliasArguments(const DistSpec &Alias,
+                                      const std::vector<ExprPtr> &Given,
+                                      SMLoc DistLoc, bool &Ok);
   std::vector<ExprPtr> bindArguments(const DistSpec &Spec,
                                      const std::vector<Arg> &Args, bool &Ok);
   void checkExactlyOneOf(const DistSpec &Spec,
@@ -218,6 +221,7 @@ private:
   bool analyzeMatMul(BinaryExpr &E);
   // Calls of the builtins (Calls.cpp).
   bool analyzeCall(CallExpr &E);
+  bool checkMinMaxAxis(const CallExpr &E);
   bool takeAxisArg(CallExpr &E, std::optional<int64_t> &Axis, SMLoc &AxisLoc);
   bool analyzeCallArgs(CallExpr &E, bool AxisFn);
   bool checkCallArity(CallExpr &E, const Builtin &Fn);

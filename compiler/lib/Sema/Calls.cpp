@@ -41,6 +41,8 @@ bool Analyzer::analyzeCall(CallExpr &E) {
     return analyzeMatrixHelper(E, *Fn);
   if (Fn->Family == BuiltinFamily::Where)
     return analyzeWhere(E);
+  if (!checkMinMaxAxis(E))
+    return false;
   if (auto Done = analyzeCallAxis(E, *Fn, Axis, AxisLoc))
     return *Done;
   if (E.Callee == "sd") {
@@ -57,6 +59,28 @@ bool Analyzer::analyzeCall(CallExpr &E) {
     }
   }
   return typeCall(E, *Fn);
+}
+
+/// min(x, 1) on an array: NumPy's axis (np.min(a, axis)) or Stan's pair
+/// (min(a, b))? Either reading is someone's silent wrong result, so an
+/// integer literal after an array is refused with both spellings.
+bool Analyzer::checkMinMaxAxis(const CallExpr &E) {
+  if ((E.Callee != "min" && E.Callee != "max") || E.Args.size() != 2 ||
+      E.Args[0].Value->Ty.Dims.empty())
+    return true;
+  const Expr *B = E.Args[1].Value.get();
+  bool Negative = false;
+  if (const auto *U = llvm::dyn_cast<UnaryExpr>(B)) {
+    B = U->Operand.get();
+    Negative = true;
+  }
+  const auto *N = llvm::dyn_cast<NumberExpr>(B);
+  if (!N || !N->IsInteger)
+    return true;
+  Diags.report(diag::E_MIN_MAX_AXIS_AMBIGUOUS, E.Loc)
+      << E.Callee << (Negative ? "-" : "") + formatNumber(N->Value)
+      << (E.Callee == "min" ? "minimum" : "maximum");
+  return false;
 }
 
 /// axis=: an integer literal or const (negative counts from the end), taken

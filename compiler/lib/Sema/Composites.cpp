@@ -66,7 +66,8 @@ std::optional<Analyzer::BoundCall> Analyzer::bindMixture(SampleStmt &S) {
   const CallExpr *Comp = distributionArg(S, 1, "a distribution call");
   if (!Mix || !Comp)
     return std::nullopt;
-  if (Mix->Callee != "Categorical") {
+  const DistSpec *MixSpec = lookupDistribution(Mix->Callee);
+  if (MixSpec->canonical().Kind != DistKind::Categorical) {
     Diags.report(diag::E_MIXTURE_NOT_CATEGORICAL, Mix->Loc) << Mix->Callee;
     return std::nullopt;
   }
@@ -75,7 +76,7 @@ std::optional<Analyzer::BoundCall> Analyzer::bindMixture(SampleStmt &S) {
     Diags.report(diag::E_MIXTURE_COMPONENT_KIND, Comp->Loc) << Comp->Callee;
     return std::nullopt;
   }
-  auto M = bindCall(*lookupDistribution("Categorical"), Mix->Args, Mix->Loc);
+  auto M = bindCall(*MixSpec, Mix->Args, Mix->Loc);
   auto C = bindCall(*Base, Comp->Args, Comp->Loc);
   if (!M || !C || !M->Ok || !C->Ok || !M->Batch || !C->Batch)
     return std::nullopt;
@@ -87,7 +88,7 @@ std::optional<Analyzer::BoundCall> Analyzer::bindMixture(SampleStmt &S) {
     return std::nullopt;
   }
   BoundCall R;
-  R.Dist = compositeName(DistKind::MixtureSameFamily, Base->Name);
+  R.Dist = compositeName(DistKind::MixtureSameFamily, Base->canonical().Name);
   R.Discrete = Base->Discrete;
   R.EventSize = M->EventSize;
   Shape CompBatch(C->Batch->begin(), C->Batch->end() - 1);
@@ -172,7 +173,7 @@ std::optional<Analyzer::BoundCall> Analyzer::bindOrdered(SampleStmt &S,
     return std::nullopt;
   }
   BoundCall R;
-  R.Dist = compositeName(DistKind::TransformedDistribution, Base->Name);
+  R.Dist = compositeName(DistKind::TransformedDistribution, Base->canonical().Name);
   R.EventSize = Vec.back();
   R.ValueEventRank = 1;
   R.Batch = Shape(Vec.begin(), Vec.end() - 1);
@@ -190,14 +191,15 @@ std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
   const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
   if (!BaseCall)
     return std::nullopt;
-  if (!llvm::is_contained(truncatableBases(), BaseCall->Callee)) {
+  const DistSpec *Base = lookupDistribution(BaseCall->Callee);
+  if (!llvm::is_contained(truncatableBases(),
+                          llvm::StringRef(Base->canonical().Name))) {
     std::vector<std::string> Names(truncatableBases().begin(),
                                    truncatableBases().end());
     Diags.report(diag::E_TRUNCATED_BASE, BaseCall->Loc)
         << llvm::join(Names, ", ") << BaseCall->Callee;
     return std::nullopt;
   }
-  const DistSpec *Base = lookupDistribution(BaseCall->Callee);
   auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
   if (!C || !C->Ok || !C->Batch)
     return std::nullopt;
@@ -229,7 +231,7 @@ std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
     Bounds[I] = A.Value;
   }
   BoundCall R;
-  R.Dist = compositeName(DistKind::TruncatedDistribution, Base->Name);
+  R.Dist = compositeName(DistKind::TruncatedDistribution, Base->canonical().Name);
   R.Discrete = Base->Discrete; // a truncated count is a count
   R.Params = C->Params;
   R.Batch = C->Batch;

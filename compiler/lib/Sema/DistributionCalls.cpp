@@ -13,14 +13,20 @@ namespace aimz {
 namespace sema {
 
 std::optional<Analyzer::BoundCall>
-Analyzer::bindCall(const DistSpec &Spec, const std::vector<Arg> &Args,
+Analyzer::bindCall(const DistSpec &Called, const std::vector<Arg> &Args,
                    SMLoc DistLoc, bool ShapeMayGiveEvent) {
+  // An alias (BinomialProbs) binds by its own order, then calls its target.
+  const DistSpec &Spec = Called.canonical();
   BoundCall R;
   R.Dist = Spec.Name;
   R.Discrete = Spec.Discrete;
   R.ValueEventRank = Spec.ValueEventRank;
-  std::vector<ExprPtr> Bound = bindArguments(Spec, Args, R.Ok);
-  checkExactlyOneOf(Spec, Bound, DistLoc, R.Ok);
+  std::vector<ExprPtr> Bound = bindArguments(Called, Args, R.Ok);
+  // An alias takes one member of its target's group, by its own rule.
+  if (Called.AliasOf)
+    Bound = aliasArguments(Called, Bound, DistLoc, R.Ok);
+  else
+    checkExactlyOneOf(Spec, Bound, DistLoc, R.Ok);
   // Type every argument and check it against its constraint; split its
   // shape into batch and event axes.
   R.Batch = Shape{};
@@ -58,12 +64,19 @@ std::vector<ExprPtr> Analyzer::bindArguments(const DistSpec &Spec,
   for (const Arg &A : Args) {
     size_t Index = Spec.Params.size();
     if (A.Keyword.empty()) {
-      if (Positional >= Spec.Params.size() ||
+      // NumPyro's keyword-only parameters (after `*`) take no position.
+      if (Positional >= Spec.positionalCount() ||
           (Spec.ExactlyOneOf.size() > 1 &&
            Spec.Params[Positional].Name ==
                llvm::StringRef(Spec.ExactlyOneOf.back()))) {
+        std::vector<std::string> ByKeyword;
+        for (size_t I = Spec.positionalCount(); I < Spec.Params.size(); ++I)
+          ByKeyword.push_back(std::string(Spec.Params[I].Name) + "=");
         Diags.report(diag::E_TOO_MANY_POSITIONAL, A.Loc)
-            << Spec.Name << Positional << (Positional == 1 ? "" : "s");
+            << Spec.Name << Positional << (Positional == 1 ? "" : "s")
+            << (ByKeyword.empty() ? std::string()
+                                  : "; give " + llvm::join(ByKeyword, ", ") +
+                                        " by keyword, as in NumPyro");
         Ok = false;
         continue;
       }
@@ -93,6 +106,27 @@ std::vector<ExprPtr> Analyzer::bindArguments(const DistSpec &Spec,
   return Bound;
 }
 
+/// An alias's arguments (in its own order) in its target's order; a
+/// parameter the alias requires (BinomialProbs's probs) is missing when not
+/// given, under the alias's name.
+std::vector<ExprPtr> Analyzer::aliasArguments(const DistSpec &Alias,
+                                              const std::vector<ExprPtr> &Given,
+                                              SMLoc DistLoc, bool &Ok) {
+  const DistSpec &Target = Alias.canonical();
+  std::vector<ExprPtr> Bound(Target.Params.size());
+  for (size_t I = 0; I < Alias.Params.size(); ++I) {
+    const DistParam &P = Alias.Params[I];
+    if (!Given[I] && !P.Default) {
+      Diags.report(diag::E_MISSING_PARAMETER, DistLoc) << Alias.Name << P.Name;
+      Ok = false;
+    }
+    for (size_t J = 0; J < Target.Params.size(); ++J)
+      if (llvm::StringRef(P.Name) == Target.Params[J].Name)
+        Bound[J] = Given[I];
+  }
+  return Bound;
+}
+
 /// `probs=` or `logits=`: one of the group, not both, not neither.
 void Analyzer::checkExactlyOneOf(const DistSpec &Spec,
                                  const std::vector<ExprPtr> &Bound,
@@ -105,8 +139,10 @@ void Analyzer::checkExactlyOneOf(const DistSpec &Spec,
                                        llvm::StringRef(Spec.Params[I].Name)))
       Given.push_back(Spec.Params[I].Name);
   if (Given.size() != 1) {
+    std::vector<std::string> Front(Spec.ExactlyOneOf.begin(),
+                                   Spec.ExactlyOneOf.end() - 1);
     Diags.report(diag::E_EXACTLY_ONE_OF, DistLoc)
-        << Spec.Name << Spec.ExactlyOneOf.front() << Spec.ExactlyOneOf.back()
+        << Spec.Name << llvm::join(Front, "=', '") << Spec.ExactlyOneOf.back()
         << (Given.empty() ? "" : "; both were given");
     Ok = false;
   }

@@ -96,9 +96,9 @@ bool Analyzer::rewriteGatedComposite(SampleStmt &S) {
   for (const Arg &A : Base->Args) {
     Arg Named = A;
     if (Named.Keyword.empty()) {
-      if (At >= BaseSpec->Params.size()) {
+      if (At >= BaseSpec->positionalCount()) {
         Diags.report(diag::E_GATED_BASE_ARGS, A.Loc)
-            << Base->Callee << BaseSpec->Params.size();
+            << Base->Callee << BaseSpec->positionalCount();
         return false;
       }
       Named.Keyword = BaseSpec->Params[At++].Name;

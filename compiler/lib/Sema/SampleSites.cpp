@@ -29,7 +29,9 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     poison(S);
     return;
   }
-  S.Spec = Spec;
+  // An alias (BinomialProbs) is its target from here on; its arguments
+  // bind by its own order (bindCall).
+  S.Spec = &Spec->canonical();
   std::string Support;
   if (Spec->Improper)
     Support = takeImproperSupport(S, IsOutput, Ok);
@@ -39,6 +41,7 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     return;
   }
   Ok = Ok && Call->Ok;
+  S.Dist = S.Spec->Name;
   Shape Own = siteShape(S, *Call, Ok);
   if (Call->EventFromShape) {
     if (Ok)

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "aimz/AST.h"
 #include "aimz/Diagnostics.h"
+#include "aimz/Distributions.h"
 #include "aimz/Driver.h"
 #include "aimz/Manifest.h"
 #include "aimz/Parser.h"
@@ -84,6 +85,12 @@ cl::opt<bool> ListDiagnostics(
     "list-diagnostics",
     cl::desc("Print every diagnostic's code, severity and message (the "
              "table in docs/diagnostics.md) and exit"),
+    cl::cat(Category));
+cl::opt<std::string> ListDistributions(
+    "list-distributions", cl::ValueOptional,
+    cl::value_desc("markdown|json"),
+    cl::desc("Print every distribution with NumPyro's signature (the table "
+             "in docs/distributions.md; =json for programs) and exit"),
     cl::cat(Category));
 cl::opt<bool> NoPTX("no-ptx",
                     cl::desc("Do not embed PTX in the shared library"),
@@ -212,12 +219,21 @@ int main(int argc, char **argv) {
   });
   // --list-diagnostics needs no model: it is answered before the options
   // (and the model path they require) are parsed.
-  for (int I = 1; I < argc; ++I)
-    if (llvm::StringRef(argv[I]) == "--list-diagnostics" ||
-        llvm::StringRef(argv[I]) == "-list-diagnostics") {
+  // Likewise --list-distributions[=json].
+  for (int I = 1; I < argc; ++I) {
+    llvm::StringRef A = argv[I];
+    A.consume_front("-");
+    if (A == "-list-diagnostics" || A == "list-diagnostics") {
       diag::printCatalogue(llvm::outs());
       return 0;
     }
+    A.consume_front("-");
+    if (A == "list-distributions" || A == "list-distributions=json" ||
+        A == "list-distributions=markdown") {
+      printDistributionCatalogue(llvm::outs(), A.ends_with("=json"));
+      return 0;
+    }
+  }
   cl::ParseCommandLineOptions(
       argc, argv,
       "aimzc: compile a .aimz probabilistic model\n\n"

@@ -52,7 +52,8 @@ TEST_MODELS = ["det_chain", "linreg64", "gather64", "tanh_net64", "rank3", "rank
                "log_prob_terms", "two_responses", "tril_loadings",
                "standardized_latent", "count_vectors", "truncated_counts",
                "gp_features64", "car_precision64", "latent_gp64",
-               "joint_mixing64"]
+               "joint_mixing64", "mvn_signatures64",
+               "alias_spellings"]
 
 
 def source_of(name):

@@ -735,7 +735,7 @@ DISTS = {
                 [-1, 0, 1, 4, 25, 60]),
     }),
     "zeroinflatednegativebinomial2_gate": (
-        "ZeroInflatedNegativeBinomial2(mean, conc, gate)",
+        "ZeroInflatedNegativeBinomial2(mean, conc, gate=gate)",
         ["mean", "conc", "gate"], True, ref_zeroinflatednegativebinomial2_gate, {
             "f32": ([(3, 2, 0.2), (50, 0.5, 0.7)], [-1, 0, 1, 3, 20, 500]),
             "f64": ([(3, 2, 0.2), (50, 0.5, 0.7), (0.1, 10, 0.01)],

@@ -380,14 +380,31 @@ AIMZ_MATH_FN T dirichlet_log_prob(EventView<T> x, std::int64_t K, EventView<cons
 
 // -------------------------------------------------------- MultivariateNormal
 
+namespace detail {
+
+/// NumPyro's lower_cholesky constraint: a positive finite diagonal and
+/// zeros above it. A scale_tril outside it is invalid (NaN), never read as
+/// its lower triangle.
+template <class T>
+AIMZ_MATH_FN bool lower_cholesky(std::int64_t K, EventView<const T> l) {
+  bool ok = true;
+  for (std::int64_t i = 0; i < K; ++i) {
+    ok = ok && pos_finite(l(i, i));
+    for (std::int64_t j = i + 1; j < K; ++j) ok = ok && l(i, j) == T(0);
+  }
+  return ok;
+}
+
+}  // namespace detail
+
 /// MultivariateNormal(loc, scale_tril): loc + L z, summed over z in index
-/// order; only the lower triangle of L is read.
+/// order; NaN unless L is lower triangular with a positive diagonal.
 template <class T>
 AIMZ_MATH_FN void multivariate_normal_sample(RandomStream& s, std::int64_t K, EventView<T> out, EventView<const T> loc,
                                              EventView<const T> scale_tril) {
-  bool ok = true;
+  bool ok = detail::lower_cholesky<T>(K, scale_tril);
   for (std::int64_t i = 0; i < K; ++i) {
-    ok = ok && std::isfinite(loc[i]) && detail::pos_finite(scale_tril(i, i));
+    ok = ok && std::isfinite(loc[i]);
     out[i] = loc[i];
   }
   for (std::int64_t j = 0; j < K; ++j) {
@@ -403,6 +420,7 @@ AIMZ_MATH_FN void multivariate_normal_sample(RandomStream& s, std::int64_t K, Ev
 template <class T>
 AIMZ_MATH_FN T multivariate_normal_log_prob(EventView<T> x, std::int64_t K, EventView<const T> loc,
                                             EventView<const T> scale_tril) {
+  if (!detail::lower_cholesky<T>(K, scale_tril)) return detail::nan<T>();
   T quad = T(0), logdet = T(0);
   for (std::int64_t i = 0; i < K; ++i) {
     const T d = scale_tril(i, i);
@@ -483,15 +501,37 @@ AIMZ_MATH_FN T dot_lanes(std::int64_t n, const T* a, std::int64_t sa, const T* b
 
 }  // namespace detail
 
+namespace detail {
+
+/// NumPyro's positive_definite constraint asks for a symmetric matrix; a
+/// factor of its lower triangle alone would silently mean another matrix.
+/// Entries may differ by rounding (sqrt(eps) relative), not more.
+template <class T>
+AIMZ_MATH_FN bool symmetric(std::int64_t K, EventView<const T> a) {
+  // sqrt of the unit roundoff, written out (numeric_limits is host-only
+  // under nvcc; Config.h).
+  const T tol = sizeof(T) == 4 ? T(3.4526698e-4) : T(1.4901161193847656e-8);
+  bool ok = true;
+  for (std::int64_t i = 0; i < K; ++i)
+    for (std::int64_t j = 0; j < i; ++j) {
+      const T x = a(i, j), y = a(j, i);
+      ok = ok && std::fabs(x - y) <= tol * std::fmax(std::fabs(x), std::fabs(y));
+    }
+  return ok;
+}
+
+}  // namespace detail
+
 /// Cholesky factor of a symmetric positive-definite matrix (lower
 /// triangle read, lower factor written, upper triangle zeroed); NaN
-/// everywhere when the matrix is not positive definite. Column by column,
+/// everywhere when the matrix is not symmetric or not positive definite.
+/// Column by column,
 /// each entry is a dot product of two rows of the factor so far, in
 /// dot_lanes's fixed order: that makes the O(N^3) factor of an N = 1000
 /// Gaussian process vector code.
 template <class T>
 AIMZ_MATH_FN void cholesky(std::int64_t K, EventView<const T> a, EventView<T> l) {
-  bool ok = true;
+  bool ok = detail::symmetric<T>(K, a);
   for (std::int64_t j = 0; j < K && ok; ++j) {
     const T* lj = &l(j, 0);
     const T d = a(j, j) - detail::dot_lanes<T>(j, lj, l.s1, lj, l.s1);

@@ -1,0 +1,159 @@
+"""Every distribution the language accepts has NumPyro's signature.
+
+`aimzc --list-distributions=json` prints the compiler's table (every row of
+NumPyroDistributions.def and every alias such as BinomialProbs); for each,
+`inspect.signature` of the NumPyro class (or function) of the same name
+gives the reference. A positional argument must bind the parameter NumPyro
+binds it to, a keyword must be NumPyro's name, a default NumPyro's default,
+and a keyword-only parameter keyword-only. The project's own parameters
+(`extension`) must be keyword-only and unknown to NumPyro, so they can never
+change what a NumPyro call means. The test cannot drift: it reads NumPyro
+itself, and lists every difference it finds before failing.
+
+Run by the reference environment's python (.venv, tools/setup_venv.sh);
+exits 77 (skip) when NumPyro is not installed there.
+"""
+
+import inspect
+import json
+import math
+import unittest
+
+import reference  # noqa: F401  (NumPyro or skip)
+import numpyro.distributions as dist  # noqa: E402
+
+import aimz_e2e as E  # noqa: E402
+
+# NumPyro's parameters that configure its implementation, not the
+# distribution: the language has no counterpart and accepts none of them
+# (an attempt is "no parameter" or "too many positional arguments").
+IMPLEMENTATION_OPTIONS = {
+    "validate_args",    # every class
+    "is_sparse",        # Poisson: a JAX memory layout
+    "total_count_max",  # Multinomial, DirichletMultinomial: a JAX loop bound
+    "sample_method",    # LKJCholesky: 'onion' (ours) or 'cvine'
+}
+
+# Rows whose NumPyro signature is Python objects rather than values:
+# ImproperUniform(support, batch_shape, event_shape) takes a constraint
+# object and shapes; here `support=real|positive` is a keyword and the
+# shapes are the site's `[...]` (README, "Distributions").
+NOT_VALUE_SIGNATURES = {"ImproperUniform"}
+
+# A NumPyro default of None that means "no bound" is the infinite bound.
+NONE_AS_INFINITY = {"low": "-inf", "high": "inf"}
+
+
+def numpyro_parameters(name):
+    obj = getattr(dist, name)
+    params = []
+    for p in inspect.signature(obj).parameters.values():
+        if p.name == "self" or p.name in IMPLEMENTATION_OPTIONS:
+            continue
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise AssertionError("%s: NumPyro's signature is %s; the test "
+                                 "cannot read it" % (name,
+                                                     inspect.signature(obj)))
+        params.append(p)
+    return params
+
+
+def differences(row):
+    """Every way the row differs from NumPyro's signature, as sentences."""
+    name = row["name"]
+    if not hasattr(dist, name):
+        return ["%s: numpyro.distributions has no %s" % (name, name)]
+    theirs = numpyro_parameters(name)
+    ours = [p for p in row["params"] if not p["extension"]]
+    out = []
+    their_names = [p.name for p in theirs]
+    our_names = [p["name"] for p in ours]
+    if their_names != our_names:
+        out.append("%s: parameters (%s) where NumPyro has (%s)" % (
+            name, ", ".join(our_names), ", ".join(their_names)))
+        return out
+    group = set(row["exactly_one_of"])
+    extensions = {p["name"] for p in row["params"] if p["extension"]}
+    for t, o in zip(theirs, ours):
+        kw_only = t.kind == t.KEYWORD_ONLY
+        if kw_only != o["keyword_only"]:
+            out.append("%s: '%s' is %s in NumPyro but %s here" % (
+                name, t.name, "keyword-only" if kw_only else "positional",
+                "keyword-only" if o["keyword_only"] else "positional"))
+        out.extend(default_differences(name, t, o, group, extensions))
+    for p in row["params"]:
+        if p["extension"] and (p["name"] in their_names
+                               or not p["keyword_only"]):
+            out.append("%s: the project's own '%s' must be keyword-only and "
+                       "not a NumPyro name" % (name, p["name"]))
+    return out
+
+
+def default_differences(name, t, o, group, extensions):
+    required = t.default is inspect.Parameter.empty
+    if required:
+        # Required in NumPyro: required here, or one of a group whose other
+        # members are all the project's own keywords (ZeroInflatedPoisson's
+        # gate, or gate_logits=).
+        alternatives = group - {o["name"]}
+        if o["required"] or (o["name"] in group and alternatives
+                             and alternatives <= extensions):
+            return []
+        return ["%s: '%s' is required in NumPyro but defaults to %s here" % (
+            name, t.name, o["default"])]
+    if t.default is None:
+        if o["name"] in group and not o["required"] and o["default"] is None:
+            return []
+        if NONE_AS_INFINITY.get(t.name) == o["default"]:
+            return []
+        return ["%s: '%s' defaults to None in NumPyro but to %s here" % (
+            name, t.name, "nothing (required)" if o["required"]
+            else o["default"])]
+    if o["required"] or o["default"] is None or isinstance(
+            o["default"], str) or not math.isclose(float(t.default),
+                                                   float(o["default"])):
+        return ["%s: '%s' defaults to %r in NumPyro but to %s here" % (
+            name, t.name, t.default,
+            "nothing (required)" if o["required"] else o["default"])]
+    return []
+
+
+class Signatures(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        r = E.aimzc("--list-distributions=json", check=True)
+        cls.rows = json.loads(r.stdout)
+
+    def test_table_is_read(self):
+        names = {r["name"] for r in self.rows}
+        # The table as the compiler sees it, aliases included.
+        for n in ("Normal", "MultivariateNormal", "BinomialProbs",
+                  "TruncatedDistribution"):
+            self.assertIn(n, names)
+
+    def test_every_row_has_numpyros_signature(self):
+        found = []
+        for row in self.rows:
+            if row["name"] in NOT_VALUE_SIGNATURES:
+                continue
+            found.extend(differences(row))
+        self.assertEqual(found, [], "\n" + "\n".join(found))
+
+    def test_each_probs_logits_class_is_accepted(self):
+        # NumPyro's *Probs / *Logits classes of every family the language
+        # has are spellings of it here too.
+        ours = {r["name"] for r in self.rows}
+        families = {r["name"] for r in self.rows if not r["alias_of"]}
+        missing = []
+        for cls in dir(dist):
+            for suffix in ("Probs", "Logits"):
+                base = cls[:-len(suffix)]
+                if cls.endswith(suffix) and base in families \
+                        and cls not in ours:
+                    missing.append(cls)
+        self.assertEqual(missing, [], "NumPyro classes of families the "
+                         "language has, not accepted: %s" % missing)
+
+
+if __name__ == "__main__":
+    E.main()
