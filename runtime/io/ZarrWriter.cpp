@@ -291,7 +291,8 @@ bool ZarrWriter::hasChunk(StringRef Name, ArrayRef<uint64_t> Coords) {
   return true;
 }
 
-Expected<std::vector<std::string>> ZarrWriter::checkKeptChunks() {
+Expected<std::vector<std::string>>
+ZarrWriter::checkKeptChunks(const KeptChunkFn &OnKept) {
   if (Error E = checkUsable())
     return std::move(E);
   std::vector<std::string> Notes;
@@ -322,6 +323,8 @@ Expected<std::vector<std::string>> ZarrWriter::checkKeptChunks() {
                                  File.getError().message());
       if (!Bad) {
         markWritten(*A, Index);
+        if (OnKept)
+          OnKept(Name, Coords, Decoded.data());
         continue;
       }
       if (First.empty())

@@ -47,6 +47,16 @@ void countRun(const uint8_t *P, int64_t Count, int64_t Stride,
   }
 }
 
+/// The invalid-count markers (-1) among Count int32 values Stride apart.
+void countMarkers(const uint8_t *P, int64_t Count, int64_t Stride,
+                  NonFiniteTally &T) {
+  for (int64_t I = 0; I < Count; ++I) {
+    int32_t V;
+    std::memcpy(&V, P + I * Stride * sizeof V, sizeof V);
+    T.Invalid += V == -1;
+  }
+}
+
 std::string plural(int64_t N, const char *One, const char *Many) {
   return std::to_string(N) + " " + (N == 1 ? One : Many);
 }
@@ -57,15 +67,18 @@ void NonFiniteTally::add(const NonFiniteTally &O) {
   NaN += O.NaN;
   PosInf += O.PosInf;
   NegInf += O.NegInf;
+  Invalid += O.Invalid;
   if (O.FirstDraw >= 0 && (FirstDraw < 0 || O.FirstDraw < FirstDraw))
     FirstDraw = O.FirstDraw;
 }
 
 NonFiniteTally countNonFiniteInBox(io::DType Type, const void *Chunk,
                                    const std::vector<int64_t> &Strides,
-                                   const ChunkBox &Box, int64_t Draw0) {
+                                   const ChunkBox &Box, int64_t Draw0,
+                                   bool CountDraws) {
   NonFiniteTally T;
-  if (Type != io::DType::Float32 && Type != io::DType::Float64)
+  const bool Markers = CountDraws && Type == io::DType::Int32;
+  if (Type != io::DType::Float32 && Type != io::DType::Float64 && !Markers)
     return T;
   const size_t W = io::dtypeSize(Type);
   // Per draw, so that the first draw holding one is known.
@@ -76,7 +89,9 @@ NonFiniteTally countNonFiniteInBox(io::DType Type, const void *Chunk,
     const int64_t Before = T.total();
     forEachRun(Strides, Row, [&](int64_t Off, int64_t Count, int64_t S) {
       const auto *P = static_cast<const uint8_t *>(Chunk) + Off * W;
-      if (W == 4)
+      if (Markers)
+        countMarkers(P, Count, S, T);
+      else if (W == 4)
         countRun<uint32_t>(P, Count, S, T);
       else
         countRun<uint64_t>(P, Count, S, T);
@@ -91,9 +106,12 @@ std::string describeNonFinite(const std::string &Array,
                               const NonFiniteTally &T, uint64_t Values,
                               bool NegInfIsAValue) {
   const int64_t NegInf = NegInfIsAValue ? 0 : T.NegInf;
-  if (T.NaN + T.PosInf + NegInf == 0)
+  if (T.NaN + T.PosInf + NegInf + T.Invalid == 0)
     return "";
   std::vector<std::string> Parts;
+  if (T.Invalid)
+    Parts.push_back(plural(T.Invalid, "invalid draw (-1)",
+                           "invalid draws (-1)"));
   if (T.NaN)
     Parts.push_back(plural(T.NaN, "NaN", "NaN"));
   if (T.PosInf)

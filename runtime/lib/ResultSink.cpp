@@ -108,7 +108,8 @@ llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
     const io::CodecOptions &Codec, const std::vector<SinkArray> &Arrays,
     const std::vector<std::pair<std::string, nlohmann::json>> &Groups,
     const nlohmann::json &GroupAttrs, unsigned Threads, bool Sync,
-    const nlohmann::json &RunRecord, SinkStart Start) {
+    const nlohmann::json &RunRecord, SinkStart Start,
+    const KeptChunkFn &OnKept) {
   auto S = std::make_unique<ZarrSink>();
   auto W = Start == SinkStart::Resume
                ? io::ZarrWriter::resume(Dir, Format, Codec, Sync, RunRecord)
@@ -139,7 +140,15 @@ llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
     if (llvm::Error E = S->Writer->setGroupAttrs(GroupAttrs))
       return std::move(E);
   if (Start == SinkStart::Resume) {
-    auto Notes = S->Writer->checkKeptChunks();
+    io::ZarrWriter::KeptChunkFn ByName;
+    if (OnKept)
+      ByName = [&](llvm::StringRef Name, llvm::ArrayRef<uint64_t> Coords,
+                   const void *Data) {
+        for (size_t I = 0; I < Arrays.size(); ++I)
+          if (Arrays[I].Name == Name)
+            OnKept(I, Coords, Data);
+      };
+    auto Notes = S->Writer->checkKeptChunks(ByName);
     if (!Notes)
       return Notes.takeError();
     S->Notes = std::move(*Notes);

@@ -490,6 +490,9 @@ llvm::Error addComputedArrays(const Manifest &M, const DataSet &Data,
       return E.takeError();
     O.Extents = *E;
     O.ObsAxis = M.obsAxis(Shape);
+    O.CountDraws = !Effect && Opts.Kind != EntryKind::LogLikelihood &&
+                   !Si.Dist.empty() && !Si.improper() &&
+                   O.Type == io::DType::Int32;
     Add(std::move(O));
   }
   if (!Effect || !Opts.KeepScenarios)

@@ -80,6 +80,8 @@ private:
   llvm::Error computeBatch(int64_t Batch, const std::vector<void *> &Buffers);
   void prepareTask(DeviceTask &Task, unsigned Dev, int64_t Batch) const;
   void tallyNonFinite(unsigned Dev, const DeviceTask &Task);
+  void tallyKeptChunk(size_t I, llvm::ArrayRef<uint64_t> Coords,
+                      const void *Data);
   bool committed(int64_t Batch) const;
   void reportBatch(int64_t Batch, double Pairs);
   llvm::Error reportNonFinite();
@@ -177,11 +179,15 @@ llvm::Error Executor::startSink(SinkStart Start, const nlohmann::json &Record) {
   for (const OutputArray &O : Plan->Outs)
     Arrays.push_back({O.Path, O.Type, O.Shape, O.Chunk, O.DimNames,
                       O.ChunkBytes});
+  // A resumed run reports what the uninterrupted one would: the kept
+  // chunks' non-finite values count as this run's own.
+  KeptChunkFn OnKept = [&](size_t I, llvm::ArrayRef<uint64_t> Coords,
+                           const void *Data) { tallyKeptChunk(I, Coords, Data); };
   auto S = Opts.toNpz()
                ? createNpzSink(Opts.OutPath, Arrays, Opts.Sync)
                : createZarrSink(Opts.OutPath, Opts.Format, Opts.Codec, Arrays,
                                 Plan->Groups, Plan->Attrs, DevPlan.size(),
-                                Opts.Sync, Record, Start);
+                                Opts.Sync, Record, Start, OnKept);
   if (!S)
     return S.takeError();
   Sink = std::move(*S);
@@ -294,9 +300,45 @@ void Executor::tallyNonFinite(unsigned Dev, const DeviceTask &Task) {
         Outs[I], Task.Draw0 - C.result_draw_origin,
         Task.Draw1 - C.result_draw_origin, C.obs_begin - C.result_obs_origin,
         C.obs_end - C.result_obs_origin);
-    TallyOf[Dev][I].add(countNonFiniteInBox(Outs[I].Type, Buffer,
-                                            Outs[I].ChunkStrides, Box,
-                                            C.result_draw_origin));
+    TallyOf[Dev][I].add(countNonFiniteInBox(
+        Outs[I].Type, Buffer, Outs[I].ChunkStrides, Box, C.result_draw_origin,
+        Outs[I].CountDraws));
+  }
+}
+
+/// The non-finite values of a chunk the interrupted run committed: the
+/// part of it inside the array, (chain,) draw leading.
+void Executor::tallyKeptChunk(size_t I, llvm::ArrayRef<uint64_t> Coords,
+                              const void *Data) {
+  const OutputArray &O = Plan->Outs[I];
+  if (O.copied() || O.Scenario)
+    return;
+  const size_t Rank = O.Chunk.size();
+  std::vector<int64_t> Strides(Rank, 1);
+  for (size_t A = Rank - 1; A > 0; --A)
+    Strides[A - 1] = Strides[A] * static_cast<int64_t>(O.Chunk[A]);
+  auto Extent = [&](size_t A) {
+    return static_cast<int64_t>(
+        std::min(O.Chunk[A], O.Shape[A] - Coords[A] * O.Chunk[A]));
+  };
+  const size_t Lead = Plan->InferenceData ? 2 : 1;
+  ChunkBox Box;
+  for (size_t A = Lead - 1; A < Rank; ++A) {
+    Box.Lo.push_back(0);
+    Box.Hi.push_back(Extent(A));
+  }
+  std::vector<int64_t> Inner(Strides.begin() + (Lead - 1), Strides.end());
+  const size_t W = io::dtypeSize(O.Type);
+  // Each chain's rows (one row without chains): its draws start at Draw0.
+  const int64_t Chains = Lead == 2 ? Extent(0) : 1;
+  for (int64_t C = 0; C < Chains; ++C) {
+    int64_t Draw0 = static_cast<int64_t>(Coords[Lead - 1] * O.Chunk[Lead - 1]);
+    if (Lead == 2)
+      Draw0 += static_cast<int64_t>(Coords[0] * O.Chunk[0] + C) *
+               Plan->DrawsPerChain;
+    const auto *P = static_cast<const uint8_t *>(Data) + C * Strides[0] * W;
+    TallyOf[0][I].add(countNonFiniteInBox(O.Type, Lead == 2 ? P : Data, Inner,
+                                          Box, Draw0, O.CountDraws));
   }
 }
 
@@ -369,7 +411,7 @@ llvm::Error Executor::reportNonFinite() {
       Tally[I].add(OfDevice[I]);
   std::vector<int64_t> Counts;
   for (const NonFiniteTally &T : Tally)
-    Counts.insert(Counts.end(), {T.NaN, T.PosInf, T.NegInf});
+    Counts.insert(Counts.end(), {T.NaN, T.PosInf, T.NegInf, T.Invalid});
   Group.sumOverGroup(Counts);
   std::vector<int64_t> First;
   for (const NonFiniteTally &T : Tally)
@@ -377,8 +419,8 @@ llvm::Error Executor::reportNonFinite() {
   Group.minOverGroup(First);
   std::vector<std::string> Lines;
   for (size_t I = 0; I < Tally.size(); ++I) {
-    NonFiniteTally T{Counts[3 * I], Counts[3 * I + 1], Counts[3 * I + 2],
-                     First[I]};
+    NonFiniteTally T{Counts[4 * I], Counts[4 * I + 1], Counts[4 * I + 2],
+                     First[I], Counts[4 * I + 3]};
     uint64_t Values = 1;
     for (uint64_t E : Plan->Outs[I].Shape)
       Values *= E;
@@ -392,9 +434,9 @@ llvm::Error Executor::reportNonFinite() {
     return llvm::Error::success();
   const std::string Why =
       "; a parameter outside its distribution's support (a scale of 0 or "
-      "below, a probability outside [0, 1], ...) gives NaN and a value "
-      "beyond the model's precision an infinity: check the posterior, the "
-      "interventions and the data";
+      "below, a probability outside [0, 1], ...) gives NaN (-1 for a count "
+      "distribution's draw) and a value beyond the model's precision an "
+      "infinity: check the posterior, the interventions and the data";
   if (Opts.Strict)
     return error("non-finite results: " + llvm::join(Lines, "; ") + Why +
                  "; --strict refuses them, so nothing was written");
@@ -447,6 +489,9 @@ llvm::Expected<RunReport> Executor::run(bool &Agreed) {
   if (llvm::Error E = createDevices())
     return std::move(E);
   describeRun();
+  // Before the sink: a resumed store's kept chunks are counted as it opens.
+  TallyOf.assign(DevPlan.size(),
+                 std::vector<NonFiniteTally>(Plan->Outs.size()));
   if (llvm::Error E = openSink(Agreed))
     return std::move(E);
   // From here on every failure goes through one last agreement, so that
@@ -454,8 +499,6 @@ llvm::Expected<RunReport> Executor::run(bool &Agreed) {
   llvm::Error RunErr = Creator ? writeCopiedArrays(*Sink, *Plan, Data, Post)
                                : llvm::Error::success();
   Pool.emplace(DevPlan.size());
-  TallyOf.assign(DevPlan.size(),
-                 std::vector<NonFiniteTally>(Plan->Outs.size()));
   Bar.emplace(Opts.Progress, Plan->Batches,
               static_cast<double>(Plan->Draws) *
                   static_cast<double>(Plan->Observations));

@@ -166,6 +166,8 @@ private:
     const char *Param = nullptr;
     Shape Dims;
   };
+  bool checkTruncationInterval(const Expr &Low, const Expr &High, bool Counts,
+                               SMLoc Loc);
   std::vector<ExprPtr> aliasArguments(const DistSpec &Alias,
                                       const std::vector<ExprPtr> &Given,
                                       SMLoc DistLoc, bool &Ok);

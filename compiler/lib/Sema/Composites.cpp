@@ -259,9 +259,28 @@ std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
     R.Params.push_back({Names[I], Bounds[I], Shape(),
                         SampleStmt::LoweredParam::Transform::None});
   }
+  if (Ok)
+    Ok = checkTruncationInterval(*Bounds[0], *Bounds[1], Base->Discrete,
+                                 S.DistLoc);
   if (!Ok)
     return std::nullopt;
   return R;
+}
+
+/// Literal bounds that leave nothing to draw: low not below high, or, for
+/// counts, no integer between them.
+bool Analyzer::checkTruncationInterval(const Expr &Low, const Expr &High,
+                                       bool Counts, SMLoc Loc) {
+  auto Lo = literalValue(Low), Hi = literalValue(High);
+  if (!Lo || !Hi)
+    return true;
+  bool Empty = Counts ? std::ceil(*Lo) > std::floor(*Hi) : !(*Lo < *Hi);
+  if (!Empty)
+    return true;
+  Diags.report(diag::E_TRUNCATION_EMPTY, Loc)
+      << formatNumber(*Lo) << formatNumber(*Hi)
+      << (Counts ? "integer" : "value");
+  return false;
 }
 
 } // namespace sema

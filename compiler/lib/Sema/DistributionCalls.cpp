@@ -51,6 +51,9 @@ Analyzer::bindCall(const DistSpec &Called, const std::vector<Arg> &Args,
       R.Ok = false;
     }
   }
+  if (Spec.Kind == DistKind::TruncatedNormal && Bound[2] && Bound[3] &&
+      !checkTruncationInterval(*Bound[2], *Bound[3], false, DistLoc))
+    R.Ok = false;
   return R;
 }
 

@@ -53,7 +53,7 @@ TEST_MODELS = ["det_chain", "linreg64", "gather64", "tanh_net64", "rank3", "rank
                "standardized_latent", "count_vectors", "truncated_counts",
                "gp_features64", "car_precision64", "latent_gp64",
                "joint_mixing64", "mvn_signatures64",
-               "alias_spellings"]
+               "alias_spellings", "invalid_counts"]
 
 
 def source_of(name):

@@ -95,6 +95,50 @@ class Resume(E.E2ETestCase):
                            ["--batch-size", "700", "--zarr-format", "3",
                             "--layout", "inference-data"], signal.SIGKILL)
 
+    def test_kept_chunks_report_their_non_finite_values(self):
+        # A NaN in the first draws only (draw plan: the first chunks): the
+        # resumed run must report (warn, or refuse under --strict) exactly
+        # what the uninterrupted run reports, though it computed none of
+        # those chunks itself.
+        rng = np.random.default_rng(8)
+        post = dict(np.load(self.ll_post))
+        post["sigma"] = post["sigma"].copy()
+        post["sigma"][:2] = -1.0  # outside HalfNormal's support: NaN
+        pp = self.savez("ll_nan_post.npz", **post)
+        n = len(np.load(self.ll_data["x"]))
+        data = dict(self.ll_data, y=self.save("ll_y.npy", rng.normal(
+            size=n).astype(np.float32)))
+
+        def cmd(out, extra=()):
+            c = [E.AIMZ_RUN, "log-likelihood", E.model("local_latent")]
+            for k, v in data.items():
+                c += ["--data", "%s=%s" % (k, v)]
+            return c + ["--posterior", pp, "--out", out, "--devices", "2",
+                        "--no-progress", "--batch-size", "4"] + list(extra)
+
+        ref = self.fresh()
+        whole = E.aimz_run(*cmd(ref)[1:])
+        expected = [l for l in whole.warnings() if "non-finite" in l]
+        self.assertEqual(len(expected), 1, whole)
+        out = self.fresh()
+        self.interrupted(cmd(out), out, signal.SIGKILL)
+        r = E.aimz_run(*cmd(out)[1:] + ["--resume"])
+        self.assertGreater(int(r.stdout.split("resumed: ")[1].split()[0]), 0)
+        self.assertEqual([l for l in r.warnings() if "non-finite" in l],
+                         expected)
+        self.assert_same_store(ref, out)
+        # --strict: the resumed run refuses as the whole one does.
+        whole = E.aimz_run(*cmd(self.fresh(), ["--strict"])[1:], check=False)
+        self.assertNotEqual(whole.rc, 0)
+        out = self.fresh()
+        self.interrupted(cmd(out, ["--strict"]), out, signal.SIGKILL)
+        r = E.aimz_run(*cmd(out, ["--strict"])[1:] + ["--resume"],
+                       check=False)
+        self.assertNotEqual(r.rc, 0, r)
+        self.assertFalse(os.path.exists(out))
+        self.assertIn("non-finite results", r.stderr)
+        self.assertIn("'y' holds", r.stderr)
+
     def test_damaged_chunks_are_computed_again(self):
         # What --no-sync and a power loss leave: chunk files under their
         # final names but cut short, or empty. They used to be kept and the

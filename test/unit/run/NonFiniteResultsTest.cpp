@@ -65,6 +65,32 @@ TEST(NonFiniteResults, DoublesAndOtherTypes) {
             0);
 }
 
+// A count distribution's draws: -1 marks an invalid one (kInvalidCount);
+// other integers, and -1 in arrays that are not such draws, count nothing.
+TEST(NonFiniteResults, InvalidCountMarkers) {
+  const std::vector<int64_t> Strides = {15, 5, 1};
+  std::vector<int32_t> I(60, 3);
+  I[7] = -1;   // draw 0
+  I[31] = -1;  // draw 2
+  I[59] = -2;  // not the marker
+  NonFiniteTally T = countNonFiniteInBox(io::DType::Int32, I.data(), Strides,
+                                         box({0, 0, 0}, {4, 3, 5}), 10, true);
+  EXPECT_EQ(T.Invalid, 2);
+  EXPECT_EQ(T.total(), 2);
+  EXPECT_EQ(T.FirstDraw, 10);
+  // Outside the box: not counted.
+  EXPECT_EQ(countNonFiniteInBox(io::DType::Int32, I.data(), Strides,
+                                box({1, 0, 0}, {2, 3, 5}), 0, true)
+                .total(),
+            0);
+  EXPECT_EQ(countNonFiniteInBox(io::DType::Int32, I.data(), Strides,
+                                box({0, 0, 0}, {4, 3, 5}), 0, false)
+                .total(),
+            0);
+  EXPECT_EQ(describeNonFinite("y", T, 60, false),
+            "'y' holds 2 invalid draws (-1) among its 60 values (from draw 10)");
+}
+
 TEST(NonFiniteResults, Messages) {
   NonFiniteTally T;
   EXPECT_EQ(describeNonFinite("y", T, 10, false), "");

@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -129,7 +130,12 @@ public:
   /// a whole chunk (a file cut short by a power loss under --no-sync, or
   /// damaged since), so that the run computes them again. Returns a note per
   /// array that had damaged chunks; the chunks that decode count as written.
-  llvm::Expected<std::vector<std::string>> checkKeptChunks();
+  /// OnKept, when given, sees each kept chunk decoded (C order over the
+  /// array's chunk shape), so that the run can account for its values.
+  using KeptChunkFn = std::function<void(
+      llvm::StringRef Array, llvm::ArrayRef<uint64_t> Coords, const void *)>;
+  llvm::Expected<std::vector<std::string>>
+  checkKeptChunks(const KeptChunkFn &OnKept = nullptr);
 
   /// Replaces the group's attributes (a JSON object); written by finish().
   llvm::Error setGroupAttrs(const nlohmann::json &Attrs);

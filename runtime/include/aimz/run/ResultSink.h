@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +63,12 @@ enum class SinkStart {
   Attach  ///< the partial store another process of this run created
 };
 
+/// A chunk a resumed run keeps (SinkArray index, chunk coordinates, its
+/// decoded bytes in C order over the array's chunk shape).
+using KeptChunkFn = std::function<void(size_t Array,
+                                       llvm::ArrayRef<uint64_t> Coords,
+                                       const void *Data)>;
+
 /// A Zarr group at Dir, chunks compressed by `Threads` workers; arrays
 /// named "group/name" go into the subgroups `Groups` declares (with their
 /// attributes). Holds the output lock from creation on (unless attached);
@@ -72,7 +79,8 @@ llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
     const io::CodecOptions &Codec, const std::vector<SinkArray> &Arrays,
     const std::vector<std::pair<std::string, nlohmann::json>> &Groups,
     const nlohmann::json &GroupAttrs, unsigned Threads, bool Sync,
-    const nlohmann::json &RunRecord, SinkStart Start);
+    const nlohmann::json &RunRecord, SinkStart Start,
+    const KeptChunkFn &OnKept = nullptr);
 
 /// One .npz written at finish(); the whole result is held in memory. Holds
 /// the output lock from creation on.

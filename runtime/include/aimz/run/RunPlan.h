@@ -49,6 +49,9 @@ struct OutputArray {
   /// InferenceData's observed_data: a copy of the observed output, written
   /// from the data before the batches (ChunkRows rows per chunk).
   bool Observed = false;
+  /// A count distribution's draws (predict, prior predictive): -1 marks an
+  /// invalid one (kInvalidCount), counted as NaN is for floats.
+  bool CountDraws = false;
   size_t ObservedOutput = 0; // which output (Data.Observed's slot)
   /// --with-posterior: a copy of the posterior's draws of the site (ArviZ's
   /// posterior group), written before the batches, ChunkRows draws per
