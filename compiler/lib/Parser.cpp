@@ -139,6 +139,10 @@ const auto number_def = numberText[([](auto &C) {
       state(C).BadNumberText = Text;
     }
     V = static_cast<double>(I);
+    auto N = std::make_shared<NumberExpr>(locOf(R.begin()), V, true);
+    N->IntValue = I;
+    x3::_val(C) = N;
+    return;
   } else if (errno == ERANGE && std::abs(V) > 1.0 && !state(C).BadNumber) {
     state(C).BadNumber = R.begin();
     state(C).BadNumberWhy = diag::E_NUMBER_TOO_LARGE;

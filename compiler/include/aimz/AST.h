@@ -94,8 +94,11 @@ struct NumberExpr : Expr {
   static bool classof(const Expr *N) { return N->K == Kind::Number; }
   double Value;
   bool IsInteger; // written without '.', 'e' or 'E'
+  /// An integer literal's exact value (Value rounds above 2^53).
+  int64_t IntValue = 0;
   NumberExpr(SMLoc L, double V, bool Int)
-      : Expr(Kind::Number, L), Value(V), IsInteger(Int) {}
+      : Expr(Kind::Number, L), Value(V), IsInteger(Int),
+        IntValue(Int ? static_cast<int64_t>(V) : 0) {}
 };
 
 struct BoolExpr : Expr {

@@ -321,7 +321,11 @@ Value EntryBuilder::elementOf(Operation *Op, ArrayRef<Value> Xs) {
     return unary(U.getFn(), Xs[0]);
   if (isa<ir::SelectOp>(Op))
     return B->create<arith::SelectOp>(Loc, Xs[0], Xs[1], Xs[2]);
-  return binary(cast<ir::BinaryOp>(Op).getFn(), Xs[0], Xs[1]);
+  auto Bin = cast<ir::BinaryOp>(Op);
+  // x ** n with n an integer literal: its exact value, whatever its size.
+  if (std::optional<int64_t> N = Bin.getExponent())
+    return integerPow(Xs[0], *N);
+  return binary(Bin.getFn(), Xs[0], Xs[1]);
 }
 
 Value EntryBuilder::elementAt(Value Original, ValueRange Ivs) {

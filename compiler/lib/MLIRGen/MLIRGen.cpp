@@ -73,6 +73,7 @@ private:
 
   Value gen(const Expr &E);
   Value genBinary(const BinaryExpr &E);
+  static std::optional<int64_t> integerLiteral(const Expr &E);
   Value genCall(const CallExpr &E);
   Value genWhere(const CallExpr &E, Value A);
   Value genFoldedCall(const CallExpr &E, const Builtin &Fn, Value A);
@@ -316,9 +317,24 @@ Value Generator::genBinary(const BinaryExpr &E) {
     Operand = E.Ty.Type;
   L = alignLocal(castTo(L, TA.Type, Operand, TA.Dims), TA.Dims, E.Ty.Dims);
   R = alignLocal(castTo(R, TB.Type, Operand, TB.Dims), TB.Dims, E.Ty.Dims);
-  return B.create<ir::BinaryOp>(CurLoc,
-                            arrayType(inPlates(E.Ty.Dims), E.Ty.Type),
-                            binaryFn(E.Op), L, R);
+  auto Op = B.create<ir::BinaryOp>(CurLoc,
+                                   arrayType(inPlates(E.Ty.Dims), E.Ty.Type),
+                                   binaryFn(E.Op), L, R);
+  if (E.Op == BinaryOp::Pow)
+    if (std::optional<int64_t> N = integerLiteral(*E.RHS))
+      Op.setExponentAttr(B.getI64IntegerAttr(*N));
+  return Op;
+}
+
+/// An integer literal, or its negation, exactly.
+std::optional<int64_t> Generator::integerLiteral(const Expr &E) {
+  if (const auto *N = llvm::dyn_cast<NumberExpr>(&E); N && N->IsInteger)
+    return N->IntValue;
+  if (const auto *U = llvm::dyn_cast<UnaryExpr>(&E))
+    if (const auto *N = llvm::dyn_cast<NumberExpr>(U->Operand.get());
+        N && N->IsInteger && N->IntValue != INT64_MIN)
+      return -N->IntValue;
+  return std::nullopt;
 }
 
 Value Generator::genCall(const CallExpr &E) {

@@ -85,7 +85,7 @@ TEST(Diagnostics, ReportPrintsTheCodeAfterTheMessage) {
   llvm::raw_string_ostream OS(Out);
   Diagnostics Diags(SM, OS);
   Diags.report(diag::E_TOO_MANY_POSITIONAL, llvm::SMLoc::getFromPointer(Start))
-      << "Poisson" << size_t(1) << "";
+      << "Poisson" << size_t(1) << "" << "";
   Diags.report(diag::N_PREVIOUS_DEFINITION,
                llvm::SMLoc::getFromPointer(Start + 5));
   EXPECT_EQ(Diags.errorCount(), 1u);

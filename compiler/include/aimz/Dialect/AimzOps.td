@@ -125,9 +125,17 @@ def Aimz_UnaryOp : Aimz_Op<"unary", [Pure]> {
 def Aimz_BinaryOp : Aimz_Op<"binary", [Pure]> {
   let summary = "Elementwise operator (Aimz_BinaryFn) on equally shaped "
                 "operands";
+  // `exponent`: pow's right operand when it is an integer literal, exactly
+  // (the operand itself is rounded to the float type: 2^24 + 1 in f32).
   let arguments = (ins Aimz_BinaryFn:$fn, Aimz_ArrayType:$lhs,
-                       Aimz_ArrayType:$rhs);
+                       Aimz_ArrayType:$rhs, OptionalAttr<I64Attr>:$exponent);
   let results = (outs Aimz_ArrayType:$result);
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "BinaryFn":$fn, "::mlir::Value":$lhs,
+                   "::mlir::Value":$rhs), [{
+      build($_builder, $_state, result, fn, lhs, rhs, ::mlir::IntegerAttr());
+    }]>
+  ];
   let assemblyFormat = [{
     $fn $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
