@@ -18,6 +18,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 
 namespace aimz::run {
 namespace {
@@ -97,6 +98,37 @@ reduce(const std::string &Op, uint64_t Count, uint64_t Inner, ReadFn At,
                "model's manifest (recompile the model with this aimzc)");
 }
 
+/// An integer statistic (sum, min or max of integers, bool counting as
+/// 0/1) exactly: 64-bit accumulators, an overflow refused, never through
+/// double (an i64 timestamp's minimum is a value of the data).
+llvm::Expected<std::vector<int64_t>>
+reduceIntegers(const std::string &Op, uint64_t Count, uint64_t Inner,
+               const HostArray &In, const std::string &What, bool Wide) {
+  if (Count == 0)
+    return error("transformed data: " + What + " reduces no element");
+  std::vector<int64_t> R(Inner, 0);
+  const int64_t Lo = Wide ? std::numeric_limits<int64_t>::min() : INT32_MIN;
+  const int64_t Hi = Wide ? std::numeric_limits<int64_t>::max() : INT32_MAX;
+  for (uint64_t I = 0; I < Count; ++I)
+    for (uint64_t J = 0; J < Inner; ++J) {
+      const int64_t X = readAsInt(In.Data, In.Type, I * Inner + J);
+      if (Op == "sum") {
+        if (__builtin_add_overflow(R[J], X, &R[J]) || R[J] < Lo || R[J] > Hi)
+          return error("transformed data " + What + " overflows " +
+                       (Wide ? "i64" : "i32") + " (at observation " +
+                       std::to_string(I) + "); declare the input as " +
+                       (Wide ? "f64 to sum it as a real" : "i64"));
+      } else if (I == 0 || (Op == "min" ? X < R[J] : X > R[J])) {
+        R[J] = X;
+      }
+    }
+  return R;
+}
+
+bool isIntegerType(io::DType T) {
+  return T == io::DType::Int32 || T == io::DType::Int64;
+}
+
 } // namespace
 
 llvm::Error addDerivedInputs(const Manifest &M, DataSet &D) {
@@ -115,7 +147,19 @@ llvm::Error addDerivedInputs(const Manifest &M, DataSet &D) {
       Inner *= In.Shape[I];
     uint64_t Count = Dv.AllAxes ? Rows * Inner : Rows;
     uint64_t Out = Dv.AllAxes ? 1 : Inner;
-    auto R = reduce(
+    const std::string What = "'" + Dv.Name + "'";
+    std::optional<std::vector<int64_t>> Exact;
+    if (isIntegerType(Dv.Type) &&
+        (Dv.Op == "sum" || Dv.Op == "min" || Dv.Op == "max")) {
+      auto E = reduceIntegers(Dv.Op, Count, Out, In, What,
+                              Dv.Type == io::DType::Int64);
+      if (!E)
+        return E.takeError();
+      Exact = std::move(*E);
+    }
+    auto R = Exact ? llvm::Expected<std::vector<double>>(
+                         std::vector<double>(Out))
+                   : reduce(
         Dv.Op, Count, Out,
         [&](uint64_t I) { return readAsDouble(In.Data, In.Type, I); },
         "'" + Dv.Name + "'");
@@ -130,15 +174,27 @@ llvm::Error addDerivedInputs(const Manifest &M, DataSet &D) {
     auto Bytes = std::make_shared<std::vector<uint8_t>>(
         std::max<uint64_t>(1, Out) * io::dtypeSize(Dv.Type));
     uint8_t *P = Bytes->data();
+    uint64_t NonFinite = 0;
     for (uint64_t J = 0; J < Out; ++J) {
       double X = (*R)[J];
+      if (Exact) {
+        if (Dv.Type == io::DType::Int64)
+          std::memcpy(P + 8 * J, &(*Exact)[J], 8);
+        else {
+          int32_t V = static_cast<int32_t>((*Exact)[J]);
+          std::memcpy(P + 4 * J, &V, 4);
+        }
+        continue;
+      }
       switch (Dv.Type) {
       case io::DType::Float32: {
         float F = static_cast<float>(X);
+        NonFinite += !std::isfinite(F);
         std::memcpy(P + 4 * J, &F, 4);
         break;
       }
       case io::DType::Float64:
+        NonFinite += !std::isfinite(X);
         std::memcpy(P + 8 * J, &X, 8);
         break;
       case io::DType::Int32:
@@ -164,6 +220,14 @@ llvm::Error addDerivedInputs(const Manifest &M, DataSet &D) {
                      "dtype in the manifest");
       }
     }
+    if (NonFinite)
+      D.NonFiniteStatistics.push_back(
+          "transformed data " + What + " is NaN or infinite in " + std::to_string(NonFinite) + " of its " +
+          std::to_string(Out) + " values in " +
+          (Dv.Type == io::DType::Float32 ? "f32" : "f64") +
+          (Dv.Type == io::DType::Float32
+               ? " (beyond 3.4e38: compile the model in f64)"
+               : ""));
     H.Data = Bytes->data();
     H.Keep = std::shared_ptr<const void>(Bytes, Bytes->data());
     D.Inputs.push_back(std::move(H));

@@ -417,7 +417,8 @@ llvm::Error Executor::reportNonFinite() {
   for (const NonFiniteTally &T : Tally)
     First.push_back(T.FirstDraw < 0 ? Plan->Draws : T.FirstDraw);
   Group.minOverGroup(First);
-  std::vector<std::string> Lines;
+  // Statistics of the data the model computes with, then its results.
+  std::vector<std::string> Lines = Data.NonFiniteStatistics;
   for (size_t I = 0; I < Tally.size(); ++I) {
     NonFiniteTally T{Counts[4 * I], Counts[4 * I + 1], Counts[4 * I + 2],
                      First[I], Counts[4 * I + 3]};

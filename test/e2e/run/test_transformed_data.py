@@ -157,5 +157,73 @@ class StandardizedLatent(E.E2ETestCase):
         self.assert_one_error_line(r, "sd(t)", "at least two observations")
 
 
+STATISTICS_SOURCE = """model stats(t: %s[n]) -> (y: f32[n]) {
+  transformed lo = min(t);
+  transformed hi = max(t);
+  transformed total = sum(t);
+  deterministic d_lo = lo;
+  deterministic d_hi = hi;
+  deterministic d_total = total;
+  plate obs(n) { y ~ Normal(0, 1); }
+}
+"""
+
+
+class ExactStatistics(E.E2ETestCase):
+    """Integer statistics are exact (64-bit accumulators, never through
+    double), their overflow is refused; a floating statistic beyond the
+    model's precision is reported as a non-finite result."""
+
+    def compile(self, dtype):
+        src = self.path("stats_%s.aimz" % dtype)
+        with open(src, "w") as f:
+            f.write(STATISTICS_SOURCE % dtype)
+        so = self.path("stats_%s.so" % dtype)
+        E.aimzc(src, "-o", so, check=True)
+        return so
+
+    def statistics(self, so, t, extra=(), check=True):
+        out = self.fresh(".npz")
+        r = E.run_cmd("prior-predictive", so, {"t": self.save("t.npy", t)},
+                      out, num_samples=1, check=check, extra=list(extra),
+                      sites=["d_lo", "d_hi", "d_total"])
+        return r, (E.read_arrays(out) if r.rc == 0 else None)
+
+    def test_integer_statistics_are_exact(self):
+        so = self.compile("i64")
+        # Nanosecond timestamps: through double, min is off by 21.
+        t = np.array([1733438243123456789, 1733438243123456811,
+                      1733438243123456790], np.int64)
+        _, got = self.statistics(so, t)
+        self.assertEqual(int(got["d_lo"][0]), int(t.min()))
+        self.assertEqual(int(got["d_hi"][0]), int(t.max()))
+        # 2^53 + 1 + 0: a double sum gives 2^53.
+        _, got = self.statistics(so, np.array([2 ** 53, 1, 0], np.int64))
+        self.assertEqual(int(got["d_total"][0]), 2 ** 53 + 1)
+
+    def test_integer_overflow_is_refused(self):
+        so = self.compile("i64")
+        t = np.array([2 ** 62, 2 ** 62, 1], np.int64)
+        r, _ = self.statistics(so, t, check=False)
+        self.assert_one_error_line(r, "'sum(t)'", "overflows i64")
+        so = self.compile("i32")
+        r, _ = self.statistics(so, np.array([2 ** 30, 2 ** 30], np.int32),
+                               check=False)
+        self.assert_one_error_line(r, "'sum(t)'", "overflows i32")
+
+    def test_float_overflow_is_a_non_finite_result(self):
+        so = self.compile("f32")
+        t = np.full(4, 3e38, np.float32)
+        r, got = self.statistics(so, t)
+        lines = [l for l in r.warnings() if "non-finite" in l]
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn("transformed data 'sum(t)' is NaN or infinite in 1 of "
+                      "its 1 values in f32", lines[0])
+        self.assertTrue(np.isinf(got["d_total"]).all())
+        r, _ = self.statistics(so, t, extra=["--strict"], check=False)
+        self.assertNotEqual(r.rc, 0)
+        self.assertIn("transformed data 'sum(t)'", r.stderr)
+
+
 if __name__ == "__main__":
     E.main()

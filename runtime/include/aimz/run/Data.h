@@ -29,6 +29,11 @@ struct DataSet {
   }
   std::map<std::string, int64_t> Bindings;
   int64_t NumObs = 0;
+  /// Statistics of the data (transformed data) that are NaN or infinite in
+  /// the model's precision (an f32 sum beyond 3.4e38), one line each: the
+  /// run reports them with its non-finite results (an error under
+  /// --strict).
+  std::vector<std::string> NonFiniteStatistics;
 };
 
 /// What a command does with the observed output when the data has it.
@@ -58,9 +63,12 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
 
 /// Appends to D.Inputs each of the manifest's derived inputs: a statistic
 /// (sum mean min max sd logsumexp) of an input along its observation axis
-/// (or over every element), computed in double in one fixed order whatever
-/// the partition, then rounded to its dtype. An empty reduction (no
-/// observations) or an sd of one observation is an error.
+/// (or over every element), computed in one fixed order whatever the
+/// partition: an integer sum, min or max exactly in 64-bit integers (an
+/// overflow of its dtype is an error), the others in double, then rounded
+/// to the dtype (a non-finite result is noted in D.NonFiniteStatistics).
+/// An empty reduction (no observations) or an sd of one observation is an
+/// error.
 llvm::Error addDerivedInputs(const Manifest &M, DataSet &D);
 
 struct Posterior {
