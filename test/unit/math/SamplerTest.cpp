@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <set>
 #include <vector>
 
 #include "Reference.h"
@@ -470,6 +471,69 @@ TYPED_TEST(Sampler, TruncatedNormal) {
   for (auto [loc, scale, low, high] : {std::array<double, 4>{0, 1, 40, kInfinity}, {1, 0.1, -kInfinity, -4},
                                        {0, 1, 60, 60.5}, {0, 1, 8, 9}})
     check_truncation<T>("TruncatedNormal", sample, ref_normal_log_sf, loc, scale, low, high);
+}
+
+// Every truncatable continuous base, truncated to a far tail up to the
+// dtype's largest finite value: every draw finite and inside the interval
+// (the normal's used to land at 2.8e9 for low = 1e9, at inf for 1e30),
+// and a normal's draw within a few ulps of a bound 1e8 sd or more out.
+TYPED_TEST(Sampler, FarTailTruncationsStayInTheInterval) {
+  using T = TypeParam;
+  using F = std::function<T(RandomStream&, T, T)>;
+  const std::vector<std::pair<const char*, F>> Bases = {
+      {"Normal", [](RandomStream& s, T lo, T hi) { return am::truncated_normal_sample<T>(s, T(0), T(1), lo, hi); }},
+      {"Normal(3, 0.5)",
+       [](RandomStream& s, T lo, T hi) { return am::truncated_normal_sample<T>(s, T(3), T(0.5), lo, hi); }},
+      {"HalfNormal", [](RandomStream& s, T lo, T hi) { return am::truncated_half_normal_sample<T>(s, T(2), lo, hi); }},
+      {"LogNormal", [](RandomStream& s, T lo, T hi) { return am::truncated_log_normal_sample<T>(s, T(0), T(1), lo, hi); }},
+      {"Cauchy", [](RandomStream& s, T lo, T hi) { return am::truncated_cauchy_sample<T>(s, T(0), T(1), lo, hi); }},
+      {"HalfCauchy", [](RandomStream& s, T lo, T hi) { return am::truncated_half_cauchy_sample<T>(s, T(1), lo, hi); }},
+      {"Laplace", [](RandomStream& s, T lo, T hi) { return am::truncated_laplace_sample<T>(s, T(0), T(1), lo, hi); }},
+      {"Logistic", [](RandomStream& s, T lo, T hi) { return am::truncated_logistic_sample<T>(s, T(0), T(1), lo, hi); }},
+      {"StudentT",
+       [](RandomStream& s, T lo, T hi) { return am::truncated_student_t_sample<T>(s, T(3), T(0), T(1), lo, hi); }},
+      {"Exponential", [](RandomStream& s, T lo, T hi) { return am::truncated_exponential_sample<T>(s, T(2), lo, hi); }},
+      {"Gamma", [](RandomStream& s, T lo, T hi) { return am::truncated_gamma_sample<T>(s, T(2), T(1), lo, hi); }},
+      {"InverseGamma",
+       [](RandomStream& s, T lo, T hi) { return am::truncated_inverse_gamma_sample<T>(s, T(3), T(1), lo, hi); }},
+      {"Weibull", [](RandomStream& s, T lo, T hi) { return am::truncated_weibull_sample<T>(s, T(1), T(2), lo, hi); }},
+      {"Gumbel", [](RandomStream& s, T lo, T hi) { return am::truncated_gumbel_sample<T>(s, T(0), T(1), lo, hi); }},
+      {"Pareto", [](RandomStream& s, T lo, T hi) { return am::truncated_pareto_sample<T>(s, T(1), T(3), lo, hi); }},
+      {"Chi2", [](RandomStream& s, T lo, T hi) { return am::truncated_chi2_sample<T>(s, T(3), lo, hi); }},
+      {"AsymmetricLaplace", [](RandomStream& s, T lo, T hi) {
+         return am::truncated_asymmetric_laplace_sample<T>(s, T(0), T(1), T(2), lo, hi);
+       }}};
+  const T Max = std::numeric_limits<T>::max();
+  const T Inf = std::numeric_limits<T>::infinity();
+  const std::set<std::string> Heavy = {"Cauchy", "HalfCauchy", "StudentT", "Pareto", "InverseGamma", "LogNormal"};
+  std::vector<T> Lows = {T(1e3), T(1e8), T(1e9), T(1e12), T(1e30), Max / T(4), Max};
+  for (const auto& [Name, Sample] : Bases)
+    for (T Low : Lows)
+      for (T High : {Inf, Low * T(1 + 1e-3), Max}) {
+        if (!(High > Low)) continue;  // an empty interval is NaN by design
+        SCOPED_TRACE(std::string(Name) + " on [" + std::to_string(double(Low)) + ", " + std::to_string(double(High)) +
+                     "]");
+        for (int I = 0; I < 200; ++I) {
+          RandomStream S(kSeed, 77, static_cast<std::uint64_t>(I), 0, 0);
+          const T X = Sample(S, Low, High);
+          // Heavy tails (Cauchy, StudentT, Pareto, InverseGamma, LogNormal:
+          // polynomial or near it) put mass beyond the dtype above a large
+          // low, and at [max, inf] every law does: +inf is then its rounding.
+          const bool Beyond = High == Inf && (Low == Max || (Heavy.count(Name) && Low >= T(1e30)));
+          if (!Beyond) ASSERT_TRUE(std::isfinite(X)) << X;
+          ASSERT_GE(X, Low);
+          ASSERT_LE(X, High);
+          if (std::string(Name).rfind("Normal", 0) == 0 && Low >= T(1e8) * (std::is_same<T, float>::value ? 1 : 10))
+            ASSERT_LE(X, Low * (T(1) + T(8) * std::numeric_limits<T>::epsilon())) << "not within a few ulps of low";
+        }
+      }
+  // Below the centre, mirrored.
+  for (T Low : Lows)
+    for (int I = 0; I < 200; ++I) {
+      RandomStream S(kSeed, 78, static_cast<std::uint64_t>(I), 0, 0);
+      const T X = am::truncated_normal_sample<T>(S, T(0), T(1), -Inf, -Low);
+      ASSERT_TRUE(std::isfinite(X) && X <= -Low) << X;
+    }
 }
 
 TYPED_TEST(Sampler, TruncatedCauchyLaplaceLogistic) {

@@ -229,11 +229,60 @@ template <class T> AIMZ_HOT_FN T fold_to_side(T t, T loc, T low, T high) {
   return low >= loc ? std::fabs(t) : (high <= loc ? -std::fabs(t) : t);
 }
 
+/// Where the normal's far tail is drawn by rejection, not inversion: an
+/// interval at least this many standard deviations from loc. There log
+/// sf < -726, below the vector half's fitted range (kNormalIsfLogFitted),
+/// so that half gives NaN and the bits of both halves agree.
+constexpr double kNormalTailStart = 38.0;
+
+/// The excess e = z - a >= 0 of a standard normal draw z on [a, b], a >=
+/// kNormalTailStart (b may be infinite), whose density is proportional to
+/// exp(-a e - e^2 / 2): from an exponential of rate a accepted with
+/// probability exp(-e^2 / 2) (Robert 1995; nearly always at such a), or,
+/// when the interval is narrower than 1 / a, from a uniform on it accepted
+/// with probability exp(-e (e + 2 a) / 2). Inversion cannot do this: at a
+/// = 1e9 the draw is a + O(1e-9), whose log survival function (-5e17)
+/// has no bits left for the uniform.
+AIMZ_MATH_FN double normal_tail_excess(RandomStream& s, double a, double b) {
+  if (!(a < inf<double>())) return 0.0;  // a bound beyond double's range in sd: the bound
+  const double width = b - a;
+  for (;;) {
+    if (width * a < 1.0) {
+      const double e = width * uniform01<double>(s);
+      if (uniform01<double>(s) <= std::exp(-0.5 * e * (e + 2.0 * a)) || !s.ok()) return e;
+    } else {
+      const double e = -std::log1p(-uniform01<double>(s)) / a;
+      if (e <= width && (uniform01<double>(s) <= std::exp(-0.5 * e * e) || !s.ok())) return e;
+      if (!s.ok()) return 0.0;
+    }
+  }
+}
+
+/// A normal draw on [low, high] at least kNormalTailStart standard
+/// deviations from loc, in the original units from the nearer bound (so
+/// that a bound near the largest finite value does not overflow).
+template <class T> AIMZ_MATH_FN T normal_far_tail_sample(RandomStream& s, double m, double sd, T low, T high) {
+  const double a = (static_cast<double>(low) - m) / sd, b = (static_cast<double>(high) - m) / sd;
+  const bool above = a >= kNormalTailStart;
+  const double e = above ? normal_tail_excess(s, a, b) : normal_tail_excess(s, -b, -a);
+  const double x = above ? static_cast<double>(low) + sd * e : static_cast<double>(high) - sd * e;
+  T y = static_cast<T>(x);
+  y = y < low ? low : (y > high ? high : y);
+  return finish(s, y);
+}
+
 }  // namespace detail
 
 /// TruncatedNormal(loc, scale, low, high); either bound may be infinite.
-/// Computes in double.
+/// Computes in double; an interval in the far tail is drawn by rejection
+/// (detail::normal_tail_excess).
 template <class T> AIMZ_MATH_FN T truncated_normal_sample(RandomStream& s, T loc, T scale, T low, T high) {
+  if (detail::truncation_ok(loc, scale, low, high)) {
+    const double m = static_cast<double>(loc), sd = static_cast<double>(scale);
+    const double a = (static_cast<double>(low) - m) / sd, b = (static_cast<double>(high) - m) / sd;
+    if (a >= detail::kNormalTailStart || b <= -detail::kNormalTailStart)
+      return detail::normal_far_tail_sample(s, m, sd, low, high);
+  }
   return detail::truncated_sample(s, detail::NormalBase<true>{}, loc, scale, low, high);
 }
 /// truncated_normal_sample except beyond AS 241's range (NaN there):

@@ -297,15 +297,21 @@ struct AsymmetricLaplaceCdf {
   AIMZ_MATH_FN double log_left_mass() const { return std::log(left() / (left() + right())); }
   AIMZ_MATH_FN double log_right_mass() const { return std::log(right() / (left() + right())); }
   AIMZ_MATH_FN double log_cdf(double x) const {
+    if (x != x) return x;
     return x < loc ? log_left_mass() + (x - loc) / left() : log1m_exp_d(log_sf(x));
   }
   AIMZ_MATH_FN double log_sf(double x) const {
+    if (x != x) return x;
     return x >= loc ? log_right_mass() - (x - loc) / right() : log1m_exp_d(log_cdf(x));
   }
+  // Each hands the other side's probability over once; NaN stays NaN
+  // (it compares false both ways and would go round for ever).
   AIMZ_MATH_FN double lower(double lp) const {
+    if (lp != lp) return lp;
     return lp <= log_left_mass() ? loc + left() * (lp - log_left_mass()) : upper(log1m_exp_d(lp));
   }
   AIMZ_MATH_FN double upper(double lq) const {
+    if (lq != lq) return lq;
     return lq <= log_right_mass() ? loc - right() * (lq - log_right_mass()) : lower(log1m_exp_d(lq));
   }
   AIMZ_MATH_FN double log_pdf(double x) const { return asymmetric_laplace_log_prob<double>(x, loc, scale, k); }
@@ -354,13 +360,19 @@ template <bool Upper, class B> AIMZ_MATH_FN double bisect_quantile(const B& base
 /// One draw from the base on [low, high] by inversion with uniform u.
 template <class B> AIMZ_MATH_FN double truncated_cdf_draw(const B& base, double u, double low, double high) {
   double x;
+  // An interval so far out that even the logarithm of its bound's tail is
+  // -inf (an exponent beyond double's range): the draw is that bound to
+  // within rounding (a light tail's excess is of order 1 / the log tail's
+  // slope, nothing next to the bound).
   if (upper_side(base, low)) {
     const double ls = base.log_sf(low), hs = base.log_sf(high);
+    if (!(ls > -inf<double>())) return low;
     const double lq = ls + std::log((1.0 - u) + u * std::exp(hs - ls));
     x = base.upper(lq);
     if (x != x) x = bisect_quantile<true>(base, lq, low, high);
   } else {
     const double lf = base.log_cdf(low), hf = base.log_cdf(high);
+    if (!(hf > -inf<double>())) return high;
     const double lp = hf + std::log(u + (1.0 - u) * std::exp(lf - hf));
     x = base.lower(lp);
     if (x != x) x = bisect_quantile<false>(base, lp, low, high);
