@@ -21,6 +21,8 @@
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+
+#include <cstdlib>
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -138,8 +140,17 @@ llvm::Error writeTemporary(llvm::StringRef Prefix, llvm::StringRef Bytes,
                            llvm::SmallVectorImpl<char> &Path,
                            llvm::FileRemover &Remove) {
   int FD;
-  if (auto EC = llvm::sys::fs::createTemporaryFile(Prefix, "o", FD, Path))
-    return fail("cannot create a temporary file: " + EC.message());
+  if (auto EC = llvm::sys::fs::createTemporaryFile(Prefix, "o", FD, Path)) {
+    // Name the directory and where it came from: a missing or read-only
+    // TMPDIR is the usual cause.
+    llvm::SmallString<128> Dir;
+    llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Dir);
+    const char *Env = std::getenv("TMPDIR");
+    return fail("cannot create a temporary file in '" + Dir + "' (" +
+                (Env && *Env ? "TMPDIR" : "the system's temporary directory") +
+                "): " + EC.message() +
+                "; set TMPDIR to a writable directory that exists");
+  }
   Remove.setFile(Path);
   llvm::raw_fd_ostream OS(FD, true);
   OS << Bytes;

@@ -145,6 +145,11 @@ void Analyzer::analyzeAssign(AssignStmt &A) {
 
 void Analyzer::analyzeBlock(BlockStmt &B) {
   const char *Word = B.K == Stmt::Kind::Plate ? "plate" : "scan";
+  if (B.K == Stmt::Kind::Plate && (B.Name == "chain" || B.Name == "draw")) {
+    Diags.report(diag::E_PLATE_NAME_RESERVED, B.NameLoc) << B.Name;
+    poisonBody(B.Body);
+    return;
+  }
   AllowPosteriorDims = true;
   auto D = resolveDim(B.Dim, true);
   AllowPosteriorDims = false;

@@ -241,6 +241,13 @@ int main(int argc, char **argv) {
       "  aimzc model.aimz --emit=manifest   print the manifest JSON\n"
       "  aimzc model.aimz --emit=sites      print the site table\n");
 
+  // Each code-generation thread holds a module and a target machine: more
+  // than a few hundred only costs memory (a billion took 8 GB, then
+  // aborted).
+  if (CodegenThreads > 256)
+    return fail("--codegen-threads=" + llvm::Twine(CodegenThreads.getValue()) +
+                " is out of range; give 1 to 256, or 0 for one per hardware "
+                "thread");
   // Writing the output over the source would destroy the model.
   bool Same = false;
   if (!OutputFile.empty() && InputFile != "-" &&
