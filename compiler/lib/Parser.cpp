@@ -380,6 +380,9 @@ const auto postfix_def =
       for (const ExprPtr &I : Node->Indices)
         D = std::max(D, I->Depth);
       Node->Depth = D + 1;
+      // A chain of subscripts nests as deep as brackets do (a[:][:]...).
+      if (Node->Depth > MaxExprDepth && !state(C).TooDeep)
+        state(C).TooDeep = llvm::SMLoc(Node->Loc).getPointer();
       x3::_val(C) = Node;
     })] |
       (x3::lit('.') > ident)[([](auto &C) {
