@@ -22,6 +22,7 @@
 
 #include "aimz/abi.h"
 #include "aimz/math/Elementary.h"
+#include "aimz/math/SpecialFunctions.h"
 #include "aimz/math/Math.h"
 
 #include <cstdint>
@@ -274,12 +275,47 @@ AIMZ_SUPPORT AIMZ_NOINLINE float aimz_rt_lgamma_f32(float X) {
 AIMZ_SUPPORT AIMZ_NOINLINE double aimz_rt_lgamma_f64(double X) {
   return m::log_gamma(X);
 }
+// In double: x / sqrt(2) rounded in float costs ~1e-5 of Phi's far tail.
 AIMZ_SUPPORT float aimz_rt_phi_f32(float X) {
-  return 0.5f * std::erfc(X * -0.70710678118654752f);
+  return static_cast<float>(0.5 * std::erfc(static_cast<double>(X) * -0.70710678118654752440));
 }
 AIMZ_SUPPORT double aimz_rt_phi_f64(double X) {
   return 0.5 * std::erfc(X * -0.70710678118654752440);
 }
+
+// Special functions (SpecialFunctions.h, and libm's erfc and tgamma):
+// computed in double, rounded once. Scalar calls.
+#define AIMZ_SPECIAL(NAME, FN)                                                \
+  AIMZ_SUPPORT AIMZ_NOINLINE float aimz_rt_##NAME##_f32(float X) {            \
+    return static_cast<float>(FN(static_cast<double>(X)));                    \
+  }                                                                           \
+  AIMZ_SUPPORT AIMZ_NOINLINE double aimz_rt_##NAME##_f64(double X) {          \
+    return FN(X);                                                             \
+  }
+AIMZ_SPECIAL(digamma, m::special::digamma)
+AIMZ_SPECIAL(trigamma, m::special::trigamma)
+AIMZ_SPECIAL(ndtri, m::special::ndtri)
+AIMZ_SPECIAL(i0, m::special::i0)
+AIMZ_SPECIAL(i0e, m::special::i0e)
+AIMZ_SPECIAL(i1, m::special::i1)
+AIMZ_SPECIAL(i1e, m::special::i1e)
+AIMZ_SPECIAL(erfc, std::erfc)
+AIMZ_SPECIAL(tgamma, std::tgamma)
+#undef AIMZ_SPECIAL
+// Of two arguments: hypot (no overflow or underflow in between), log B and
+// log(n choose k) (stable for large arguments).
+#define AIMZ_SPECIAL2(NAME, FN)                                               \
+  AIMZ_SUPPORT AIMZ_NOINLINE float aimz_rt_##NAME##_f32(float X, float Y) {   \
+    return static_cast<float>(                                                \
+        FN(static_cast<double>(X), static_cast<double>(Y)));                  \
+  }                                                                           \
+  AIMZ_SUPPORT AIMZ_NOINLINE double aimz_rt_##NAME##_f64(double X, double Y) { \
+    return FN(X, Y);                                                          \
+  }
+AIMZ_SPECIAL2(hypot, std::hypot)
+AIMZ_SPECIAL2(lbeta, m::special::lbeta)
+AIMZ_SPECIAL2(lchoose, m::special::lchoose)
+#undef AIMZ_SPECIAL2
 
 // Matrix products ------------------------------------------------------------
 //

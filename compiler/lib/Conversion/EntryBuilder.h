@@ -257,6 +257,8 @@ private:
   Value elementOf(Operation *Op, ArrayRef<Value> Xs);
   Value convert(Value X, Type To);
   Value unary(ir::UnaryFn Fn, Value X);
+  /// A two-argument support function (hypot, lbeta, lchoose).
+  Value elementary2(StringRef Fn, Value X, Value Y);
   Value elementary(StringRef Fn, Value X);
   Value binary(ir::BinaryFn Fn, Value X, Value Y);
   Value integerPow(Value X, int64_t N);

@@ -47,6 +47,14 @@ Value EntryBuilder::elementary(StringRef Fn, Value X) {
   return B->create<func::CallOp>(Loc, Callee, ValueRange{X}).getResult(0);
 }
 
+Value EntryBuilder::elementary2(StringRef Fn, Value X, Value Y) {
+  Type T = X.getType();
+  std::string Name = abi::supportFunction(abi::SupportFamily::Elementary,
+                                          Fn.str(), precisionSuffix(T));
+  func::FuncOp Callee = runtimeFunction(Name, {T, T}, {T});
+  return B->create<func::CallOp>(Loc, Callee, ValueRange{X, Y}).getResult(0);
+}
+
 Value EntryBuilder::unary(ir::UnaryFn Fn, Value X) {
   using ir::UnaryFn;
   Type T = X.getType();
@@ -122,6 +130,86 @@ Value EntryBuilder::unary(ir::UnaryFn Fn, Value X) {
         elementary("log1p", B->create<arith::NegFOp>(Loc, X)));
   case UnaryFn::Log1mInvLogit: // log(1 - sigmoid(x)) = log_sigmoid(-x)
     return unary(UnaryFn::LogSigmoid, B->create<arith::NegFOp>(Loc, X));
+  // libm (libdevice on the GPU) through MathToLibm / MathToLLVM.
+  case UnaryFn::Tan:
+    return B->create<math::TanOp>(Loc, X);
+  case UnaryFn::Asin:
+    return B->create<math::AsinOp>(Loc, X);
+  case UnaryFn::Acos:
+    return B->create<math::AcosOp>(Loc, X);
+  case UnaryFn::Atan:
+    return B->create<math::AtanOp>(Loc, X);
+  case UnaryFn::Sinh:
+    return B->create<math::SinhOp>(Loc, X);
+  case UnaryFn::Cosh:
+    return B->create<math::CoshOp>(Loc, X);
+  case UnaryFn::Asinh:
+    return B->create<math::AsinhOp>(Loc, X);
+  case UnaryFn::Acosh:
+    return B->create<math::AcoshOp>(Loc, X);
+  case UnaryFn::Atanh:
+    return B->create<math::AtanhOp>(Loc, X);
+  case UnaryFn::Cbrt:
+    return B->create<math::CbrtOp>(Loc, X);
+  case UnaryFn::Exp2:
+    return B->create<math::Exp2Op>(Loc, X);
+  case UnaryFn::Log2:
+    return B->create<math::Log2Op>(Loc, X);
+  case UnaryFn::Log10:
+    return B->create<math::Log10Op>(Loc, X);
+  case UnaryFn::Floor:
+    return B->create<math::FloorOp>(Loc, X);
+  case UnaryFn::Ceil:
+    return B->create<math::CeilOp>(Loc, X);
+  case UnaryFn::Round: // NumPy's: halves to even
+    return B->create<math::RoundEvenOp>(Loc, X);
+  case UnaryFn::Trunc:
+    return B->create<math::TruncOp>(Loc, X);
+  case UnaryFn::Sign: { // -1, 0 or 1 (NaN stays NaN)
+    Value Zero = F ? Value(FConst(0)) : Value(IConst(0));
+    Value Pos = F ? Value(FConst(1)) : Value(IConst(1));
+    Value Neg = F ? Value(FConst(-1)) : Value(IConst(-1));
+    Value Gt = F ? Value(B->create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OGT, X, Zero))
+                 : Value(B->create<arith::CmpIOp>(Loc, arith::CmpIPredicate::sgt, X, Zero));
+    Value Lt = F ? Value(B->create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OLT, X, Zero))
+                 : Value(B->create<arith::CmpIOp>(Loc, arith::CmpIPredicate::slt, X, Zero));
+    Value Rest = F ? Value(B->create<arith::MulFOp>(Loc, X, Zero)) : Zero; // 0 or NaN
+    return B->create<arith::SelectOp>(
+        Loc, Gt, Pos, B->create<arith::SelectOp>(Loc, Lt, Neg, Rest));
+  }
+  // The support library's (SpecialFunctions.h; libm's erfc and tgamma).
+  case UnaryFn::Erfc:
+  case UnaryFn::Tgamma:
+  case UnaryFn::Digamma:
+  case UnaryFn::Trigamma:
+  case UnaryFn::Ndtri:
+  case UnaryFn::I0:
+  case UnaryFn::I0e:
+  case UnaryFn::I1:
+  case UnaryFn::I1e:
+    return elementary(ir::stringifyUnaryFn(Fn), X);
+  case UnaryFn::Inv:
+    return B->create<arith::DivFOp>(Loc, FConst(1), X);
+  case UnaryFn::InvSqrt:
+    return B->create<arith::DivFOp>(Loc, FConst(1), B->create<math::SqrtOp>(Loc, X));
+  case UnaryFn::InvSquare:
+    return B->create<arith::DivFOp>(Loc, FConst(1), B->create<arith::MulFOp>(Loc, X, X));
+  case UnaryFn::Step: // Stan's: 0 below 0, else 1 (NaN stays NaN)
+  case UnaryFn::IntStep: { // Stan's: 1 above 0, else 0
+    bool Int = Fn == UnaryFn::IntStep;
+    Value C = B->create<arith::CmpFOp>(Loc, Int ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, X,
+                                       FConst(0));
+    Value R = Int ? Value(B->create<arith::SelectOp>(Loc, C, FConst(1), FConst(0)))
+                  : Value(B->create<arith::SelectOp>(Loc, C, FConst(0), FConst(1)));
+    Value IsNaN = B->create<arith::CmpFOp>(Loc, arith::CmpFPredicate::UNO, X, X);
+    return B->create<arith::SelectOp>(Loc, IsNaN, X, R);
+  }
+  case UnaryFn::PhiApprox: { // Stan's: inv_logit(0.07056 x^3 + 1.5976 x)
+    Value X3 = B->create<arith::MulFOp>(Loc, B->create<arith::MulFOp>(Loc, X, X), X);
+    Value A = B->create<arith::AddFOp>(Loc, B->create<arith::MulFOp>(Loc, FConst(0.07056), X3),
+                                       B->create<arith::MulFOp>(Loc, FConst(1.5976), X));
+    return unary(UnaryFn::Sigmoid, A);
+  }
   }
   llvm_unreachable("unknown unary function");
 }
@@ -257,25 +345,58 @@ Value EntryBuilder::binary(ir::BinaryFn Fn, Value X, Value Y) {
     return Compare(arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne);
   case BinaryFn::LogSumExp:
     return logAddExp(X, Y);
+  case BinaryFn::Atan2:
+    return B->create<math::Atan2Op>(Loc, X, Y);
+  case BinaryFn::Hypot:
+    return elementary2("hypot", X, Y);
+  case BinaryFn::Fmod: // C's fmod (NumPy's fmod): the dividend's sign
+    return B->create<arith::RemFOp>(Loc, X, Y);
+  case BinaryFn::Fmin: // NaN only when both are
+    return B->create<arith::MinNumFOp>(Loc, X, Y);
+  case BinaryFn::Fmax:
+    return B->create<arith::MaxNumFOp>(Loc, X, Y);
+  case BinaryFn::Fdim: { // max(x - y, 0), NaN from either
+    Type T = X.getType();
+    Value Zero = B->create<arith::ConstantOp>(Loc, B->getFloatAttr(T, 0.0));
+    return B->create<arith::MaximumFOp>(Loc, B->create<arith::SubFOp>(Loc, X, Y), Zero);
+  }
+  case BinaryFn::LogAddExp2: { // log2(2^x + 2^y) = logaddexp(x ln2, y ln2) / ln2
+    Type T = X.getType();
+    Value Ln2 = B->create<arith::ConstantOp>(Loc, B->getFloatAttr(T, M_LN2));
+    Value L = logAddExp(B->create<arith::MulFOp>(Loc, X, Ln2), B->create<arith::MulFOp>(Loc, Y, Ln2));
+    return B->create<arith::DivFOp>(Loc, L, Ln2);
+  }
+  case BinaryFn::XLogY:   // 0 where x is 0 (and y is not NaN), as SciPy
+  case BinaryFn::XLog1pY: {
+    Type T = X.getType();
+    Value Zero = B->create<arith::ConstantOp>(Loc, B->getFloatAttr(T, 0.0));
+    Value L = elementary(Fn == BinaryFn::XLogY ? "log" : "log1p", Y);
+    Value P = B->create<arith::MulFOp>(Loc, X, L);
+    Value XZero = B->create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OEQ, X, Zero);
+    Value YNaN = B->create<arith::CmpFOp>(Loc, arith::CmpFPredicate::UNO, Y, Y);
+    Value UseZero = B->create<arith::AndIOp>(
+        Loc, XZero, B->create<arith::XOrIOp>(Loc, YNaN,
+                                             B->create<arith::ConstantOp>(Loc, B->getBoolAttr(true))));
+    return B->create<arith::SelectOp>(Loc, UseZero, Zero, P);
+  }
+  case BinaryFn::LogInvLogitDiff: {
+    // log(sigmoid(x) - sigmoid(y)) = log_sigmoid(x) + log1m_exp(y - x) -
+    // softplus(y); Stan's x - softplus(x) cancels for large x.
+    Value D = log1mExp(B->create<arith::SubFOp>(Loc, Y, X));
+    Value A = unary(ir::UnaryFn::LogSigmoid, X);
+    return B->create<arith::SubFOp>(Loc, B->create<arith::AddFOp>(Loc, A, D),
+                                    unary(ir::UnaryFn::Softplus, Y));
+  }
   case BinaryFn::LogDiffExp: // x + log1m_exp(y - x); -inf when y = -inf
     return B->create<arith::AddFOp>(
         Loc, X, log1mExp(B->create<arith::SubFOp>(Loc, Y, X)));
-  case BinaryFn::LBeta: // lgamma(a) + lgamma(b) - lgamma(a + b)
-    return B->create<arith::SubFOp>(
-        Loc,
-        B->create<arith::AddFOp>(Loc, elementary("lgamma", X),
-                                elementary("lgamma", Y)),
-        elementary("lgamma", B->create<arith::AddFOp>(Loc, X, Y)));
-  case BinaryFn::LChoose: { // lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1)
-    Value One = B->create<arith::ConstantOp>(
-        Loc, B->getFloatAttr(X.getType(), 1.0));
-    auto LG1 = [&](Value V) {
-      return elementary("lgamma", B->create<arith::AddFOp>(Loc, V, One));
-    };
-    return B->create<arith::SubFOp>(
-        Loc, B->create<arith::SubFOp>(Loc, LG1(X), LG1(Y)),
-        LG1(B->create<arith::SubFOp>(Loc, X, Y)));
-  }
+  // The support library's, in double without cancellation
+  // (SpecialFunctions.h): lbeta(3, 1e10) lost six digits as a sum of
+  // lgammas.
+  case BinaryFn::LBeta:
+    return elementary2("lbeta", X, Y);
+  case BinaryFn::LChoose:
+    return elementary2("lchoose", X, Y);
   }
   llvm_unreachable("unknown binary operator");
 }

@@ -61,12 +61,25 @@ LogicalResult BroadcastOp::verify() {
 /// Functions with an integer form; every other one computes in floats.
 static bool takesIntegers(UnaryFn Fn) {
   return Fn == UnaryFn::Neg || Fn == UnaryFn::Abs || Fn == UnaryFn::Relu ||
-         Fn == UnaryFn::Square;
+         Fn == UnaryFn::Square || Fn == UnaryFn::Sign;
 }
 static bool takesIntegers(BinaryFn Fn) {
-  return Fn != BinaryFn::Div && Fn != BinaryFn::Pow &&
-         Fn != BinaryFn::LogSumExp && Fn != BinaryFn::LogDiffExp &&
-         Fn != BinaryFn::LBeta && Fn != BinaryFn::LChoose;
+  switch (Fn) {
+  case BinaryFn::Add:
+  case BinaryFn::Sub:
+  case BinaryFn::Mul:
+  case BinaryFn::Min:
+  case BinaryFn::Max:
+  case BinaryFn::Lt:
+  case BinaryFn::Le:
+  case BinaryFn::Gt:
+  case BinaryFn::Ge:
+  case BinaryFn::Eq:
+  case BinaryFn::Ne:
+    return true;
+  default:
+    return false;
+  }
 }
 
 LogicalResult UnaryOp::verify() {

@@ -33,7 +33,40 @@ def Aimz_UnaryFn : I32EnumAttr<"UnaryFn", "elementwise function", [
     I32EnumAttrCase<"Log1mExp", 18, "log1m_exp">,
     I32EnumAttrCase<"Logit", 19, "logit">,
     I32EnumAttrCase<"Log1mInvLogit", 20, "log1m_inv_logit">,
-    I32EnumAttrCase<"Square", 21, "square">]> {
+    I32EnumAttrCase<"Square", 21, "square">,
+    I32EnumAttrCase<"Tan", 22, "tan">,
+    I32EnumAttrCase<"Asin", 23, "asin">,
+    I32EnumAttrCase<"Acos", 24, "acos">,
+    I32EnumAttrCase<"Atan", 25, "atan">,
+    I32EnumAttrCase<"Sinh", 26, "sinh">,
+    I32EnumAttrCase<"Cosh", 27, "cosh">,
+    I32EnumAttrCase<"Asinh", 28, "asinh">,
+    I32EnumAttrCase<"Acosh", 29, "acosh">,
+    I32EnumAttrCase<"Atanh", 30, "atanh">,
+    I32EnumAttrCase<"Cbrt", 31, "cbrt">,
+    I32EnumAttrCase<"Exp2", 32, "exp2">,
+    I32EnumAttrCase<"Log2", 33, "log2">,
+    I32EnumAttrCase<"Log10", 34, "log10">,
+    I32EnumAttrCase<"Floor", 35, "floor">,
+    I32EnumAttrCase<"Ceil", 36, "ceil">,
+    I32EnumAttrCase<"Round", 37, "round">,
+    I32EnumAttrCase<"Trunc", 38, "trunc">,
+    I32EnumAttrCase<"Sign", 39, "sign">,
+    I32EnumAttrCase<"Erfc", 40, "erfc">,
+    I32EnumAttrCase<"Tgamma", 41, "tgamma">,
+    I32EnumAttrCase<"Digamma", 42, "digamma">,
+    I32EnumAttrCase<"Trigamma", 43, "trigamma">,
+    I32EnumAttrCase<"Ndtri", 44, "ndtri">,
+    I32EnumAttrCase<"I0", 45, "i0">,
+    I32EnumAttrCase<"I0e", 46, "i0e">,
+    I32EnumAttrCase<"I1", 47, "i1">,
+    I32EnumAttrCase<"I1e", 48, "i1e">,
+    I32EnumAttrCase<"Inv", 49, "inv">,
+    I32EnumAttrCase<"InvSqrt", 50, "inv_sqrt">,
+    I32EnumAttrCase<"InvSquare", 51, "inv_square">,
+    I32EnumAttrCase<"Step", 52, "step">,
+    I32EnumAttrCase<"IntStep", 53, "int_step">,
+    I32EnumAttrCase<"PhiApprox", 54, "Phi_approx">]> {
   let cppNamespace = "::aimz::ir";
 }
 
@@ -54,7 +87,17 @@ def Aimz_BinaryFn : I32EnumAttr<"BinaryFn", "elementwise operator", [
     I32EnumAttrCase<"LogSumExp", 13, "logsumexp">,
     I32EnumAttrCase<"LogDiffExp", 14, "log_diff_exp">,
     I32EnumAttrCase<"LBeta", 15, "lbeta">,
-    I32EnumAttrCase<"LChoose", 16, "lchoose">]> {
+    I32EnumAttrCase<"LChoose", 16, "lchoose">,
+    I32EnumAttrCase<"Atan2", 17, "atan2">,
+    I32EnumAttrCase<"Hypot", 18, "hypot">,
+    I32EnumAttrCase<"Fmod", 19, "fmod">,
+    I32EnumAttrCase<"Fmin", 20, "fmin">,
+    I32EnumAttrCase<"Fmax", 21, "fmax">,
+    I32EnumAttrCase<"Fdim", 22, "fdim">,
+    I32EnumAttrCase<"LogAddExp2", 23, "logaddexp2">,
+    I32EnumAttrCase<"XLogY", 24, "xlogy">,
+    I32EnumAttrCase<"XLog1pY", 25, "xlog1py">,
+    I32EnumAttrCase<"LogInvLogitDiff", 26, "log_inv_logit_diff">]> {
   let cppNamespace = "::aimz::ir";
 }
 

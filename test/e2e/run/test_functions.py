@@ -1,0 +1,209 @@
+"""Every elementwise function against SciPy / NumPy over its domain (tails
+included), in f64 (1e-12 relative, or 1e-300 absolute near zero) and f32
+(the float32 reference's few ulps): NumPy's names and Stan's aliases, libm's
+functions and the support library's (digamma, trigamma, ndtri, Bessel),
+NaN outside the domain. One model per precision holds every function as a
+deterministic site of inputs x (and y)."""
+
+import os
+import sys
+
+import numpy as np
+from scipy import special as sp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aimz_e2e as E  # noqa: E402
+
+N = 400
+
+
+def grid(lo, hi, n=N, log=False):
+    if log:
+        return np.geomspace(lo, hi, n)
+    return np.linspace(lo, hi, n)
+
+
+def sym(a, n=N):
+    """Both signs, tails and the middle."""
+    h = np.geomspace(1e-6, a, n // 2)
+    return np.concatenate([-h[::-1], h])
+
+
+# name: (reference(x) or (x, y), x values, y values or None)
+UNARY = {
+    "tan": (np.tan, grid(-1.5, 1.5)),
+    "arcsin": (np.arcsin, grid(-1.2, 1.2)),
+    "asin": (np.arcsin, grid(-1, 1)),
+    "arccos": (np.arccos, grid(-1.2, 1.2)),
+    "acos": (np.arccos, grid(-1, 1)),
+    "arctan": (np.arctan, sym(1e30)),
+    "atan": (np.arctan, sym(1e10)),
+    "sinh": (np.sinh, sym(700)),
+    "cosh": (np.cosh, sym(700)),
+    "arcsinh": (np.arcsinh, sym(1e300)),
+    "asinh": (np.arcsinh, sym(1e5)),
+    "arccosh": (np.arccosh, grid(0.5, 1e300, log=True)),
+    "acosh": (np.arccosh, grid(1, 1e5, log=True)),
+    "arctanh": (np.arctanh, grid(-1.1, 1.1)),
+    "atanh": (np.arctanh, grid(-0.999999, 0.999999)),
+    "cbrt": (np.cbrt, sym(1e300)),
+    "exp2": (np.exp2, grid(-1070, 1020)),
+    "log2": (np.log2, grid(1e-300, 1e300, log=True)),
+    "log10": (np.log10, grid(1e-300, 1e300, log=True)),
+    "floor": (np.floor, grid(-7.5, 7.5, 61)),
+    "ceil": (np.ceil, grid(-7.5, 7.5, 61)),
+    "round": (np.round, grid(-7.5, 7.5, 61)),
+    "rint": (np.rint, grid(-7.5, 7.5, 61)),
+    "trunc": (np.trunc, grid(-7.5, 7.5, 61)),
+    "sign": (np.sign, np.array([-3.0, -1e-300, 0.0, 2e-300, 5.0, np.inf])),
+    "fabs": (np.fabs, sym(1e300)),
+    "inv": (lambda x: 1 / x, sym(1e300)),
+    "reciprocal": (lambda x: 1 / x, sym(1e10)),
+    "inv_sqrt": (lambda x: 1 / np.sqrt(x), grid(1e-300, 1e300, log=True)),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), grid(1e-10, 1e10, log=True)),
+    "inv_square": (lambda x: 1 / (x * x), sym(1e150)),
+    "step": (lambda x: np.where(x < 0, 0.0, 1.0), grid(-3, 3, 61)),
+    "int_step": (lambda x: np.where(x > 0, 1.0, 0.0), grid(-3, 3, 61)),
+    "erfc": (sp.erfc, grid(-6, 27)),
+    "gamma": (sp.gamma, np.concatenate([grid(-9.5, -0.5, 10), grid(1e-5, 170)])),
+    "tgamma": (sp.gamma, grid(0.01, 30)),
+    "gammaln": (sp.gammaln, grid(1e-5, 1e5, log=True)),
+    "digamma": (sp.digamma, np.concatenate([grid(-9.7, -0.3, 40),
+                                            grid(1e-6, 1e8, log=True)])),
+    "psi": (sp.digamma, grid(0.01, 50)),
+    "trigamma": (lambda x: sp.polygamma(1, x),
+                 np.concatenate([grid(-9.7, -0.3, 40),
+                                 grid(1e-6, 1e8, log=True)])),
+    "ndtri": (sp.ndtri, np.concatenate([grid(1e-300, 0.4, log=True),
+                                        grid(0.4, 0.6, 20),
+                                        1 - grid(1e-16, 0.4, log=True),
+                                        [0.0, 1.0, -0.1, 1.1]])),
+    "inv_Phi": (sp.ndtri, grid(1e-10, 1 - 1e-10)),
+    "ndtr": (sp.ndtr, grid(-37, 8)),
+    "Phi_approx": (lambda x: sp.expit(0.07056 * x ** 3 + 1.5976 * x),
+                   grid(-8, 8)),
+    "i0": (sp.i0, sym(700)),
+    "i0e": (sp.i0e, sym(1e6)),
+    "i1": (sp.i1, sym(700)),
+    "i1e": (sp.i1e, sym(1e6)),
+}
+
+BINARY = {
+    "arctan2": (np.arctan2, sym(10), sym(10)[::-1]),
+    "atan2": (np.arctan2, sym(1e5), sym(3)),
+    "hypot": (np.hypot, sym(1e300), sym(1e300)[::-1]),
+    "fmod": (np.fmod, sym(100), np.linspace(0.3, 7, N)),
+    "fmin": (np.fmin, np.where(np.arange(N) % 7 == 0, np.nan, sym(5)),
+             np.where(np.arange(N) % 5 == 0, np.nan, sym(5)[::-1])),
+    "fmax": (np.fmax, np.where(np.arange(N) % 7 == 0, np.nan, sym(5)),
+             np.where(np.arange(N) % 5 == 0, np.nan, sym(5)[::-1])),
+    "fdim": (lambda x, y: np.maximum(x - y, 0), sym(5), sym(5)[::-1]),
+    "logaddexp2": (np.logaddexp2, sym(1000), sym(1000)[::-1]),
+    "xlogy": (sp.xlogy, np.where(np.arange(N) % 4 == 0, 0.0, sym(3)),
+              grid(0, 10)),
+    "xlog1py": (sp.xlog1py, np.where(np.arange(N) % 4 == 0, 0.0, sym(3)),
+                grid(-1, 10)),
+    "binomial_coefficient_log": (
+        lambda n, k: sp.gammaln(n + 1) - sp.gammaln(k + 1) - sp.gammaln(n - k + 1),
+        grid(10, 50), grid(0, 10)),
+    "betaln": (sp.betaln, grid(0.5, 30), grid(0.5, 30)[::-1]),
+    "power": (np.power, grid(0.1, 10), grid(-3, 3)),
+    # Written without cancellation: log_sigmoid(x) + log1p(-e^(y - x)) -
+    # softplus(y) (np.log(expit(x) - expit(y)) loses digits near 0).
+    "log_inv_logit_diff": (
+        lambda x, y: (-np.logaddexp(0, -x) + np.log1p(-np.exp(y - x))
+                      - np.logaddexp(0, y)),
+        grid(-20, 30), grid(-40, 10)),
+    "betaln_far": (sp.betaln, grid(1, 5), grid(1e8, 1e10, log=True)),
+}
+
+
+def call_name(name):
+    return name.split("_far")[0]
+
+
+def source(dtype):
+    lines = ["model functions(x: %s[n], y: %s[n]) -> (out: f32[n]) {" %
+             (dtype, dtype), "  plate obs(n) {"]
+    for name in UNARY:
+        lines.append("    deterministic u_%s = %s(x);" % (name, name))
+    for name in BINARY:
+        lines.append("    deterministic b_%s = %s(x, y);" % (name,
+                                                          call_name(name)))
+    lines += ["    out ~ Normal(0.0, 1.0);", "  }", "}"]
+    return "\n".join(lines) + "\n"
+
+
+class Functions(E.E2ETestCase):
+    def run_all(self, dtype):
+        src = self.path("functions_%s.aimz" % dtype)
+        with open(src, "w") as f:
+            f.write(source(dtype))
+        so = self.path("functions_%s.so" % dtype)
+        E.aimzc(src, "-o", so, check=True)
+        t = np.float32 if dtype == "f32" else np.float64
+        got = {}
+        cases = [(n, ref, x, None) for n, (ref, x) in UNARY.items()] + \
+                [(n, ref, x, y) for n, (ref, x, y) in BINARY.items()]
+        for name, ref, x, y in cases:
+            x = np.asarray(x, np.float64).astype(t)
+            yv = (np.zeros_like(x) if y is None
+                  else np.asarray(y, np.float64).astype(t))
+            site = ("u_" if y is None else "b_") + name
+            out = self.fresh(".npz")
+            r = E.run_cmd("prior-predictive", so,
+                          {"x": self.save("x.npy", x),
+                           "y": self.save("y.npy", yv)},
+                          out, num_samples=1, seed=1, sites=[site],
+                          check=False)
+            self.assertIn(r.rc, (0,), r.stderr)
+            v = E.read_arrays(out)[site][0]
+            with np.errstate(all="ignore"):
+                want = (ref(x.astype(np.float64)) if y is None else
+                        ref(x.astype(np.float64), yv.astype(np.float64)))
+            # The reference's condition number: how much an input's own
+            # rounding (to the model's precision) moves the value.
+            h = 1e-7
+            with np.errstate(all="ignore"):
+                xd, yd = x.astype(np.float64), yv.astype(np.float64)
+                f = (lambda a, b: ref(a) if y is None else ref(a, b))
+                cond = np.abs(f(xd * (1 + h), yd) / want - 1) / h
+                if y is not None:
+                    cond = np.maximum(cond, np.abs(
+                        f(xd, yd * (1 + h)) / want - 1) / h)
+            got[name] = (v, np.asarray(want, np.float64), x, yv,
+                         np.nan_to_num(cond, nan=0.0, posinf=0.0))
+        return got
+
+    def check(self, dtype, rtol):
+        bad = []
+        tiny = np.finfo(np.float32 if dtype == "f32" else np.float64).tiny
+        eps = np.finfo(np.float32 if dtype == "f32" else np.float64).eps
+        for name, (v, want, x, y, cond) in self.run_all(dtype).items():
+            if dtype == "f32":
+                # The reference rounded to f32, where it is representable.
+                with np.errstate(all="ignore"):
+                    want = want.astype(np.float32).astype(np.float64)
+            v = v.astype(np.float64)
+            both_nan = np.isnan(v) & np.isnan(want)
+            same_inf = np.isinf(want) & (v == want)
+            # f32 computes from inputs and intermediates rounded to f32: a
+            # few ulps times the function's condition number as well.
+            tol = rtol + (4 * eps * cond if dtype == "f32" else 0)
+            close = np.abs(v - want) <= tol * np.abs(want) + 16 * tiny
+            ok = both_nan | same_inf | close
+            if not ok.all():
+                i = int(np.argmin(ok))
+                bad.append("%s(%r, %r) = %r, SciPy %r" % (
+                    name, x[i], y[i], v[i], want[i]))
+        self.assertEqual(bad, [], "\n" + "\n".join(bad))
+
+    def test_f64(self):
+        self.check("f64", 1e-12)
+
+    def test_f32(self):
+        self.check("f32", 2e-6)
+
+
+if __name__ == "__main__":
+    E.main()
