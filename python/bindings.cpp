@@ -149,12 +149,57 @@ std::string choiceKeyword(const py::dict &Options, const char *Key,
 
 constexpr uint64_t Int64Max = uint64_t(INT64_MAX);
 
-/// A keyword of the run's options, or Default when absent or None.
+/// What a keyword's value must be, for its message.
+template <class T> const char *expectedType() {
+  if constexpr (std::is_same_v<T, bool>)
+    return "True or False";
+  else if constexpr (std::is_integral_v<T>)
+    return "an integer";
+  else if constexpr (std::is_same_v<T, std::string>)
+    return "a string";
+  else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+    return "a list of strings";
+  else
+    return "a dict";
+}
+
+/// Whether V is a T itself, not something pybind11 would convert (1 is
+/// not True, True is not 1, "ab" is not a list of strings).
+template <class T> bool isExactly(const py::handle &V) {
+  // NumPy's bools and integers count as theirs.
+  const std::string TypeName = py::str(V.get_type().attr("__name__"));
+  const bool IsBool = py::isinstance<py::bool_>(V) || TypeName == "bool_" ||
+                      TypeName == "bool";
+  if constexpr (std::is_same_v<T, bool>)
+    return IsBool;
+  else if constexpr (std::is_integral_v<T>)
+    return !IsBool && (py::isinstance<py::int_>(V) || py::hasattr(V, "__index__"));
+  else if constexpr (std::is_same_v<T, std::string>)
+    return py::isinstance<py::str>(V);
+  else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    if (!py::isinstance<py::list>(V) && !py::isinstance<py::tuple>(V))
+      return false;
+    for (const py::handle &E : V)
+      if (!py::isinstance<py::str>(E))
+        return false;
+    return true;
+  } else
+    return py::isinstance<py::dict>(V);
+}
+
+/// A keyword of the run's options, or Default when absent or None; a value
+/// of another type is a TypeError naming the keyword (pybind11's own said
+/// "Unable to cast Python instance to C++ type" and named nothing).
 template <class T>
 T keyword(const py::dict &Options, const char *Key, T Default) {
-  return Options.contains(Key) && !Options[Key].is_none()
-             ? Options[Key].cast<T>()
-             : Default;
+  if (!Options.contains(Key) || Options[Key].is_none())
+    return Default;
+  py::object V = Options[Key];
+  if (!isExactly<T>(V))
+    throw py::type_error(std::string(Key) + "=" + std::string(py::repr(V)) +
+                         ": must be " + expectedType<T>() + "; got " +
+                         std::string(py::str(V.get_type().attr("__name__"))));
+  return V.cast<T>();
 }
 
 /// A keyword's object, or None when absent.

@@ -315,6 +315,7 @@ def _progress(options, command):
         options["progress"] = False
         options["on_progress"] = p
         return None
+    options["progress"] = bool(p)
     if not p:
         return None
     try:

@@ -142,9 +142,22 @@ def test_keyword_errors_name_the_keyword(linreg):
         m.prior_predictive({"X": X}, num_samples=2**70, progress=False)
     with pytest.raises(ValueError, match=r"num_samples=0"):
         m.prior_predictive({"X": X}, num_samples=0, progress=False)
-    # NumPy integers are integers.
+    # Every keyword of the wrong type is named with what it must be.
+    typed = [("strict", "yes", r"strict='yes': must be True or False; got str"),
+             ("include_posterior", "yes", r"include_posterior='yes': must be True or False"),
+             ("out_of_sample", "no", r"out_of_sample='no': must be True or False"),
+             ("codec", 5, r"codec=5: must be a string; got int"),
+             ("return_sites", [5], r"return_sites=\[5\]: must be a list of strings"),
+             ("strict", 1, r"strict=1: must be True or False; got int")]
+    for key, value, match in typed:
+        with pytest.raises(TypeError, match=match):
+            m.predict({"X": X}, post, progress=False, **{key: value})
+    with pytest.raises(TypeError, match=r"keep_scenarios='yes': must be True or False"):
+        m.effect({"X": X}, post, intervention={"alpha": 0.0},
+                 keep_scenarios="yes", progress=False)
+    # NumPy integers are integers, NumPy's bools bools.
     ds = m.predict({"X": X}, post, seed=np.uint64(3), batch_size=np.int32(50),
-                   progress=False)
+                   strict=np.True_, progress=False)
     assert ds["y"].shape == (2, 100)
 
 

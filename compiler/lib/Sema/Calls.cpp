@@ -32,6 +32,10 @@ bool Analyzer::analyzeCall(CallExpr &E) {
   bool AxisFn = Fn->takesAxis();
   std::optional<int64_t> Axis;
   SMLoc AxisLoc;
+  // NumPy's positional axis: sum(x, -1), cumsum(x, 0), softmax(x, 1).
+  if (AxisFn && Fn->MaxArgs == 1 && E.Args.size() == 2 &&
+      E.Args[1].Keyword.empty())
+    E.Args[1].Keyword = "axis";
   bool Ok = !AxisFn || takeAxisArg(E, Axis, AxisLoc);
   Ok &= analyzeCallArgs(E, AxisFn);
   if (!Ok || !checkCallArity(E, *Fn))

@@ -147,9 +147,16 @@ std::optional<Analyzer::BoundCall> Analyzer::bindOrdered(SampleStmt &S,
         else if (auto *L = llvm::dyn_cast<NumberExpr>(I.get());
                  L && L->IsInteger && L->Value >= 1)
           Ds.push_back({"", static_cast<int64_t>(L->Value), L->Loc});
-        else {
+        else if (llvm::isa<SliceExpr, AxisExpr>(I.get())) {
           Diags.report(diag::E_ORDERED_BASE_SHAPE, I->Loc);
           return std::nullopt;
+        } else {
+          // Dimension arithmetic, as anywhere a dimension is written
+          // (`[n_classes - 1]`); resolveDims checks it.
+          DimSyntax D;
+          D.Loc = I->Loc;
+          D.Arith = I;
+          Ds.push_back(std::move(D));
         }
       }
       AllowPosteriorDims = true;

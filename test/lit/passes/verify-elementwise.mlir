@@ -6,9 +6,9 @@
 
 aimz.model @unknown_unary attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
   %0 = aimz.input "x"[0] : <["n"], f32>
-  // CHECK: error: custom op 'aimz.unary' expected string or keyword containing one of the following enum values for attribute 'fn' [neg, exp,{{.*}}, square]
+  // CHECK: error: custom op 'aimz.unary' expected string or keyword containing one of the following enum values for attribute 'fn' [neg, exp,{{.*}}, square, tan,{{.*}}, Phi_approx]
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'fn'}}
-  %1 = aimz.unary cosh %0 : <["n"], f32> -> <["n"], f32>
+  %1 = aimz.unary cosine %0 : <["n"], f32> -> <["n"], f32>
 }
 
 // -----
@@ -34,7 +34,7 @@ aimz.model @unary_shape attributes {manifest = "{}", obs_dim = "n", plan = "obs"
 
 aimz.model @unknown_binary attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
   %0 = aimz.input "x"[0] : <["n"], f32>
-  // CHECK: error: custom op 'aimz.binary' expected string or keyword containing one of the following enum values for attribute 'fn' [add, sub,{{.*}}, lchoose]
+  // CHECK: error: custom op 'aimz.binary' expected string or keyword containing one of the following enum values for attribute 'fn' [add, sub,{{.*}}, lchoose, atan2,{{.*}}, log_inv_logit_diff]
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'fn'}}
   %1 = aimz.binary mod %0, %0 : <["n"], f32>, <["n"], f32> -> <["n"], f32>
 }
