@@ -13,7 +13,28 @@
 namespace aimz {
 namespace sema {
 
+/// Stan's log_mix(theta, lp1, lp2) = log(theta e^lp1 + (1 - theta) e^lp2),
+/// written as the builtins it is made of: logaddexp(log(theta) + lp1,
+/// log1m(theta) + lp2). False (and E unchanged) for any other call.
+static bool rewriteLogMix(CallExpr &E) {
+  if (E.Callee != "log_mix" || E.Args.size() != 3 ||
+      llvm::any_of(E.Args, [](const Arg &A) { return !A.Keyword.empty(); }))
+    return false;
+  auto Term = [&](const char *Weight, const Arg &LogDensity) {
+    std::vector<Arg> Theta{{"", E.Args[0].Loc, E.Args[0].Value}};
+    auto W = std::make_shared<CallExpr>(E.Loc, Weight, std::move(Theta));
+    auto Sum = std::make_shared<BinaryExpr>(E.Loc, BinaryOp::Add, W,
+                                            LogDensity.Value);
+    return Arg{"", LogDensity.Loc, Sum};
+  };
+  std::vector<Arg> Args{Term("log", E.Args[1]), Term("log1m", E.Args[2])};
+  E.Callee = "logaddexp";
+  E.Args = std::move(Args);
+  return true;
+}
+
 bool Analyzer::analyzeCall(CallExpr &E) {
+  rewriteLogMix(E);
   const Builtin *Fn = lookupBuiltin(E.Callee);
   if (!Fn) {
     if (lookupDistribution(E.Callee))

@@ -118,6 +118,16 @@ BINARY = {
 }
 
 
+# Stan's log_mix(theta, lp1, lp2): x is theta, y lp1 and lp2 = -y.
+TERNARY = {
+    "log_mix": (lambda t, a: np.logaddexp(np.log(t) + a, np.log1p(-t) - a),
+                # away from lp1 = 0, where the value cancels to ~0 in any
+                # implementation (SciPy's reference too)
+                grid(0.001, 0.999), np.concatenate([-grid(0.5, 50, N // 2),
+                                                    grid(0.5, 50, N // 2)])),
+}
+
+
 def call_name(name):
     return name.split("_far")[0]
 
@@ -130,6 +140,8 @@ def source(dtype):
     for name in BINARY:
         lines.append("    deterministic b_%s = %s(x, y);" % (name,
                                                           call_name(name)))
+    for name in TERNARY:
+        lines.append("    deterministic b_%s = %s(x, y, -y);" % (name, name))
     lines += ["    out ~ Normal(0.0, 1.0);", "  }", "}"]
     return "\n".join(lines) + "\n"
 
@@ -144,7 +156,8 @@ class Functions(E.E2ETestCase):
         t = np.float32 if dtype == "f32" else np.float64
         got = {}
         cases = [(n, ref, x, None) for n, (ref, x) in UNARY.items()] + \
-                [(n, ref, x, y) for n, (ref, x, y) in BINARY.items()]
+                [(n, ref, x, y) for n, (ref, x, y) in BINARY.items()] + \
+                [(n, ref, x, y) for n, (ref, x, y) in TERNARY.items()]
         for name, ref, x, y in cases:
             x = np.asarray(x, np.float64).astype(t)
             yv = (np.zeros_like(x) if y is None
