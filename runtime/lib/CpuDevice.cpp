@@ -42,7 +42,7 @@ llvm::Error CpuDevice::compute(DeviceTask &Task) {
   if (Effect)
     Effect->startRectangle(Task);
   auto CallKernel = [&](aimz_call &C) {
-    return callKernel(Ctx.Entry, C, Scratch, N);
+    return callKernel(Ctx.Entry, C, Scratch, N, Ctx.CpuThreads);
   };
   // Each call ends where the next begins (draw_end).
   for (int64_t G = Task.Draw0; G < Task.Draw1; G = Call.draw_end) {

@@ -32,6 +32,8 @@ struct KernelContext {
   const Posterior *Post; // null for prior predictive
   /// This run's own stop (ExecutionSpec::Stop), or null.
   const std::atomic<bool> *Stop;
+  /// The run's CPU devices (threads), each with its own scratch.
+  unsigned CpuThreads = 1;
 
   /// The process's signal (the CLI's Ctrl-C), or this run's own stop (one
   /// Python thread's run, whose progress callback raised).

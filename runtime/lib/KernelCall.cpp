@@ -3,6 +3,7 @@
 #include "RunError.h"
 #include "aimz/run/RunPlan.h"
 
+#include <algorithm>
 #include <new>
 #include <string>
 
@@ -13,17 +14,31 @@ namespace {
 /// Grows a device's scratch to what the kernel asked for; a size no
 /// machine has (a dimension set far too large) is an error, not an
 /// exception in a worker thread.
-llvm::Error growScratch(std::vector<uint8_t> &Scratch, int64_t Needed) {
+llvm::Error growScratch(std::vector<uint8_t> &Scratch, int64_t Needed,
+                        unsigned Threads) {
   // Past half the memory the allocation may succeed and the first touch
   // summon the OOM killer (a joint site's N x N kernel with a large N).
-  const uint64_t Memory = physicalMemory();
-  if (Needed > 0 && Memory && static_cast<uint64_t>(Needed) > Memory / 2)
-    return error("the model's kernel needs " + std::to_string(Needed) +
-                 " bytes of scratch memory per device thread, more than "
-                 "half of this machine's " + std::to_string(Memory) +
-                 " bytes; check the dimensions (--dim, the data, the "
-                 "posterior), or for a joint site (an N x N covariance) use "
-                 "fewer observations or fewer devices (--devices)");
+  // Every device thread holds its own: the total counts, against the
+  // tightest limit (a cgroup's or ulimit -v's, not only the machine's).
+  const MemoryLimit Limit = memoryLimit();
+  uint64_t Total = 0;
+  const bool Over = Needed > 0 && __builtin_mul_overflow(
+                                      static_cast<uint64_t>(Needed),
+                                      uint64_t(std::max(Threads, 1u)), &Total);
+  if (Needed > 0 && Limit.Bytes && (Over || Total > Limit.Bytes / 2)) {
+    const uint64_t Fit = Limit.Bytes / 2 / static_cast<uint64_t>(Needed);
+    return error(
+        "the model's kernel needs " + std::to_string(Needed) +
+        " bytes of scratch memory per device thread, " +
+        std::to_string(Threads) + " thread" + (Threads == 1 ? "" : "s") +
+        (Over ? " more than 2^64 bytes" : " " + std::to_string(Total) +
+                                              " bytes") +
+        " in all, more than half of " + Limit.What + "; " +
+        (Fit >= 1 ? "--devices " + std::to_string(Fit) + " fits, or "
+                  : std::string()) +
+        "check the dimensions (--dim, the data, the posterior), or for a "
+        "joint site (an N x N covariance) use fewer observations");
+  }
   try {
     if (Needed < 0 || static_cast<uint64_t>(Needed) > Scratch.max_size())
       throw std::bad_alloc();
@@ -60,12 +75,13 @@ llvm::Error kernelFailure(int32_t RC, const aimz_call &C,
 } // namespace
 
 llvm::Error callKernel(EntryFn Entry, aimz_call &C,
-                       std::vector<uint8_t> &Scratch, int64_t Observations) {
+                       std::vector<uint8_t> &Scratch, int64_t Observations,
+                       unsigned Threads) {
   C.scratch = Scratch.data();
   C.scratch_bytes = static_cast<int64_t>(Scratch.size());
   int32_t RC = Entry(&C);
   if (RC == AIMZ_SCRATCH_TOO_SMALL) {
-    if (llvm::Error E = growScratch(Scratch, C.scratch_needed))
+    if (llvm::Error E = growScratch(Scratch, C.scratch_needed, Threads))
       return E;
     C.scratch = Scratch.data();
     C.scratch_bytes = C.scratch_needed;

@@ -15,8 +15,11 @@ namespace aimz::run {
 /// Calls Entry on C with Scratch, growing Scratch once when the kernel asks
 /// for more; a kernel's failure becomes the error the user reads
 /// (Observations: how many the run has, for the joint-site message).
+/// Threads: the CPU devices, each with a scratch of its own, so that their
+/// total is checked against the memory limit.
 llvm::Error callKernel(EntryFn Entry, aimz_call &C,
-                       std::vector<uint8_t> &Scratch, int64_t Observations);
+                       std::vector<uint8_t> &Scratch, int64_t Observations,
+                       unsigned Threads = 1);
 
 } // namespace aimz::run
 

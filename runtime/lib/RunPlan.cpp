@@ -8,10 +8,13 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <ctime>
 #include <map>
 #include <set>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace aimz::run {
@@ -268,7 +271,8 @@ void addCoordinateArrays(const Posterior &Post, RunPlan &P) {
 /// error up front, never a scratch size that wraps around in the kernel
 /// (a segfault) or one the kernel cannot get (the OOM killer).
 llvm::Error checkSiteSizes(const Manifest &M, const DataSet &Data) {
-  const uint64_t Memory = physicalMemory();
+  const MemoryLimit Limit = memoryLimit();
+  const uint64_t Memory = Limit.Bytes;
   for (const ManifestSite &S : M.Sites) {
     auto E = resolveShape(S.Shape, Data.Bindings);
     if (!E)
@@ -284,9 +288,9 @@ llvm::Error checkSiteSizes(const Manifest &M, const DataSet &Data) {
                    " = " + io::formatShape(*E) + " needs " +
                    (Over ? std::string("more than 2^64")
                          : std::to_string(Bytes)) +
-                   " bytes for one draw, more than half of this machine's " +
-                   std::to_string(Memory) + " bytes of memory; check the "
-                   "dimensions (--dim, the data, the posterior)");
+                   " bytes for one draw, more than half of " + Limit.What +
+                   "; check the dimensions (--dim, the data, the "
+                   "posterior)");
   }
   return llvm::Error::success();
 }
@@ -297,7 +301,8 @@ llvm::Error checkSiteSizes(const Manifest &M, const DataSet &Data) {
 /// worker thread.
 llvm::Error checkOutputSizes(const std::vector<OutputArray> &Outs, int64_t D,
                              int64_t N, bool ObsPlan) {
-  const uint64_t Memory = physicalMemory();
+  const MemoryLimit Limit = memoryLimit();
+  const uint64_t Memory = Limit.Bytes;
   for (const OutputArray &O : Outs) {
     uint64_t PerDraw = io::dtypeSize(O.Type), All = 0;
     bool Over = false;
@@ -318,10 +323,9 @@ llvm::Error checkOutputSizes(const std::vector<OutputArray> &Outs, int64_t D,
       return error("the output '" + O.Name + "' of shape " + Shape +
                    " needs chunks of at least " + std::to_string(MinChunk) +
                    " bytes (one " + (ObsPlan ? "observation" : "draw") +
-                   " each), more than half of this machine's " +
-                   std::to_string(Memory) + " bytes of memory; check the "
-                   "dimensions (--dim, the data, the posterior) or write "
-                   "fewer sites (--return-sites)");
+                   " each), more than half of " + Limit.What +
+                   "; check the dimensions (--dim, the data, the posterior) "
+                   "or write fewer sites (--return-sites)");
   }
   return llvm::Error::success();
 }
@@ -331,6 +335,38 @@ llvm::Error checkOutputSizes(const std::vector<OutputArray> &Outs, int64_t D,
 uint64_t physicalMemory() {
   long Pages = ::sysconf(_SC_PHYS_PAGES), Page = ::sysconf(_SC_PAGESIZE);
   return Pages > 0 && Page > 0 ? uint64_t(Pages) * uint64_t(Page) : 0;
+}
+
+namespace {
+/// A cgroup limit file's number ("max", absent or unreadable: 0).
+uint64_t cgroupLimit(const char *Path) {
+  std::ifstream In(Path);
+  std::string Text;
+  if (!(In >> Text) || Text == "max")
+    return 0;
+  char *End = nullptr;
+  unsigned long long V = std::strtoull(Text.c_str(), &End, 10);
+  return End && *End == '\0' ? V : 0;
+}
+} // namespace
+
+MemoryLimit memoryLimit() {
+  MemoryLimit L;
+  auto Consider = [&](uint64_t Bytes, std::string What) {
+    if (Bytes && (!L.Bytes || Bytes < L.Bytes))
+      L = {Bytes, What + " of " + std::to_string(Bytes) + " bytes"};
+  };
+  Consider(physicalMemory(), "this machine's memory");
+  Consider(cgroupLimit("/sys/fs/cgroup/memory.max"),
+           "the cgroup's memory limit (memory.max)");
+  // cgroup v1 reports "no limit" as a huge number: above physical memory,
+  // it is never the tightest.
+  Consider(cgroupLimit("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+           "the cgroup's memory limit (memory.limit_in_bytes)");
+  struct rlimit R;
+  if (::getrlimit(RLIMIT_AS, &R) == 0 && R.rlim_cur != RLIM_INFINITY)
+    Consider(uint64_t(R.rlim_cur), "the address-space limit (ulimit -v)");
+  return L;
 }
 
 ChunkBox rectangleBox(const OutputArray &O, int64_t D0, int64_t D1,

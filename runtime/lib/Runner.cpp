@@ -150,6 +150,7 @@ llvm::Error Executor::createDevices() {
   if (Opts.isEffect())
     BaselineViews.emplace(
         M, Opts.BaselineData ? *Opts.BaselineData : Data, Opts.BaselinePost);
+  Ctx->CpuThreads = DevPlan.Cpus;
   for (unsigned I = 0; I < DevPlan.Cpus; ++I) {
     std::optional<EffectCombiner> Effect;
     if (BaselineViews)

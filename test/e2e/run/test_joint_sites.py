@@ -196,5 +196,38 @@ class JointSites(E.E2ETestCase):
                 ref[s], got[s].shape), rtol=1e-13, err_msg=s)
 
 
+class ScratchAgainstTheTightestLimit(E.E2ETestCase):
+    """Every device thread holds a joint site's N x N scratch: the total is
+    checked before allocating, against the tightest limit (here ulimit -v,
+    as a Slurm job's cap would be), naming it and what fits."""
+
+    def test_threads_times_scratch_against_ulimit_v(self):
+        import resource
+        import subprocess
+        rng = np.random.default_rng(9)
+        X = self.save("X.npy", rng.uniform(-2, 2, (2500, 3)))
+        post = self.savez("post.npz", amp=np.ones(2), rho=np.ones(2),
+                          noise=np.full(2, 0.5))
+        so = E.model("gp_features64")
+
+        def run(devices):
+            limit = 520_000 * 1024  # bytes: 150 MB of scratch fits once
+
+            def cap():
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            cmd = [E.AIMZ_RUN, "predict", so, "--data", "X=" + X,
+                   "--posterior", post, "--out", self.fresh(".npz"),
+                   "--devices", str(devices), "--no-progress"]
+            return subprocess.run(cmd, capture_output=True, text=True,
+                                  preexec_fn=cap, timeout=300)
+        r = run(2)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("2 threads 300040960 bytes in all", r.stderr)
+        self.assertIn("the address-space limit (ulimit -v)", r.stderr)
+        self.assertIn("--devices 1 fits", r.stderr)
+        r = run(1)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
 if __name__ == "__main__":
     E.main()

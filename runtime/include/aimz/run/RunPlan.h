@@ -106,6 +106,17 @@ struct RunPlan {
 /// Bytes of physical memory (0 when unknown).
 uint64_t physicalMemory();
 
+/// The tightest limit on this process's memory: physical memory, the
+/// cgroup's (a Slurm job's or a container's cap: memory.max, or
+/// memory.limit_in_bytes under cgroup v1) and the address-space limit
+/// (ulimit -v); Bytes 0 when none is known. What names it for messages
+/// ("the cgroup's memory.max of 2147483648 bytes").
+struct MemoryLimit {
+  uint64_t Bytes = 0;
+  std::string What;
+};
+MemoryLimit memoryLimit();
+
 /// Everything of the run that does not need a device: checks the options
 /// against the model and the data, and lays out the store. `Devices`
 /// rounds the default batch size; warnings go to W.
