@@ -289,6 +289,17 @@ class E2ETestCase(unittest.TestCase):
     _counter = 0
 
     @classmethod
+    def compile_source(cls, name, text):
+        """A model written by the test: its source saved as name.aimz in
+        the class's directory, compiled to name.so; the .so's path."""
+        src = cls.path(name + ".aimz")
+        with open(src, "w") as f:
+            f.write(text)
+        so = cls.path(name + ".so")
+        aimzc(src, "-o", so, check=True)
+        return so
+
+    @classmethod
     def fresh(cls, suffix=".zarr"):
         """A new output path inside the class's directory."""
         E2ETestCase._counter += 1

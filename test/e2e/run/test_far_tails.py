@@ -26,11 +26,7 @@ SOURCE = """model tails(lo: %(t)s[n]) -> (y: %(t)s[n]) {
 
 class FarTails(E.E2ETestCase):
     def check(self, dtype):
-        src = self.path("tails_%s.aimz" % dtype)
-        with open(src, "w") as f:
-            f.write(SOURCE % {"t": dtype})
-        so = self.path("tails_%s.so" % dtype)
-        E.aimzc(src, "-o", so, check=True)
+        so = self.compile_source("tails_" + dtype, SOURCE % {"t": dtype})
         t = np.float32 if dtype == "f32" else np.float64
         lows = np.array([1e8, 1e9, 1e12, 1e30, np.finfo(t).max / 2] * 8, t)
         out = self.fresh(".npz")

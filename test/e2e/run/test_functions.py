@@ -148,11 +148,7 @@ def source(dtype):
 
 class Functions(E.E2ETestCase):
     def run_all(self, dtype):
-        src = self.path("functions_%s.aimz" % dtype)
-        with open(src, "w") as f:
-            f.write(source(dtype))
-        so = self.path("functions_%s.so" % dtype)
-        E.aimzc(src, "-o", so, check=True)
+        so = self.compile_source("functions_" + dtype, source(dtype))
         t = np.float32 if dtype == "f32" else np.float64
         got = {}
         cases = [(n, ref, x, None) for n, (ref, x) in UNARY.items()] + \

@@ -27,11 +27,8 @@ class IntegerPowers(E.E2ETestCase):
     def check(self, dtype):
         lines = "\n".join("    deterministic p%d = x ** %d;" % (i, n)
                           for i, n in enumerate(EXPONENTS))
-        src = self.path("powers_%s.aimz" % dtype)
-        with open(src, "w") as f:
-            f.write(SOURCE % (dtype, dtype, lines))
-        so = self.path("powers_%s.so" % dtype)
-        E.aimzc(src, "-o", so, check=True)
+        so = self.compile_source("powers_" + dtype,
+                                 SOURCE % (dtype, dtype, lines))
         np_type = np.float32 if dtype == "f32" else np.float64
         x = np.array([-1.0, 1.0, -0.5, 0.5, -1.0, -2.0], np_type)
         out = self.fresh(".npz")

@@ -175,12 +175,7 @@ class ExactStatistics(E.E2ETestCase):
     model's precision is reported as a non-finite result."""
 
     def compile(self, dtype):
-        src = self.path("stats_%s.aimz" % dtype)
-        with open(src, "w") as f:
-            f.write(STATISTICS_SOURCE % dtype)
-        so = self.path("stats_%s.so" % dtype)
-        E.aimzc(src, "-o", so, check=True)
-        return so
+        return self.compile_source("stats_" + dtype, STATISTICS_SOURCE % dtype)
 
     def statistics(self, so, t, extra=(), check=True):
         out = self.fresh(".npz")
