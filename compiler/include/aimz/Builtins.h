@@ -12,6 +12,10 @@
 
 #include <string>
 
+namespace llvm {
+class raw_ostream;
+}
+
 namespace aimz {
 
 enum class BuiltinFamily {
@@ -60,6 +64,9 @@ llvm::ArrayRef<Builtin> allBuiltins();
 
 /// "exp, log, ..., cumsum": for the unknown-function message.
 std::string builtinNameList();
+
+/// aimzc --list-functions: the table as the Markdown of docs/functions.md.
+void printFunctionCatalogue(llvm::raw_ostream &OS);
 
 } // namespace aimz
 

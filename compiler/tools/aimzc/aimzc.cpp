@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aimz/AST.h"
+#include "aimz/Builtins.h"
 #include "aimz/Diagnostics.h"
 #include "aimz/Distributions.h"
 #include "aimz/Driver.h"
@@ -85,6 +86,11 @@ cl::opt<bool> ListDiagnostics(
     "list-diagnostics",
     cl::desc("Print every diagnostic's code, severity and message (the "
              "table in docs/diagnostics.md) and exit"),
+    cl::cat(Category));
+cl::opt<bool> ListFunctions(
+    "list-functions",
+    cl::desc("Print every function a model may call, with its other "
+             "spellings (the table in docs/functions.md) and exit"),
     cl::cat(Category));
 cl::opt<std::string> ListDistributions(
     "list-distributions", cl::ValueOptional,
@@ -228,6 +234,10 @@ int main(int argc, char **argv) {
       return 0;
     }
     A.consume_front("-");
+    if (A == "list-functions") {
+      printFunctionCatalogue(llvm::outs());
+      return 0;
+    }
     if (A == "list-distributions" || A == "list-distributions=json" ||
         A == "list-distributions=markdown") {
       printDistributionCatalogue(llvm::outs(), A.ends_with("=json"));
