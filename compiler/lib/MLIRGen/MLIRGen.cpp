@@ -516,7 +516,13 @@ Value Generator::genConstructor(const CallExpr &E) {
     const Expr &V = *E.Args.back().Value;
     return alignLocal(gen(V), V.Ty.Dims, S);
   }
-  return alignLocal(constant(E.Callee == "ones" ? 1 : 0, E.Ty.Type), {}, S);
+  if (E.Callee == "full_like") { // the value in the first argument's dtype
+    const Expr &V = *E.Args.back().Value;
+    return alignLocal(castTo(gen(V), V.Ty.Type, E.Ty.Type, V.Ty.Dims),
+                      V.Ty.Dims, S);
+  }
+  const bool One = E.Callee == "ones" || E.Callee == "ones_like";
+  return alignLocal(constant(One ? 1 : 0, E.Ty.Type), {}, S);
 }
 
 /// transpose(A), outer(a, b), diag(v): views and elementwise ops;

@@ -233,6 +233,7 @@ private:
                                       SMLoc AxisLoc);
   bool typeCall(CallExpr &E, const Builtin &Fn);
   bool typeBroadcastCall(CallExpr &E, const Builtin &Fn);
+  bool analyzeLikeConstructor(CallExpr &E);
   bool analyzeConstructor(CallExpr &E, const Builtin &Fn);
   bool analyzeMatrixHelper(CallExpr &E, const Builtin &Fn);
   bool analyzeVecToTril(CallExpr &E);

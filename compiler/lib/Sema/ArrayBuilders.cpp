@@ -13,6 +13,39 @@
 namespace aimz {
 namespace sema {
 
+/// zeros_like(x), ones_like(x), full_like(x, v): x's shape and dtype (as
+/// NumPy's), x itself never computed; v broadcasts to that shape.
+bool Analyzer::analyzeLikeConstructor(CallExpr &E) {
+  for (const Arg &A : E.Args)
+    if (!A.Keyword.empty()) {
+      Diags.report(diag::E_FUNCTION_KEYWORD, A.Loc) << E.Callee << "";
+      return false;
+    }
+  Expr &X = *E.Args[0].Value;
+  if (!analyzeExpr(X))
+    return false;
+  if (!isNumeric(X.Ty.Type)) {
+    Diags.report(diag::E_FUNCTION_BOOL, E.Args[0].Loc) << E.Callee;
+    return false;
+  }
+  if (E.Args.size() == 2) {
+    Expr &V = *E.Args[1].Value;
+    if (!analyzeExpr(V))
+      return false;
+    if (!isNumeric(V.Ty.Type)) {
+      Diags.report(diag::E_FUNCTION_BOOL, E.Args[1].Loc) << E.Callee;
+      return false;
+    }
+    if (!broadcastsTo(V.Ty.Dims, X.Ty.Dims)) {
+      Diags.report(diag::E_FULL_BROADCAST, V.Loc)
+          << shapeStr(V.Ty.Dims) << shapeStr(X.Ty.Dims);
+      return false;
+    }
+  }
+  E.Ty = {X.Ty.Type, X.Ty.Dims, false};
+  return true;
+}
+
 bool Analyzer::analyzeConstructor(CallExpr &E, const Builtin &Fn) {
   if (E.Args.size() < Fn.MinArgs || E.Args.size() > Fn.MaxArgs) {
     std::string Want = Fn.MinArgs == Fn.MaxArgs
@@ -26,6 +59,8 @@ bool Analyzer::analyzeConstructor(CallExpr &E, const Builtin &Fn) {
         << E.Callee << Want << E.Args.size();
     return false;
   }
+  if (llvm::StringRef(E.Callee).ends_with("_like"))
+    return analyzeLikeConstructor(E);
   bool IsFull = E.Callee == "full";
   size_t NumDims = E.Args.size() - (IsFull ? 1 : 0);
   Shape Dims;

@@ -207,6 +207,31 @@ class Functions(E.E2ETestCase):
                     name, x[i], y[i], v[i], want[i]))
         self.assertEqual(bad, [], "\n" + "\n".join(bad))
 
+    def test_like_constructors(self):
+        so = self.compile_source("like", """model like(x: f64[n], k: i32[n]) -> (y: f64[n]) {
+  W ~ Normal(0, 1)[3, 4];
+  deterministic z = zeros_like(W);
+  deterministic f = full_like(W, 2.5);
+  plate obs(n) {
+    deterministic base = zeros_like(x) + x;
+    deterministic kk = full_like(k, 7);
+    y ~ Normal(base + ones_like(x), 1);
+  }
+}
+""")
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so,
+                  {"x": self.save("x.npy", np.array([1.5, -2.0, 4.0])),
+                   "k": self.save("k.npy", np.arange(3, dtype=np.int32))},
+                  out, num_samples=2, seed=1,
+                  sites=["z", "f", "base", "kk"])
+        got = E.read_arrays(out)
+        np.testing.assert_array_equal(got["z"], np.zeros((2, 3, 4)))
+        np.testing.assert_array_equal(got["f"], np.full((2, 3, 4), 2.5))
+        np.testing.assert_array_equal(got["base"], [[1.5, -2.0, 4.0]] * 2)
+        self.assertEqual(got["kk"].dtype, np.int32)
+        np.testing.assert_array_equal(got["kk"], np.full((2, 3), 7))
+
     def test_f64(self):
         self.check("f64", 1e-12)
 
