@@ -39,7 +39,6 @@ const std::vector<DistSpec> &allDistributions() {
 
 const std::vector<DistAlias> &allDistributionAliases() {
   static const std::vector<DistAlias> Aliases = {
-#define AIMZ_NAMES(...) {__VA_ARGS__}
 #define AIMZ_STRINGS_1(A) #A
 #define AIMZ_STRINGS_2(A, B) #A, #B
 #define AIMZ_PICK(_1, _2, NAME, ...) NAME
@@ -52,7 +51,6 @@ const std::vector<DistAlias> &allDistributionAliases() {
 #undef AIMZ_PICK
 #undef AIMZ_STRINGS_2
 #undef AIMZ_STRINGS_1
-#undef AIMZ_NAMES
   };
   return Aliases;
 }
@@ -204,10 +202,9 @@ const DistSpec *lookupDistribution(llvm::StringRef Name) {
   for (const DistSpec &D : allDistributions())
     if (Name == D.Name)
       return &D;
-  if (lookupDistributionAlias(Name))
-    for (const DistSpec &D : aliasSpecs())
-      if (Name == D.Name)
-        return &D;
+  for (const DistSpec &D : aliasSpecs())
+    if (Name == D.Name)
+      return &D;
   return nullptr;
 }
 

@@ -16,26 +16,21 @@ namespace sema {
 /// zeros_like(x), ones_like(x), full_like(x, v): x's shape and dtype (as
 /// NumPy's), x itself never computed; v broadcasts to that shape.
 bool Analyzer::analyzeLikeConstructor(CallExpr &E) {
-  for (const Arg &A : E.Args)
+  for (const Arg &A : E.Args) {
     if (!A.Keyword.empty()) {
       Diags.report(diag::E_FUNCTION_KEYWORD, A.Loc) << E.Callee << "";
       return false;
     }
-  Expr &X = *E.Args[0].Value;
-  if (!analyzeExpr(X))
-    return false;
-  if (!isNumeric(X.Ty.Type)) {
-    Diags.report(diag::E_FUNCTION_BOOL, E.Args[0].Loc) << E.Callee;
-    return false;
-  }
-  if (E.Args.size() == 2) {
-    Expr &V = *E.Args[1].Value;
-    if (!analyzeExpr(V))
+    if (!analyzeExpr(*A.Value))
       return false;
-    if (!isNumeric(V.Ty.Type)) {
-      Diags.report(diag::E_FUNCTION_BOOL, E.Args[1].Loc) << E.Callee;
+    if (!isNumeric(A.Value->Ty.Type)) {
+      Diags.report(diag::E_FUNCTION_BOOL, A.Loc) << E.Callee;
       return false;
     }
+  }
+  const Expr &X = *E.Args[0].Value;
+  if (E.Args.size() == 2) {
+    const Expr &V = *E.Args[1].Value;
     if (!broadcastsTo(V.Ty.Dims, X.Ty.Dims)) {
       Diags.report(diag::E_FULL_BROADCAST, V.Loc)
           << shapeStr(V.Ty.Dims) << shapeStr(X.Ty.Dims);
