@@ -235,9 +235,32 @@ void dumpStmts(const std::vector<StmtPtr> &Body, unsigned Indent,
   }
 }
 
+void dumpFunction(const FunctionDef &F, llvm::raw_ostream &OS) {
+  OS << "def " << F.Name << "\n";
+  for (const FunctionParam &P : F.Params) {
+    OS << "  param " << P.Name;
+    if (P.Type)
+      OS << ": " << dtypeName(P.Type->Type) << dimsStr(P.Type->Dims);
+    if (P.Default) {
+      OS << " = ";
+      dumpExpr(*P.Default, OS);
+    }
+    OS << "\n";
+  }
+  if (F.Result)
+    OS << "  result " << dtypeName(F.Result->Type) << dimsStr(F.Result->Dims)
+       << "\n";
+  dumpStmts(F.Body, 2, OS);
+  OS << "  return ";
+  dumpExpr(*F.Return, OS);
+  OS << "\n";
+}
+
 } // namespace
 
 void dumpAST(const Model &M, llvm::raw_ostream &OS) {
+  for (const FunctionDef &F : M.Functions)
+    dumpFunction(F, OS);
   OS << "model " << M.Name << "\n";
   for (const Param &P : M.Inputs)
     OS << "  input " << P.Name << ": " << dtypeName(P.Type.Type)

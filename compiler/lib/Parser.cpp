@@ -103,7 +103,7 @@ auto kw(const char *Word) {
   return x3::lexeme[x3::lit(Word) >> !identChar];
 }
 
-const auto keyword = kw("model") | kw("plate") | kw("scan") | kw("let") |
+const auto keyword = kw("model") | kw("def") | kw("return") | kw("plate") | kw("scan") | kw("let") |
                      kw("transformed") |
                      kw("deterministic") | kw("factor") | kw("const") |
                      kw("true") |
@@ -535,8 +535,59 @@ const auto model_def =
       x3::_val(C) = M;
     })];
 
+//===----------------------------------------------------------------------===//
+// User-defined functions
+//===----------------------------------------------------------------------===//
+
+x3::rule<class FnParamClass, FunctionParam> const fnParam = "parameter";
+const auto fnParam_def = (ident >> -(':' > type) >>
+                          -('=' > expr))[([](auto &C) {
+  auto &A = x3::_attr(C);
+  const Ident &I = fusion::at_c<0>(A);
+  FunctionParam P;
+  P.Name = I.Name;
+  P.Loc = locOf(I.Pos);
+  if (fusion::at_c<1>(A))
+    P.Type = *fusion::at_c<1>(A);
+  if (fusion::at_c<2>(A))
+    P.Default = *fusion::at_c<2>(A);
+  x3::_val(C) = std::move(P);
+})];
+
+x3::rule<class FnBodyClass, std::vector<StmtPtr>> const fnBody =
+    "'let' or 'return'";
+const auto fnBody_def = *letStmt;
+
+x3::rule<class FunctionClass, FunctionDef> const function = "function";
+const auto function_def =
+    (kw("def") > ident > '(' > -(fnParam % ',') > ')' > -("->" > type) >
+     '{' > fnBody > kw("return") > expr > ';' > '}')[([](auto &C) {
+      auto &A = x3::_attr(C);
+      const Ident &N = fusion::at_c<0>(A);
+      FunctionDef F;
+      F.Name = N.Name;
+      F.NameLoc = locOf(N.Pos);
+      F.Loc = kwLoc(C);
+      if (fusion::at_c<1>(A))
+        F.Params = *fusion::at_c<1>(A);
+      if (fusion::at_c<2>(A))
+        F.Result = *fusion::at_c<2>(A);
+      F.Body = std::move(fusion::at_c<3>(A));
+      F.Return = fusion::at_c<4>(A);
+      x3::_val(C) = std::move(F);
+    })];
+
+x3::rule<class ProgramClass, std::shared_ptr<Model>> const program = "model";
+const auto program_def = (*function >> model)[([](auto &C) {
+  auto &A = x3::_attr(C);
+  std::shared_ptr<Model> M = fusion::at_c<1>(A);
+  M->Functions = std::move(fusion::at_c<0>(A));
+  x3::_val(C) = M;
+})];
+
 BOOST_SPIRIT_DEFINE(constStmt, letStmt, transformedStmt, detStmt, factorStmt, sampleStmt, plateStmt,
-                    scanStmt, stmt, body, model)
+                    scanStmt, stmt, body, model, fnParam, fnBody, function,
+                    program)
 
 const auto skipper =
     x3::space | x3::lexeme['#' >> *(x3::char_ - x3::eol) >> (x3::eol | x3::eoi)];
@@ -592,11 +643,12 @@ std::unique_ptr<Model> parseModel(llvm::StringRef Source, Diagnostics &Diags) {
   Iter First = Source.begin(), Last = Source.end();
   ParseState State;
   std::shared_ptr<Model> Result;
-  auto Parser = x3::with<ParseStateTag>(std::ref(State))[model];
+  auto Parser = x3::with<ParseStateTag>(std::ref(State))[program];
   try {
     bool Ok = x3::phrase_parse(First, Last, Parser, skipper, Result);
     if (!Ok || !Result) {
-      // Only the leading 'model' keyword is not an expectation point.
+      // Only the leading 'model' or 'def' keyword is not an expectation
+      // point.
       Iter At = First;
       while (At != Last && std::isspace(static_cast<unsigned char>(*At)))
         ++At;

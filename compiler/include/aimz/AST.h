@@ -263,13 +263,29 @@ struct ConstStmt : Stmt {
         Arith(std::move(A)) {}
 };
 
-/// `let x = e;`, `deterministic x = e;` and `factor x = e;`
+/// Where an inlined statement came from: the call of a user-defined
+/// function it was expanded from (Functions.cpp), for notes and checks.
+struct InlinedFrom {
+  std::string Function;
+  SMLoc CallLoc;
+  /// A parameter's or the result's declared type, checked against the value
+  /// at this call (its dimension names are the call's own, mangled).
+  std::optional<TypeSyntax> Declared;
+  std::string What; // "parameter 'a'" or "the result"
+  /// The call this one was expanded inside (a function calling another).
+  std::shared_ptr<const InlinedFrom> Caller;
+};
+
+/// `let x = e;`, `transformed x = e;`, `deterministic x = e;` and
+/// `factor x = e;`
 struct AssignStmt : Stmt {
   static bool classof(const Stmt *N) {
     return N->K == Kind::Let || N->K == Kind::Deterministic ||
-           N->K == Kind::Factor;
+           N->K == Kind::Factor || N->K == Kind::Transformed;
   }
   ExprPtr Value;
+  /// Set for a statement expanded from a call of a user-defined function.
+  std::shared_ptr<const InlinedFrom> Inlined;
   AssignStmt(Kind K, SMLoc L, std::string N, SMLoc NL, ExprPtr V)
       : Stmt(K, L, std::move(N), NL), Value(std::move(V)) {}
 };
@@ -314,7 +330,28 @@ struct BlockStmt : Stmt {
       : Stmt(K, L, std::move(N), NL), Dim(std::move(D)), Body(std::move(B)) {}
 };
 
+/// A parameter of a user-defined function: `a`, `a: f32[K, K]`, `s = 1.0`.
+struct FunctionParam {
+  std::string Name;
+  SMLoc Loc;
+  std::optional<TypeSyntax> Type;
+  ExprPtr Default; // null when the argument is required
+};
+
+/// `def name(params) -> type { let ...; return expr; }`: a pure function of
+/// values, declared before the model and inlined at every call before
+/// semantic analysis (Functions.cpp).
+struct FunctionDef {
+  std::string Name;
+  SMLoc Loc, NameLoc;
+  std::vector<FunctionParam> Params;
+  std::optional<TypeSyntax> Result;
+  std::vector<StmtPtr> Body; // `let` statements
+  ExprPtr Return;
+};
+
 struct Model {
+  std::vector<FunctionDef> Functions;
   std::string Name;
   SMLoc Loc, NameLoc;
   std::vector<Param> Inputs;

@@ -121,6 +121,10 @@ struct ModelInfo {
 /// model's precision); an untyped literal adapts to its typed peer.
 DType promoteArithmetic(const ExprType &A, const ExprType &B, DType Precision);
 
+/// Expands every call of a user-defined function (`def`) in `M`'s body into
+/// statements before the call (Functions.cpp); false after an error.
+bool inlineFunctions(Model &M, Diagnostics &Diags);
+
 /// Checks `M`, annotating its expressions; reports problems to `Diags`.
 /// Returns std::nullopt when there was an error. `Precision` forces the
 /// model's floating precision (default: f64 when an input is f64, else

@@ -226,6 +226,10 @@ Value Generator::gen(const Expr &E) {
     auto C = Info.Constants.find(N.Name);
     if (C != Info.Constants.end())
       return constant(static_cast<double>(C->second), E.Ty.Type);
+    int64_t Known;
+    if (!N.DimensionText.empty() &&
+        !llvm::StringRef(N.DimensionText).getAsInteger(10, Known))
+      return constant(static_cast<double>(Known), E.Ty.Type);
     if (!N.DimensionText.empty()) {
       Value D = B.create<ir::DimOp>(CurLoc, arrayType({}, DType::I64),
                                     B.getStringAttr(N.DimensionText));

@@ -122,6 +122,13 @@ private:
   void analyzeConst(ConstStmt &C);
   void analyzeFactor(AssignStmt &A);
   void analyzeAssign(AssignStmt &A);
+  // Statements inlined from user-defined functions (InlinedCalls.cpp).
+  /// Dimension names of a function's declared types, bound per call
+  /// ("f#1.K") by the first value checked against them.
+  std::map<std::string, Dim> FunctionDims;
+  bool checkDeclaredType(const AssignStmt &A);
+  /// After errors in an inlined statement: where the function was called.
+  void noteInlinedCall(const AssignStmt &A, unsigned ErrorsBefore);
   /// Records a deterministic or factor site: computed, not sampled.
   void addValueSite(const AssignStmt &A, DType T, const Shape &Full,
                     SiteKind K);

@@ -84,6 +84,13 @@ std::optional<DimPoly> Analyzer::namePoly(const NameExpr &N, bool MustBeBound,
                                           unsigned Depth) {
   if (auto C = Info.Constants.find(N.Name); C != Info.Constants.end())
     return DimPoly::constant(C->second);
+  if (auto F = FunctionDims.find(N.Name); F != FunctionDims.end()) {
+    if (F->second == Dim::symbol(Info.ObsDim)) {
+      Diagnostics::ProvisionalScope Provisional(Diags);
+      Diags.report(diag::E_OBS_AXIS_IN_DIM_ARITH, N.Loc) << Info.ObsDim;
+    }
+    return polyOf(F->second);
+  }
   if (auto A = ConstArith.find(N.Name); A != ConstArith.end())
     return dimPoly(*A->second->Arith, MustBeBound, Depth + 1);
   if (BoundSymbols.count(N.Name)) {

@@ -119,6 +119,12 @@ bool Analyzer::analyzeArray(ArrayExpr &E) {
 }
 
 bool Analyzer::analyzeName(NameExpr &E) {
+  if (auto F = FunctionDims.find(E.Name); F != FunctionDims.end()) {
+    // A function's dimension name: the extent its call bound.
+    E.Ty = {DType::I64, {}, true};
+    E.DimensionText = F->second.str();
+    return true;
+  }
   auto It = Names.find(E.Name);
   if (It == Names.end() && BoundSymbols.count(E.Name)) {
     // A dimension's extent is a number the model may compute with

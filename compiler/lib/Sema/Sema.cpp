@@ -135,6 +135,8 @@ std::optional<ModelInfo> Analyzer::run() {
 
 std::optional<ModelInfo> analyzeModel(Model &M, Diagnostics &Diags,
                                       std::optional<DType> Precision) {
+  if (!inlineFunctions(M, Diags))
+    return std::nullopt;
   return sema::Analyzer(M, Diags, Precision).run();
 }
 

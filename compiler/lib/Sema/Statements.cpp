@@ -128,7 +128,10 @@ void Analyzer::analyzeFactor(AssignStmt &A) {
 
 /// `let NAME = expr;` and `deterministic NAME = expr;` (a site too).
 void Analyzer::analyzeAssign(AssignStmt &A) {
-  if (!analyzeExpr(*A.Value)) {
+  unsigned Errors = Diags.errorCount();
+  bool Ok = analyzeExpr(*A.Value) && (!A.Inlined || checkDeclaredType(A));
+  noteInlinedCall(A, Errors);
+  if (!Ok) {
     poison(A);
     return;
   }

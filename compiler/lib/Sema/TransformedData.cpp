@@ -24,7 +24,9 @@ void Analyzer::analyzeTransformed(AssignStmt &S) {
     return;
   }
   InTransformed = true;
-  bool Ok = analyzeExpr(*S.Value);
+  unsigned Errors = Diags.errorCount();
+  bool Ok = analyzeExpr(*S.Value) && (!S.Inlined || checkDeclaredType(S));
+  noteInlinedCall(S, Errors);
   InTransformed = false;
   if (!Ok) {
     poison(S);

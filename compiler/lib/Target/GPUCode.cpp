@@ -80,7 +80,13 @@ static void redirectMaths(llvm::Module &M) {
                                  "cos",  "sin",  "expm1", "atan", "lgamma",
                                  "tan",  "erf",  "erfc", "cosh",  "sinh", "exp2",
                                  "log2", "log10", "sqrt", "fabs", "cbrt",
-                                 "floor", "ceil", "round", "trunc"};
+                                 "floor", "ceil", "round", "trunc", "asin",
+                                 "acos", "asinh", "acosh", "atanh", "atan2",
+                                 "hypot", "fmod", "fmin", "fmax", "fdim",
+                                 "tgamma", "rint", "nearbyint", "copysign"};
+    // libm's roundeven is libdevice's rint (ties to even).
+    if (N == "roundeven" || N == "roundevenf")
+      return N == "roundeven" ? "__nv_rint" : "__nv_rintf";
     for (const char *L : LibM) {
       if (N == L || N == (std::string(L) + "f"))
         return "__nv_" + N.str();

@@ -44,7 +44,7 @@ cl::opt<EmitKind> Emit(
     cl::desc("What to produce (default: the shared library with -o, else "
              "the site table)"),
     cl::values(
-        clEnumValN(EmitKind::AST, "ast", "the parsed syntax tree"),
+        clEnumValN(EmitKind::AST, "ast", "the syntax tree, user-defined functions inlined"),
         clEnumValN(EmitKind::Sites, "sites",
                    "a table of sites, classes, shapes and the plan"),
         clEnumValN(EmitKind::Manifest, "manifest",
@@ -292,6 +292,9 @@ int main(int argc, char **argv) {
   if (!M)
     return 1;
   if (Emit == EmitKind::AST && !Diags.hadError()) {
+    // The tree analysis sees: user-defined functions inlined.
+    if (!inlineFunctions(*M, Diags))
+      return 1;
     dumpAST(*M, llvm::outs());
     return 0;
   }

@@ -53,7 +53,8 @@ TEST_MODELS = ["det_chain", "linreg64", "gather64", "tanh_net64", "rank3", "rank
                "standardized_latent", "count_vectors", "truncated_counts",
                "gp_features64", "car_precision64", "latent_gp64",
                "joint_mixing64", "mvn_signatures64",
-               "alias_spellings", "invalid_counts"]
+               "alias_spellings", "invalid_counts", "dugongs",
+               "brms_varying_slopes"]
 
 
 def source_of(name):
@@ -66,7 +67,7 @@ def compile_model(name, out_dir):
     out = os.path.join(out_dir, name + ".so")
     p = subprocess.run([AIMZC, source_of(name), "-o", out + ".tmp"],
                        capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
+    if p.returncode != 0 or "PTX embedded" in p.stderr:
         raise AssertionError("aimzc %s failed (rc %d):\n%s"
                              % (name, p.returncode, p.stderr))
     os.replace(out + ".tmp", out)
@@ -164,6 +165,9 @@ def aimzc(*args, check=False, cwd=None):
     r = Result(cmd, p)
     if check and r.rc != 0:
         raise AssertionError("aimzc failed:\n%r" % r)
+    if check and "PTX embedded" in p.stderr:
+        # The GPU code of a model that compiles must lower too.
+        raise AssertionError("aimzc made no PTX:\n%r" % r)
     return r
 
 
