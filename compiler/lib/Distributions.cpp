@@ -132,8 +132,11 @@ bool hasRowSampler(llvm::StringRef Symbol) {
 
 std::string compositeName(DistKind Kind, llvm::StringRef Base) {
   const char *Prefix = Kind == DistKind::MixtureSameFamily ? "MixtureSameFamily("
-                       : Kind == DistKind::TruncatedDistribution
-                           ? "Truncated("
+                       : Kind == DistKind::TruncatedDistribution ? "Truncated("
+                       : Kind == DistKind::Censored              ? "Censored("
+                       : Kind == DistKind::LeftCensoredDistribution ||
+                               Kind == DistKind::RightCensoredDistribution
+                           ? "Flagged("
                            : "OrderedTransform(";
   return Prefix + Base.str() + ")";
 }
@@ -154,6 +157,22 @@ std::string truncatedSymbol(const DistSpec &Base,
   return Base.Kind == DistKind::Normal
              ? "truncatednormal"
              : "truncated_" + runtimeSymbol(Base, GivenParams);
+}
+
+bool hasRuntimeCdf(llvm::StringRef Symbol) {
+#define AIMZ_CDF(SYM, KIND, ARITY, CDF)                                       \
+  if (Symbol == #SYM)                                                          \
+    return true;
+#include "aimz/math/CdfDistributions.def"
+  return false;
+}
+
+bool isCensorable(llvm::StringRef Symbol) {
+#define AIMZ_CENSORABLE(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)              \
+  if (Symbol == #SYM)                                                          \
+    return true;
+#include "aimz/math/CdfDistributions.def"
+  return false;
 }
 
 std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
@@ -177,6 +196,23 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
                runtimeSymbol(*Base, Params.drop_front(Skip));
     C.Event = true;
     C.ValueEventRank = Skip ? 0 : 1;
+    return C;
+  }
+  // Censoring: the base's parameters, then two (lower, upper or the
+  // left and right indicators).
+  for (auto [Prefix, Symbol] : {std::pair<llvm::StringRef, const char *>{
+                                    "Censored(", "censored_"},
+                                {"Flagged(", "flagged_"}}) {
+    if (!Dist.consume_front(Prefix))
+      continue;
+    const DistSpec *Base = lookupDistribution(Dist.drop_back());
+    if (!Dist.consume_back(")") || !Base || Params.size() < 2)
+      return std::nullopt;
+    std::string Sym = runtimeSymbol(*Base, Params.drop_back(2));
+    if (!isCensorable(Sym))
+      return std::nullopt;
+    RuntimeCall C;
+    C.Symbol = Symbol + Sym;
     return C;
   }
   if (Dist.consume_front("Truncated(")) {

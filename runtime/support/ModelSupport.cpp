@@ -77,6 +77,32 @@ namespace m = aimz::math;
             (m::LOG_PROB<AIMZ_LOGP_TARGS_##KIND(double)>(x, AIMZ_ARGS_##ARITY)))
 #include "aimz/math/Distributions.def"
 
+// log P(X <= x) and log P(X > x), as the log densities are called.
+#define AIMZ_CDF(SYM, KIND, ARITY, CDF)                                       \
+  AIMZ_SUPPORT float aimz_rt_lcdf_##SYM##_f32(float x, float a, float b,      \
+                                               float c, float d, float e) {   \
+    (void)a, (void)b, (void)c, (void)d, (void)e;                              \
+    return m::log_cdf_of<float>(m::CDF<float>(AIMZ_ARGS_##ARITY), x);         \
+  }                                                                           \
+  AIMZ_SUPPORT double aimz_rt_lcdf_##SYM##_f64(double x, double a, double b,  \
+                                                double c, double d,           \
+                                                double e) {                   \
+    (void)a, (void)b, (void)c, (void)d, (void)e;                              \
+    return m::log_cdf_of<double>(m::CDF<double>(AIMZ_ARGS_##ARITY), x);       \
+  }                                                                           \
+  AIMZ_SUPPORT float aimz_rt_lccdf_##SYM##_f32(float x, float a, float b,     \
+                                                float c, float d, float e) {  \
+    (void)a, (void)b, (void)c, (void)d, (void)e;                              \
+    return m::log_ccdf_of<float>(m::CDF<float>(AIMZ_ARGS_##ARITY), x);        \
+  }                                                                           \
+  AIMZ_SUPPORT double aimz_rt_lccdf_##SYM##_f64(double x, double a, double b, \
+                                                 double c, double d,          \
+                                                 double e) {                  \
+    (void)a, (void)b, (void)c, (void)d, (void)e;                              \
+    return m::log_ccdf_of<double>(m::CDF<double>(AIMZ_ARGS_##ARITY), x);      \
+  }
+#include "aimz/math/CdfDistributions.def"
+
 // Row samplers ----------------------------------------------------------------
 //
 // out[i * os] for i < n: element i draws from stream (seed, site, draw,

@@ -92,7 +92,12 @@ struct DistSpec {
   bool isComposite() const {
     return Kind == DistKind::MixtureSameFamily ||
            Kind == DistKind::TransformedDistribution ||
-           Kind == DistKind::TruncatedDistribution;
+           Kind == DistKind::TruncatedDistribution || isCensored();
+  }
+  bool isCensored() const {
+    return Kind == DistKind::LeftCensoredDistribution ||
+           Kind == DistKind::RightCensoredDistribution ||
+           Kind == DistKind::Censored;
   }
 };
 
@@ -120,6 +125,13 @@ struct RuntimeCall {
 };
 std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
                                        llvm::ArrayRef<llvm::StringRef> Params);
+
+/// The support library has aimz_rt_lcdf_/lccdf_<Symbol>
+/// (CdfDistributions.def).
+bool hasRuntimeCdf(llvm::StringRef Symbol);
+/// The bases whose censored forms exist (CdfDistributions.def's
+/// AIMZ_CENSORABLE rows), by runtime symbol.
+bool isCensorable(llvm::StringRef Symbol);
 
 /// The runtime symbol has a row function, aimz_rt_sample_row_<symbol>, that
 /// draws a row of elements in a vectorizable loop (Distributions.def's

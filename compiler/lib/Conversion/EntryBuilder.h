@@ -269,9 +269,11 @@ private:
                   ValueRange Params, int64_t SiteId, bool ReadsPosterior);
   View emitLogDensity(ir::ObserveOp Op);
   /// Out[i] = aimz_rt_logp_<Symbol>(Y[i], Params[i]...) for a distribution
-  /// of numbers; every view of Out's dims.
-  void emitScalarLogDensities(StringRef Symbol, Type Prec, const View &Y,
-                              ValueRange Params, const View &Out);
+  /// of numbers (or its lcdf_ / lccdf_ by Family); every view of Out's dims.
+  void emitScalarLogDensities(
+      StringRef Symbol, Type Prec, const View &Y, ValueRange Params,
+      const View &Out,
+      abi::SupportFamily Family = abi::SupportFamily::LogProb);
   void givenOr(int64_t SiteId, ir::ArrayType T, const View &Out,
                const std::function<void()> &Otherwise);
   void copyOut(Value V, const View &Src, int64_t SiteId);

@@ -316,9 +316,10 @@ void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
 
 void EntryBuilder::emitScalarLogDensities(StringRef Symbol, Type Prec,
                                           const View &Y, ValueRange Params,
-                                          const View &Out) {
-  std::string Fn = abi::supportFunction(abi::SupportFamily::LogProb,
-                                        Symbol.str(), precisionSuffix(Prec));
+                                          const View &Out,
+                                          abi::SupportFamily Family) {
+  std::string Fn =
+      abi::supportFunction(Family, Symbol.str(), precisionSuffix(Prec));
   func::FuncOp Callee =
       runtimeFunction(Fn, SmallVector<Type>(1 + ScalarParamSlots, Prec), Prec);
   SmallVector<View> PViews = viewsOf(Params);
@@ -336,8 +337,11 @@ View EntryBuilder::lowerLogProb(ir::LogProbOp Op) {
   auto T = Op.getResult().getType();
   View Out = buffer(Op, T);
   RuntimeCall C = distCall(Op.getDist(), Op.getParamNames());
+  auto Family = Op.getFn() == "log_cdf"    ? abi::SupportFamily::LogCdf
+                : Op.getFn() == "log_ccdf" ? abi::SupportFamily::LogCcdf
+                                           : abi::SupportFamily::LogProb;
   emitScalarLogDensities(C.Symbol, T.getElementType(), viewOf(Op.getValue()),
-                         Op.getParams(), Out);
+                         Op.getParams(), Out, Family);
   return Out;
 }
 

@@ -160,6 +160,14 @@ LogicalResult LogProbOp::verify() {
       aimz::runtimeCall(getDist(), Names)->Event)
     return emitOpError("needs a distribution of numbers; '")
            << getDist() << "' has vector or matrix values or no density";
+  if (getFn() != "log_prob" &&
+      !(getFn() == "log_cdf" || getFn() == "log_ccdf"))
+    return emitOpError("fn must be log_prob, log_cdf or log_ccdf; got '")
+           << getFn() << "'";
+  if (getFn() != "log_prob" &&
+      !aimz::hasRuntimeCdf(aimz::runtimeCall(getDist(), Names)->Symbol))
+    return emitOpError("'") << getDist() << "' has no CDF in the support "
+                            << "library";
   auto R = getResult().getType();
   if (!isa<FloatType>(R.getElementType()))
     return emitOpError("the result must be floating");

@@ -504,7 +504,7 @@ Value Generator::genLogProb(const CallExpr &E) {
   return B.create<ir::LogProbOp>(CurLoc, arrayType(inPlates(E.Ty.Dims),
                                                    Info.Precision),
                                  E.LogProbDist, B.getStrArrayAttr(Names), V,
-                                 Params);
+                                 Params, E.Callee);
 }
 
 Value Generator::genConstructor(const CallExpr &E) {

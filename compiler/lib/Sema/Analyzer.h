@@ -196,6 +196,13 @@ private:
   std::optional<BoundCall> bindMixture(SampleStmt &S);
   std::optional<BoundCall> bindOrdered(SampleStmt &S, bool IsOutput);
   std::optional<BoundCall> bindTruncated(SampleStmt &S);
+  /// LeftCensoredDistribution, RightCensoredDistribution, Censored
+  /// (Censored.cpp).
+  std::optional<BoundCall> bindCensored(SampleStmt &S);
+  bool bindCensoringParam(SampleStmt &S, const char *Name, ExprPtr E,
+                          bool Flag, BoundCall &R);
+  /// The composite's argument for its parameter `Index`, or null.
+  ExprPtr compositeArg(const SampleStmt &S, size_t Index) const;
   /// ZeroInflatedDistribution(base, gate=) and HurdleDistribution(base,
   /// gate=) become the named distribution they equal (GatedComposites.cpp).
   static bool isGatedComposite(llvm::StringRef Dist);

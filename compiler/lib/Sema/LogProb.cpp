@@ -2,7 +2,9 @@
 //
 // A distribution's log density (log mass for counts) at a value, as an
 // expression: NumPyro's `dist.Normal(mu, s).log_prob(x)`, Stan's
-// `normal_lpdf(x | mu, s)`. The distribution's arguments are bound and
+// `normal_lpdf(x | mu, s)`; with `log_cdf` / `log_ccdf` its log CDF and log
+// survival function (Stan's `_lcdf`, `_lccdf`) where the support library
+// has them (CdfDistributions.def). The distribution's arguments are bound and
 // checked as a sample site's are; the result broadcasts the parameters'
 // batch shape with the value's and has the model's precision. Distributions
 // of numbers only (no vector events, composites or flat priors).
@@ -44,6 +46,16 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
   bool ValueOk = analyzeExpr(X);
   if (!Bound || !Bound->Ok || !Bound->Batch || !ValueOk)
     return false;
+  if (E.Callee != "log_prob") {
+    std::vector<llvm::StringRef> Names;
+    for (const SampleStmt::LoweredParam &P : Bound->Params)
+      Names.push_back(P.Name);
+    auto C = runtimeCall(Spec->canonical().Name, Names);
+    if (!C || !hasRuntimeCdf(C->Symbol)) {
+      Diags.report(diag::E_NO_CDF, D->Loc) << Spec->Name << E.Callee;
+      return false;
+    }
+  }
   if (!isNumeric(X.Ty.Type)) {
     Diags.report(diag::E_LOGPROB_VALUE_BOOL, X.Loc);
     return false;

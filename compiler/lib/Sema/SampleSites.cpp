@@ -104,6 +104,8 @@ Analyzer::bindSampleCall(SampleStmt &S, const DistSpec &Spec, bool IsOutput) {
     return bindOrdered(S, IsOutput);
   if (Spec.Kind == DistKind::TruncatedDistribution)
     return bindTruncated(S);
+  if (Spec.isCensored())
+    return bindCensored(S);
   return bindCall(Spec, S.Args, S.DistLoc, S.ExplicitShape.has_value());
 }
 

@@ -235,13 +235,16 @@ def Aimz_LogProbOp : Aimz_Op<"log_prob", [Pure]> {
   let summary = "A distribution's log density at a value, elementwise";
   let description = [{
     `log_prob(Dist(...), x)` in a model: the runtime's log density of a
-    distribution of numbers (Distributions.def) at each element of the
+    distribution of numbers (Distributions.def), or with `fn` "log_cdf" /
+    "log_ccdf" its log CDF / log survival function (CdfDistributions.def),
+    at each element of the
     value, the value and the parameters all of the result's dims (the
     parameters and the result in the model's precision).
   }];
   let arguments = (ins StrAttr:$dist, StrArrayAttr:$param_names,
                        Aimz_ArrayType:$value,
-                       Variadic<Aimz_ArrayType>:$params);
+                       Variadic<Aimz_ArrayType>:$params,
+                       DefaultValuedStrAttr<StrAttr, "log_prob">:$fn);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = [{
     $dist `(` $params `)` `at` $value attr-dict `:` `(` type($params) `)`

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "aimz/math/Config.h"
+#include "aimz/math/Censored.h"
 #include "aimz/math/ClosedFormFamilies.h"
 #include "aimz/math/EventDistributions.h"
 #include "aimz/math/Hurdle.h"

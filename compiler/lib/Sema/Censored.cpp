@@ -1,0 +1,122 @@
+//===- Censored.cpp - Censored likelihoods --------------------------------===//
+//
+// Survival analysis scores a value known only to lie beyond a point by the
+// base's tail there:
+//
+//   RightCensoredDistribution(base, censored=c)   NumPyro: log S(y) where c
+//   LeftCensoredDistribution(base, censored=c)    is non-zero (log F(y) for
+//                                                 the left), else log f(y)
+//   Censored(dist, lower=, upper=)                PyMC: a value at a bound
+//                                                 is censored there
+//
+// over the continuous bases with a CDF (runtime CdfDistributions.def). The
+// runtime's censored_<base> / flagged_<base> take the base's parameters and
+// then two more: lower and upper, or the left and right indicators.
+// Predictive draws are PyMC's clipped base draws and NumPyro's base draws.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+
+namespace aimz {
+namespace sema {
+
+ExprPtr Analyzer::compositeArg(const SampleStmt &S, size_t Index) const {
+  size_t Positional = 0;
+  for (const Arg &A : S.Args) {
+    size_t I = A.Keyword.empty() ? Positional++ : S.Spec->Params.size();
+    for (size_t J = 0; J < S.Spec->Params.size() && !A.Keyword.empty(); ++J)
+      if (A.Keyword == S.Spec->Params[J].Name)
+        I = J;
+    if (I == Index)
+      return A.Value;
+  }
+  return nullptr;
+}
+
+/// One of the two parameters after the base's: a bound (a number), or an
+/// indicator (a number or a bool, non-zero where censored).
+bool Analyzer::bindCensoringParam(SampleStmt &S, const char *Name, ExprPtr E,
+                                  bool Flag, BoundCall &R) {
+  if (!analyzeExpr(*E))
+    return false;
+  if (!Flag && !isNumeric(E->Ty.Type)) {
+    Diags.report(diag::E_CENSORED_PARAM, E->Loc)
+        << S.Spec->Name << Name << "a number";
+    return false;
+  }
+  auto B = broadcastShapes(*R.Batch, E->Ty.Dims);
+  if (!B) {
+    Diags.report(diag::E_BOUND_BROADCAST, E->Loc)
+        << Name << shapeStr(E->Ty.Dims) << shapeStr(*R.Batch);
+    return false;
+  }
+  R.Batch = B;
+  R.Params.push_back(
+      {Name, E, Shape(), SampleStmt::LoweredParam::Transform::None});
+  return true;
+}
+
+std::optional<Analyzer::BoundCall> Analyzer::bindCensored(SampleStmt &S) {
+  const DistSpec &Spec = *S.Spec;
+  const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
+  if (!BaseCall)
+    return std::nullopt;
+  const DistSpec *Base = lookupDistribution(BaseCall->Callee);
+  auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
+  if (!C || !C->Ok || !C->Batch)
+    return std::nullopt;
+  std::vector<llvm::StringRef> Given;
+  for (const SampleStmt::LoweredParam &P : C->Params)
+    Given.push_back(P.Name);
+  bool Numbers = !Base->hasEvent() && !Base->isComposite() && !Base->Improper;
+  if (!Numbers || !isCensorable(runtimeSymbol(Base->canonical(), Given))) {
+    std::vector<std::string> Names;
+    for (const char *B : truncatableBases())
+      if (const DistSpec *D = lookupDistribution(B); D && !D->Discrete)
+        Names.push_back(B);
+    Diags.report(diag::E_CENSORED_BASE, BaseCall->Loc)
+        << Spec.Name << llvm::join(Names, ", ") << BaseCall->Callee;
+    return std::nullopt;
+  }
+  BoundCall R;
+  R.Dist = compositeName(Spec.Kind, Base->canonical().Name);
+  R.Params = C->Params;
+  R.Batch = C->Batch;
+  auto Literal = [&](double V) {
+    auto N = std::make_shared<NumberExpr>(S.DistLoc, V, false);
+    N->Ty = {Info.Precision, {}, true};
+    return N;
+  };
+  ExprPtr First, Second;
+  const char *Names[2] = {"left", "right"};
+  if (Spec.Kind == DistKind::Censored) {
+    First = compositeArg(S, 1);
+    Second = compositeArg(S, 2);
+    Names[0] = "lower";
+    Names[1] = "upper";
+  } else {
+    ExprPtr Flag = compositeArg(S, 1);
+    (Spec.Kind == DistKind::LeftCensoredDistribution ? First : Second) = Flag;
+  }
+  bool Ok = true;
+  bool IsFlag = Spec.Kind != DistKind::Censored;
+  for (int I = 0; I < 2; ++I) {
+    ExprPtr E = I == 0 ? First : Second;
+    if (!E) {
+      E = Literal(IsFlag ? 0.0 : I == 0 ? -HUGE_VAL : HUGE_VAL);
+      R.Params.push_back({Names[I], E, Shape(),
+                          SampleStmt::LoweredParam::Transform::None});
+      continue;
+    }
+    Ok &= bindCensoringParam(S, Names[I], E, IsFlag, R);
+  }
+  if (Ok && !IsFlag)
+    Ok = checkTruncationInterval(*R.Params[R.Params.size() - 2].Value,
+                                 *R.Params.back().Value, false, S.DistLoc);
+  if (!Ok)
+    return std::nullopt;
+  return R;
+}
+
+} // namespace sema
+} // namespace aimz

@@ -1,0 +1,82 @@
+// Censored likelihoods (survival analysis) over CdfDistributions.def's
+// continuous rows, in two forms:
+//
+//   censored_<base>(params..., lower, upper)   PyMC's Censored(dist, lower,
+//       upper): a value at `lower` scores log F(lower), at `upper` log
+//       S(upper), between them the base's density, outside -inf; a draw is
+//       the base's draw clipped to [lower, upper], as PyMC draws it.
+//   flagged_<base>(params..., left, right)     NumPyro's
+//       LeftCensoredDistribution / RightCensoredDistribution(base,
+//       censored=c): where `left` is non-zero the value scores log F(x),
+//       where `right` is non-zero log S(x), else the base's density; a draw
+//       is the base's own (NumPyro's sample ignores the indicator).
+//
+// The tails are Cdf.h's, computed without cancellation, so a far-censored
+// value scores its true log tail where NumPyro clips F at 100 tiny.
+#pragma once
+
+#include "aimz/math/Cdf.h"
+
+namespace aimz {
+namespace math {
+namespace detail {
+
+template <class T> AIMZ_MATH_FN T censor_draw(T x, T lower, T upper) {
+  if (lower != lower || upper != upper || lower > upper) return nan<T>();
+  return x < lower ? lower : (x > upper ? upper : x);
+}
+
+template <class T, class B, class Density>
+AIMZ_MATH_FN T censored_log_prob(T x, T lower, T upper, const B& base, Density density) {
+  if (x != x || lower != lower || upper != upper || lower > upper || !base.valid()) return nan<T>();
+  if (x < lower || x > upper) return -inf<T>();
+  if (x == lower && lower > -inf<T>()) return log_cdf_of<T>(base, x);
+  if (x == upper && upper < inf<T>()) return log_ccdf_of<T>(base, x);
+  return density();
+}
+
+template <class T, class B, class Density>
+AIMZ_MATH_FN T flagged_log_prob(T x, T left, T right, const B& base, Density density) {
+  if (left != left || right != right || (left != T(0) && right != T(0))) return nan<T>();
+  if (left != T(0)) return log_cdf_of<T>(base, x);
+  if (right != T(0)) return log_ccdf_of<T>(base, x);
+  return density();
+}
+
+}  // namespace detail
+
+#define AIMZ_CENSORED_PARAMS_1(T) T a
+#define AIMZ_CENSORED_PARAMS_2(T) T a, T b
+#define AIMZ_CENSORED_PARAMS_3(T) T a, T b, T c
+#define AIMZ_CENSORED_ARGS_1 a
+#define AIMZ_CENSORED_ARGS_2 a, b
+#define AIMZ_CENSORED_ARGS_3 a, b, c
+#define AIMZ_CENSORABLE(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)                                              \
+  template <class T>                                                                                             \
+  AIMZ_MATH_FN T censored_##SYM##_sample(RandomStream& s, AIMZ_CENSORED_PARAMS_##ARITY(T), T lower, T upper) { \
+    return detail::censor_draw(SAMPLE<T>(s, AIMZ_CENSORED_ARGS_##ARITY), lower, upper);                         \
+  }                                                                                                              \
+  template <class T>                                                                                             \
+  AIMZ_MATH_FN T censored_##SYM##_log_prob(T x, AIMZ_CENSORED_PARAMS_##ARITY(T), T lower, T upper) {          \
+    return detail::censored_log_prob<T>(x, lower, upper, CDF<T>(AIMZ_CENSORED_ARGS_##ARITY),                    \
+                                        [&] { return LOG_PROB<T>(x, AIMZ_CENSORED_ARGS_##ARITY); });           \
+  }                                                                                                              \
+  template <class T>                                                                                             \
+  AIMZ_MATH_FN T flagged_##SYM##_sample(RandomStream& s, AIMZ_CENSORED_PARAMS_##ARITY(T), T, T) {              \
+    return SAMPLE<T>(s, AIMZ_CENSORED_ARGS_##ARITY);                                                             \
+  }                                                                                                              \
+  template <class T>                                                                                             \
+  AIMZ_MATH_FN T flagged_##SYM##_log_prob(T x, AIMZ_CENSORED_PARAMS_##ARITY(T), T left, T right) {             \
+    return detail::flagged_log_prob<T>(x, left, right, CDF<T>(AIMZ_CENSORED_ARGS_##ARITY),                      \
+                                       [&] { return LOG_PROB<T>(x, AIMZ_CENSORED_ARGS_##ARITY); });            \
+  }
+#include "aimz/math/CdfDistributions.def"
+#undef AIMZ_CENSORED_PARAMS_1
+#undef AIMZ_CENSORED_PARAMS_2
+#undef AIMZ_CENSORED_PARAMS_3
+#undef AIMZ_CENSORED_ARGS_1
+#undef AIMZ_CENSORED_ARGS_2
+#undef AIMZ_CENSORED_ARGS_3
+
+}  // namespace math
+}  // namespace aimz
