@@ -119,6 +119,8 @@ llvm::json::Value specJSON(const DistSpec &D) {
       {"composite", D.isComposite()},
       {"value_event_rank", D.ValueEventRank},
       {"truncatable", truncatable(D)},
+      {"cdf", truncatable(D)},
+      {"censorable", truncatable(D) && !D.Discrete},
       {"params", std::move(Params)},
       {"exactly_one_of", std::move(Group)}};
 }
@@ -144,15 +146,23 @@ void printDistributionCatalogue(llvm::raw_ostream &OS, bool Json) {
         "a lit test keeps the two in sync and "
         "`test/e2e/numpyro/test_signatures.py` checks every\n"
         "row against `numpyro.distributions` itself.\n\n"
-        "| Distribution | Signature | Values | Truncatable | Notes |\n"
-        "|--------------|-----------|--------|-------------|-------|\n";
+        "CDF: `TruncatedDistribution` takes it, `log_cdf` / `log_ccdf` "
+        "score it, and a\n"
+        "continuous one can be censored (`RightCensoredDistribution`, "
+        "`Censored`, ...).\n\n"
+        "| Distribution | Signature | Values | CDF | Notes |\n"
+        "|--------------|-----------|--------|-----|-------|\n";
   for (const DistSpec *D : All) {
     OS << "| " << D->Name << " | `" << signature(*D) << "` | "
        << (D->Discrete ? "discrete" : "continuous")
        << (D->ValueEventRank == 1   ? " vector"
            : D->ValueEventRank == 2 ? " matrix"
                                     : "")
-       << " | " << (truncatable(*D) ? "yes" : "") << " | " << notes(*D)
+       << " | "
+       << (!truncatable(*D)  ? ""
+           : D->Discrete ? "truncate, log_cdf"
+                         : "truncate, log_cdf, censor")
+       << " | " << notes(*D)
        << " |\n";
   }
 }

@@ -110,9 +110,17 @@ std::optional<Analyzer::BoundCall> Analyzer::bindCensored(SampleStmt &S) {
     }
     Ok &= bindCensoringParam(S, Names[I], E, IsFlag, R);
   }
-  if (Ok && !IsFlag)
-    Ok = checkTruncationInterval(*R.Params[R.Params.size() - 2].Value,
-                                 *R.Params.back().Value, false, S.DistLoc);
+  if (Ok && !IsFlag) {
+    auto Lo = literalValue(*R.Params[R.Params.size() - 2].Value);
+    auto Hi = literalValue(*R.Params.back().Value);
+    if (Lo && Hi && !(*Lo < *Hi)) {
+      Diags.report(diag::E_CENSORED_PARAM, S.DistLoc)
+          << Spec.Name << "lower"
+          << "below its 'upper'; got " + formatNumber(*Lo) + " and " +
+                 formatNumber(*Hi);
+      Ok = false;
+    }
+  }
   if (!Ok)
     return std::nullopt;
   return R;

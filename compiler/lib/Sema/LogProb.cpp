@@ -20,17 +20,17 @@ namespace sema {
 bool Analyzer::analyzeLogProb(CallExpr &E) {
   for (const Arg &A : E.Args)
     if (!A.Keyword.empty()) {
-      Diags.report(diag::E_LOGPROB_KEYWORD, A.Loc);
+      Diags.report(diag::E_LOGPROB_KEYWORD, A.Loc) << E.Callee;
       return false;
     }
   if (E.Args.size() != 2) {
-    Diags.report(diag::E_LOGPROB_ARITY, E.Loc) << E.Args.size();
+    Diags.report(diag::E_LOGPROB_ARITY, E.Loc) << E.Args.size() << E.Callee;
     return false;
   }
   auto *D = llvm::dyn_cast<CallExpr>(E.Args[0].Value.get());
   const DistSpec *Spec = D ? lookupDistribution(D->Callee) : nullptr;
   if (!Spec) {
-    Diags.report(diag::E_LOGPROB_NOT_DIST, E.Args[0].Loc);
+    Diags.report(diag::E_LOGPROB_NOT_DIST, E.Args[0].Loc) << E.Callee;
     return false;
   }
   if (Spec->hasEvent() || Spec->isComposite() || Spec->Improper) {
@@ -38,7 +38,8 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
         << Spec->Name
         << (Spec->Improper        ? "has no normalized density"
             : Spec->isComposite() ? "is a composite"
-                                  : "has vector or matrix values");
+                                  : "has vector or matrix values")
+        << E.Callee;
     return false;
   }
   std::optional<BoundCall> Bound = bindCall(*Spec, D->Args, D->Loc);
@@ -57,13 +58,13 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     }
   }
   if (!isNumeric(X.Ty.Type)) {
-    Diags.report(diag::E_LOGPROB_VALUE_BOOL, X.Loc);
+    Diags.report(diag::E_LOGPROB_VALUE_BOOL, X.Loc) << E.Callee;
     return false;
   }
   auto Out = broadcastShapes(*Bound->Batch, X.Ty.Dims);
   if (!Out) {
     Diags.report(diag::E_LOGPROB_BROADCAST, E.Loc)
-        << shapeStr(X.Ty.Dims) << shapeStr(*Bound->Batch);
+        << shapeStr(X.Ty.Dims) << shapeStr(*Bound->Batch) << E.Callee;
     return false;
   }
   E.LogProbParamNames.clear();

@@ -1,0 +1,290 @@
+"""Censored likelihoods and CDFs: log_cdf / log_ccdf of every distribution
+with a CDF against SciPy's logcdf / logsf (tails included) at f64 and f32,
+and three censored survival regressions on log-likelihood and predict:
+
+- a Weibull regression with NumPyro's RightCensoredDistribution(base,
+  censored=c), its draws the base's own;
+- a log-normal regression with PyMC's Censored(dist, upper=cap)
+  (administrative censoring), its draws clipped at the cap;
+- the Stan User's Guide's censored model (exponential here), the censored
+  values scored by `N_cens * log_ccdf(Exponential(rate), U)`, Stan's
+  `target += N_cens * exponential_lccdf(U | rate)`.
+"""
+
+import os
+import sys
+
+import numpy as np
+from scipy import special, stats
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aimz_e2e as E  # noqa: E402
+
+
+def kumaraswamy_logcdf(x, a, b):
+    return np.log1p(-(1 - x ** a) ** b)
+
+
+def kumaraswamy_logsf(x, a, b):
+    return b * np.log1p(-x ** a)
+
+
+# name: (aimz call with parameters, SciPy frozen distribution or a pair of
+# functions (logcdf, logsf), the x grid)
+X_REAL = np.concatenate([-np.geomspace(1e-3, 40, 12)[::-1], [0.0],
+                         np.geomspace(1e-3, 40, 12)])
+X_POS = np.concatenate([[0.0], np.geomspace(1e-4, 60, 20)])
+X_UNIT = np.concatenate([[0.0], np.geomspace(1e-6, 0.5, 8),
+                         1 - np.geomspace(1e-6, 0.5, 8)[::-1], [1.0]])
+X_COUNT = np.array([-1.0, 0.0, 1.0, 2.0, 3.5, 5.0, 9.0, 20.0, 60.0])
+CASES = {
+    "normal": ("Normal(0.5, 2.0)", stats.norm(0.5, 2.0), X_REAL),
+    "cauchy": ("Cauchy(-1.0, 0.5)", stats.cauchy(-1.0, 0.5), X_REAL),
+    "studentt": ("StudentT(3.5, 0.2, 1.5)", stats.t(3.5, 0.2, 1.5), X_REAL),
+    "laplace": ("Laplace(1.0, 0.7)", stats.laplace(1.0, 0.7), X_REAL),
+    "logistic": ("Logistic(0.0, 1.3)", stats.logistic(0.0, 1.3), X_REAL),
+    "gumbel": ("Gumbel(0.5, 2.0)", stats.gumbel_r(0.5, 2.0), X_REAL),
+    "asymlaplace": ("AsymmetricLaplace(0.3, 1.2, 0.6)",
+                    stats.laplace_asymmetric(0.6, 0.3, 1.2), X_REAL),
+    "exponential": ("Exponential(0.7)", stats.expon(scale=1 / 0.7), X_POS),
+    "weibull": ("Weibull(2.0, 1.5)", stats.weibull_min(1.5, scale=2.0), X_POS),
+    "pareto": ("Pareto(0.5, 2.5)", stats.pareto(2.5, scale=0.5), X_POS),
+    "gamma": ("Gamma(2.5, 1.5)", stats.gamma(2.5, scale=1 / 1.5), X_POS),
+    "invgamma": ("InverseGamma(3.0, 2.0)", stats.invgamma(3.0, scale=2.0),
+                 X_POS),
+    "lognormal": ("LogNormal(0.3, 0.8)",
+                  stats.lognorm(0.8, scale=np.exp(0.3)), X_POS),
+    "halfnormal": ("HalfNormal(1.5)", stats.halfnorm(scale=1.5), X_POS),
+    "halfcauchy": ("HalfCauchy(0.8)", stats.halfcauchy(scale=0.8), X_POS),
+    "chi2": ("Chi2(4.0)", stats.chi2(4.0), X_POS),
+    "loguniform": ("LogUniform(0.01, 30.0)", stats.loguniform(0.01, 30.0),
+                   X_POS),
+    "uniform": ("Uniform(-2.0, 5.0)", stats.uniform(-2.0, 7.0), X_REAL),
+    "beta": ("Beta(2.0, 0.5)", stats.beta(2.0, 0.5), X_UNIT),
+    "betaprop": ("BetaProportion(0.3, 5.0)", stats.beta(1.5, 3.5), X_UNIT),
+    "kumaraswamy": ("Kumaraswamy(2.0, 3.0)",
+                    (lambda x: kumaraswamy_logcdf(x, 2.0, 3.0),
+                     lambda x: kumaraswamy_logsf(x, 2.0, 3.0)), X_UNIT),
+    "poisson": ("Poisson(3.5)", stats.poisson(3.5), X_COUNT),
+    "nb2": ("NegativeBinomial2(4.0, 2.5)",
+            stats.nbinom(2.5, 2.5 / (2.5 + 4.0)), X_COUNT),
+    "binomial": ("Binomial(12, 0.3)", stats.binom(12, 0.3), X_COUNT),
+    "binomlogits": ("Binomial(12, logits=-0.8)",
+                    stats.binom(12, special.expit(-0.8)), X_COUNT),
+}
+
+
+def reference(ref, x):
+    with np.errstate(all="ignore"):
+        if isinstance(ref, tuple):
+            lc, ls = ref[0](x), ref[1](x)
+            lc = np.where(x <= 0, -np.inf, np.where(x >= 1, 0.0, lc))
+            ls = np.where(x <= 0, 0.0, np.where(x >= 1, -np.inf, ls))
+            return lc, ls
+        # Parameters broadcast to x: SciPy's nbinom.logcdf indexes them.
+        args = [np.broadcast_to(a, x.shape) for a in ref.args]
+        kwds = {k: np.broadcast_to(v, x.shape) for k, v in ref.kwds.items()}
+        return ref.dist.logcdf(x, *args, **kwds), \
+            ref.dist.logsf(x, *args, **kwds)
+
+
+class LogCdf(E.E2ETestCase):
+    """Each case's log_cdf and log_ccdf as deterministic sites of one model
+    per precision, at the case's grid (an input per case)."""
+
+    def run_precision(self, dtype, name):
+        ty = "f64" if dtype == np.float64 else "f32"
+        inputs = ", ".join("x_%s: %s[n]" % (k, ty) for k in CASES)
+        lines = []
+        for k, (call, _, _) in CASES.items():
+            lines.append("    deterministic c_%s = log_cdf(%s, x_%s);" %
+                         (k, call, k))
+            lines.append("    deterministic s_%s = log_ccdf(%s, x_%s);" %
+                         (k, call, k))
+        src = ("model cdfs(%s) -> (y: %s[n]) {\n  plate obs(n) {\n%s\n"
+               "    y ~ Normal(0, 1);\n  }\n}\n" % (inputs, ty,
+                                                  "\n".join(lines)))
+        so = self.compile_source(name, src)
+        n = max(len(g) for _, _, g in CASES.values())
+        grids = {}
+        data = {}
+        for k, (_, _, g) in CASES.items():
+            full = np.resize(g, n).astype(dtype)
+            grids[k] = full
+            data["x_" + k] = self.save("x_%s_%s.npy" % (k, ty), full)
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, data, out, num_samples=1,
+                  sites=["c_" + k for k in CASES] +
+                  ["s_" + k for k in CASES])
+        return E.read_arrays(out), grids
+
+    def check(self, dtype, rtol, atol):
+        got, grids = self.run_precision(dtype, "cdfs_" + dtype.__name__)
+        bad = []
+        for k, (_, ref, _) in CASES.items():
+            x = grids[k].astype(np.float64)
+            lc, ls = reference(ref, x)
+            for tag, want in (("c_", lc), ("s_", ls)):
+                have = got[tag + k][0].astype(np.float64)
+                same_inf = np.isinf(want) & (have == want)
+                with np.errstate(invalid="ignore"):
+                    err = np.abs(have - want)
+                ok = same_inf | (err <= atol + rtol * np.abs(want))
+                if not ok.all():
+                    i = np.argmin(ok)
+                    bad.append("%s%s at x=%r: %r, SciPy %r" % (
+                        tag, k, x[i], have[i], want[i]))
+        self.assertEqual(bad, [], "\n".join(bad))
+
+    def test_f64_against_scipy(self):
+        self.check(np.float64, 1e-9, 1e-12)
+
+    def test_f32_against_scipy(self):
+        self.check(np.float32, 2e-5, 1e-6)
+
+
+class WeibullRightCensored(E.E2ETestCase):
+    N, D = 400, 16
+    SRC = """
+model weibull_survival(x: f64[n], censored: i32[n]) -> (t: f64[n]) {
+  alpha ~ Normal(0, 2);
+  beta ~ Normal(0, 1);
+  k ~ Gamma(2, 1);
+  plate obs(n) {
+    t ~ RightCensoredDistribution(Weibull(exp(alpha + beta * x), k),
+                                  censored=censored);
+  }
+}
+"""
+
+    def setUp(self):
+        super().setUp()
+        rng = np.random.default_rng(41)
+        self.x = rng.normal(size=self.N)
+        self.c = (rng.uniform(size=self.N) < 0.35).astype(np.int32)
+        self.t = rng.weibull(1.4, self.N) * 2.0
+        self.post = dict(alpha=rng.normal(0.5, 0.2, self.D),
+                         beta=rng.normal(0.3, 0.1, self.D),
+                         k=rng.uniform(0.8, 2.0, self.D))
+        self.pp = self.savez("post.npz", **self.post)
+        self.so = self.compile_source("weibull_survival", self.SRC)
+        self.data = {"x": self.save("x.npy", self.x),
+                     "censored": self.save("c.npy", self.c)}
+
+    def scale(self):
+        return np.exp(self.post["alpha"][:, None] +
+                      self.post["beta"][:, None] * self.x[None])
+
+    def test_log_likelihood_against_scipy(self):
+        data = dict(self.data, t=self.save("t.npy", self.t))
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", self.so, data, out, posterior=self.pp)
+        got = E.read_arrays(out)["t"]
+        k = self.post["k"][:, None]
+        ref = np.where(self.c[None] == 1,
+                       stats.weibull_min.logsf(self.t, k, scale=self.scale()),
+                       stats.weibull_min.logpdf(self.t, k, scale=self.scale()))
+        np.testing.assert_allclose(got, ref, rtol=1e-11, atol=1e-12)
+
+    def test_predict_draws_the_base(self):
+        out = self.fresh(".npz")
+        E.run_cmd("predict", self.so, self.data, out, posterior=self.pp,
+                  seed=5)
+        t = E.read_arrays(out)["t"]
+        # NumPyro's sample ignores the indicator: Weibull draws everywhere.
+        u = stats.weibull_min.cdf(t, self.post["k"][:, None],
+                                  scale=self.scale())
+        self.assertGreater(stats.kstest(u.ravel(), "uniform").pvalue, 1e-4)
+
+
+class LogNormalCensoredAtCap(E.E2ETestCase):
+    N, D = 400, 16
+    SRC = """
+model lognormal_survival(x: f32[n], cap: f32[n]) -> (t: f32[n]) {
+  alpha ~ Normal(0, 2);
+  beta ~ Normal(0, 1);
+  sigma ~ HalfNormal(1);
+  plate obs(n) {
+    t ~ Censored(LogNormal(alpha + beta * x, sigma), upper=cap);
+  }
+}
+"""
+
+    def setUp(self):
+        super().setUp()
+        rng = np.random.default_rng(43)
+        self.x = rng.normal(size=self.N).astype(np.float32)
+        self.cap = rng.choice([1.0, 2.0, 4.0], self.N).astype(np.float32)
+        self.post = dict(alpha=rng.normal(0.2, 0.2, self.D),
+                         beta=rng.normal(0.3, 0.1, self.D),
+                         sigma=rng.uniform(0.5, 1.2, self.D))
+        self.post = {k: v.astype(np.float32) for k, v in self.post.items()}
+        self.pp = self.savez("post.npz", **self.post)
+        self.so = self.compile_source("lognormal_survival", self.SRC)
+        self.data = {"x": self.save("x.npy", self.x),
+                     "cap": self.save("cap.npy", self.cap)}
+
+    def dist(self):
+        p = {k: v.astype(np.float64) for k, v in self.post.items()}
+        mu = p["alpha"][:, None] + p["beta"][:, None] * self.x[None]
+        return stats.lognorm(p["sigma"][:, None], scale=np.exp(mu))
+
+    def test_log_likelihood_against_scipy(self):
+        t = np.minimum(np.random.default_rng(1).lognormal(0.2, 1.0, self.N),
+                       self.cap).astype(np.float32)
+        data = dict(self.data, t=self.save("t.npy", t))
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", self.so, data, out, posterior=self.pp)
+        got = E.read_arrays(out)["t"]
+        d = self.dist()
+        ref = np.where(t[None] >= self.cap[None], d.logsf(t), d.logpdf(t))
+        self.assertGreater((t >= self.cap).sum(), 20)
+        np.testing.assert_allclose(got, ref, rtol=2e-5, atol=2e-5)
+
+    def test_predict_clips_at_the_cap(self):
+        out = self.fresh(".npz")
+        E.run_cmd("predict", self.so, self.data, out, posterior=self.pp,
+                  seed=6)
+        t = E.read_arrays(out)["t"].astype(np.float64)
+        self.assertTrue(np.all(t <= self.cap[None]))
+        # The share at the cap is the base's mass above it (PyMC's draws).
+        at_cap = (t == self.cap[None]).mean()
+        want = self.dist().sf(self.cap).mean()
+        self.assertLess(abs(at_cap - want), 0.02)
+
+
+class StanCensoredFactor(E.E2ETestCase):
+    """Stan User's Guide, "Censored data": the uncensored values are the
+    output, the N_cens censored ones are known only to exceed U."""
+    SRC = """
+model censored_exponential(N_cens: i32, U: f64) -> (y_obs: f64[n]) {
+  rate ~ Gamma(2, 2);
+  plate obs(n) {
+    y_obs ~ Exponential(rate);
+  }
+  factor censored = N_cens * log_ccdf(Exponential(rate), U);
+}
+"""
+
+    def test_log_likelihood_against_scipy(self):
+        rng = np.random.default_rng(7)
+        y = rng.exponential(1.0, 50)
+        rate = rng.uniform(0.5, 2.0, 12)
+        so = self.compile_source("censored_exponential", self.SRC)
+        data = {"N_cens": self.save("nc.npy", np.array(7, np.int32)),
+                "U": self.save("u.npy", np.array(3.0)),
+                "y_obs": self.save("y.npy", y)}
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out,
+                  posterior=self.savez("post.npz", rate=rate))
+        got = E.read_arrays(out)
+        np.testing.assert_allclose(
+            got["y_obs"], stats.expon.logpdf(y[None], scale=1 / rate[:, None]),
+            rtol=1e-12)
+        np.testing.assert_allclose(
+            got["censored"], 7 * stats.expon.logsf(3.0, scale=1 / rate),
+            rtol=1e-12)
+
+
+if __name__ == "__main__":
+    E.main()
