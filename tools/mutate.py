@@ -253,6 +253,33 @@ MUTATIONS = [
      "for (std::int64_t j = i; j < K; ++j) w += precision_tril(j, i) * x[j];",
      "for (std::int64_t j = i; j < K; ++j) w += precision_tril(i, j) * x[j];",
      ["aimzc"], [e2e("joint_sites", "-k precision")]),
+    # Issue 54.3: censored likelihoods and CDFs.
+    ("right-censored-scores-cdf", "runtime/include/aimz/math/Censored.h",
+     "  if (right != T(0)) return log_ccdf_of<T>(base, x);",
+     "  if (right != T(0)) return log_cdf_of<T>(base, x);",
+     ["aimzc"], [e2e("censored", "-k Weibull")]),
+    ("censored-upper-scores-density", "runtime/include/aimz/math/Censored.h",
+     "  if (x == upper && upper < inf<T>()) return log_ccdf_of<T>(base, x);",
+     "", ["aimzc"], [e2e("censored", "-k LogNormal")]),
+    ("censored-draw-not-clipped", "runtime/include/aimz/math/Censored.h",
+     "  return x < lower ? lower : (x > upper ? upper : x);",
+     "  return x;", ["aimzc"], [e2e("censored", "-k LogNormal")]),
+    ("symmetric-cdf-same-side", "runtime/include/aimz/math/Cdf.h",
+     "return detail::log_sf(base, (loc - x) / scale); }",
+     "return detail::log_sf(base, (x - loc) / scale); }",
+     ["aimzc"], [e2e("censored", "-k LogCdf")]),
+    # Issue 56.1: user-defined functions.
+    ("function-let-not-renamed", "compiler/lib/Sema/Functions.cpp",
+     "    Subst[S->Name] = Local(S->Name, S->NameLoc);",
+     "    Subst[S->Name] = std::make_shared<NameExpr>(S->NameLoc, S->Name);",
+     ["aimzc"], [LIT]),
+    ("function-dims-not-unified", "compiler/lib/Sema/InlinedCalls.cpp",
+     "    if (!New && It->second != V.Dims[I]) {",
+     "    if (false) {", ["aimzc"], [LIT]),
+    ("function-default-ignored", "compiler/lib/Sema/Functions.cpp",
+     "      Bound[I] = clone(*F.Params[I].Default, {});",
+     "      Bound[I] = std::make_shared<NumberExpr>(Call.Loc, 0.0, false);",
+     ["aimzc"], [e2e("user_functions", "-k Golf")]),
 ]
 
 

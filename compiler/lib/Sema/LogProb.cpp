@@ -4,10 +4,11 @@
 // expression: NumPyro's `dist.Normal(mu, s).log_prob(x)`, Stan's
 // `normal_lpdf(x | mu, s)`; with `log_cdf` / `log_ccdf` its log CDF and log
 // survival function (Stan's `_lcdf`, `_lccdf`) where the support library
-// has them (CdfDistributions.def). The distribution's arguments are bound and
+// has them (CdfDistributions.def). A TruncatedDistribution or a censoring
+// is scored as its sample site would be. The distribution's arguments are bound and
 // checked as a sample site's are; the result broadcasts the parameters'
 // batch shape with the value's and has the model's precision. Distributions
-// of numbers only (no vector events, composites or flat priors).
+// of numbers only (no vector events, mixtures or flat priors).
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
@@ -33,7 +34,11 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     Diags.report(diag::E_LOGPROB_NOT_DIST, E.Args[0].Loc) << E.Callee;
     return false;
   }
-  if (Spec->hasEvent() || Spec->isComposite() || Spec->Improper) {
+  // A truncation or a censoring is a distribution of numbers too: bound as
+  // its sample site would be, scored by its runtime row.
+  bool Scalar = Spec->Kind == DistKind::TruncatedDistribution ||
+                Spec->isCensored();
+  if (!Scalar && (Spec->hasEvent() || Spec->isComposite() || Spec->Improper)) {
     Diags.report(diag::E_LOGPROB_DIST_KIND, D->Loc)
         << Spec->Name
         << (Spec->Improper        ? "has no normalized density"
@@ -42,7 +47,15 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
         << E.Callee;
     return false;
   }
-  std::optional<BoundCall> Bound = bindCall(*Spec, D->Args, D->Loc);
+  std::optional<BoundCall> Bound;
+  if (Scalar) {
+    SampleStmt Site(D->Loc, "", D->Loc, D->Callee, D->Loc, D->Args,
+                    std::nullopt);
+    Site.Spec = Spec;
+    Bound = Spec->isCensored() ? bindCensored(Site) : bindTruncated(Site);
+  } else {
+    Bound = bindCall(*Spec, D->Args, D->Loc);
+  }
   Expr &X = *E.Args[1].Value;
   bool ValueOk = analyzeExpr(X);
   if (!Bound || !Bound->Ok || !Bound->Batch || !ValueOk)
@@ -51,7 +64,8 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     std::vector<llvm::StringRef> Names;
     for (const SampleStmt::LoweredParam &P : Bound->Params)
       Names.push_back(P.Name);
-    auto C = runtimeCall(Spec->canonical().Name, Names);
+    auto C = runtimeCall(Scalar ? Bound->Dist : Spec->canonical().Name,
+                         Names);
     if (!C || !hasRuntimeCdf(C->Symbol)) {
       Diags.report(diag::E_NO_CDF, D->Loc) << Spec->Name << E.Callee;
       return false;
@@ -73,7 +87,7 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     E.LogProbParamNames.push_back(P.Name);
     E.LogProbParams.push_back(P.Value);
   }
-  E.LogProbDist = Spec->Name;
+  E.LogProbDist = Scalar ? Bound->Dist : Spec->Name;
   E.Ty = {Info.Precision, *Out, false};
   return true;
 }

@@ -286,5 +286,51 @@ model censored_exponential(N_cens: i32, U: f64) -> (y_obs: f64[n]) {
             rtol=1e-12)
 
 
+class LogProbOfComposites(E.E2ETestCase):
+    """log_prob of a truncation and of both censorings, as their sites
+    score them (NumPyro's TruncatedDistribution(...).log_prob(x))."""
+    SRC = """
+model composites(x: f64[n], c: i32[n]) -> (y: f64[n]) {
+  mu ~ Normal(0, 1);
+  plate obs(n) {
+    deterministic a = log_prob(TruncatedDistribution(Normal(mu, 2.0),
+                                                     low=0.5), x);
+    deterministic b = log_prob(RightCensoredDistribution(Weibull(2.0, 1.5),
+                                                         censored=c), x);
+    deterministic d = log_prob(Censored(Normal(mu, 1.0), lower=-1.0,
+                                        upper=1.0), clip(x, -1.0, 1.0));
+    y ~ Normal(mu, 1);
+  }
+}
+"""
+
+    def test_against_scipy(self):
+        rng = np.random.default_rng(3)
+        x = np.concatenate([[-3.0, -1.0, 0.0, 0.5, 1.0], rng.uniform(0.01, 6, 40)])
+        c = (np.arange(x.size) % 3 == 0).astype(np.int32)
+        mu = np.array([-0.4, 0.3, 1.2])
+        so = self.compile_source("composites", self.SRC)
+        out = self.fresh(".npz")
+        E.run_cmd("predict", so, {"x": self.save("x.npy", x),
+                                  "c": self.save("c.npy", c)}, out,
+                  posterior=self.savez("post.npz", mu=mu),
+                  sites=["a", "b", "d"])
+        got = E.read_arrays(out)
+        m = mu[:, None]
+        with np.errstate(all="ignore"):
+            a = stats.truncnorm.logpdf(x, (0.5 - m) / 2.0, np.inf, loc=m,
+                                       scale=2.0)
+            b = np.where(c == 1, stats.weibull_min.logsf(x, 1.5, scale=2.0),
+                         stats.weibull_min.logpdf(x, 1.5, scale=2.0))
+            xc = np.clip(x, -1, 1)
+            d = np.where(xc <= -1, stats.norm.logcdf(-1, m),
+                         np.where(xc >= 1, stats.norm.logsf(1, m),
+                                  stats.norm.logpdf(xc, m)))
+        for k, want in (("a", a), ("b", np.broadcast_to(b, a.shape)),
+                        ("d", d)):
+            np.testing.assert_allclose(got[k], want, rtol=1e-12, atol=1e-12,
+                                       err_msg=k)
+
+
 if __name__ == "__main__":
     E.main()

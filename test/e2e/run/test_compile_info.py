@@ -17,6 +17,8 @@ import aimz_e2e as E  # noqa: E402
 
 # Expected plan and site classes, written from the .aimz sources.
 EXPECTED = {
+    "golf_angle": ("obs", [], {"sigma": "global", "sigma_degrees": "global",
+                               "y": "observed"}),
     "linreg": ("obs", [], {"alpha": "global", "beta": "global",
                            "sigma": "global", "eta": "obs_aligned",
                            "y": "observed"}),

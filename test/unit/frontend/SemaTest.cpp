@@ -231,6 +231,24 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
       EXPECT_EQ(Row->Discrete, D->Discrete) << Symbol;
       EXPECT_EQ(Row->Arity, Given.size() + 2) << Symbol;
       Used.insert(Symbol);
+      // Every truncatable base has a CDF (log_cdf, log_ccdf), and every
+      // continuous one its two censored forms: the parameters, then two.
+      std::string Own = aimz::runtimeSymbol(*D, Given);
+      EXPECT_TRUE(aimz::hasRuntimeCdf(Own)) << Own;
+      EXPECT_EQ(aimz::isCensorable(Own), !D->Discrete) << Own;
+      if (D->Discrete)
+        continue;
+      for (const char *Form : {"censored_", "flagged_"}) {
+        std::string Censored = Form + Own;
+        const aimz::RuntimeDistribution *C = nullptr;
+        for (const aimz::RuntimeDistribution &R :
+             aimz::runtimeDistributions())
+          if (Censored == R.Symbol)
+            C = &R;
+        ASSERT_NE(C, nullptr) << "no row '" << Censored << "'";
+        EXPECT_EQ(C->Arity, Given.size() + 2) << Censored;
+        Used.insert(Censored);
+      }
     }
   }
   // And no row is left without a distribution.
