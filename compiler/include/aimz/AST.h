@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace aimz {
@@ -231,6 +232,50 @@ struct AttrExpr : Expr {
       : Expr(Kind::Attr, L), Base(std::move(B)), Name(std::move(N)) {}
   ~AttrExpr() override { releaseChild(Base); }
 };
+
+/// `E` as its node class, const where `E` is.
+template <typename Node, typename ExprT> auto &nodeAs(ExprT &E) {
+  return static_cast<std::conditional_t<std::is_const_v<ExprT>, const Node,
+                                        Node> &>(E);
+}
+
+/// Calls `F` on each child slot of `E` in source order (a slice's missing
+/// bound is a null slot): `ExprPtr &` for a mutable node, `const ExprPtr &`
+/// for a const one, so one walker serves rewriting and reading.
+template <typename ExprT, typename Fn> void forEachChild(ExprT &E, Fn &&F) {
+  static_assert(std::is_same_v<std::remove_const_t<ExprT>, Expr>);
+  switch (E.K) {
+  case Expr::Kind::Unary:
+    F(nodeAs<UnaryExpr>(E).Operand);
+    return;
+  case Expr::Kind::Binary:
+    F(nodeAs<BinaryExpr>(E).LHS);
+    F(nodeAs<BinaryExpr>(E).RHS);
+    return;
+  case Expr::Kind::Call:
+    for (auto &A : nodeAs<CallExpr>(E).Args)
+      F(A.Value);
+    return;
+  case Expr::Kind::Index:
+    F(nodeAs<IndexExpr>(E).Base);
+    for (auto &I : nodeAs<IndexExpr>(E).Indices)
+      F(I);
+    return;
+  case Expr::Kind::Array:
+    for (auto &X : nodeAs<ArrayExpr>(E).Elements)
+      F(X);
+    return;
+  case Expr::Kind::Slice:
+    F(nodeAs<SliceExpr>(E).Start);
+    F(nodeAs<SliceExpr>(E).Stop);
+    return;
+  case Expr::Kind::Attr:
+    F(nodeAs<AttrExpr>(E).Base);
+    return;
+  default:
+    return;
+  }
+}
 
 //===----------------------------------------------------------------------===//
 // Statements

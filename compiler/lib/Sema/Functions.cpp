@@ -117,41 +117,10 @@ ExprPtr clone(const Expr &E, const Substitution &Subst) {
 /// Calls `Fn` on every sub-expression of `E`, `E` included, parents first.
 template <typename Fn> void forEachExpr(const Expr &E, Fn &&F) {
   F(E);
-  auto Kid = [&](const ExprPtr &K) {
+  forEachChild(E, [&](const ExprPtr &K) {
     if (K)
       forEachExpr(*K, F);
-  };
-  switch (E.K) {
-  case Expr::Kind::Unary:
-    Kid(static_cast<const UnaryExpr &>(E).Operand);
-    break;
-  case Expr::Kind::Binary:
-    Kid(static_cast<const BinaryExpr &>(E).LHS);
-    Kid(static_cast<const BinaryExpr &>(E).RHS);
-    break;
-  case Expr::Kind::Call:
-    for (const Arg &A : static_cast<const CallExpr &>(E).Args)
-      Kid(A.Value);
-    break;
-  case Expr::Kind::Index:
-    Kid(static_cast<const IndexExpr &>(E).Base);
-    for (const ExprPtr &I : static_cast<const IndexExpr &>(E).Indices)
-      Kid(I);
-    break;
-  case Expr::Kind::Array:
-    for (const ExprPtr &X : static_cast<const ArrayExpr &>(E).Elements)
-      Kid(X);
-    break;
-  case Expr::Kind::Slice:
-    Kid(static_cast<const SliceExpr &>(E).Start);
-    Kid(static_cast<const SliceExpr &>(E).Stop);
-    break;
-  case Expr::Kind::Attr:
-    Kid(static_cast<const AttrExpr &>(E).Base);
-    break;
-  default:
-    break;
-  }
+  });
 }
 
 /// A declared type with its dimension names replaced through `Subst`.
@@ -357,38 +326,7 @@ void Inliner::expand(ExprPtr &E, Stmt::Kind Kind, std::vector<StmtPtr> &Out,
                      bool &Ok) {
   if (!E || TooMany)
     return;
-  auto Kid = [&](ExprPtr &K) { expand(K, Kind, Out, Caller, Ok); };
-  switch (E->K) {
-  case Expr::Kind::Unary:
-    Kid(static_cast<UnaryExpr &>(*E).Operand);
-    break;
-  case Expr::Kind::Binary:
-    Kid(static_cast<BinaryExpr &>(*E).LHS);
-    Kid(static_cast<BinaryExpr &>(*E).RHS);
-    break;
-  case Expr::Kind::Call:
-    for (Arg &A : static_cast<CallExpr &>(*E).Args)
-      Kid(A.Value);
-    break;
-  case Expr::Kind::Index:
-    Kid(static_cast<IndexExpr &>(*E).Base);
-    for (ExprPtr &I : static_cast<IndexExpr &>(*E).Indices)
-      Kid(I);
-    break;
-  case Expr::Kind::Array:
-    for (ExprPtr &X : static_cast<ArrayExpr &>(*E).Elements)
-      Kid(X);
-    break;
-  case Expr::Kind::Slice:
-    Kid(static_cast<SliceExpr &>(*E).Start);
-    Kid(static_cast<SliceExpr &>(*E).Stop);
-    break;
-  case Expr::Kind::Attr:
-    Kid(static_cast<AttrExpr &>(*E).Base);
-    break;
-  default:
-    break;
-  }
+  forEachChild(*E, [&](ExprPtr &K) { expand(K, Kind, Out, Caller, Ok); });
   // NumPy's and Stan's named constants: `pi`, `inf`, Stan's `pi()`.
   if (auto *N = llvm::dyn_cast<NameExpr>(E.get())) {
     if (Caller || !Defined.count(N->Name))
