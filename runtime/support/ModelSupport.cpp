@@ -49,12 +49,16 @@ namespace m = aimz::math;
 
 // Log densities --------------------------------------------------------------
 
-#define AIMZ_LOGP(NAME, T, SUFFIX, CALL)                                      \
-  AIMZ_SUPPORT T aimz_rt_logp_##NAME##_##SUFFIX(T x, T a, T b, T c, T d,      \
-                                                 T e) {                       \
+// aimz_rt_<FAMILY>_<NAME>_<SUFFIX>(x, a, ..., e): a log density, log CDF
+// or log survival function at x (unused parameters ignored).
+#define AIMZ_SCALAR_FN(FAMILY, NAME, T, SUFFIX, CALL)                         \
+  AIMZ_SUPPORT T aimz_rt_##FAMILY##_##NAME##_##SUFFIX(T x, T a, T b, T c,     \
+                                                      T d, T e) {             \
     (void)a, (void)b, (void)c, (void)d, (void)e;                              \
     return CALL;                                                              \
   }
+#define AIMZ_LOGP(NAME, T, SUFFIX, CALL)                                      \
+  AIMZ_SCALAR_FN(logp, NAME, T, SUFFIX, CALL)
 
 // Both, for every row of the distribution list, in f32 and f64.
 #define AIMZ_ARGS_1 a
@@ -79,28 +83,14 @@ namespace m = aimz::math;
 
 // log P(X <= x) and log P(X > x), as the log densities are called.
 #define AIMZ_CDF(SYM, KIND, ARITY, CDF)                                       \
-  AIMZ_SUPPORT float aimz_rt_lcdf_##SYM##_f32(float x, float a, float b,      \
-                                               float c, float d, float e) {   \
-    (void)a, (void)b, (void)c, (void)d, (void)e;                              \
-    return m::log_cdf_of<float>(m::CDF<float>(AIMZ_ARGS_##ARITY), x);         \
-  }                                                                           \
-  AIMZ_SUPPORT double aimz_rt_lcdf_##SYM##_f64(double x, double a, double b,  \
-                                                double c, double d,           \
-                                                double e) {                   \
-    (void)a, (void)b, (void)c, (void)d, (void)e;                              \
-    return m::log_cdf_of<double>(m::CDF<double>(AIMZ_ARGS_##ARITY), x);       \
-  }                                                                           \
-  AIMZ_SUPPORT float aimz_rt_lccdf_##SYM##_f32(float x, float a, float b,     \
-                                                float c, float d, float e) {  \
-    (void)a, (void)b, (void)c, (void)d, (void)e;                              \
-    return m::log_ccdf_of<float>(m::CDF<float>(AIMZ_ARGS_##ARITY), x);        \
-  }                                                                           \
-  AIMZ_SUPPORT double aimz_rt_lccdf_##SYM##_f64(double x, double a, double b, \
-                                                 double c, double d,          \
-                                                 double e) {                  \
-    (void)a, (void)b, (void)c, (void)d, (void)e;                              \
-    return m::log_ccdf_of<double>(m::CDF<double>(AIMZ_ARGS_##ARITY), x);      \
-  }
+  AIMZ_SCALAR_FN(lcdf, SYM, float, f32,                                       \
+                 m::log_cdf_of<float>(m::CDF<float>(AIMZ_ARGS_##ARITY), x))   \
+  AIMZ_SCALAR_FN(lcdf, SYM, double, f64,                                      \
+                 m::log_cdf_of<double>(m::CDF<double>(AIMZ_ARGS_##ARITY), x)) \
+  AIMZ_SCALAR_FN(lccdf, SYM, float, f32,                                      \
+                 m::log_ccdf_of<float>(m::CDF<float>(AIMZ_ARGS_##ARITY), x))  \
+  AIMZ_SCALAR_FN(lccdf, SYM, double, f64,                                     \
+                 m::log_ccdf_of<double>(m::CDF<double>(AIMZ_ARGS_##ARITY), x))
 #include "aimz/math/CdfDistributions.def"
 
 // Row samplers ----------------------------------------------------------------
