@@ -199,10 +199,16 @@ private:
   /// LeftCensoredDistribution, RightCensoredDistribution, Censored
   /// (Censored.cpp).
   std::optional<BoundCall> bindCensored(SampleStmt &S);
-  bool bindCensoringParam(SampleStmt &S, const char *Name, ExprPtr E,
-                          bool Flag, BoundCall &R);
-  /// The composite's argument for its parameter `Index`, or null.
+  /// The composite's argument for its parameter `Index` (the last one that
+  /// binds it), or null.
   ExprPtr compositeArg(const SampleStmt &S, size_t Index) const;
+  /// A parameter after the base's (a bound, an indicator): analyzed,
+  /// broadcast with R.Batch and appended to R.Params. `NotNumber`, when
+  /// given, reports a bool value (which is then refused).
+  bool bindTrailingParam(const char *Name, const ExprPtr &E, BoundCall &R,
+                         llvm::function_ref<void()> NotNumber);
+  /// A literal in the model's precision (a bound left out).
+  ExprPtr precisionLiteral(SMLoc Loc, double V);
   /// ZeroInflatedDistribution(base, gate=) and HurdleDistribution(base,
   /// gate=) become the named distribution they equal (GatedComposites.cpp).
   static bool isGatedComposite(llvm::StringRef Dist);

@@ -20,42 +20,6 @@
 namespace aimz {
 namespace sema {
 
-ExprPtr Analyzer::compositeArg(const SampleStmt &S, size_t Index) const {
-  size_t Positional = 0;
-  for (const Arg &A : S.Args) {
-    size_t I = A.Keyword.empty() ? Positional++ : S.Spec->Params.size();
-    for (size_t J = 0; J < S.Spec->Params.size() && !A.Keyword.empty(); ++J)
-      if (A.Keyword == S.Spec->Params[J].Name)
-        I = J;
-    if (I == Index)
-      return A.Value;
-  }
-  return nullptr;
-}
-
-/// One of the two parameters after the base's: a bound (a number), or an
-/// indicator (a number or a bool, non-zero where censored).
-bool Analyzer::bindCensoringParam(SampleStmt &S, const char *Name, ExprPtr E,
-                                  bool Flag, BoundCall &R) {
-  if (!analyzeExpr(*E))
-    return false;
-  if (!Flag && !isNumeric(E->Ty.Type)) {
-    Diags.report(diag::E_CENSORED_PARAM, E->Loc)
-        << S.Spec->Name << Name << "a number";
-    return false;
-  }
-  auto B = broadcastShapes(*R.Batch, E->Ty.Dims);
-  if (!B) {
-    Diags.report(diag::E_BOUND_BROADCAST, E->Loc)
-        << Name << shapeStr(E->Ty.Dims) << shapeStr(*R.Batch);
-    return false;
-  }
-  R.Batch = B;
-  R.Params.push_back(
-      {Name, E, Shape(), SampleStmt::LoweredParam::Transform::None});
-  return true;
-}
-
 std::optional<Analyzer::BoundCall> Analyzer::bindCensored(SampleStmt &S) {
   const DistSpec &Spec = *S.Spec;
   const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
@@ -82,11 +46,6 @@ std::optional<Analyzer::BoundCall> Analyzer::bindCensored(SampleStmt &S) {
   R.Dist = compositeName(Spec.Kind, Base->canonical().Name);
   R.Params = C->Params;
   R.Batch = C->Batch;
-  auto Literal = [&](double V) {
-    auto N = std::make_shared<NumberExpr>(S.DistLoc, V, false);
-    N->Ty = {Info.Precision, {}, true};
-    return N;
-  };
   ExprPtr First, Second;
   const char *Names[2] = {"left", "right"};
   if (Spec.Kind == DistKind::Censored) {
@@ -103,12 +62,20 @@ std::optional<Analyzer::BoundCall> Analyzer::bindCensored(SampleStmt &S) {
   for (int I = 0; I < 2; ++I) {
     ExprPtr E = I == 0 ? First : Second;
     if (!E) {
-      E = Literal(IsFlag ? 0.0 : I == 0 ? -HUGE_VAL : HUGE_VAL);
+      E = precisionLiteral(S.DistLoc,
+                           IsFlag ? 0.0 : I == 0 ? -HUGE_VAL : HUGE_VAL);
       R.Params.push_back({Names[I], E, Shape(),
                           SampleStmt::LoweredParam::Transform::None});
       continue;
     }
-    Ok &= bindCensoringParam(S, Names[I], E, IsFlag, R);
+    auto NotNumber = [&, Name = Names[I]] {
+      Diags.report(diag::E_CENSORED_PARAM, E->Loc)
+          << Spec.Name << Name << "a number";
+    };
+    // An indicator may be a bool; a bound is a number.
+    using Report = llvm::function_ref<void()>;
+    Ok &= bindTrailingParam(Names[I], E, R,
+                            IsFlag ? Report() : Report(NotNumber));
   }
   if (Ok && !IsFlag) {
     auto Lo = literalValue(*R.Params[R.Params.size() - 2].Value);

@@ -12,20 +12,65 @@
 
 namespace aimz {
 namespace sema {
+namespace {
+
+/// The parameter of `Spec` that argument `A` binds: the next positional
+/// one, or the one it names; Spec.Params.size() when none.
+size_t paramIndex(const DistSpec &Spec, const Arg &A, size_t &Positional) {
+  if (A.Keyword.empty())
+    return Positional++;
+  for (size_t J = 0; J < Spec.Params.size(); ++J)
+    if (A.Keyword == Spec.Params[J].Name)
+      return J;
+  return Spec.Params.size();
+}
+
+} // namespace
+
+ExprPtr Analyzer::compositeArg(const SampleStmt &S, size_t Index) const {
+  ExprPtr Found;
+  size_t Positional = 0;
+  for (const Arg &A : S.Args)
+    if (paramIndex(*S.Spec, A, Positional) == Index)
+      Found = A.Value;
+  return Found;
+}
+
+ExprPtr Analyzer::precisionLiteral(SMLoc Loc, double V) {
+  auto N = std::make_shared<NumberExpr>(Loc, V, false);
+  N->Ty = {Info.Precision, {}, true};
+  return N;
+}
+
+bool Analyzer::bindTrailingParam(const char *Name, const ExprPtr &E,
+                                 BoundCall &R,
+                                 llvm::function_ref<void()> NotNumber) {
+  if (!analyzeExpr(*E))
+    return false;
+  if (NotNumber && !isNumeric(E->Ty.Type)) {
+    NotNumber();
+    return false;
+  }
+  auto B = broadcastShapes(*R.Batch, E->Ty.Dims);
+  if (!B) {
+    Diags.report(diag::E_BOUND_BROADCAST, E->Loc)
+        << Name << shapeStr(E->Ty.Dims) << shapeStr(*R.Batch);
+    return false;
+  }
+  R.Batch = B;
+  R.Params.push_back(
+      {Name, E, Shape(), SampleStmt::LoweredParam::Transform::None});
+  return true;
+}
 
 /// Argument `Index` of a composite (positional or by the parameter's
 /// name), which must be a distribution call.
 const CallExpr *Analyzer::distributionArg(const SampleStmt &S, size_t Index,
                                           const char *What) {
   const DistSpec &Spec = *S.Spec;
-  const Expr *Found = nullptr;
   size_t Positional = 0;
   for (const Arg &A : S.Args) {
-    size_t I = A.Keyword.empty() ? Positional++ : Spec.Params.size();
-    for (size_t J = 0; J < Spec.Params.size() && !A.Keyword.empty(); ++J)
-      if (A.Keyword == Spec.Params[J].Name)
-        I = J;
-    if (I >= Spec.Params.size()) {
+    if (paramIndex(Spec, A, Positional) >= Spec.Params.size()) {
       std::vector<std::string> Names;
       for (const DistParam &P : Spec.Params)
         Names.push_back(P.Name);
@@ -35,9 +80,8 @@ const CallExpr *Analyzer::distributionArg(const SampleStmt &S, size_t Index,
           << Spec.Name << llvm::join(Names, ", ") << Last;
       return nullptr;
     }
-    if (I == Index)
-      Found = A.Value.get();
   }
+  const Expr *Found = compositeArg(S, Index).get();
   if (!Found) {
     Diags.report(diag::E_COMPOSITE_MISSING, S.DistLoc)
         << Spec.Name << Spec.Params[Index].Name;
@@ -244,27 +288,14 @@ std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
   R.Batch = C->Batch;
   for (int I = 0; I < 2; ++I) {
     if (!Bounds[I]) {
-      Bounds[I] = std::make_shared<NumberExpr>(
-          S.DistLoc, I == 0 ? -HUGE_VAL : HUGE_VAL, false);
-      Bounds[I]->Ty = {Info.Precision, {}, true};
-    } else if (!analyzeExpr(*Bounds[I])) {
-      Ok = false;
+      Bounds[I] = precisionLiteral(S.DistLoc, I == 0 ? -HUGE_VAL : HUGE_VAL);
+      R.Params.push_back({Names[I], Bounds[I], Shape(),
+                          SampleStmt::LoweredParam::Transform::None});
       continue;
-    } else if (!isNumeric(Bounds[I]->Ty.Type)) {
+    }
+    Ok &= bindTrailingParam(Names[I], Bounds[I], R, [&] {
       Diags.report(diag::E_BOUND_NOT_NUMBER, Bounds[I]->Loc) << Names[I];
-      Ok = false;
-      continue;
-    }
-    auto B = broadcastShapes(*R.Batch, Bounds[I]->Ty.Dims);
-    if (!B) {
-      Diags.report(diag::E_BOUND_BROADCAST, Bounds[I]->Loc)
-          << Names[I] << shapeStr(Bounds[I]->Ty.Dims) << shapeStr(*R.Batch);
-      Ok = false;
-      continue;
-    }
-    R.Batch = B;
-    R.Params.push_back({Names[I], Bounds[I], Shape(),
-                        SampleStmt::LoweredParam::Transform::None});
+    });
   }
   if (Ok)
     Ok = checkTruncationInterval(*Bounds[0], *Bounds[1], Base->Discrete,
