@@ -250,10 +250,9 @@ bool Inliner::checkFunction(size_t Pos) {
       }
     }
   };
+  std::set<std::string> ParamNames;
   for (const FunctionParam &P : F.Params) {
-    if (Visible.count(P.Name) && llvm::any_of(F.Params, [&](auto &Q) {
-          return &Q != &P && Q.Name == P.Name;
-        })) {
+    if (!ParamNames.insert(P.Name).second) {
       Diags.report(diag::E_FN_DUPLICATE_PARAM, P.Loc) << F.Name << P.Name;
       Ok = false;
     } else {
