@@ -5,10 +5,10 @@
 // `normal_lpdf(x | mu, s)`; with `log_cdf` / `log_ccdf` its log CDF and log
 // survival function (Stan's `_lcdf`, `_lccdf`) where the support library
 // has them (CdfDistributions.def). A TruncatedDistribution or a censoring
-// is scored as its sample site would be. The distribution's arguments are bound and
-// checked as a sample site's are; the result broadcasts the parameters'
-// batch shape with the value's and has the model's precision. Distributions
-// of numbers only (no vector events, mixtures or flat priors).
+// is scored as its sample site would be. The distribution's arguments are
+// bound and checked as a sample site's are; the result broadcasts the
+// parameters' batch shape with the value's and has the model's precision.
+// Distributions of numbers only (no vector events, mixtures or flat priors).
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
@@ -60,12 +60,13 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
   bool ValueOk = analyzeExpr(X);
   if (!Bound || !Bound->Ok || !Bound->Batch || !ValueOk)
     return false;
+  // The `dist` attribute the lowering resolves to a runtime row.
+  const std::string Dist = Scalar ? Bound->Dist : Spec->Name;
   if (E.Callee != "log_prob") {
     std::vector<llvm::StringRef> Names;
     for (const SampleStmt::LoweredParam &P : Bound->Params)
       Names.push_back(P.Name);
-    auto C = runtimeCall(Scalar ? Bound->Dist : Spec->canonical().Name,
-                         Names);
+    auto C = runtimeCall(Dist, Names);
     if (!C || !hasRuntimeCdf(C->Symbol)) {
       Diags.report(diag::E_NO_CDF, D->Loc) << Spec->Name << E.Callee;
       return false;
@@ -87,7 +88,7 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     E.LogProbParamNames.push_back(P.Name);
     E.LogProbParams.push_back(P.Value);
   }
-  E.LogProbDist = Scalar ? Bound->Dist : Spec->Name;
+  E.LogProbDist = Dist;
   E.Ty = {Info.Precision, *Out, false};
   return true;
 }
