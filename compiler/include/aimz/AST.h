@@ -180,6 +180,15 @@ struct IndexExpr : Expr {
     bool Dropped = false;
   };
   std::vector<BasicAxis> Basic;
+  /// Set by Sema for slices beside an index computed from values (NumPy's
+  /// advanced indexing, `beta[:, jj]`): Basic's view (shape `Viewed`), its
+  /// axes `Gathered` indexed by the value indices, whose broadcast shape
+  /// lands at result axis `GatherAt` (NumPy: where the indices stand when
+  /// they are adjacent, else first).
+  bool Mixed = false;
+  Shape Viewed;
+  std::vector<unsigned> Gathered;
+  unsigned GatherAt = 0;
   IndexExpr(SMLoc L, ExprPtr B, std::vector<ExprPtr> I)
       : Expr(Kind::Index, L), Base(std::move(B)), Indices(std::move(I)) {}
   ~IndexExpr() override {

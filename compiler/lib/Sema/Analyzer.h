@@ -271,6 +271,13 @@ private:
   bool analyzeIndex(IndexExpr &E);
   bool analyzeNewAxes(IndexExpr &E, size_t Axes, size_t Kept);
   bool analyzeGather(IndexExpr &E);
+  bool analyzeMixedIndex(IndexExpr &E);
+  bool analyzeNode(Expr &E);
+  size_t obsAxisCount(const Shape &S) const;
+  bool isObsAxisName(const Expr &E) const;
+  bool checkSiteRows(const Stmt &S, const Shape &Own, unsigned EventRank);
+  bool mixedIndexAxis(IndexExpr &E, size_t P, Shape &IndexShape,
+                      std::vector<unsigned> &Advanced);
   bool checkGatherIndex(const Expr &Ix, const Dim &D);
   bool analyzeArray(ArrayExpr &E);
   bool analyzeAttr(AttrExpr &E);

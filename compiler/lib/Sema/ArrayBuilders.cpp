@@ -67,6 +67,12 @@ bool Analyzer::analyzeConstructor(CallExpr &E, const Builtin &Fn) {
     }
     if (I >= NumDims)
       continue;
+    // zeros(n), full(n, v): a value per observation, each row its own
+    // (arange(n) would number the rows of a shard, eye(n) pairs them).
+    if (E.Callee != "eye" && E.Callee != "arange" && isObsAxisName(*A.Value)) {
+      Dims.push_back(Dim::symbol(Info.ObsDim));
+      continue;
+    }
     auto P = dimPoly(*A.Value, true);
     if (!P)
       return false;
@@ -97,9 +103,14 @@ bool Analyzer::analyzeConstructor(CallExpr &E, const Builtin &Fn) {
 
 /// transpose(A), outer(a, b), diag(v | M): their arguments analyzed.
 bool Analyzer::analyzeMatrixHelper(CallExpr &E, const Builtin &Fn) {
-  for (const Arg &A : E.Args)
-    for (const Dim &D : A.Value->Ty.Dims)
-      noteObservationMixing(A.Loc, D, ("'" + E.Callee + "'").c_str());
+  // transpose and outer keep each observation's values apart (a result
+  // with the observation axis twice is refused by analyzeExpr); diag(M)
+  // reads across rows.
+  if (Fn.Family == BuiltinFamily::Diag &&
+      E.Args[0].Value->Ty.Dims.size() == 2)
+    for (const Arg &A : E.Args)
+      for (const Dim &D : A.Value->Ty.Dims)
+        noteObservationMixing(A.Loc, D, "'diag'");
   const ExprType &A = E.Args[0].Value->Ty;
   switch (Fn.Family) {
   case BuiltinFamily::Transpose: {

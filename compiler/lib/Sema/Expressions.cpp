@@ -42,7 +42,46 @@ DType Analyzer::arithmeticType(const ExprType &A, const ExprType &B) const {
   return promoteArithmetic(A, B, Info.Precision);
 }
 
+/// How many times a value of local shape `S` has the observation axis,
+/// the open plate over it included.
+size_t Analyzer::obsAxisCount(const Shape &S) const {
+  Dim Obs = Dim::symbol(Info.ObsDim);
+  return llvm::count(S, Obs) + llvm::any_of(Blocks, [&](const OpenBlock &B) {
+           return B.D == Obs;
+         });
+}
+
+/// `n`, the observation axis' name, as a constructor's argument.
+bool Analyzer::isObsAxisName(const Expr &E) const {
+  const auto *N = llvm::dyn_cast<NameExpr>(&E);
+  if (!N || Names.count(N->Name))
+    return false;
+  if (auto F = FunctionDims.find(N->Name); F != FunctionDims.end())
+    return F->second == Dim::symbol(Info.ObsDim);
+  return N->Name == Info.ObsDim;
+}
+
+/// The rule on rows: a value may have the observation axis anywhere
+/// (`beta[:, jj]` is [K, n]) but once; twice pairs observations (`x[:, None]
+/// - x[None, :]`), legal only with a joint site. Reported where it starts.
 bool Analyzer::analyzeExpr(Expr &E) {
+  if (!analyzeNode(E))
+    return false;
+  if (Info.ObsDim.empty() || obsAxisCount(E.Ty.Dims) < 2)
+    return true;
+  bool Inherited = false;
+  forEachChild(E, [&](const ExprPtr &C) {
+    Inherited |= C && obsAxisCount(C->Ty.Dims) >= 2;
+  });
+  if (!Inherited) {
+    Diagnostics::ProvisionalScope Provisional(Diags);
+    Diags.report(diag::E_OBS_AXIS_TWICE, E.Loc)
+        << shapeStr(E.Ty.Dims) << Info.ObsDim;
+  }
+  return true;
+}
+
+bool Analyzer::analyzeNode(Expr &E) {
   switch (E.K) {
   case Expr::Kind::Number: {
     auto &N = static_cast<NumberExpr &>(E);
@@ -184,6 +223,15 @@ bool Analyzer::analyzeName(NameExpr &E) {
     return true;
   }
   E.Ty = {S.Type, viewInPlates(S.Dims), false};
+  // [K, n] read inside the plate over n: its rows are not observations.
+  if (mentions(E.Ty.Dims, Info.ObsDim) &&
+      llvm::any_of(Blocks, [&](const OpenBlock &B) {
+        return B.D == Dim::symbol(Info.ObsDim);
+      })) {
+    Diags.report(diag::E_OBS_AXIS_NOT_FIRST_IN_PLATE, E.Loc)
+        << E.Name << shapeStr(S.Dims) << Info.ObsDim;
+    return false;
+  }
   return true;
 }
 

@@ -1,10 +1,11 @@
 //===- Indexing.cpp - x[i], x[g], x[:, None] ------------------------------===//
 //
-// An index expression is one of three things: NumPy's basic indexing (a
+// An index expression is one of four things: NumPy's basic indexing (a
 // view: slices and constant indices, Slices.cpp), new axes of extent 1
-// (`x[:, None]`), or a gather by integer values (`beta[g]`), whose index
-// shapes broadcast and replace the indexed axes. No index may run along the
-// observation axis.
+// (`x[:, None]`), a gather by integer values (`beta[g]`), whose index
+// shapes broadcast and replace the indexed axes, or both of the last two
+// on any axes (`beta[:, jj]`, NumPy's advanced indexing). No index may run
+// along the observation axis.
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
@@ -37,10 +38,8 @@ bool Analyzer::analyzeIndex(IndexExpr &E) {
            !llvm::isa<SliceExpr>(E.Indices.back().get()) &&
            !llvm::cast<AxisExpr>(*E.Indices.back()).NewAxis)
       E.Indices.pop_back();
-    if (!llvm::all_of(E.Indices, isIntIndex)) {
-      Diags.report(diag::E_INDEX_MIXES_SLICES, E.Loc);
-      return false;
-    }
+    if (!llvm::all_of(E.Indices, isIntIndex))
+      return analyzeMixedIndex(E);
   } else if (AnySlice) {
     return analyzeExpr(*E.Base) && analyzeSlices(E);
   }
@@ -79,14 +78,6 @@ bool Analyzer::analyzeNewAxes(IndexExpr &E, size_t Axes, size_t Kept) {
     Out.push_back(llvm::cast<AxisExpr>(*I).NewAxis ? Dim::known(1)
                                                    : Base[Next++]);
   Out.insert(Out.end(), Base.begin() + Next, Base.end());
-  // `x[None, :]` moves the observation axis off the front: a pairwise
-  // term, legal only with a joint site (noteObservationMixing).
-  if (!Out.empty() && Out[0] != Dim::symbol(Info.ObsDim) &&
-      mentions(Out, Info.ObsDim)) {
-    Diagnostics::ProvisionalScope Provisional(Diags);
-    Diags.report(diag::E_NEW_AXIS_BEFORE_OBS_AXIS, E.Loc)
-        << Info.ObsDim << shapeStr(Out);
-  }
   E.Ty = {E.Base->Ty.Type, Out, E.Base->Ty.WeakLiteral};
   return true;
 }
@@ -122,6 +113,94 @@ bool Analyzer::analyzeGather(IndexExpr &E) {
   Shape Out = IndexShape;
   Out.insert(Out.end(), Base.begin() + E.Indices.size(), Base.end());
   E.Ty = {E.Base->Ty.Type, Out, false};
+  return true;
+}
+
+/// `beta[:, jj]`, `X[1:, g, 0]`: slices and constants taken as a view
+/// first, then the value indices gather their axes; as in NumPy, the
+/// indices' broadcast shape stands where they do when they (constants
+/// included) are adjacent, and first otherwise.
+bool Analyzer::analyzeMixedIndex(IndexExpr &E) {
+  if (llvm::any_of(E.Indices, [](const ExprPtr &I) {
+        auto *A = llvm::dyn_cast<AxisExpr>(I.get());
+        return A && A->NewAxis;
+      })) {
+    Diags.report(diag::E_INDEX_MIXES_AXES, E.Loc);
+    return false;
+  }
+  bool Ok = analyzeExpr(*E.Base);
+  for (const ExprPtr &I : E.Indices)
+    if (isIntIndex(I) && !isDimArith(*I))
+      Ok &= analyzeExpr(*I);
+  if (!Ok)
+    return false;
+  const Shape &Base = E.Base->Ty.Dims;
+  if (E.Indices.size() > Base.size()) {
+    Diags.report(diag::E_TOO_MANY_INDICES, E.Loc)
+        << shapeStr(Base) << Base.size() << E.Indices.size();
+    return false;
+  }
+  E.Mixed = true;
+  E.Basic.assign(Base.size(), {Dim::known(0), false});
+  Shape IndexShape;
+  std::vector<unsigned> Advanced; // positions of every integer index
+  for (size_t P = 0; P < E.Indices.size(); ++P)
+    Ok &= mixedIndexAxis(E, P, IndexShape, Advanced);
+  if (!Ok)
+    return false;
+  E.Viewed.insert(E.Viewed.end(), Base.begin() + E.Indices.size(),
+                  Base.end());
+  // Adjacent indices: after the slices and ':'s before the first of them.
+  bool Adjacent = Advanced.back() - Advanced.front() + 1 == Advanced.size();
+  E.GatherAt = Adjacent ? Advanced.front() : 0;
+  Shape Out;
+  for (size_t I = 0; I < E.Viewed.size(); ++I)
+    if (!llvm::is_contained(E.Gathered, I))
+      Out.push_back(E.Viewed[I]);
+  Out.insert(Out.begin() + E.GatherAt, IndexShape.begin(), IndexShape.end());
+  E.Ty = {E.Base->Ty.Type, Out, false};
+  return true;
+}
+
+/// Index `P` of a mixed index: a slice or ':' kept in the view, a constant
+/// taken away by it, or a value index gathering its axis.
+bool Analyzer::mixedIndexAxis(IndexExpr &E, size_t P, Shape &IndexShape,
+                              std::vector<unsigned> &Advanced) {
+  const Expr &I = *E.Indices[P];
+  const Dim &D = E.Base->Ty.Dims[P];
+  if (llvm::isa<AxisExpr>(I)) {
+    E.Viewed.push_back(D);
+    return true;
+  }
+  if (auto *Sl = llvm::dyn_cast<SliceExpr>(E.Indices[P].get())) {
+    noteObservationMixing(I.Loc, D, "this slice");
+    bool Ok = true;
+    if (!sliceAxis(*Sl, D, Ok))
+      return false;
+    E.Basic[P] = {Sl->From, false};
+    E.Viewed.push_back(Sl->Extent);
+    return true;
+  }
+  Advanced.push_back(P);
+  if (isDimArith(I)) {
+    noteObservationMixing(I.Loc, D, "this index");
+    auto At = constantIndex(I, D);
+    if (!At)
+      return false;
+    E.Basic[P] = {*At, true};
+    return true;
+  }
+  if (!checkGatherIndex(I, D))
+    return false;
+  auto B = broadcastShapes(IndexShape, I.Ty.Dims);
+  if (!B) {
+    Diags.report(diag::E_INDEX_BROADCAST, I.Loc)
+        << shapeStr(IndexShape) << shapeStr(I.Ty.Dims);
+    return false;
+  }
+  IndexShape = *B;
+  E.Gathered.push_back(E.Viewed.size());
+  E.Viewed.push_back(D);
   return true;
 }
 

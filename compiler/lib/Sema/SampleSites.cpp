@@ -55,6 +55,8 @@ void Analyzer::analyzeSample(SampleStmt &S) {
   DType T = Call->Discrete ? DType::I32 : Info.Precision;
   if (IsOutput && Ok)
     Ok = checkOutputSite(S, *Spec, *Call, Full, T);
+  Ok = Ok && checkSiteRows(S, S.OwnShape,
+                           Call->EventSize ? Call->ValueEventRank : 0);
   if (!define(S, {Symbol::Kind::Sample, T, Full, S.NameLoc}) || !Ok)
     return;
   addSampleSite(S, T, Full, Support, *Call, IsOutput);

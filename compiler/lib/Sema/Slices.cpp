@@ -177,14 +177,8 @@ bool Analyzer::analyzeAttr(AttrExpr &E) {
     Diags.report(diag::E_UNKNOWN_ATTRIBUTE, E.Loc) << E.Name;
     return false;
   }
+  // The observation axis may move: each row is still one observation's.
   Shape S = E.Base->Ty.Dims;
-  if (S.size() >= 2 && mentions(S, Info.ObsDim)) {
-    // Legal in a model with a joint site, like the uses that mix
-    // observations (noteObservationMixing).
-    Diagnostics::ProvisionalScope Provisional(Diags);
-    Diags.report(diag::E_TRANSPOSE_OBS_AXIS, E.Loc)
-        << shapeStr(S) << Info.ObsDim;
-  }
   std::reverse(S.begin(), S.end());
   E.Ty = {E.Base->Ty.Type, S, E.Base->Ty.WeakLiteral};
   return true;

@@ -121,7 +121,8 @@ void Analyzer::analyzeFactor(AssignStmt &A) {
   }
   Shape Full = plateDims();
   llvm::append_range(Full, A.Value->Ty.Dims);
-  if (!define(A, {Symbol::Kind::Factor, Info.Precision, Full, A.NameLoc}))
+  if (!define(A, {Symbol::Kind::Factor, Info.Precision, Full, A.NameLoc}) ||
+      !checkSiteRows(A, A.Value->Ty.Dims, 0))
     return;
   addValueSite(A, Info.Precision, Full, SiteKind::Factor);
 }
@@ -142,8 +143,21 @@ void Analyzer::analyzeAssign(AssignStmt &A) {
   if (!define(A, {IsDet ? Symbol::Kind::Deterministic : Symbol::Kind::Let, T,
                   Full, A.NameLoc}))
     return;
-  if (IsDet)
+  if (IsDet && checkSiteRows(A, A.Value->Ty.Dims, 0))
     addValueSite(A, T, Full, SiteKind::Deterministic);
+}
+
+/// A site's rows are its observations: its own shape has the observation
+/// axis first, or among its event axes (a joint site), or not at all. A
+/// `let` may hold [K, n] on the way (`beta[:, jj]`).
+bool Analyzer::checkSiteRows(const Stmt &S, const Shape &Own,
+                             unsigned EventRank) {
+  Shape Batch(Own.begin(), Own.end() - std::min<size_t>(EventRank, Own.size()));
+  if (!mentions(Batch, Info.ObsDim) || Batch[0] == Dim::symbol(Info.ObsDim))
+    return true;
+  Diags.report(diag::E_SITE_OBS_AXIS_NOT_FIRST, S.NameLoc)
+      << S.Name << shapeStr(Own) << Info.ObsDim;
+  return false;
 }
 
 void Analyzer::analyzeBlock(BlockStmt &B) {
