@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aimz/MLIRGen.h"
+#include "Generator.h"
 #include "aimz/Builtins.h"
 #include "aimz/Dialect/AimzDialect.h"
 #include "aimz/Distributions.h"
@@ -24,78 +25,7 @@
 using namespace mlir;
 
 namespace aimz {
-namespace {
-
-class Generator {
-public:
-  Generator(MLIRContext &Ctx, const Model &M, const ModelInfo &Info,
-            const llvm::SourceMgr *SM)
-      : B(&Ctx), M(M), Info(Info), SM(SM), CurLoc(B.getUnknownLoc()) {}
-
-  OwningOpRef<ModuleOp> run();
-
-private:
-  OpBuilder B;
-  const Model &M;
-  const ModelInfo &Info;
-  std::map<std::string, Value> Values;   // full-shape values by name
-  std::map<std::string, Shape> FullShapes; // their symbolic shapes
-  Shape Plates;                          // dims of the open plates
-  std::vector<std::string> PlateNames;
-
-  const llvm::SourceMgr *SM;
-  /// The location of the expression or statement being generated: every op
-  /// carries the model's file:line:col, so diagnostics point at the model.
-  Location CurLoc;
-  Location loc(SMLoc L);
-  ir::ReduceFnAttr reduceFn(ir::ReduceFn F) {
-    return ir::ReduceFnAttr::get(B.getContext(), F);
-  }
-  /// Sets CurLoc for one expression or statement.
-  struct LocScope {
-    Generator &G;
-    Location Saved;
-    LocScope(Generator &G, SMLoc L) : G(G), Saved(G.CurLoc) {
-      G.CurLoc = G.loc(L);
-    }
-    ~LocScope() { G.CurLoc = Saved; }
-  };
-  Type elementType(DType T);
-  Attribute dimAttr(const Dim &D);
-  ir::ArrayType arrayType(const Shape &S, DType T);
-  Shape inPlates(const Shape &Local) const;
-
-  Value broadcast(Value V, ArrayRef<int64_t> Map, const Shape &To);
-  Value alignLocal(Value V, const Shape &From, const Shape &To);
-  Value castTo(Value V, DType From, DType To, const Shape &Local);
-  Value constant(double V, DType T);
-  Value view(const std::string &Name);
-
-  Value gen(const Expr &E);
-  Value genBinary(const BinaryExpr &E);
-  static std::optional<int64_t> integerLiteral(const Expr &E);
-  Value genCall(const CallExpr &E);
-  Value genWhere(const CallExpr &E, Value A);
-  Value genFoldedCall(const CallExpr &E, const Builtin &Fn, Value A);
-  Value genSoftmax(const CallExpr &E, const Builtin &Fn, Value A,
-                   IntegerAttr Axis);
-  Value genIndex(const IndexExpr &E);
-  Value genBasicIndex(const IndexExpr &E);
-  Value genMixedIndex(const IndexExpr &E);
-  Value permuteLocal(Value V, ArrayRef<int64_t> Local, const Shape &To,
-                     DType T);
-  Value genTranspose(const AttrExpr &E);
-  Value transposeLocal(Value V, size_t Local, const ExprType &Result);
-  Value genConstructor(const CallExpr &E);
-  Value genMatrixHelper(const CallExpr &E, const Builtin &Fn);
-  Value genVecToTril(const CallExpr &E);
-  Value genLogProb(const CallExpr &E);
-  Value iota(const Shape &Local, size_t Axis);
-  void genStmt(const Stmt &S);
-  void genSample(const SampleStmt &S);
-  int64_t siteId(const std::string &Name) const;
-  ArrayAttr plateNames();
-};
+namespace mlirgen {
 
 Location Generator::loc(SMLoc L) {
   if (!SM || !L.isValid())
@@ -617,154 +547,6 @@ Value Generator::genVecToTril(const CallExpr &E) {
                                 alignLocal(constant(0, E.Ty.Type), {}, S));
 }
 
-/// Slices and integer constants (Sema's per-axis plan), then None's axes
-/// of extent 1 inserted by a broadcast.
-Value Generator::genBasicIndex(const IndexExpr &E) {
-  Value V = gen(*E.Base);
-  SmallVector<Attribute> Starts;
-  SmallVector<bool> Dropped;
-  Shape Kept;
-  for (size_t I = 0; I < Plates.size(); ++I) {
-    Starts.push_back(B.getI64IntegerAttr(0));
-    Dropped.push_back(false);
-  }
-  const Shape &Base = E.Base->Ty.Dims;
-  size_t Ax = 0;
-  for (const ExprPtr &I : E.Indices) {
-    if (auto *A = dyn_cast<AxisExpr>(I.get()); A && A->NewAxis)
-      continue;
-    if (auto *Sl = dyn_cast<SliceExpr>(I.get()))
-      Kept.push_back(Sl->Extent);
-    else if (isa<AxisExpr>(I.get()))
-      Kept.push_back(Base[Ax]);
-    ++Ax;
-  }
-  Kept.insert(Kept.end(), Base.begin() + Ax, Base.end());
-  for (const IndexExpr::BasicAxis &A : E.Basic) {
-    Starts.push_back(dimAttr(A.Start));
-    Dropped.push_back(A.Dropped);
-  }
-  Value S = B.create<ir::SliceOp>(
-      CurLoc, arrayType(inPlates(Kept), E.Ty.Type), V,
-      B.getArrayAttr(Starts), B.getDenseBoolArrayAttr(Dropped));
-  // None: the kept dims land where they are in the result.
-  SmallVector<int64_t> Map;
-  for (size_t I = 0; I < Plates.size(); ++I)
-    Map.push_back(I);
-  size_t At = Plates.size();
-  for (const ExprPtr &I : E.Indices) {
-    auto *A = dyn_cast<AxisExpr>(I.get());
-    if (A && A->NewAxis) {
-      ++At;
-      continue;
-    }
-    if (A || isa<SliceExpr>(I.get()))
-      Map.push_back(At++);
-  }
-  while (Map.size() < Plates.size() + Kept.size())
-    Map.push_back(At++);
-  return broadcast(S, Map, inPlates(E.Ty.Dims));
-}
-
-/// Local axes permuted (result axis i is local axis Local[i]), plates kept.
-Value Generator::permuteLocal(Value V, ArrayRef<int64_t> Local, const Shape &To,
-                              DType T) {
-  SmallVector<int64_t> Perm;
-  for (size_t I = 0; I < Plates.size(); ++I)
-    Perm.push_back(I);
-  for (int64_t L : Local)
-    Perm.push_back(Plates.size() + L);
-  return B.create<ir::TransposeOp>(CurLoc, arrayType(inPlates(To), T), V,
-                                   B.getDenseI64ArrayAttr(Perm));
-}
-
-/// `beta[:, jj]`: Sema's view (slices, constants away), its gathered axes
-/// moved first and gathered, and the index block moved to where NumPy puts
-/// it.
-Value Generator::genMixedIndex(const IndexExpr &E) {
-  const DType T = E.Ty.Type;
-  Value V = gen(*E.Base);
-  SmallVector<Attribute> Starts;
-  SmallVector<bool> Dropped(Plates.size(), false);
-  for (size_t I = 0; I < Plates.size(); ++I)
-    Starts.push_back(B.getI64IntegerAttr(0));
-  for (const IndexExpr::BasicAxis &A : E.Basic) {
-    Starts.push_back(dimAttr(A.Start));
-    Dropped.push_back(A.Dropped);
-  }
-  V = B.create<ir::SliceOp>(CurLoc, arrayType(inPlates(E.Viewed), T), V,
-                            B.getArrayAttr(Starts),
-                            B.getDenseBoolArrayAttr(Dropped));
-  SmallVector<int64_t> Order(E.Gathered.begin(), E.Gathered.end());
-  Shape Moved, Rest;
-  for (unsigned G : E.Gathered)
-    Moved.push_back(E.Viewed[G]);
-  for (size_t I = 0; I < E.Viewed.size(); ++I)
-    if (!llvm::is_contained(E.Gathered, I)) {
-      Order.push_back(I);
-      Rest.push_back(E.Viewed[I]);
-    }
-  llvm::append_range(Moved, Rest);
-  V = permuteLocal(V, Order, Moved, T);
-  const size_t IndexRank = E.Ty.Dims.size() - Rest.size();
-  Shape IndexShape(E.Ty.Dims.begin() + E.GatherAt,
-                   E.Ty.Dims.begin() + E.GatherAt + IndexRank);
-  SmallVector<Value> Indices;
-  for (size_t P = 0; P < E.Indices.size(); ++P) {
-    const Expr &I = *E.Indices[P];
-    if (!isa<AxisExpr, SliceExpr>(I) && !E.Basic[P].Dropped)
-      Indices.push_back(alignLocal(gen(I), I.Ty.Dims, IndexShape));
-  }
-  Shape Gathered = IndexShape;
-  llvm::append_range(Gathered, Rest);
-  V = B.create<ir::GatherOp>(CurLoc, arrayType(inPlates(Gathered), T), V,
-                             Indices, B.getI64IntegerAttr(Plates.size()));
-  if (E.GatherAt == 0)
-    return V;
-  SmallVector<int64_t> Back;
-  for (size_t I = 0; I < E.GatherAt; ++I)
-    Back.push_back(IndexRank + I);
-  for (size_t I = 0; I < IndexRank; ++I)
-    Back.push_back(I);
-  for (size_t I = IndexRank + E.GatherAt; I < Gathered.size(); ++I)
-    Back.push_back(I);
-  return permuteLocal(V, Back, E.Ty.Dims, T);
-}
-
-Value Generator::genIndex(const IndexExpr &E) {
-  if (E.Mixed)
-    return genMixedIndex(E);
-  if (!E.Basic.empty())
-    return genBasicIndex(E);
-  // `x[:, None]`: a view with axes of extent 1 inserted.
-  if (!E.Indices.empty() && isa<AxisExpr>(*E.Indices.front())) {
-    Value Base = gen(*E.Base);
-    SmallVector<int64_t> Map;
-    for (size_t I = 0; I < Plates.size(); ++I)
-      Map.push_back(I);
-    size_t At = Plates.size();
-    for (const ExprPtr &I : E.Indices) {
-      if (!cast<AxisExpr>(*I).NewAxis)
-        Map.push_back(At);
-      ++At;
-    }
-    size_t Rest = E.Base->Ty.Dims.size() - (Map.size() - Plates.size());
-    for (size_t I = 0; I < Rest; ++I)
-      Map.push_back(At++);
-    return broadcast(Base, Map, inPlates(E.Ty.Dims));
-  }
-  Value Base = gen(*E.Base);
-  const Shape &BaseLocal = E.Base->Ty.Dims;
-  size_t Rest = BaseLocal.size() - E.Indices.size();
-  Shape IndexShape(E.Ty.Dims.begin(), E.Ty.Dims.end() - Rest);
-  SmallVector<Value> Indices;
-  for (const ExprPtr &I : E.Indices)
-    Indices.push_back(alignLocal(gen(*I), I->Ty.Dims, IndexShape));
-  return B.create<ir::GatherOp>(CurLoc,
-                            arrayType(inPlates(E.Ty.Dims), E.Ty.Type), Base,
-                            Indices, B.getI64IntegerAttr(Plates.size()));
-}
-
 int64_t Generator::siteId(const std::string &Name) const {
   for (size_t I = 0; I < Info.Sites.size(); ++I)
     if (Info.Sites[I].Name == Name)
@@ -883,13 +665,13 @@ OwningOpRef<ModuleOp> Generator::run() {
   return Module;
 }
 
-} // namespace
+} // namespace mlirgen
 
 OwningOpRef<ModuleOp> generateMLIR(MLIRContext &Ctx, const Model &M,
                                    const ModelInfo &Info,
                                    const llvm::SourceMgr *SM) {
   Ctx.getOrLoadDialect<ir::AimzDialect>();
-  return Generator(Ctx, M, Info, SM).run();
+  return mlirgen::Generator(Ctx, M, Info, SM).run();
 }
 
 } // namespace aimz
