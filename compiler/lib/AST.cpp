@@ -158,7 +158,9 @@ void dumpExpr(const Expr &E, llvm::raw_ostream &OS) {
     OS << ")";
     return;
   case Expr::Kind::Axis:
-    OS << (static_cast<const AxisExpr &>(E).NewAxis ? "None" : ":");
+    OS << (static_cast<const AxisExpr &>(E).Ellipsis  ? "..."
+           : static_cast<const AxisExpr &>(E).NewAxis ? "None"
+                                                      : ":");
     return;
   case Expr::Kind::Slice:
     dumpSlice(static_cast<const SliceExpr &>(E), OS);

@@ -279,6 +279,35 @@ ExprPtr negate(Ctx &C, const std::vector<Range> &Negs, ExprPtr E) {
   return E;
 }
 
+/// NumPy's methods, `x.sum(1)`, `X.mean(axis=0)`, `a.dot(b)`: the function
+/// of the same name with `x` first. A reduction's first positional
+/// argument is its axis, as NumPy's method takes it (so `x.min(1)` is
+/// unambiguous where `min(x, 1)` is not).
+template <typename Ctx>
+ExprPtr methodCall(Ctx &C, ExprPtr Base, const Ident &Name,
+                   std::vector<Arg> Args) {
+  SMLoc At = locOf(Name.Pos);
+  if (Name.Name == "dot" && Args.size() == 1 && Args[0].Keyword.empty()) {
+    auto Node = std::make_shared<BinaryExpr>(Base->Loc, BinaryOp::MatMul,
+                                             Base, Args[0].Value);
+    return combine(C, Node, {Base.get(), Args[0].Value.get()});
+  }
+  static const llvm::StringRef Reductions[] = {
+      "sum", "mean", "min", "max", "prod", "cumsum", "cumprod", "std", "var"};
+  if (llvm::is_contained(Reductions, Name.Name) && !Args.empty() &&
+      Args[0].Keyword.empty())
+    Args[0].Keyword = "axis";
+  Args.insert(Args.begin(), Arg{"", Base->Loc, Base});
+  auto Node = std::make_shared<CallExpr>(At, Name.Name, std::move(Args));
+  unsigned D = 0;
+  for (const Arg &Ar : Node->Args)
+    D = std::max(D, Ar.Value->Depth);
+  Node->Depth = D + 1;
+  if (Node->Depth > MaxExprDepth && !state(C).TooDeep)
+    state(C).TooDeep = llvm::SMLoc(Node->Loc).getPointer();
+  return Node;
+}
+
 x3::rule<class KeywordClass, Ident> const keywordName = "keyword";
 const auto keywordName_def = ident >> '=' >> !x3::lit('=');
 
@@ -330,6 +359,10 @@ const auto sliceTail_def = (x3::lit(':') >> -expr)[([](auto &C) {
 // An index, None, `:`, or a slice `a:b` with either bound left out: one
 // pass over the optional start (no backtracking over expressions).
 const auto indexItem_def =
+    x3::raw[x3::lit("...")][([](auto &C) {
+      x3::_val(C) = std::make_shared<AxisExpr>(
+          locOf(x3::_attr(C).begin()), false, true);
+    })] |
     x3::raw[kw("None")][([](auto &C) {
       x3::_val(C) =
           std::make_shared<AxisExpr>(locOf(x3::_attr(C).begin()), true);
@@ -368,7 +401,24 @@ const auto primary_def =
       const Ident &I = x3::_attr(C);
       x3::_val(C) = std::make_shared<NameExpr>(locOf(I.Pos), I.Name);
     })] |
-    ('(' > expr > ')')[setVal];
+    // `(e)`, or Python's tuple `(a, b)` / `(a,)`: an array of its elements
+    // (a shape, pad widths, a list to stack).
+    (x3::lit('(') > (expr % ',') > x3::matches[x3::lit(',')] >
+     ')')[([](auto &C) {
+      auto &A = x3::_attr(C);
+      auto &Elements = fusion::at_c<0>(A);
+      if (Elements.size() == 1 && !fusion::at_c<1>(A)) {
+        x3::_val(C) = Elements.front();
+        return;
+      }
+      auto Node = std::make_shared<ArrayExpr>(locOf(x3::_where(C).begin()),
+                                              std::move(Elements));
+      unsigned D = 0;
+      for (const ExprPtr &E : Node->Elements)
+        D = std::max(D, E->Depth);
+      Node->Depth = D + 1;
+      x3::_val(C) = Node;
+    })];
 
 const auto postfix_def =
     primary[setVal] >>
@@ -385,11 +435,17 @@ const auto postfix_def =
         state(C).TooDeep = llvm::SMLoc(Node->Loc).getPointer();
       x3::_val(C) = Node;
     })] |
-      (x3::lit('.') > ident)[([](auto &C) {
+      (x3::lit('.') > ident >> -('(' >> argList > ')'))[([](auto &C) {
         ExprPtr Base = x3::_val(C);
-        auto Node = std::make_shared<AttrExpr>(Base->Loc, Base,
-                                               x3::_attr(C).Name);
-        x3::_val(C) = combine(C, Node, {Base.get()});
+        auto &A = x3::_attr(C);
+        const Ident &Name = fusion::at_c<0>(A);
+        auto &Args = fusion::at_c<1>(A);
+        if (!Args) {
+          auto Node = std::make_shared<AttrExpr>(Base->Loc, Base, Name.Name);
+          x3::_val(C) = combine(C, Node, {Base.get()});
+          return;
+        }
+        x3::_val(C) = methodCall(C, Base, Name, std::move(*Args));
       })]);
 
 x3::rule<class NegClass, Range> const negSign = "'-'";

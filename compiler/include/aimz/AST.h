@@ -210,12 +210,15 @@ struct ArrayExpr : Expr {
   }
 };
 
-/// An index that is not a value: `:` (keep the axis) or `None` (insert an
-/// axis of extent 1), as in NumPy's `tau[:, None]`.
+/// An index that is not a value: `:` (keep the axis), `None` (insert an
+/// axis of extent 1), as in NumPy's `tau[:, None]`, or `...` (as many `:`
+/// as the other indices leave axes; Sema expands it).
 struct AxisExpr : Expr {
   static bool classof(const Expr *N) { return N->K == Kind::Axis; }
   bool NewAxis;
-  AxisExpr(SMLoc L, bool New) : Expr(Kind::Axis, L), NewAxis(New) {}
+  bool Ellipsis;
+  AxisExpr(SMLoc L, bool New, bool Ell = false)
+      : Expr(Kind::Axis, L), NewAxis(New), Ellipsis(Ell) {}
 };
 
 /// `a:b`, `a:`, `:b` inside an index (a bare `:` is an AxisExpr); null

@@ -272,6 +272,7 @@ private:
   bool analyzeNewAxes(IndexExpr &E, size_t Axes, size_t Kept);
   bool analyzeGather(IndexExpr &E);
   bool analyzeMixedIndex(IndexExpr &E);
+  bool expandEllipsis(IndexExpr &E);
   bool analyzeNode(Expr &E);
   size_t obsAxisCount(const Shape &S) const;
   bool isObsAxisName(const Expr &E) const;

@@ -116,7 +116,9 @@ bool Analyzer::analyzeNode(Expr &E) {
     return analyzeArray(static_cast<ArrayExpr &>(E));
   case Expr::Kind::Axis:
     Diags.report(diag::E_AXIS_ONLY_INDEX, E.Loc)
-        << (static_cast<AxisExpr &>(E).NewAxis ? "None" : ":");
+        << (static_cast<AxisExpr &>(E).Ellipsis  ? "..."
+            : static_cast<AxisExpr &>(E).NewAxis ? "None"
+                                                 : ":");
     return false;
   case Expr::Kind::Slice:
     Diags.report(diag::E_SLICE_ONLY_INDEX, E.Loc);

@@ -93,7 +93,8 @@ ExprPtr cloneNode(const Expr &E, const Substitution &Subst) {
         E.Loc, cloneAll(static_cast<const ArrayExpr &>(E).Elements, Subst));
   case Expr::Kind::Axis:
     return std::make_shared<AxisExpr>(
-        E.Loc, static_cast<const AxisExpr &>(E).NewAxis);
+        E.Loc, static_cast<const AxisExpr &>(E).NewAxis,
+        static_cast<const AxisExpr &>(E).Ellipsis);
   case Expr::Kind::Slice: {
     const auto &S = static_cast<const SliceExpr &>(E);
     return std::make_shared<SliceExpr>(

@@ -19,6 +19,8 @@ static bool isIntIndex(const ExprPtr &I) {
 }
 
 bool Analyzer::analyzeIndex(IndexExpr &E) {
+  if (!analyzeExpr(*E.Base) || !expandEllipsis(E))
+    return false;
   // Slices, or integer constants beside ':' / None: NumPy's basic
   // indexing, a view (Slices.cpp). A gather's index list may end in ':'s
   // (`L[i, :]` is `L[i]`).
@@ -32,7 +34,7 @@ bool Analyzer::analyzeIndex(IndexExpr &E) {
     return !isIntIndex(I) || isDimArith(*I);
   });
   if (AnyInt && Basic)
-    return analyzeExpr(*E.Base) && analyzeSlices(E);
+    return analyzeSlices(E);
   if (AnyInt && (AnySlice || !llvm::all_of(E.Indices, isIntIndex))) {
     while (!E.Indices.empty() && !isIntIndex(E.Indices.back()) &&
            !llvm::isa<SliceExpr>(E.Indices.back().get()) &&
@@ -41,9 +43,9 @@ bool Analyzer::analyzeIndex(IndexExpr &E) {
     if (!llvm::all_of(E.Indices, isIntIndex))
       return analyzeMixedIndex(E);
   } else if (AnySlice) {
-    return analyzeExpr(*E.Base) && analyzeSlices(E);
+    return analyzeSlices(E);
   }
-  bool Ok = analyzeExpr(*E.Base);
+  bool Ok = true;
   size_t Axes = 0, Kept = 0;
   for (const ExprPtr &I : E.Indices) {
     if (auto *A = llvm::dyn_cast<AxisExpr>(I.get())) {
@@ -58,6 +60,34 @@ bool Analyzer::analyzeIndex(IndexExpr &E) {
   if (Axes)
     return analyzeNewAxes(E, Axes, Kept);
   return analyzeGather(E);
+}
+
+/// NumPy's `...`: as many ':' as the base has axes the other indices leave
+/// (`x[..., 0]`, `E[..., None]`); one per index expression.
+bool Analyzer::expandEllipsis(IndexExpr &E) {
+  auto IsEllipsis = [](const ExprPtr &I) {
+    auto *A = llvm::dyn_cast<AxisExpr>(I.get());
+    return A && A->Ellipsis;
+  };
+  auto At = llvm::find_if(E.Indices, IsEllipsis);
+  if (At == E.Indices.end())
+    return true;
+  if (std::count_if(At + 1, E.Indices.end(), IsEllipsis)) {
+    Diags.report(diag::E_TWO_ELLIPSES, (*At)->Loc);
+    return false;
+  }
+  size_t Consumed = llvm::count_if(E.Indices, [&](const ExprPtr &I) {
+    auto *A = llvm::dyn_cast<AxisExpr>(I.get());
+    return !A || (!A->NewAxis && !A->Ellipsis);
+  });
+  size_t Rank = E.Base->Ty.Dims.size();
+  SMLoc Loc = (*At)->Loc;
+  At = E.Indices.erase(At);
+  for (size_t I = Consumed; I < Rank; ++I)
+    At = E.Indices.insert(At, std::make_shared<AxisExpr>(Loc, false)) + 1;
+  if (E.Indices.empty()) // a scalar's x[...]: refused as x[:] is
+    E.Indices.push_back(std::make_shared<AxisExpr>(Loc, false));
+  return true;
 }
 
 /// `x[:, None]`: a view with axes of extent 1 inserted; `Axes` indices in
@@ -128,7 +158,7 @@ bool Analyzer::analyzeMixedIndex(IndexExpr &E) {
     Diags.report(diag::E_INDEX_MIXES_AXES, E.Loc);
     return false;
   }
-  bool Ok = analyzeExpr(*E.Base);
+  bool Ok = true;
   for (const ExprPtr &I : E.Indices)
     if (isIntIndex(I) && !isDimArith(*I))
       Ok &= analyzeExpr(*I);
