@@ -32,7 +32,7 @@ const char *familyText(BuiltinFamily F) {
   case BuiltinFamily::Softmax:
     return "along an axis (axis=, default -1)";
   case BuiltinFamily::CumSum:
-    return "running sum (axis=)";
+    return "running sum or product (axis=)";
   case BuiltinFamily::Constructor:
     return "array constructor";
   case BuiltinFamily::Transpose:
@@ -42,6 +42,12 @@ const char *familyText(BuiltinFamily F) {
     return "matrix helper";
   case BuiltinFamily::LogProb:
     return "log density";
+  case BuiltinFamily::Join:
+    return "join a list or tuple (axis=)";
+  case BuiltinFamily::Pad:
+  case BuiltinFamily::BroadcastTo:
+  case BuiltinFamily::Reorder:
+    return "array manipulation";
   }
   return "";
 }

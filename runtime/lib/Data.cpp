@@ -486,7 +486,17 @@ posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
   Posterior P;
   P.Sites.resize(M.Sites.size());
   std::string DrawsFrom;
-  for (const std::string &Name : Names) {
+  // Sites whose shapes bind dimensions plainly (mu[T]) before those that
+  // only derive from them (beta[T - 1]), whatever order the file has.
+  std::vector<std::string> Ordered(Names);
+  std::stable_partition(Ordered.begin(), Ordered.end(), [&](const auto &N) {
+    int S = M.siteIndex(N);
+    return S < 0 || llvm::none_of(M.Sites[S].Shape, [](const ManifestDim &D) {
+             const auto *T = std::get_if<std::string>(&D);
+             return T && isDerivedDim(*T);
+           });
+  });
+  for (const std::string &Name : Ordered) {
     int S = posteriorSite(M, Name, Origin, W);
     if (S < 0)
       continue;

@@ -157,6 +157,11 @@ struct CallExpr : Expr {
   int DerivedInput = -1;
   /// vec_to_tril's diagonal= (0: with the diagonal, -1: strictly lower).
   int64_t TrilDiagonal = 0;
+  /// Sema, for NumPy's array manipulation (ArrayFunctions.cpp): the axes
+  /// it works along and, per axis, its counts: pad's widths (before, after)
+  /// in Counts[2 i], Counts[2 i + 1]; repeat's and tile's repetitions.
+  std::vector<int64_t> Axes;
+  std::vector<Dim> Counts;
   std::string LogProbDist;
   std::vector<std::string> LogProbParamNames;
   std::vector<ExprPtr> LogProbParams;

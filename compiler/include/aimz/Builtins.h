@@ -32,6 +32,10 @@ enum class BuiltinFamily {
   Diag,        // diag(v): a diagonal matrix; diag(M): its diagonal
   VecToTril,   // vec_to_tril(v, R, C): a lower triangle filled from v
   LogProb,     // log_prob(Dist(...), x): a distribution's log density at x
+  Join,        // stack, concatenate: a list or tuple of arrays along an axis
+  Pad,         // pad(x, widths, constant_values=c)
+  BroadcastTo, // broadcast_to(x, shape)
+  Reorder,     // flip, repeat, tile, take: a gather along axes
 };
 
 enum class BuiltinResult {

@@ -171,6 +171,8 @@ public:
   View lowerCumSum(ir::CumSumOp Op);
   View lowerGather(ir::GatherOp Op);
   View lowerStack(ir::StackOp Op);
+  View lowerConcat(ir::ConcatOp Op);
+  Value scalarConstant(Type Elem, int64_t V);
 
 private:
   ir::ModelOp Model;

@@ -80,6 +80,7 @@ View EntryBuilder::lowerReduce(ir::ReduceOp Op) {
   Type Elem = IT.getElementType();
   ir::ReduceFn Fn = Op.getFn();
   bool Additive = Fn == ir::ReduceFn::Sum || Fn == ir::ReduceFn::Mean;
+  bool Product = Fn == ir::ReduceFn::Prod;
   SmallVector<Value> InSizes = sizesOf(IT, false);
   // The dims reduced (one `axis`, or all after the batch dims) and kept
   // (the result's, in order).
@@ -99,12 +100,8 @@ View EntryBuilder::lowerReduce(ir::ReduceOp Op) {
       return emitLogSumExp(In, Reduced, InSizes, Ivs, Elem, Out, OutIvs,
                            T.getElementType());
     Value Init;
-    if (Additive) {
-      Init = isa<FloatType>(Elem)
-                 ? Value(B->create<arith::ConstantOp>(
-                       Loc, B->getFloatAttr(Elem, 0)))
-                 : Value(B->create<arith::ConstantOp>(
-                       Loc, B->getIntegerAttr(Elem, 0)));
+    if (Additive || Product) {
+      Init = scalarConstant(Elem, Product ? 1 : 0);
     } else {
       SmallVector<Value> First(Ivs);
       for (unsigned D : Reduced)
@@ -112,6 +109,7 @@ View EntryBuilder::lowerReduce(ir::ReduceOp Op) {
       Init = In(First);
     }
     ir::BinaryFn Combine = Additive                  ? ir::BinaryFn::Add
+                           : Product                 ? ir::BinaryFn::Mul
                            : Fn == ir::ReduceFn::Min ? ir::BinaryFn::Min
                                                      : ir::BinaryFn::Max;
     Value Acc = reduceNest(In, Reduced, InSizes, Ivs, Init,
@@ -131,7 +129,14 @@ View EntryBuilder::lowerReduce(ir::ReduceOp Op) {
   return Out;
 }
 
-/// Running sums along `axis`, in index order.
+/// Zero or one (or any small integer) of a float or integer type.
+Value EntryBuilder::scalarConstant(Type Elem, int64_t V) {
+  if (isa<FloatType>(Elem))
+    return B->create<arith::ConstantOp>(Loc, B->getFloatAttr(Elem, V));
+  return B->create<arith::ConstantOp>(Loc, B->getIntegerAttr(Elem, V));
+}
+
+/// Running sums (or products) along `axis`, in index order.
 View EntryBuilder::lowerCumSum(ir::CumSumOp Op) {
   auto T = Op.getResult().getType();
   View Out = buffer(Op, T);
@@ -144,17 +149,14 @@ View EntryBuilder::lowerCumSum(ir::CumSumOp Op) {
   forEach(Sizes, [&](ValueRange Ivs) {
     SmallVector<Value> At(Ivs.begin(), Ivs.end());
     At.insert(At.begin() + Axis, Value());
-    Value Zero = isa<FloatType>(Elem)
-                     ? Value(B->create<arith::ConstantOp>(
-                           Loc, B->getFloatAttr(Elem, 0)))
-                     : Value(B->create<arith::ConstantOp>(
-                           Loc, B->getIntegerAttr(Elem, 0)));
-    auto For = B->create<scf::ForOp>(Loc, idx(0), Len, idx(1), ValueRange{Zero});
+    bool Product = Op.getProduct();
+    auto For = B->create<scf::ForOp>(Loc, idx(0), Len, idx(1),
+                                     ValueRange{scalarConstant(Elem, Product)});
     OpBuilder::InsertionGuard G(*B);
     B->setInsertionPointToStart(For.getBody());
     At[Axis] = For.getInductionVar();
-    Value S = binary(ir::BinaryFn::Add, For.getRegionIterArgs()[0],
-                     load(In, At));
+    Value S = binary(Product ? ir::BinaryFn::Mul : ir::BinaryFn::Add,
+                     For.getRegionIterArgs()[0], load(In, At));
     store(Out, At, S);
     B->create<scf::YieldOp>(Loc, S);
   });
@@ -218,7 +220,26 @@ View EntryBuilder::lowerStack(ir::StackOp St) {
   return Out;
 }
 
+/// Each element copied to its offset along `axis`: the extents before it.
+View EntryBuilder::lowerConcat(ir::ConcatOp Op) {
+  auto T = Op.getResult().getType();
+  View Out = buffer(Op, T);
+  int64_t Axis = Op.getAxis();
+  Value Offset = idx(0);
+  for (Value E : Op.getElements()) {
+    View In = viewOf(E);
+    forEach(In.Sizes, [&](ValueRange Ivs) {
+      SmallVector<Value> At(Ivs.begin(), Ivs.end());
+      At[Axis] = B->create<arith::AddIOp>(Loc, At[Axis], Offset);
+      store(Out, At, load(In, Ivs));
+    });
+    Offset = B->create<arith::AddIOp>(Loc, Offset, In.Sizes[Axis]);
+  }
+  return Out;
+}
+
 void populateArrayLowering(RewritePatternSet &Patterns, EntryBuilder &E) {
+  addLowering<ir::ConcatOp>(Patterns, E, &EntryBuilder::lowerConcat);
   addLowering<ir::ReduceOp>(Patterns, E, &EntryBuilder::lowerReduce);
   addLowering<ir::CumSumOp>(Patterns, E, &EntryBuilder::lowerCumSum);
   addLowering<ir::GatherOp>(Patterns, E, &EntryBuilder::lowerGather);

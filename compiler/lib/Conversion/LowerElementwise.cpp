@@ -319,8 +319,9 @@ Value EntryBuilder::binary(ir::BinaryFn Fn, Value X, Value Y) {
   case BinaryFn::Mul:
     return F ? Value(B->create<arith::MulFOp>(Loc, X, Y))
              : Value(B->create<arith::MulIOp>(Loc, X, Y));
-  case BinaryFn::Div:
-    return B->create<arith::DivFOp>(Loc, X, Y);
+  case BinaryFn::Div: // integers only in index arithmetic (repeat, tile)
+    return F ? Value(B->create<arith::DivFOp>(Loc, X, Y))
+             : Value(B->create<arith::DivSIOp>(Loc, X, Y));
   case BinaryFn::Pow:
     if (std::optional<int64_t> N = integerExponent(Y))
       return integerPow(X, *N);

@@ -65,6 +65,7 @@ static bool takesIntegers(UnaryFn Fn) {
 }
 static bool takesIntegers(BinaryFn Fn) {
   switch (Fn) {
+  case BinaryFn::Div: // on integers, truncating (index arithmetic only)
   case BinaryFn::Add:
   case BinaryFn::Sub:
   case BinaryFn::Mul:
@@ -205,6 +206,25 @@ LogicalResult ReduceOp::verify() {
   }
   if (getFn() == ReduceFn::LogSumExp && !isa<FloatType>(In.getElementType()))
     return emitOpError("logsumexp needs a floating input");
+  return success();
+}
+
+LogicalResult ConcatOp::verify() {
+  auto Out = getResult().getType();
+  int64_t Axis = getAxis();
+  if (getElements().empty() || Axis < 0 ||
+      Axis >= static_cast<int64_t>(Out.getRank()))
+    return emitOpError("needs elements and an axis of the result");
+  for (Value V : getElements()) {
+    auto T = cast<ArrayType>(V.getType());
+    if (T.getElementType() != Out.getElementType() ||
+        T.getRank() != Out.getRank())
+      return emitOpError("every element must have the result's element type "
+                         "and rank");
+    for (int64_t D = 0; D < static_cast<int64_t>(T.getRank()); ++D)
+      if (D != Axis && T.getDims()[D] != Out.getDims()[D])
+        return emitOpError("elements differ from the result off the axis");
+  }
   return success();
 }
 

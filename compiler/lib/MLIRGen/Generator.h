@@ -89,6 +89,13 @@ private:
   Value genVecToTril(const CallExpr &E);
   Value genLogProb(const CallExpr &E);
   Value iota(const Shape &Local, size_t Axis);
+  Value extent(const Dim &D);
+  Value gatherAxes(Value V, const Shape &Viewed, ArrayRef<unsigned> Gathered,
+                   ArrayRef<Value> Indices, const Shape &IndexShape,
+                   unsigned At, DType T);
+  Value genArrayFunction(const CallExpr &E, const Builtin &Fn);
+  Value genPad(const CallExpr &E, Value V);
+  Value genReorder(const CallExpr &E, Value V);
   void genStmt(const Stmt &S);
   void genSample(const SampleStmt &S);
   int64_t siteId(const std::string &Name) const;

@@ -87,18 +87,8 @@ Value Generator::genMixedIndex(const IndexExpr &E) {
   V = B.create<ir::SliceOp>(CurLoc, arrayType(inPlates(E.Viewed), T), V,
                             B.getArrayAttr(Starts),
                             B.getDenseBoolArrayAttr(Dropped));
-  SmallVector<int64_t> Order(E.Gathered.begin(), E.Gathered.end());
-  Shape Moved, Rest;
-  for (unsigned G : E.Gathered)
-    Moved.push_back(E.Viewed[G]);
-  for (size_t I = 0; I < E.Viewed.size(); ++I)
-    if (!llvm::is_contained(E.Gathered, I)) {
-      Order.push_back(I);
-      Rest.push_back(E.Viewed[I]);
-    }
-  llvm::append_range(Moved, Rest);
-  V = permuteLocal(V, Order, Moved, T);
-  const size_t IndexRank = E.Ty.Dims.size() - Rest.size();
+  const size_t Rest = E.Viewed.size() - E.Gathered.size();
+  const size_t IndexRank = E.Ty.Dims.size() - Rest;
   Shape IndexShape(E.Ty.Dims.begin() + E.GatherAt,
                    E.Ty.Dims.begin() + E.GatherAt + IndexRank);
   SmallVector<Value> Indices;
@@ -107,20 +97,8 @@ Value Generator::genMixedIndex(const IndexExpr &E) {
     if (!isa<AxisExpr, SliceExpr>(I) && !E.Basic[P].Dropped)
       Indices.push_back(alignLocal(gen(I), I.Ty.Dims, IndexShape));
   }
-  Shape Gathered = IndexShape;
-  llvm::append_range(Gathered, Rest);
-  V = B.create<ir::GatherOp>(CurLoc, arrayType(inPlates(Gathered), T), V,
-                             Indices, B.getI64IntegerAttr(Plates.size()));
-  if (E.GatherAt == 0)
-    return V;
-  SmallVector<int64_t> Back;
-  for (size_t I = 0; I < E.GatherAt; ++I)
-    Back.push_back(IndexRank + I);
-  for (size_t I = 0; I < IndexRank; ++I)
-    Back.push_back(I);
-  for (size_t I = IndexRank + E.GatherAt; I < Gathered.size(); ++I)
-    Back.push_back(I);
-  return permuteLocal(V, Back, E.Ty.Dims, T);
+  return gatherAxes(V, E.Viewed, E.Gathered, Indices, IndexShape, E.GatherAt,
+                    T);
 }
 
 Value Generator::genIndex(const IndexExpr &E) {

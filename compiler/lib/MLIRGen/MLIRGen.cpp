@@ -291,6 +291,10 @@ Value Generator::genCall(const CallExpr &E) {
   if (Fn.Family == BuiltinFamily::Transpose ||
       Fn.Family == BuiltinFamily::Outer || Fn.Family == BuiltinFamily::Diag)
     return genMatrixHelper(E, Fn);
+  if (Fn.Family == BuiltinFamily::Join || Fn.Family == BuiltinFamily::Pad ||
+      Fn.Family == BuiltinFamily::BroadcastTo ||
+      Fn.Family == BuiltinFamily::Reorder)
+    return genArrayFunction(E, Fn);
   const ExprType &TA = E.Args[0].Value->Ty;
   Value A = gen(*E.Args[0].Value);
   if (Fn.Family == BuiltinFamily::Where)
@@ -307,7 +311,9 @@ Value Generator::genCall(const CallExpr &E) {
     return genSoftmax(E, Fn, A, Axis);
   case BuiltinFamily::CumSum:
     A = castTo(A, TA.Type, E.Ty.Type, TA.Dims);
-    return B.create<ir::CumSumOp>(CurLoc, Result, A, Axis);
+    return B.create<ir::CumSumOp>(
+        CurLoc, Result, A, Axis,
+        E.Callee == "cumprod" ? B.getUnitAttr() : UnitAttr());
   case BuiltinFamily::Reduction: {
     DType In = Fn.Result == BuiltinResult::Float ? Info.Precision
                : TA.Type == DType::Bool          ? DType::I32
@@ -330,6 +336,10 @@ Value Generator::genCall(const CallExpr &E) {
   case BuiltinFamily::Diag:
   case BuiltinFamily::VecToTril:
   case BuiltinFamily::LogProb:
+  case BuiltinFamily::Join:
+  case BuiltinFamily::Pad:
+  case BuiltinFamily::BroadcastTo:
+  case BuiltinFamily::Reorder:
     break; // handled above
   }
   llvm_unreachable("every builtin family is generated above");

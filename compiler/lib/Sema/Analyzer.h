@@ -273,6 +273,24 @@ private:
   bool analyzeGather(IndexExpr &E);
   bool analyzeMixedIndex(IndexExpr &E);
   bool expandEllipsis(IndexExpr &E);
+  void bindPosteriorDim(const std::string &Name, SMLoc Loc);
+  void bindSizeParam(const DistSpec &Spec, const DistParam &P, const Expr &E,
+                     BoundCall &R);
+  // ArrayFunctions.cpp
+  bool analyzeArrayFunction(CallExpr &E, const Builtin &Fn);
+  bool bindArrayArgs(CallExpr &E, std::vector<Expr *> &Bound);
+  std::optional<int64_t> constantAxis(const Expr &A, const Shape &S,
+                                      int64_t Rank);
+  std::optional<Dim> countArg(const Expr &C, const CallExpr &E,
+                              llvm::StringRef What);
+  std::optional<Dim> dimArith(const Dim &D, const Dim &R, bool Times,
+                              SMLoc Loc);
+  bool analyzeJoin(CallExpr &E, Expr &List, const Expr *AxisArg);
+  bool analyzePad(CallExpr &E, Expr &X, const Expr &Width, const Expr *Value);
+  bool analyzeBroadcastTo(CallExpr &E, Expr &X, const Expr &ShapeArg);
+  bool analyzeReorder(CallExpr &E, const std::vector<Expr *> &Args);
+  bool analyzeTile(CallExpr &E, Expr &X, const Expr &Reps);
+  bool analyzeTake(CallExpr &E, Expr &X, Expr &Idx);
   bool analyzeNode(Expr &E);
   size_t obsAxisCount(const Shape &S) const;
   bool isObsAxisName(const Expr &E) const;

@@ -42,6 +42,18 @@ bool Analyzer::analyzeLikeConstructor(CallExpr &E) {
 }
 
 bool Analyzer::analyzeConstructor(CallExpr &E, const Builtin &Fn) {
+  // NumPy's shape tuple, zeros((N, K)), full((K,), v): its dimensions as
+  // arguments.
+  if (!E.Args.empty() && E.Args[0].Keyword.empty() &&
+      llvm::isa<ArrayExpr>(*E.Args[0].Value) &&
+      (E.Callee == "zeros" || E.Callee == "ones" || E.Callee == "full")) {
+    ExprPtr Tuple = E.Args[0].Value;
+    std::vector<Arg> Args;
+    for (const ExprPtr &D : llvm::cast<ArrayExpr>(*Tuple).Elements)
+      Args.push_back({"", D->Loc, D});
+    Args.insert(Args.end(), E.Args.begin() + 1, E.Args.end());
+    E.Args = std::move(Args);
+  }
   if (E.Args.size() < Fn.MinArgs || E.Args.size() > Fn.MaxArgs) {
     std::string Want = Fn.MinArgs == Fn.MaxArgs
                            ? (llvm::Twine(Fn.MinArgs) + " argument" +

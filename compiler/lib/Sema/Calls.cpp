@@ -50,6 +50,10 @@ bool Analyzer::analyzeCall(CallExpr &E) {
     return analyzeLogProb(E);
   if (Fn->Family == BuiltinFamily::VecToTril)
     return analyzeVecToTril(E);
+  if (Fn->Family == BuiltinFamily::Join || Fn->Family == BuiltinFamily::Pad ||
+      Fn->Family == BuiltinFamily::BroadcastTo ||
+      Fn->Family == BuiltinFamily::Reorder)
+    return analyzeArrayFunction(E, *Fn);
   bool AxisFn = Fn->takesAxis();
   std::optional<int64_t> Axis;
   SMLoc AxisLoc;
@@ -217,7 +221,7 @@ std::optional<bool> Analyzer::analyzeCallAxis(CallExpr &E, const Builtin &Fn,
   if (Fn.takesAxis() && (Axis || !Reduction)) {
     int64_t Rank = static_cast<int64_t>(A.Dims.size());
     if (!Axis && Fn.Family == BuiltinFamily::CumSum && Rank > 1) {
-      Diags.report(diag::E_CUMSUM_NEEDS_AXIS, E.Loc) << shapeStr(A.Dims);
+      Diags.report(diag::E_NEEDS_AXIS, E.Loc) << E.Callee << shapeStr(A.Dims);
       return false;
     }
     int64_t Ax = Axis ? *Axis : -1;

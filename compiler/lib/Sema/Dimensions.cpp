@@ -103,6 +103,11 @@ std::optional<DimPoly> Analyzer::namePoly(const NameExpr &N, bool MustBeBound,
     return DimPoly::symbol(N.Name);
   }
   auto S = Names.find(N.Name);
+  if (S == Names.end() && AllowPosteriorDims && N.Name != Info.ObsDim) {
+    // `[T - 1]`, `zeros(K)` in a latent's statement: K from the posterior.
+    bindPosteriorDim(N.Name, N.Loc);
+    return DimPoly::symbol(N.Name);
+  }
   if (S != Names.end())
     Diags.report(diag::E_NOT_A_DIMENSION, N.Loc)
         << N.Name << article(kindWord(S->second.K)) << kindWord(S->second.K);

@@ -151,6 +151,34 @@ void Analyzer::checkExactlyOneOf(const DistSpec &Spec,
   }
 }
 
+/// LKJCholesky's dimension: the event is [dimension, dimension], a
+/// dimension as anywhere (a literal, a const, a name the data or the
+/// posterior binds, arithmetic), at least 2 when known.
+void Analyzer::bindSizeParam(const DistSpec &Spec, const DistParam &P,
+                             const Expr &E, BoundCall &R) {
+  auto Bad = [&]() {
+    Diags.report(diag::E_PARAMETER_SIZE, E.Loc) << P.Name << Spec.Name;
+    R.Ok = false;
+  };
+  if (!llvm::isa<NumberExpr, NameExpr, BinaryExpr, UnaryExpr>(E))
+    return Bad();
+  auto Poly = dimPoly(E, true);
+  if (!Poly) {
+    R.Ok = false;
+    return;
+  }
+  if (Poly->isConstant() && Poly->constantValue() < 2)
+    return Bad();
+  if (!Poly->isConstant())
+    requireNonNegative(*Poly, E.Loc, "LKJCholesky's dimension");
+  auto D = dimOf(*Poly, E.Loc);
+  if (!D) {
+    R.Ok = false;
+    return;
+  }
+  R.EventSize = *D;
+}
+
 /// One parameter: its default when not given, else its argument checked,
 /// its event axes merged into the event size and its batch axes into the
 /// call's batch shape.
@@ -161,19 +189,13 @@ void Analyzer::bindParam(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
     return;
   }
   Expr &E = *Arg;
+  if (P.SizeOnly) {
+    bindSizeParam(Spec, P, E, R);
+    return;
+  }
   std::optional<double> V;
   if (!checkParamValue(Spec, P, E, V, R.Ok))
     return;
-  if (P.SizeOnly) {
-    // LKJCholesky's dimension: the event is [dimension, dimension].
-    if (!V || *V < 2 || !E.Ty.Dims.empty()) {
-      Diags.report(diag::E_PARAMETER_SIZE, E.Loc) << P.Name << Spec.Name;
-      R.Ok = false;
-    } else {
-      R.EventSize = Dim::known(static_cast<int64_t>(*V));
-    }
-    return;
-  }
   if (P.EventRank == 2 && E.Ty.Dims.size() < 2) {
     Diags.report(diag::E_PARAMETER_NOT_MATRIX, E.Loc)
         << P.Name << Spec.Name << shapeStr(E.Ty.Dims);

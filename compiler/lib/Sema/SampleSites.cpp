@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
 
+#include "llvm/Support/SaveAndRestore.h"
+
 namespace aimz {
 namespace sema {
 
@@ -35,7 +37,13 @@ void Analyzer::analyzeSample(SampleStmt &S) {
   std::string Support;
   if (Spec->Improper)
     Support = takeImproperSupport(S, IsOutput, Ok);
-  std::optional<BoundCall> Call = bindSampleCall(S, *Spec, IsOutput);
+  // A dimension first seen in the parameters (`Normal(zeros(K), 1)`) is
+  // the posterior's, as one in the shape is.
+  std::optional<BoundCall> Call;
+  {
+    llvm::SaveAndRestore Posterior(AllowPosteriorDims, true);
+    Call = bindSampleCall(S, *Spec, IsOutput);
+  }
   if (!Call) {
     poison(S);
     return;

@@ -40,10 +40,7 @@ std::optional<Dim> Analyzer::resolveDim(const DimSyntax &D, bool MustBeBound) {
   }
   if (MustBeBound && !BoundSymbols.count(D.Name) && AllowPosteriorDims &&
       !Names.count(D.Name)) {
-    BoundSymbols.insert(D.Name);
-    Info.Symbols.push_back(D.Name);
-    Info.PosteriorDims.push_back(D.Name);
-    PosteriorDimLocs.emplace(D.Name, D.Loc);
+    bindPosteriorDim(D.Name, D.Loc);
     return Dim::symbol(D.Name);
   }
   if (MustBeBound && !BoundSymbols.count(D.Name)) {
@@ -177,6 +174,16 @@ bool Analyzer::checkSignature() {
   // an input is f64.
   Info.Precision = Requested ? *Requested : AnyF64 ? DType::F64 : DType::F32;
   return Ok;
+}
+
+/// A dimension first seen in a latent's shape or parameters (a group count
+/// J): the posterior's arrays bind it at run time; Sema.cpp checks that a
+/// latent carries it.
+void Analyzer::bindPosteriorDim(const std::string &Name, SMLoc Loc) {
+  BoundSymbols.insert(Name);
+  Info.Symbols.push_back(Name);
+  Info.PosteriorDims.push_back(Name);
+  PosteriorDimLocs.emplace(Name, Loc);
 }
 
 /// Symbols in the signature are bound by the data's shapes.

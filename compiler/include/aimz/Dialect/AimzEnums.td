@@ -106,7 +106,8 @@ def Aimz_ReduceFn : I32EnumAttr<"ReduceFn", "reduction", [
     I32EnumAttrCase<"Mean", 1, "mean">,
     I32EnumAttrCase<"Min", 2, "min">,
     I32EnumAttrCase<"Max", 3, "max">,
-    I32EnumAttrCase<"LogSumExp", 4, "logsumexp">]> {
+    I32EnumAttrCase<"LogSumExp", 4, "logsumexp">,
+    I32EnumAttrCase<"Prod", 5, "prod">]> {
   let cppNamespace = "::aimz::ir";
 }
 

@@ -177,6 +177,16 @@ def Aimz_StackOp : Aimz_Op<"stack", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Aimz_ConcatOp : Aimz_Op<"concat", [Pure]> {
+  let summary = "Operands joined end to end along their dim `axis`";
+  let arguments = (ins Variadic<Aimz_ArrayType>:$elements, I64Attr:$axis);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $elements `axis` $axis attr-dict `:` type($elements) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Aimz_CholeskyOp : Aimz_Op<"cholesky", [Pure]> {
   let summary = "Lower Cholesky factor of the two dims after `batch_rank`";
   let description = [{
@@ -206,11 +216,14 @@ def Aimz_ReduceOp : Aimz_Op<"reduce", [Pure]> {
 }
 
 def Aimz_CumSumOp : Aimz_Op<"cumsum", [Pure]> {
-  let summary = "Running sums along dim `axis` (same shape)";
-  let arguments = (ins Aimz_ArrayType:$input, I64Attr:$axis);
+  let summary = "Running sums (running products with `product`) along dim "
+                "`axis` (same shape)";
+  let arguments = (ins Aimz_ArrayType:$input, I64Attr:$axis,
+                       UnitAttr:$product);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = [{
-    $input `axis` $axis attr-dict `:` type($input) `->` type($result)
+    $input `axis` $axis (`product` $product^)? attr-dict `:` type($input)
+    `->` type($result)
   }];
   let hasVerifier = 1;
 }
