@@ -258,6 +258,7 @@ x3::rule<class CallClass, ExprPtr> const call = "call";
 x3::rule<class ArrayClass, ExprPtr> const array = "array literal";
 x3::rule<class IndexItemClass, ExprPtr> const indexItem = "index";
 x3::rule<class SliceTailClass, SliceTail> const sliceTail = "index";
+x3::rule<class ParenClass, Range> const openParen = "'('";
 
 const auto setVal = [](auto &C) { x3::_val(C) = x3::_attr(C); };
 
@@ -403,16 +404,16 @@ const auto primary_def =
     })] |
     // `(e)`, or Python's tuple `(a, b)` / `(a,)`: an array of its elements
     // (a shape, pad widths, a list to stack).
-    (x3::lit('(') > (expr % ',') > x3::matches[x3::lit(',')] >
+    (openParen > (expr % ',') > x3::matches[x3::lit(',')] >
      ')')[([](auto &C) {
       auto &A = x3::_attr(C);
-      auto &Elements = fusion::at_c<0>(A);
-      if (Elements.size() == 1 && !fusion::at_c<1>(A)) {
+      auto &Elements = fusion::at_c<1>(A);
+      if (Elements.size() == 1 && !fusion::at_c<2>(A)) {
         x3::_val(C) = Elements.front();
         return;
       }
-      auto Node = std::make_shared<ArrayExpr>(locOf(x3::_where(C).begin()),
-                                              std::move(Elements));
+      auto Node = std::make_shared<ArrayExpr>(
+          locOf(fusion::at_c<0>(A).begin()), std::move(Elements));
       unsigned D = 0;
       for (const ExprPtr &E : Node->Elements)
         D = std::max(D, E->Depth);
@@ -450,6 +451,7 @@ const auto postfix_def =
 
 x3::rule<class NegClass, Range> const negSign = "'-'";
 const auto negSign_def = x3::raw[x3::lit('-')];
+const auto openParen_def = x3::raw[x3::lit('(')];
 const auto negs = *negSign;
 
 // `^` (Stan) or `**` (Python): tried before `*`, so `a ** 2` is a power.
@@ -493,7 +495,7 @@ const auto expr_def =
 BOOST_SPIRIT_DEFINE(ident, number, integer, dim, dimList, type, param, expr, negSign,
                     primary, postfix, powStep, power, unary, multiplicative,
                     additive, keywordName, arg, argList, call, array,
-                    indexItem, sliceTail)
+                    indexItem, sliceTail, openParen)
 
 //===----------------------------------------------------------------------===//
 // Statements

@@ -72,8 +72,9 @@ bool Analyzer::expandEllipsis(IndexExpr &E) {
   auto At = llvm::find_if(E.Indices, IsEllipsis);
   if (At == E.Indices.end())
     return true;
-  if (std::count_if(At + 1, E.Indices.end(), IsEllipsis)) {
-    Diags.report(diag::E_TWO_ELLIPSES, (*At)->Loc);
+  if (auto Second = std::find_if(At + 1, E.Indices.end(), IsEllipsis);
+      Second != E.Indices.end()) {
+    Diags.report(diag::E_TWO_ELLIPSES, (*Second)->Loc);
     return false;
   }
   size_t Consumed = llvm::count_if(E.Indices, [&](const ExprPtr &I) {

@@ -128,5 +128,60 @@ class PosteriorDims(E.E2ETestCase):
         self.assert_one_error_line(r, "posterior 'a'", "(8, 6)", "(8, 7)")
 
 
+
+# A group-effects model whose every size comes from the posterior: the
+# effect count K in LKJCholesky's dimension and in zeros(K), the group
+# count J in the latent's shape, and J - 1 in a second latent's.
+POSTERIOR_SIZES = """
+model m(g: i32[n]) -> (y: f64[n]) {
+  L ~ LKJCholesky(K, 2.0);
+  tau ~ HalfNormal(1)[K];
+  z ~ Normal(zeros(K), 1)[J, K];
+  d ~ Normal(0, 1)[J - 1];
+  sigma ~ HalfNormal(1);
+  let ab = z @ (tau[:, None] * L).T;
+  let shift = pad(d, (1, 0));
+  plate obs(n) {
+    y ~ Normal(sum(ab[g]) + shift[g], sigma);
+  }
+}
+"""
+
+
+class SizesFromThePosterior(E.E2ETestCase):
+    def test_log_likelihood_and_prior_predictive(self):
+        rng = np.random.default_rng(11)
+        n, K, J, D = 30, 3, 4, 5
+        g = rng.integers(0, J, n).astype(np.int32)
+        y = rng.normal(size=n)
+        Ls = np.stack([np.linalg.cholesky(stats.random_correlation.rvs(
+            [0.6, 1.1, 1.3], random_state=rng)) for _ in range(D)])
+        tau = rng.uniform(0.5, 2, (D, K))
+        z = rng.normal(size=(D, J, K))
+        d = rng.normal(size=(D, J - 1))
+        sigma = rng.uniform(0.5, 1.5, D)
+        so = self.compile_source("posterior_sizes", POSTERIOR_SIZES)
+        post = self.savez("ps_post.npz", L=Ls, tau=tau, z=z, d=d, sigma=sigma)
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, {"g": self.save("ps_g.npy", g),
+                                         "y": self.save("ps_y.npy", y)},
+                  out, posterior=post)
+        ab = z @ np.swapaxes(tau[:, :, None] * Ls, 1, 2)
+        shift = np.pad(d, ((0, 0), (1, 0)))
+        mu = ab[:, g].sum(-1) + shift[:, g]
+        np.testing.assert_allclose(E.read_arrays(out)["y"],
+                                   stats.norm.logpdf(y, mu, sigma[:, None]),
+                                   rtol=1e-12)
+        prior = self.fresh()
+        E.run_cmd("prior-predictive", so, {"g": self.save("ps_g.npy", g)},
+                  prior, num_samples=20, seed=3, sites=["L", "z", "d"],
+                  extra=["--dim", "K=3", "--dim", "J=4"])
+        got = E.read_arrays(prior)
+        self.assertEqual(got["L"].shape, (20, 3, 3))
+        self.assertEqual(got["d"].shape, (20, 3))
+        # Cholesky factors of correlation matrices: unit rows, lower.
+        np.testing.assert_allclose((got["L"] ** 2).sum(-1), 1, rtol=1e-10)
+        self.assertTrue(np.all(np.triu(got["L"], 1) == 0))
+
 if __name__ == "__main__":
     E.main()
