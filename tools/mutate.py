@@ -234,10 +234,6 @@ MUTATIONS = [
     ("joint-site-is-obs-aligned", "compiler/lib/Sema/Classification.cpp",
      "    return SiteClass::Joint;", "    return SiteClass::ObsAligned;",
      ["aimzc"], [LIT]),
-    ("new-axis-before-obs-axis-allowed", "compiler/lib/Sema/Indexing.cpp",
-     "  if (!Out.empty() && Out[0] != Dim::symbol(Info.ObsDim) &&",
-     "  if (false && Out[0] != Dim::symbol(Info.ObsDim) &&",
-     ["aimzc"], [LIT]),
     ("joint-model-in-blocks", "compiler/lib/Conversion/EntryBuilder.cpp",
      "    if (Model.getJointObservations()) {\n      // Every observation",
      "    if (false) {\n      // Every observation",
@@ -280,6 +276,34 @@ MUTATIONS = [
      "      Bound[I] = clone(*F.Params[I].Default, {});",
      "      Bound[I] = std::make_shared<NumberExpr>(Call.Loc, 0.0, false);",
      ["aimzc"], [e2e("user_functions", "-k Golf")]),
+    # Advanced indexing: NumPy puts adjacent indices' shape where they
+    # stand; a block left first would give a transposed value.
+    ("mixed-index-at-front", "compiler/lib/Sema/Indexing.cpp",
+     "  E.GatherAt = Adjacent ? Advanced.front() : 0;",
+     "  E.GatherAt = 0;",
+     ["aimzc"], [e2e("indexing_any_axis", "-k Placements")]),
+    # The row rule: a value with the observation axis twice pairs
+    # observations (x[:, None] - x[None, :] without a joint site).
+    ("obs-axis-twice-unchecked", "compiler/lib/Sema/Expressions.cpp",
+     "  if (Info.ObsDim.empty() || obsAxisCount(E.Ty.Dims) < 2)",
+     "  if (true)",
+     ["aimzc"], [LIT]),
+    ("concat-offset-fixed", "compiler/lib/Conversion/LowerArrays.cpp",
+     "    Offset = B->create<arith::AddIOp>(Loc, Offset, In.Sizes[Axis]);",
+     "    Offset = In.Sizes[Axis];",
+     COMPILER_TARGETS, [e2e("array_functions", "-k every_form")]),
+    ("flip-off-by-one", "compiler/lib/MLIRGen/ArrayFunctions.cpp",
+     "                      alignLocal(constant(1, DType::I64), {}, Out)),",
+     "                      alignLocal(constant(0, DType::I64), {}, Out)),",
+     ["aimzc"], [e2e("array_functions", "-k every_form")]),
+    ("cumprod-adds", "compiler/lib/Conversion/LowerArrays.cpp",
+     "    Value S = binary(Product ? ir::BinaryFn::Mul : ir::BinaryFn::Add,",
+     "    Value S = binary(ir::BinaryFn::Add,",
+     COMPILER_TARGETS, [e2e("array_functions")]),
+    ("posterior-derived-dims-first", "runtime/lib/Data.cpp",
+     "    return S < 0 || llvm::none_of(M.Sites[S].Shape, [](const ManifestDim &D) {",
+     "    return S < 0 || llvm::any_of(M.Sites[S].Shape, [](const ManifestDim &D) {",
+     RUN_TARGETS, [e2e("posterior_dims", "-k SizesFromThePosterior")]),
 ]
 
 

@@ -162,6 +162,10 @@ struct CallExpr : Expr {
   /// in Counts[2 i], Counts[2 i + 1]; repeat's and tile's repetitions.
   std::vector<int64_t> Axes;
   std::vector<Dim> Counts;
+  /// Sema: an equivalent expression, analyzed, that code generation emits
+  /// instead (a statistic of a view of an input becomes the view of the
+  /// input's statistic); the call's own arguments are then gone.
+  ExprPtr Desugared;
   std::string LogProbDist;
   std::vector<std::string> LogProbParamNames;
   std::vector<ExprPtr> LogProbParams;
@@ -170,6 +174,7 @@ struct CallExpr : Expr {
   ~CallExpr() override {
     for (Arg &A : Args)
       releaseChild(A.Value);
+    releaseChild(Desugared);
   }
 };
 

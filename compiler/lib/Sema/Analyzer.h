@@ -274,6 +274,7 @@ private:
   bool analyzeMixedIndex(IndexExpr &E);
   bool expandEllipsis(IndexExpr &E);
   void bindPosteriorDim(const std::string &Name, SMLoc Loc);
+  std::optional<bool> viewOfDataReduction(CallExpr &E, const Builtin &Fn);
   void bindSizeParam(const DistSpec &Spec, const DistParam &P, const Expr &E,
                      BoundCall &R);
   // ArrayFunctions.cpp

@@ -36,7 +36,43 @@ void Analyzer::analyzeTransformed(AssignStmt &S) {
              S.NameLoc});
 }
 
+/// `mean(X[:, 1:], axis=0)`, `sd(X[:, 2])`: a statistic along the
+/// observation axis of a view of an input that keeps that axis whole is the
+/// view of the input's statistic, `mean(X, axis=0)[1:]` (brms's centring
+/// of the design matrix without its intercept column). Nullopt when `E` is
+/// not such a call.
+std::optional<bool> Analyzer::viewOfDataReduction(CallExpr &E,
+                                                  const Builtin &Fn) {
+  auto *View = llvm::dyn_cast<IndexExpr>(E.Args[0].Value.get());
+  if (!View || View->Basic.empty() || View->Indices.empty())
+    return std::nullopt;
+  auto *First = llvm::dyn_cast<AxisExpr>(View->Indices.front().get());
+  auto *Input = llvm::dyn_cast<NameExpr>(View->Base.get());
+  bool ColumnWise = E.Axis || View->Ty.Dims.size() == 1;
+  if (!First || First->NewAxis || !Input || !ColumnWise ||
+      llvm::any_of(View->Indices, [](const ExprPtr &I) {
+        auto *A = llvm::dyn_cast<AxisExpr>(I.get());
+        return A && A->NewAxis;
+      }))
+    return std::nullopt;
+  auto Stat = std::make_shared<CallExpr>(
+      E.Loc, E.Callee, std::vector<Arg>{{"", Input->Loc, View->Base}});
+  Stat->Axis = 0;
+  if (!analyzeDataReduction(*Stat, Fn))
+    return false;
+  std::vector<ExprPtr> Rest(View->Indices.begin() + 1, View->Indices.end());
+  auto Out = std::make_shared<IndexExpr>(View->Loc, Stat, std::move(Rest));
+  if (!analyzeSlices(*Out))
+    return false;
+  E.Ty = Out->Ty;
+  E.Args.clear();
+  E.Desugared = Out;
+  return true;
+}
+
 bool Analyzer::analyzeDataReduction(CallExpr &E, const Builtin &Fn) {
+  if (auto Done = viewOfDataReduction(E, Fn))
+    return *Done;
   const Expr &Arg = *E.Args[0].Value;
   const auto *N = llvm::dyn_cast<NameExpr>(&Arg);
   auto It = N ? Names.find(N->Name) : Names.end();

@@ -87,6 +87,11 @@ EXPECTED = {
                                        "sigma": "global",
                                        "b_Intercept": "global",
                                        "y": "observed"}),
+    # Statistics of views of the data are values too.
+    "brms_design_matrix": ("obs", [], {"b": "global", "Intercept": "global",
+                                       "sigma": "global",
+                                       "b_Intercept": "global",
+                                       "Y": "observed"}),
 }
 
 

@@ -220,5 +220,78 @@ class ExactStatistics(E.E2ETestCase):
         self.assertIn("transformed data 'sum(t)'", r.stderr)
 
 
+
+class BrmsDesignMatrix(E.E2ETestCase):
+    """brms's own layout: X with its intercept column, centred on X[:, 1:]
+    (dsl-examples/brms_design_matrix.aimz); statistics of views of inputs
+    against NumPy."""
+
+    def setUp(self):
+        super().setUp()
+        rng = np.random.default_rng(12)
+        N, K, D = 101, 4, 6
+        self.X = np.column_stack([np.ones(N), rng.normal(2, 3, (N, K - 1))])
+        self.Y = rng.normal(size=N)
+        self.post = {"b": rng.normal(size=(D, K - 1)),
+                     "Intercept": rng.normal(size=D),
+                     "sigma": rng.uniform(0.5, 2, D)}
+        self.pp = self.savez("brms_post.npz", **self.post)
+        self.data = {"X": self.save("brms_X.npy", self.X)}
+
+    def test_log_likelihood_and_b_intercept(self):
+        so = E.model("brms_design_matrix")
+        means = self.X[:, 1:].mean(axis=0)
+        Xc = self.X[:, 1:] - means
+        mu = self.post["Intercept"][:, None] + self.post["b"] @ Xc.T
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so,
+                  dict(self.data, Y=self.save("brms_Y.npy", self.Y)), out,
+                  posterior=self.pp)
+        np.testing.assert_allclose(
+            E.read_arrays(out)["Y"],
+            stats.norm.logpdf(self.Y, mu, self.post["sigma"][:, None]),
+            rtol=1e-12)
+        outs = []
+        for axis, devices, batch in (("obs", 1, None), ("obs", 2, 7),
+                                     ("draw", 2, 2)):
+            pred = self.fresh()
+            E.run_cmd("predict", so, self.data, pred, posterior=self.pp,
+                      axis=axis, devices=devices, batch=batch, seed=5,
+                      sites=["Y", "b_Intercept"])
+            outs.append(E.read_arrays(pred))
+        for o in outs[1:]:
+            self.assert_same_arrays(outs[0], o)
+        np.testing.assert_allclose(
+            outs[0]["b_Intercept"],
+            self.post["Intercept"] - self.post["b"] @ means, rtol=1e-12)
+
+    def test_statistics_of_views(self):
+        so = self.compile_source("view_statistics", """
+model m(X: f64[N, K], t: f64[N, 2, 3]) -> (y: f64[N]) {
+  transformed m1 = mean(X[:, 1:], axis=0);
+  transformed s2 = sd(X[:, 2]);
+  transformed x1 = max(X[:, 1:3], axis=0);
+  transformed c0 = sum(X[:, 0]);
+  transformed tm = mean(t[:, 1, 1:], axis=0);
+  transformed lse = logsumexp(t[:, :, -1], axis=0);
+  a ~ Normal(0, 1);
+  deterministic d = concatenate([m1, [s2], x1, [c0], tm, lse]);
+  y ~ Normal(a, 1)[N];
+}
+""")
+        rng = np.random.default_rng(13)
+        t = rng.normal(size=(self.X.shape[0], 2, 3))
+        out = self.fresh()
+        E.run_cmd("predict", so, dict(self.data, t=self.save("brms_t.npy", t)),
+                  out, posterior=self.savez("vs_post.npz", a=np.zeros(2)),
+                  seed=1, sites=["d"])
+        X = self.X
+        want = np.concatenate([X[:, 1:].mean(0), [X[:, 2].std(ddof=1)],
+                               X[:, 1:3].max(0), [X[:, 0].sum()],
+                               t[:, 1, 1:].mean(0),
+                               np.log(np.exp(t[:, :, -1]).sum(0))])
+        got = E.read_arrays(out)["d"]
+        np.testing.assert_allclose(got, np.stack([want, want]), rtol=1e-13)
+
 if __name__ == "__main__":
     E.main()
