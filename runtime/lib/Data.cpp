@@ -196,6 +196,21 @@ llvm::Error readObserved(const Manifest &M,
   return llvm::Error::success();
 }
 
+/// The latents with the observation axis: a posterior holding one of them
+/// says how many observations there are.
+std::vector<std::string> obsLatents(const Manifest &M) {
+  std::vector<std::string> Names;
+  for (const ManifestSite &S : M.Sites)
+    if (S.Kind == SiteKind::Latent && M.obsAxis(S.Shape) >= 0)
+      Names.push_back(S.Name);
+  return Names;
+}
+
+std::string unknownObservations(const Manifest &M) {
+  return "the number of observations is unknown: no input has the "
+         "observation axis '" + M.ObsDim + "'";
+}
+
 /// The observation count: bound by the data or NumObservations (which
 /// must agree), and every arithmetic extent checked now that its names are
 /// bound.
@@ -204,6 +219,8 @@ llvm::Error bindObservations(const Manifest &M, int64_t NumObservations,
                              BoundByMap &BoundBy) {
   if (NumObservations > 0) {
     auto [It, New] = D.Bindings.emplace(M.ObsDim, NumObservations);
+    if (New)
+      D.ObsBoundBy = "--num-observations";
     if (!New && It->second != NumObservations)
       return error("--num-observations " + std::to_string(NumObservations) +
                    " but " + BoundBy[M.ObsDim] + " has " +
@@ -223,9 +240,12 @@ llvm::Error bindObservations(const Manifest &M, int64_t NumObservations,
               "observed output '" + M.Outputs[O].Name + "'", D.Bindings))
         return E;
   auto N = D.Bindings.find(M.ObsDim);
+  if (N == D.Bindings.end() && !NeedObserved && !obsLatents(M).empty()) {
+    D.ObsFromPosterior = true; // the posterior's per-observation latent
+    return llvm::Error::success();
+  }
   if (N == D.Bindings.end())
-    return error("the number of observations is unknown: no input has the "
-                 "observation axis '" + M.ObsDim + "'" +
+    return error(unknownObservations(M) +
                  (NeedObserved ? std::string()
                                : "; give it with --num-observations N"));
   if (N->second == 0)
@@ -379,9 +399,16 @@ llvm::Error checkPosteriorShape(const Manifest &M, const ManifestSite &Site,
   // first time it is seen; later arrays must agree (checked below).
   if (A.shape().size() == Site.Shape.size() + 1)
     for (size_t I = 0; I < Site.Shape.size(); ++I)
-      if (const auto *Sym = std::get_if<std::string>(&Site.Shape[I]))
+      if (const auto *Sym = std::get_if<std::string>(&Site.Shape[I])) {
         if (llvm::is_contained(M.PosteriorDims, *Sym))
           Data.Bindings.emplace(*Sym, static_cast<int64_t>(A.shape()[I + 1]));
+        if (*Sym == M.ObsDim && Data.ObsFromPosterior && !Data.NumObs &&
+            A.shape()[I + 1] > 0) {
+          Data.NumObs = static_cast<int64_t>(A.shape()[I + 1]);
+          Data.Bindings.emplace(*Sym, Data.NumObs);
+          Data.ObsBoundBy = What;
+        }
+      }
   auto Want = resolveShape(Site.Shape, Data.Bindings);
   if (!Want)
     return Want.takeError();
@@ -402,7 +429,9 @@ llvm::Error checkPosteriorShape(const Manifest &M, const ManifestSite &Site,
   if (Axis >= 0 && Got.size() == Expect.size() &&
       Got[Axis + 1] != Expect[Axis + 1])
     Msg += "; it holds " + std::to_string(Got[Axis + 1]) +
-           " observations but the data has " + std::to_string(Data.NumObs);
+           " observations but " +
+           (Data.ObsBoundBy.empty() ? "the data" : Data.ObsBoundBy) +
+           " gives " + std::to_string(Data.NumObs);
   return error(Msg);
 }
 
@@ -525,6 +554,11 @@ posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
   }
   if (llvm::Error E = checkPosteriorComplete(M, P, Origin, RequireAll))
     return std::move(E);
+  if (Data.ObsFromPosterior && !Data.NumObs)
+    return error(unknownObservations(M) + ", and posterior '" + Origin +
+                 "' holds none of the latents that have it (" +
+                 llvm::join(obsLatents(M), ", ") +
+                 "); give it with --num-observations N");
   return P;
 }
 

@@ -445,6 +445,10 @@ llvm::Error checkRequest(const Manifest &M, const DataSet &Data,
                      "' has a flat prior (ImproperUniform), which has no "
                      "draws; give it a proper prior to sample the prior "
                      "predictive");
+  if (Data.ObsFromPosterior && !Data.NumObs) // no posterior to take it from
+    return error("the number of observations is unknown: no input has the "
+                 "observation axis '" + M.ObsDim + "'; give it with "
+                 "--num-observations N");
   if (llvm::Error E = checkDimsBound(M, Data))
     return E;
   if (llvm::Error E = checkIndexInputs(M, Data))

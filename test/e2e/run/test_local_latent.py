@@ -116,5 +116,69 @@ class LocalLatent(E.E2ETestCase):
         self.assertLess(abs(e.var() - 1) / np.sqrt(2 / e.size), 5)
 
 
+
+# A per-observation latent and no input with the observation axis (Stan
+# User's Guide's measurement-error model with the true covariate a
+# parameter, its measurements only in the output): predict takes N from
+# the posterior's x.
+N_FROM_POSTERIOR = """
+model me(tau: f64) -> (y: f64[n]) {
+  a ~ Normal(0, 1);
+  b ~ Normal(0, 1);
+  sigma ~ HalfNormal(1);
+  plate obs(n) {
+    x ~ Normal(0, 1);
+    y ~ Normal(a + b * x, sigma + tau);
+  }
+}
+"""
+
+
+class ObservationsFromThePosterior(E.E2ETestCase):
+    def setUp(self):
+        super().setUp()
+        rng = np.random.default_rng(14)
+        self.post = {"a": rng.normal(size=6), "b": rng.normal(size=6),
+                     "sigma": rng.uniform(1, 2, 6),
+                     "x": rng.normal(size=(6, 9))}
+        self.pp = self.savez("nfp_post.npz", **self.post)
+        self.data = {"tau": self.save("nfp_tau.npy", np.array(0.25))}
+        self.so = self.compile_source("n_from_posterior", N_FROM_POSTERIOR)
+
+    def test_predict_takes_n_from_the_posterior(self):
+        outs = []
+        for devices, batch in ((1, None), (2, 2)):
+            out = self.fresh()
+            E.run_cmd("predict", self.so, self.data, out, posterior=self.pp,
+                      devices=devices, batch=batch, seed=3, sites=["y"])
+            outs.append(E.read_arrays(out))
+        self.assert_same_arrays(outs[0], outs[1])
+        y = outs[0]["y"]
+        self.assertEqual(y.shape, (6, 9))
+        p = self.post
+        z = (y - p["a"][:, None] - p["b"][:, None] * p["x"]) / (
+            p["sigma"][:, None] + 0.25)
+        self.assertLess(abs(z.mean()), 0.5)
+
+    def test_disagreeing_sources_name_both(self):
+        r = E.run_cmd("predict", self.so, self.data, self.fresh(),
+                      posterior=self.pp, extra=["--num-observations", "5"],
+                      check=False)
+        self.assert_one_error_line(r, "posterior 'x'", "holds 9 observations",
+                                   "--num-observations gives 5")
+
+    def test_no_source_is_an_error(self):
+        post = self.savez("nfp_post2.npz", a=self.post["a"],
+                          b=self.post["b"], sigma=self.post["sigma"])
+        r = E.run_cmd("predict", self.so, self.data, self.fresh(),
+                      posterior=post, check=False)
+        self.assert_one_error_line(r, "number of observations is unknown",
+                                   "holds none of the latents that have it (x)",
+                                   "--num-observations N")
+        r = E.run_cmd("prior-predictive", self.so, self.data, self.fresh(),
+                      num_samples=3, check=False)
+        self.assert_one_error_line(r, "number of observations is unknown",
+                                   "--num-observations N")
+
 if __name__ == "__main__":
     E.main()

@@ -29,6 +29,11 @@ struct DataSet {
   }
   std::map<std::string, int64_t> Bindings;
   int64_t NumObs = 0;
+  /// No input has the observation axis but a latent does (a per-item
+  /// latent, a covariate measured with error): the posterior's array of it
+  /// sets NumObs (ObsBoundBy names which), or --num-observations does.
+  bool ObsFromPosterior = false;
+  std::string ObsBoundBy;
   /// Statistics of the data (transformed data) that are NaN or infinite in
   /// the model's precision (an f32 sum beyond 3.4e38), one line each: the
   /// run reports them with its non-finite results (an error under
