@@ -165,6 +165,12 @@ void printDistributionCatalogue(llvm::raw_ostream &OS, bool Json) {
        << " | " << notes(*D)
        << " |\n";
   }
+  OS << "\nWritten as another distribution of the table (the call is "
+        "rewritten before it is\nchecked, so it takes that distribution's "
+        "checks, draws and densities):\n\n"
+        "| Call | Is |\n"
+        "|------|----|\n";
+  printDistributionSugar(OS);
 }
 
 } // namespace aimz

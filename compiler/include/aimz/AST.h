@@ -255,6 +255,10 @@ struct AttrExpr : Expr {
   ~AttrExpr() override { releaseChild(Base); }
 };
 
+/// A deep copy of an expression's syntax (Sema's rewrites that use an
+/// argument twice; Functions.cpp).
+ExprPtr cloneExpr(const Expr &E);
+
 /// `E` as its node class, const where `E` is.
 template <typename Node, typename ExprT> auto &nodeAs(ExprT &E) {
   return static_cast<std::conditional_t<std::is_const_v<ExprT>, const Node,

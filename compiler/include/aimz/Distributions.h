@@ -181,6 +181,13 @@ const std::vector<DistSpec> &allDistributions();
 /// or, with Json, as a JSON array of every row and alias.
 void printDistributionCatalogue(llvm::raw_ostream &OS, bool Json);
 
+/// NumPyro (and PyMC) classes that Sema rewrites into a distribution of the
+/// table (DistributionSugar.cpp): AsymmetricLaplaceQuantile, the
+/// Left/Right/TwoSidedTruncatedDistribution, PyMC's HalfStudentT.
+bool isDistributionSugar(llvm::StringRef Name);
+/// Their rows for the catalogue: "| `call` | `what it is` |".
+void printDistributionSugar(llvm::raw_ostream &OS);
+
 const char *constraintDescription(Constraint C);
 bool satisfies(Constraint C, double V);
 

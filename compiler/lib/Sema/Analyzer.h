@@ -213,6 +213,8 @@ private:
   /// gate=) become the named distribution they equal (GatedComposites.cpp).
   static bool isGatedComposite(llvm::StringRef Dist);
   bool rewriteGatedComposite(SampleStmt &S);
+  bool rewriteDistributionSugar(std::string &Dist, std::vector<Arg> &Args,
+                                SMLoc Loc);
   const CallExpr *distributionArg(const SampleStmt &S, size_t Index,
                                   const char *What);
   void analyzeBlock(BlockStmt &B);

@@ -495,4 +495,6 @@ bool inlineFunctions(Model &M, Diagnostics &Diags) {
   return Inliner(M, Diags).run();
 }
 
+ExprPtr cloneExpr(const Expr &E) { return clone(E, {}); }
+
 } // namespace aimz

@@ -29,6 +29,8 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     return false;
   }
   auto *D = llvm::dyn_cast<CallExpr>(E.Args[0].Value.get());
+  if (D && !rewriteDistributionSugar(D->Callee, D->Args, D->Loc))
+    return false;
   const DistSpec *Spec = D ? lookupDistribution(D->Callee) : nullptr;
   if (!Spec) {
     Diags.report(diag::E_LOGPROB_NOT_DIST, E.Args[0].Loc) << E.Callee;

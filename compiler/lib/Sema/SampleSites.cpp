@@ -14,6 +14,10 @@ namespace aimz {
 namespace sema {
 
 void Analyzer::analyzeSample(SampleStmt &S) {
+  if (!rewriteDistributionSugar(S.Dist, S.Args, S.DistLoc)) {
+    poison(S);
+    return;
+  }
   if (isGatedComposite(S.Dist) && !rewriteGatedComposite(S)) {
     poison(S);
     return;

@@ -172,6 +172,27 @@ CASES = {
         dict(a=(S, real), b=(S, pos), c=(S, lambda r, s: r.uniform(-3, 2, s))),
         lambda p: dist.TruncatedDistribution(
             dist.Normal(p["a"], p["b"]), low=p["a"] + p["b"] * p["c"])),
+    # Written as another distribution (DistributionSugar.cpp).
+    "asymmetric_laplace_quantile": continuous(
+        "AsymmetricLaplaceQuantile(a, b, quantile=c)",
+        dict(a=(S, real), b=(S, pos), c=(S, unit)),
+        lambda p: dist.AsymmetricLaplaceQuantile(p["a"], p["b"], p["c"])),
+    "left_truncated": continuous(
+        "LeftTruncatedDistribution(Normal(a, b), low=a + b * c)",
+        dict(a=(S, real), b=(S, pos), c=(S, lambda r, s: r.uniform(-3, 2, s))),
+        lambda p: dist.LeftTruncatedDistribution(
+            dist.Normal(p["a"], p["b"]), low=p["a"] + p["b"] * p["c"])),
+    "right_truncated": continuous(
+        "RightTruncatedDistribution(Logistic(a, b), a + b * c)",
+        dict(a=(S, real), b=(S, pos), c=(S, lambda r, s: r.uniform(-2, 3, s))),
+        lambda p: dist.RightTruncatedDistribution(
+            dist.Logistic(p["a"], p["b"]), high=p["a"] + p["b"] * p["c"])),
+    "two_sided_truncated": continuous(
+        "TwoSidedTruncatedDistribution(Laplace(a, b), a + b * c, a + b * c + b)",
+        dict(a=(S, real), b=(S, pos), c=(S, lambda r, s: r.uniform(-3, 3, s))),
+        lambda p: dist.TwoSidedTruncatedDistribution(
+            dist.Laplace(p["a"], p["b"]), low=p["a"] + p["b"] * p["c"],
+            high=p["a"] + p["b"] * p["c"] + p["b"])),
     "bernoulli_probs": discrete("Bernoulli(probs=a)", dict(a=(S, unit)),
                                 lambda p: dist.Bernoulli(probs=p["a"]), 2),
     "bernoulli_logits": discrete("Bernoulli(logits=a)", dict(a=(S, real)),
