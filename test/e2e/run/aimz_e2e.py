@@ -229,6 +229,16 @@ def same_bytes(a, b):
 
 # ------------------------------------------------------------ test cases
 
+def expression_battery(latents, exprs):
+    """A model over inputs x: f64[n] and ii: i32[M] with the given latent
+    statements and one deterministic site d<i> per expression (NumPy
+    expression batteries: each site's values are compared with NumPy's)."""
+    lines = ["model m(x: f64[n], ii: i32[M]) -> (y: f64[n]) {"]
+    lines += ["  %s" % l for l in latents]
+    lines += ["  deterministic d%d = %s;" % (i, e) for i, e in enumerate(exprs)]
+    return "\n".join(lines + ["  y ~ Normal(x, 1);", "}", ""])
+
+
 def known_bug(reason):
     """Marks a test of the correct behaviour that fails because of a known
     bug in the code under test: it still runs, reports "expected failure"

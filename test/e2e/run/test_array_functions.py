@@ -75,14 +75,9 @@ CASES = [
 
 class ArrayFunctions(E.E2ETestCase):
     def test_every_form_matches_numpy(self):
-        lines = ["model m(x: f64[n], ii: i32[M]) -> (y: f64[n]) {",
-                 "  A ~ Normal(0, 1)[3, K];",
-                 "  v ~ Normal(0, 1)[K];",
-                 "  w ~ Normal(0, 1)[3];"]
-        for i, (expr, _) in enumerate(CASES):
-            lines.append("  deterministic d%d = %s;" % (i, expr))
-        lines += ["  y ~ Normal(x, 1);", "}", ""]
-        so = self.compile_source("array_functions", "\n".join(lines))
+        so = self.compile_source("array_functions", E.expression_battery(
+            ["A ~ Normal(0, 1)[3, K];", "v ~ Normal(0, 1)[K];",
+             "w ~ Normal(0, 1)[3];"], [expr for expr, _ in CASES]))
         rng = np.random.default_rng(7)
         D = 5
         A = rng.normal(size=(D, 3, 4))

@@ -48,12 +48,8 @@ PLACEMENTS = [
 
 class Placements(E.E2ETestCase):
     def test_every_placement_matches_numpy(self):
-        lines = ["model m(x: f64[n], ii: i32[M]) -> (y: f64[n]) {",
-                 "  A ~ Normal(0, 1)[3, 4, 5];"]
-        for i, (expr, _) in enumerate(PLACEMENTS):
-            lines.append("  deterministic d%d = %s;" % (i, expr))
-        lines += ["  y ~ Normal(x, 1);", "}", ""]
-        so = self.compile_source("placements", "\n".join(lines))
+        so = self.compile_source("placements", E.expression_battery(
+            ["A ~ Normal(0, 1)[3, 4, 5];"], [expr for expr, _ in PLACEMENTS]))
         rng = np.random.default_rng(1)
         A = rng.normal(size=(6, 3, 4, 5))
         ii = np.array([2, 0, 1, 1, 2, 0, 2], dtype=np.int32)
