@@ -284,10 +284,44 @@ ExprPtr negate(Ctx &C, const std::vector<Range> &Negs, ExprPtr E) {
 /// of the same name with `x` first. A reduction's first positional
 /// argument is its axis, as NumPy's method takes it (so `x.min(1)` is
 /// unambiguous where `min(x, 1)` is not).
+/// Module prefixes a NumPyro, JAX or PyMC model writes before a function or
+/// distribution (`jnp.exp`, `jax.nn.softmax`, `dist.Normal`, `pm.Normal`):
+/// dropped, as the language's names are those modules' own.
+bool isModulePrefix(llvm::StringRef Name) {
+  static const llvm::StringRef Modules[] = {
+      "jnp", "np", "numpy", "jax", "nn", "scipy", "special", "lax", "math",
+      "dist", "numpyro", "distributions", "pm", "pt"};
+  return llvm::is_contained(Modules, Name);
+}
+
+/// `jnp`, `jax.nn`, `jax.scipy.special`: a chain of module names.
+bool isModulePath(const Expr &E) {
+  if (const auto *N = llvm::dyn_cast<NameExpr>(&E))
+    return isModulePrefix(N->Name);
+  const auto *A = llvm::dyn_cast<AttrExpr>(&E);
+  return A && isModulePrefix(A->Name) && isModulePath(*A->Base);
+}
+
 template <typename Ctx>
 ExprPtr methodCall(Ctx &C, ExprPtr Base, const Ident &Name,
                    std::vector<Arg> Args) {
   SMLoc At = locOf(Name.Pos);
+  // jnp.sum(x, 1): NumPy's function, its second positional argument an axis
+  // as in NumPy (which the bare min(x, 1) leaves ambiguous).
+  bool Module = isModulePath(*Base);
+  if (Module) {
+    static const llvm::StringRef AxisSecond[] = {
+        "sum", "mean", "min", "max", "prod", "cumsum", "cumprod", "std", "var"};
+    if (llvm::is_contained(AxisSecond, Name.Name) && Args.size() >= 2 &&
+        Args[1].Keyword.empty())
+      Args[1].Keyword = "axis";
+    auto Node = std::make_shared<CallExpr>(At, Name.Name, std::move(Args));
+    unsigned D = 0;
+    for (const Arg &Ar : Node->Args)
+      D = std::max(D, Ar.Value->Depth);
+    Node->Depth = D + 1;
+    return Node;
+  }
   if (Name.Name == "dot" && Args.size() == 1 && Args[0].Keyword.empty()) {
     auto Node = std::make_shared<BinaryExpr>(Base->Loc, BinaryOp::MatMul,
                                              Base, Args[0].Value);
@@ -308,6 +342,31 @@ ExprPtr methodCall(Ctx &C, ExprPtr Base, const Ident &Name,
     state(C).TooDeep = llvm::SMLoc(Node->Loc).getPointer();
   return Node;
 }
+
+/// A distribution's name, module prefixes dropped (`dist.Normal`,
+/// `numpyro.distributions.Normal`, `pm.Normal`); another dotted name is
+/// kept whole, so that it is reported as unknown.
+x3::rule<class DistNameClass, Ident> const distName = "distribution";
+const auto distName_def = (ident >> *(x3::lit('.') >> ident))[([](auto &C) {
+  auto &A = x3::_attr(C);
+  Ident Name = fusion::at_c<0>(A);
+  const std::vector<Ident> &Rest = fusion::at_c<1>(A);
+  if (Rest.empty()) {
+    x3::_val(C) = Name;
+    return;
+  }
+  bool Modules = isModulePrefix(Name.Name);
+  for (size_t I = 0; I + 1 < Rest.size(); ++I)
+    Modules &= isModulePrefix(Rest[I].Name);
+  if (Modules) {
+    x3::_val(C) = Rest.back();
+    return;
+  }
+  for (const Ident &R : Rest)
+    Name.Name += "." + R.Name;
+  x3::_val(C) = Name;
+})];
+BOOST_SPIRIT_DEFINE(distName)
 
 x3::rule<class KeywordClass, Ident> const keywordName = "keyword";
 const auto keywordName_def = ident >> '=' >> !x3::lit('=');
@@ -543,7 +602,7 @@ const auto factorStmt_def = (kw("factor") > ident > '=' > expr >
                              ';')[assignAction<Stmt::Kind::Factor>()];
 
 x3::rule<class sampleStmtClass, StmtPtr> const sampleStmt = "statement";
-const auto sampleStmt_def = (ident >> '~' > ident > '(' > argList > ')' >
+const auto sampleStmt_def = (ident >> '~' > distName > '(' > argList > ')' >
                          -dimList > ';')[([](auto &C) {
   auto &A = x3::_attr(C);
   const Ident &N = fusion::at_c<0>(A);
