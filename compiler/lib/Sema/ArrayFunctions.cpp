@@ -333,6 +333,12 @@ bool Analyzer::analyzeReorder(CallExpr &E, const std::vector<Expr *> &Args) {
       auto Ax = constantAxis(*A, S, Rank);
       if (!Ax)
         return false;
+      if (llvm::is_contained(E.Axes, *Ax)) { // NumPy: "repeated axis"
+        Diags.report(diag::E_ARRAY_FN_ARGS, A->Loc)
+            << "axis " + std::to_string(*Ax) + " is given twice"
+            << signatureOf(E.Callee).Shown.str();
+        return false;
+      }
       E.Axes.push_back(*Ax);
     }
   } else if (E.Callee != "tile") {
