@@ -171,6 +171,11 @@ void printDistributionCatalogue(llvm::raw_ostream &OS, bool Json) {
         "| Call | Is |\n"
         "|------|----|\n";
   printDistributionSugar(OS);
+  OS << "\nPyMC's keyword names for the same parameters (positions stay "
+        "NumPyro's):\n\n"
+        "| PyMC | Distribution | Keywords |\n"
+        "|------|--------------|----------|\n";
+  printPyMCKeywords(OS);
 }
 
 } // namespace aimz

@@ -187,6 +187,9 @@ void printDistributionCatalogue(llvm::raw_ostream &OS, bool Json);
 bool isDistributionSugar(llvm::StringRef Name);
 /// Their rows for the catalogue: "| `call` | `what it is` |".
 void printDistributionSugar(llvm::raw_ostream &OS);
+/// PyMC's keyword names that mean a table parameter: "| PyMC class |
+/// table name | `mu=` is `loc=`, ... |".
+void printPyMCKeywords(llvm::raw_ostream &OS);
 
 const char *constraintDescription(Constraint C);
 bool satisfies(Constraint C, double V);

@@ -15,8 +15,12 @@
 //   PyMC's HalfStudentT(nu, sigma)
 //       TruncatedDistribution(StudentT(nu, 0, sigma), low=0)
 //
+// and PyMC's keyword names (Normal(mu=, sigma=), MvNormal(mu=, cov=), ...)
+// renamed to NumPyro's for the same parameters.
+//
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "aimz/Distributions.h"
 
 namespace aimz {
 namespace sema {
@@ -63,6 +67,94 @@ const SugarForm SugarForms[] = {
      "TruncatedDistribution(StudentT(nu, 0.0, sigma), low=0.0)"},
 };
 
+/// PyMC's keyword names for a distribution of the table (the same
+/// parameter, PyMC's spelling), and PyMC's class names for NumPyro's: a
+/// PyMC model's `pm.Normal("a", mu=m, sigma=s)` is `Normal(mu=m, sigma=s)`.
+/// Positions stay NumPyro's (PyMC's Weibull(alpha, beta) is NumPyro's
+/// Weibull(concentration, scale) reversed: by keyword it is unambiguous).
+struct PyMCKeywords {
+  const char *Name;   // PyMC's class
+  const char *Target; // the table's distribution
+  std::vector<std::pair<const char *, const char *>> Keywords;
+};
+
+const PyMCKeywords PyMCForms[] = {
+    {"Normal", "Normal", {{"mu", "loc"}, {"sigma", "scale"}}},
+    {"HalfNormal", "HalfNormal", {{"sigma", "scale"}}},
+    {"LogNormal", "LogNormal", {{"mu", "loc"}, {"sigma", "scale"}}},
+    {"StudentT", "StudentT", {{"nu", "df"}, {"mu", "loc"}, {"sigma", "scale"}}},
+    {"Cauchy", "Cauchy", {{"alpha", "loc"}, {"beta", "scale"}}},
+    {"HalfCauchy", "HalfCauchy", {{"beta", "scale"}}},
+    {"Laplace", "Laplace", {{"mu", "loc"}, {"b", "scale"}}},
+    {"Logistic", "Logistic", {{"mu", "loc"}, {"s", "scale"}}},
+    {"Gumbel", "Gumbel", {{"mu", "loc"}, {"beta", "scale"}}},
+    {"Exponential", "Exponential", {{"lam", "rate"}}},
+    {"Gamma", "Gamma", {{"alpha", "concentration"}, {"beta", "rate"}}},
+    {"InverseGamma", "InverseGamma",
+     {{"alpha", "concentration"}, {"beta", "rate"}}},
+    {"Beta", "Beta", {{"alpha", "concentration1"}, {"beta", "concentration0"}}},
+    {"Weibull", "Weibull", {{"alpha", "concentration"}, {"beta", "scale"}}},
+    {"Pareto", "Pareto", {{"m", "scale"}}},
+    {"Uniform", "Uniform", {{"lower", "low"}, {"upper", "high"}}},
+    {"TruncatedNormal", "TruncatedNormal",
+     {{"mu", "loc"}, {"sigma", "scale"}, {"lower", "low"}, {"upper", "high"}}},
+    {"Poisson", "Poisson", {{"mu", "rate"}}},
+    {"Bernoulli", "Bernoulli", {{"p", "probs"}, {"logit_p", "logits"}}},
+    {"Binomial", "Binomial",
+     {{"n", "total_count"}, {"p", "probs"}, {"logit_p", "logits"}}},
+    {"Categorical", "Categorical", {{"p", "probs"}, {"logit_p", "logits"}}},
+    {"Dirichlet", "Dirichlet", {{"a", "concentration"}}},
+    {"Multinomial", "Multinomial", {{"n", "total_count"}, {"p", "probs"}}},
+    {"Geometric", "Geometric", {{"p", "probs"}}},
+    {"MvNormal", "MultivariateNormal",
+     {{"mu", "loc"},
+      {"cov", "covariance_matrix"},
+      {"chol", "scale_tril"},
+      {"tau", "precision_matrix"}}},
+    // PyMC's NegativeBinomial(mu, alpha) is NumPyro's NegativeBinomial2;
+    // only these keywords say so (NumPyro's NegativeBinomial has others).
+    {"NegativeBinomial", "NegativeBinomial2",
+     {{"mu", "mean"}, {"alpha", "concentration"}}},
+};
+
+/// PyMC's keywords in `Args` renamed to the table's; `Dist` becomes the
+/// table's class when PyMC's differs and one of its keywords says PyMC's
+/// is meant (MvNormal always).
+void renamePyMCKeywords(std::string &Dist, std::vector<Arg> &Args) {
+  for (const PyMCKeywords &F : PyMCForms) {
+    if (Dist != F.Name)
+      continue;
+    const DistSpec *Own = lookupDistribution(Dist);
+    bool Renamed = false;
+    // NumPyro's parameters the call gives by position or by keyword.
+    std::vector<std::string> Given;
+    size_t Positional = 0;
+    for (const Arg &A : Args)
+      if (!A.Keyword.empty())
+        Given.push_back(A.Keyword);
+      else if (Own && Positional < Own->Params.size())
+        Given.push_back(Own->Params[Positional++].Name);
+    for (Arg &A : Args) {
+      if (A.Keyword.empty() ||
+          (Own && llvm::any_of(Own->Params, [&](const DistParam &P) {
+             return A.Keyword == P.Name;
+           })))
+        continue;
+      // Renamed unless NumPyro's parameter is given too, by keyword or
+      // position (then the PyMC one is reported as not a parameter).
+      for (const auto &[PyMC, Ours] : F.Keywords)
+        if (A.Keyword == PyMC && !llvm::is_contained(Given, Ours)) {
+          A.Keyword = Ours;
+          Renamed = true;
+          break;
+        }
+    }
+    if (!Own || Renamed)
+      Dist = F.Target;
+    return;
+  }
+}
+
 const SugarForm *sugarForm(llvm::StringRef Name) {
   for (const SugarForm &F : SugarForms)
     if (Name == F.Name)
@@ -92,12 +184,23 @@ void printDistributionSugar(llvm::raw_ostream &OS) {
     OS << "| `" << F.Shown << "` | `" << F.Means << "` |\n";
 }
 
+void printPyMCKeywords(llvm::raw_ostream &OS) {
+  for (const sema::PyMCKeywords &F : sema::PyMCForms) {
+    OS << "| " << F.Name << " | " << F.Target << " | ";
+    for (size_t I = 0; I < F.Keywords.size(); ++I)
+      OS << (I ? ", " : "") << "`" << F.Keywords[I].first << "=` is `"
+         << F.Keywords[I].second << "=`";
+    OS << " |\n";
+  }
+}
+
 namespace sema {
 
 /// `Dist(Args)` rewritten into the distribution it is, when it is one of
 /// the forms above; false after an error (reported).
 bool Analyzer::rewriteDistributionSugar(std::string &Dist,
                                         std::vector<Arg> &Args, SMLoc Loc) {
+  renamePyMCKeywords(Dist, Args);
   const SugarForm *F = sugarForm(Dist);
   if (!F)
     return true;

@@ -122,11 +122,46 @@ def default_differences(name, t, o, group, extensions):
     return []
 
 
+def catalogue_table(markdown, header):
+    """The rows of the Markdown table under the line starting `header`."""
+    lines = markdown.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip("|").split("|")])
+    return rows
+
+
 class Signatures(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         r = E.aimzc("--list-distributions=json", check=True)
         cls.rows = json.loads(r.stdout)
+        cls.markdown = E.aimzc("--list-distributions", check=True).stdout
+
+    def test_pymc_keywords_are_pymcs_and_ours(self):
+        # Each PyMC spelling is a parameter of PyMC's class, and what it is
+        # renamed to a parameter of the table's distribution.
+        try:
+            import pymc
+        except ImportError:
+            self.skipTest("PyMC is not installed in the reference environment")
+        ours = {r["name"]: {p["name"] for p in r["params"]} for r in self.rows}
+        rows = catalogue_table(self.markdown, "| PyMC | Distribution |")
+        self.assertGreater(len(rows), 20)
+        found = []
+        for pymc_name, target, keywords in rows:
+            theirs = set(inspect.signature(
+                getattr(pymc, pymc_name).dist).parameters)
+            for pair in keywords.split(", "):
+                k, v = [w.strip("`=") for w in pair.split(" is ")]
+                if k not in theirs:
+                    found.append("%s: PyMC has no '%s'" % (pymc_name, k))
+                if v not in ours[target]:
+                    found.append("%s: %s has no '%s'" % (pymc_name, target, v))
+        self.assertEqual(found, [], "\n" + "\n".join(found))
 
     def test_table_is_read(self):
         names = {r["name"] for r in self.rows}

@@ -2,7 +2,8 @@
 NumPyro's AsymmetricLaplaceQuantile (quantile regression) and
 Left/Right/TwoSidedTruncatedDistribution, PyMC's HalfStudentT, scored
 against SciPy or the closed form (Yu & Moyeed's asymmetric Laplace
-likelihood) and drawn with the right support and quantile.
+likelihood) and drawn with the right support and quantile; PyMC's keyword
+names (a PyMC radon model written with them) against SciPy.
 """
 
 import os
@@ -93,6 +94,57 @@ model m(x: f64[n]) -> (y: f64[n], z: f64[n]) {
         self.assertGreater(stats.kstest(
             got["z"].ravel(), stats.truncnorm(-0.5, 1.5).cdf).pvalue, 1e-4)
 
+
+
+# pymc-examples, "A Primer on Bayesian Methods for Multilevel Modeling"
+# (radon, varying intercepts), written with PyMC's keywords; a count
+# response with PyMC's NegativeBinomial(mu, alpha) beside it.
+PYMC_RADON = """
+model radon(floor: f64[n], county: i32[n]) -> (log_radon: f64[n], c: i32[n]) {
+  mu_a ~ Normal(mu=0.0, sigma=10.0);
+  sigma_a ~ HalfNormal(sigma=5.0);
+  alpha ~ Normal(mu=mu_a, sigma=sigma_a)[J];
+  beta ~ Normal(mu=0.0, sigma=10.0);
+  sigma_y ~ Exponential(lam=1.0);
+  phi ~ Gamma(alpha=2.0, beta=0.5);
+  plate obs(n) {
+    log_radon ~ Normal(mu=alpha[county] + beta * floor, sigma=sigma_y);
+    c ~ NegativeBinomial(mu=exp(alpha[county]), alpha=phi);
+  }
+}
+"""
+
+
+class PyMCKeywords(E.E2ETestCase):
+    def test_radon_against_scipy(self):
+        rng = np.random.default_rng(17)
+        n, J, D = 60, 5, 4
+        floor = rng.integers(0, 2, n).astype(np.float64)
+        county = rng.integers(0, J, n).astype(np.int32)
+        y = rng.normal(1, 1, n)
+        c = rng.integers(0, 20, n).astype(np.int32)
+        post = {"mu_a": rng.normal(size=D), "sigma_a": rng.uniform(0.5, 2, D),
+                "alpha": rng.normal(1, 0.5, (D, J)), "beta": rng.normal(size=D),
+                "sigma_y": rng.uniform(0.5, 1.5, D),
+                "phi": rng.uniform(1, 5, D)}
+        so = self.compile_source("pymc_radon", PYMC_RADON)
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so,
+                  {"floor": self.save("r_floor.npy", floor),
+                   "county": self.save("r_county.npy", county),
+                   "log_radon": self.save("r_y.npy", y),
+                   "c": self.save("r_c.npy", c)}, out,
+                  posterior=self.savez("r_post.npz", **post))
+        got = E.read_arrays(out)
+        a = post["alpha"][:, county]
+        np.testing.assert_allclose(
+            got["log_radon"],
+            stats.norm.logpdf(y, a + post["beta"][:, None] * floor,
+                              post["sigma_y"][:, None]), rtol=1e-12)
+        mu, phi = np.exp(a), post["phi"][:, None]
+        np.testing.assert_allclose(
+            got["c"], stats.nbinom.logpmf(c, phi, phi / (phi + mu)),
+            rtol=1e-10)
 
 if __name__ == "__main__":
     E.main()
