@@ -172,6 +172,46 @@ ExprPtr binary(BinaryOp Op, ExprPtr L, ExprPtr R) {
   return Node;
 }
 
+/// The form's distribution call, `Dist(Args)`, from its bound arguments
+/// (`Bound`, in the form's parameter order, defaults filled in).
+void rewriteSugarCall(const SugarForm &F, std::vector<ExprPtr> Bound,
+                      SMLoc Loc, std::string &Dist, std::vector<Arg> &Args) {
+  auto Kw = [&](const char *K, ExprPtr V) { return Arg{K, V->Loc, V}; };
+  llvm::StringRef Name = F.Name;
+  if (Name == "AsymmetricLaplaceQuantile") {
+    auto Asymmetry = [&]() {
+      ExprPtr Q = cloneExpr(*Bound[2]);
+      ExprPtr Odds = binary(BinaryOp::Sub,
+                            binary(BinaryOp::Div, number(Loc, 1), Q),
+                            number(Loc, 1));
+      return binary(BinaryOp::Pow, binary(BinaryOp::Div, number(Loc, 1), Odds),
+                    number(Loc, 0.5));
+    };
+    ExprPtr Scale = binary(BinaryOp::Div,
+                           binary(BinaryOp::Mul, Bound[1], Asymmetry()),
+                           Bound[2]);
+    Dist = "AsymmetricLaplace";
+    Args = {Kw("loc", Bound[0]), Kw("scale", Scale),
+            Kw("asymmetry", Asymmetry())};
+    return;
+  }
+  if (Name == "HalfStudentT") {
+    std::vector<Arg> T{Kw("df", Bound[0]), Kw("loc", number(Loc, 0)),
+                       Kw("scale", Bound[1])};
+    auto Base = std::make_shared<CallExpr>(Loc, "StudentT", std::move(T));
+    Base->Depth = std::max(Bound[0]->Depth, Bound[1]->Depth) + 1;
+    Dist = "TruncatedDistribution";
+    Args = {Arg{"", Loc, Base}, Kw("low", number(Loc, 0))};
+    return;
+  }
+  // The truncations: the base, then the bounds by name.
+  std::vector<Arg> T{Arg{"", Bound[0]->Loc, Bound[0]}};
+  for (size_t I = 1; I < Bound.size(); ++I)
+    T.push_back(Kw(F.Params[I].Name, Bound[I]));
+  Dist = "TruncatedDistribution";
+  Args = std::move(T);
+}
+
 } // namespace
 } // namespace sema
 
@@ -243,40 +283,7 @@ bool Analyzer::rewriteDistributionSugar(std::string &Dist,
                   Loc);
     Bound[I] = number(Loc, *F->Params[I].Default);
   }
-  auto Kw = [&](const char *K, ExprPtr V) { return Arg{K, V->Loc, V}; };
-  llvm::StringRef Name = F->Name;
-  if (Name == "AsymmetricLaplaceQuantile") {
-    auto Asymmetry = [&]() {
-      ExprPtr Q = cloneExpr(*Bound[2]);
-      ExprPtr Odds = binary(BinaryOp::Sub,
-                            binary(BinaryOp::Div, number(Loc, 1), Q),
-                            number(Loc, 1));
-      return binary(BinaryOp::Pow, binary(BinaryOp::Div, number(Loc, 1), Odds),
-                    number(Loc, 0.5));
-    };
-    ExprPtr Scale = binary(BinaryOp::Div,
-                           binary(BinaryOp::Mul, Bound[1], Asymmetry()),
-                           Bound[2]);
-    Dist = "AsymmetricLaplace";
-    Args = {Kw("loc", Bound[0]), Kw("scale", Scale),
-            Kw("asymmetry", Asymmetry())};
-    return true;
-  }
-  if (Name == "HalfStudentT") {
-    std::vector<Arg> T{Kw("df", Bound[0]), Kw("loc", number(Loc, 0)),
-                       Kw("scale", Bound[1])};
-    auto Base = std::make_shared<CallExpr>(Loc, "StudentT", std::move(T));
-    Base->Depth = std::max(Bound[0]->Depth, Bound[1]->Depth) + 1;
-    Dist = "TruncatedDistribution";
-    Args = {Arg{"", Loc, Base}, Kw("low", number(Loc, 0))};
-    return true;
-  }
-  // The truncations: the base, then the bounds by name.
-  std::vector<Arg> T{Arg{"", Bound[0]->Loc, Bound[0]}};
-  for (size_t I = 1; I < Bound.size(); ++I)
-    T.push_back(Kw(F->Params[I].Name, Bound[I]));
-  Dist = "TruncatedDistribution";
-  Args = std::move(T);
+  rewriteSugarCall(*F, std::move(Bound), Loc, Dist, Args);
   return true;
 }
 
