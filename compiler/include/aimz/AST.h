@@ -191,11 +191,11 @@ struct IndexExpr : Expr {
   };
   std::vector<BasicAxis> Basic;
   /// Set by Sema for slices beside an index computed from values (NumPy's
-  /// advanced indexing, `beta[:, jj]`): Basic's view (shape `Viewed`), its
-  /// axes `Gathered` indexed by the value indices, whose broadcast shape
-  /// lands at result axis `GatherAt` (NumPy: where the indices stand when
-  /// they are adjacent, else first).
-  bool Mixed = false;
+  /// advanced indexing, `beta[:, jj]`; such an index has Gathered
+  /// non-empty): Basic's view (shape `Viewed`), its axes `Gathered` indexed
+  /// by the value indices, whose broadcast shape lands at result axis
+  /// `GatherAt` (NumPy: where the indices stand when they are adjacent,
+  /// else first).
   Shape Viewed;
   std::vector<unsigned> Gathered;
   unsigned GatherAt = 0;

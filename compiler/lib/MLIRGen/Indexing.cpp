@@ -102,7 +102,7 @@ Value Generator::genMixedIndex(const IndexExpr &E) {
 }
 
 Value Generator::genIndex(const IndexExpr &E) {
-  if (E.Mixed)
+  if (!E.Gathered.empty())
     return genMixedIndex(E);
   if (!E.Basic.empty())
     return genBasicIndex(E);

@@ -171,7 +171,6 @@ bool Analyzer::analyzeMixedIndex(IndexExpr &E) {
         << shapeStr(Base) << Base.size() << E.Indices.size();
     return false;
   }
-  E.Mixed = true;
   E.Basic.assign(Base.size(), {Dim::known(0), false});
   Shape IndexShape;
   std::vector<unsigned> Advanced; // positions of every integer index
