@@ -142,12 +142,27 @@ std::string compositeName(DistKind Kind, llvm::StringRef Base) {
 }
 
 llvm::ArrayRef<const char *> truncatableBases() {
-  static const char *Bases[] = {
-      "Normal",      "Cauchy",   "StudentT",     "Laplace",    "Logistic",
-      "Exponential", "Weibull",  "Gumbel",       "Pareto",     "Gamma",
-      "InverseGamma", "LogNormal", "HalfNormal", "HalfCauchy", "Beta",
-      "Kumaraswamy", "Uniform", "LogUniform", "AsymmetricLaplace", "Chi2",
-      "BetaProportion", "Poisson", "NegativeBinomial2", "Binomial"};
+  // The distributions of numbers whose truncation the support library
+  // defines (a truncated_<symbol> row, the normal's truncatednormal), in
+  // the table's order: the runtime's rows are the one list.
+  static const std::vector<const char *> Bases = [] {
+    std::vector<const char *> B;
+    for (const DistSpec &D : allDistributions()) {
+      if (D.hasEvent() || D.isComposite() || D.Improper)
+        continue;
+      llvm::SmallVector<llvm::StringRef, 4> Given;
+      for (const DistParam &P : D.Params)
+        if (D.ExactlyOneOf.empty() || !llvm::is_contained(D.ExactlyOneOf, P.Name) ||
+            P.Name == llvm::StringRef(D.ExactlyOneOf.front()))
+          Given.push_back(P.Name);
+      const std::string Sym = truncatedSymbol(D, Given);
+      if (llvm::any_of(runtimeDistributions(), [&](const RuntimeDistribution &R) {
+            return Sym == R.Symbol;
+          }))
+        B.push_back(D.Name);
+    }
+    return B;
+  }();
   return Bases;
 }
 

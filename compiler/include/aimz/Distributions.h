@@ -187,6 +187,13 @@ void printDistributionCatalogue(llvm::raw_ostream &OS, bool Json);
 bool isDistributionSugar(llvm::StringRef Name);
 /// Their rows for the catalogue: "| `call` | `what it is` |".
 void printDistributionSugar(llvm::raw_ostream &OS);
+/// Every name a model may call a distribution by: the table's rows and
+/// aliases, the rewritten classes, PyMC's class names and the composites
+/// Sema builds (ZeroInflatedDistribution, HurdleDistribution).
+std::vector<std::string> distributionSpellings();
+/// The spelling closest to an unknown `Name` ("Normal" for "Gaussian" or
+/// "normal"), or empty when none is near.
+std::string closestDistribution(llvm::StringRef Name);
 /// PyMC's keyword names that mean a table parameter: "| PyMC class |
 /// table name | `mu=` is `loc=`, ... |".
 void printPyMCKeywords(llvm::raw_ostream &OS);

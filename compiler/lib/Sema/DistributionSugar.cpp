@@ -106,6 +106,11 @@ const PyMCKeywords PyMCForms[] = {
     {"Dirichlet", "Dirichlet", {{"a", "concentration"}}},
     {"Multinomial", "Multinomial", {{"n", "total_count"}, {"p", "probs"}}},
     {"Geometric", "Geometric", {{"p", "probs"}}},
+    {"VonMises", "VonMises", {{"mu", "loc"}, {"kappa", "concentration"}}},
+    {"DiscreteUniform", "DiscreteUniform", {{"lower", "low"}, {"upper", "high"}}},
+    {"Kumaraswamy", "Kumaraswamy", {{"a", "concentration1"}, {"b", "concentration0"}}},
+    {"BetaBinomial", "BetaBinomial",
+     {{"alpha", "concentration1"}, {"beta", "concentration0"}, {"n", "total_count"}}},
     {"MvNormal", "MultivariateNormal",
      {{"mu", "loc"},
       {"cov", "covariance_matrix"},
@@ -222,6 +227,46 @@ bool isDistributionSugar(llvm::StringRef Name) {
 void printDistributionSugar(llvm::raw_ostream &OS) {
   for (const sema::SugarForm &F : sema::SugarForms)
     OS << "| `" << F.Shown << "` | `" << F.Means << "` |\n";
+}
+
+std::vector<std::string> distributionSpellings() {
+  std::vector<std::string> Names;
+  for (const DistSpec &D : allDistributions())
+    Names.push_back(D.Name);
+  for (const DistAlias &A : allDistributionAliases())
+    Names.push_back(A.Name);
+  for (const sema::SugarForm &F : sema::SugarForms)
+    Names.push_back(F.Name);
+  for (const sema::PyMCKeywords &F : sema::PyMCForms)
+    Names.push_back(F.Name);
+  Names.push_back("ZeroInflatedDistribution");
+  Names.push_back("HurdleDistribution");
+  return Names;
+}
+
+std::string closestDistribution(llvm::StringRef Name) {
+  // Other libraries' names for a distribution here, which no edit
+  // distance finds.
+  static const std::pair<const char *, const char *> Synonyms[] = {
+      {"gaussian", "Normal"},         {"inversegaussian", "Wald"},
+      {"halft", "HalfStudentT"},      {"lognormal", "LogNormal"},
+      {"exponentialmodifiednormal", "ExGaussian"},
+      {"negativebinomial", "NegativeBinomial2"}};
+  const std::string Lower = Name.lower();
+  for (auto [Other, Ours] : Synonyms)
+    if (Lower == Other)
+      return Ours;
+  std::string Best;
+  unsigned BestDistance = std::max<unsigned>(2, Name.size() / 4) + 1;
+  for (const std::string &S : distributionSpellings()) {
+    const unsigned D = llvm::StringRef(Lower).edit_distance(
+        llvm::StringRef(S).lower(), /*AllowReplacements=*/true, BestDistance);
+    if (D < BestDistance) {
+      BestDistance = D;
+      Best = S;
+    }
+  }
+  return Best;
 }
 
 void printPyMCKeywords(llvm::raw_ostream &OS) {

@@ -75,13 +75,9 @@ void Analyzer::analyzeSample(SampleStmt &S) {
 }
 
 void Analyzer::reportUnknownDistribution(const SampleStmt &S) {
-  std::vector<std::string> Known;
-  for (const DistSpec &D : allDistributions())
-    Known.push_back(D.Name);
-  Known.push_back("ZeroInflatedDistribution");
-  Known.push_back("HurdleDistribution");
+  const std::string Near = closestDistribution(S.Dist);
   Diags.report(diag::E_UNKNOWN_DISTRIBUTION, S.DistLoc)
-      << S.Dist << llvm::join(Known, ", ");
+      << S.Dist << (Near.empty() ? "" : "; did you mean '" + Near + "'?");
 }
 
 /// ImproperUniform(support=real|positive): a flat prior with no density to

@@ -13,9 +13,17 @@
 //
 // The tails are Cdf.h's, computed without cancellation, so a far-censored
 // value scores its true log tail where NumPyro clips F at 100 tiny.
+//
+// The AIMZ_CDF_FAMILY rows (families whose every derived form comes from
+// their CDF) also get truncated_<base>(params..., low, high) here: draws
+// by inverting the CDF on the side where it does not cancel, the density
+// normalized by the interval's mass (TruncatedByCdf.h).
 #pragma once
 
+#include "aimz/math/BoundedFamilies.h"
 #include "aimz/math/Cdf.h"
+#include "aimz/math/PositiveFamilies.h"
+#include "aimz/math/RealLineFamilies.h"
 
 namespace aimz {
 namespace math {
@@ -70,6 +78,17 @@ AIMZ_MATH_FN T flagged_log_prob(T x, T left, T right, const B& base, Density den
     return detail::flagged_log_prob<T>(x, left, right, CDF<T>(AIMZ_CENSORED_ARGS_##ARITY),                      \
                                        [&] { return LOG_PROB<T>(x, AIMZ_CENSORED_ARGS_##ARITY); });            \
   }
+#define AIMZ_CDF_FAMILY(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)                                            \
+  template <class T>                                                                                            \
+  AIMZ_MATH_FN T truncated_##SYM##_sample(RandomStream& s, AIMZ_CENSORED_PARAMS_##ARITY(T), T low, T high) {  \
+    return detail::truncated_cdf_sample(s, CDF<T>(AIMZ_CENSORED_ARGS_##ARITY), low, high);                     \
+  }                                                                                                             \
+  template <class T>                                                                                            \
+  AIMZ_MATH_FN T truncated_##SYM##_log_prob(T x, AIMZ_CENSORED_PARAMS_##ARITY(T), T low, T high) {           \
+    return detail::truncated_cdf_log_prob(double(LOG_PROB<double>(x, AIMZ_CENSORED_ARGS_##ARITY)), x,          \
+                                          CDF<T>(AIMZ_CENSORED_ARGS_##ARITY), low, high);                      \
+  }                                                                                                             \
+  AIMZ_CENSORABLE(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)
 #include "aimz/math/CdfDistributions.def"
 #undef AIMZ_CENSORED_PARAMS_1
 #undef AIMZ_CENSORED_PARAMS_2

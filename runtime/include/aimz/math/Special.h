@@ -424,5 +424,19 @@ AIMZ_MATH_FN double normal_isf_log_refined(double lq) {
   return z;
 }
 
+/// log Phi(z), the standard normal's log CDF, for every z: the tail's
+/// logarithm below 0, log(1 - tail) above (neither cancels).
+AIMZ_MATH_FN double log_ndtr(double z) {
+  if (z != z) return z;
+  return z < 0.0 ? normal_log_tail(-z) : std::log1p(-std::exp(normal_log_tail(z)));
+}
+
+/// The z with log(1 - Phi(z)) = lq for every lq <= 0 (negative z above
+/// log(1/2), by symmetry from the other tail).
+AIMZ_MATH_FN double normal_isf_log_any(double lq) {
+  if (lq <= -detail::kLn2) return normal_isf_log_refined(lq);
+  return -normal_isf_log_refined(std::log(-std::expm1(lq)));  // log(1 - q), q > 1/2
+}
+
 }  // namespace math
 }  // namespace aimz
