@@ -1,0 +1,317 @@
+"""The distributions of the family headers (Circular.h, RealLineFamilies.h,
+PositiveFamilies.h, BoundedFamilies.h, CountFamilies.h) against SciPy:
+
+- each one's log density (`log_prob(Dist(...), x)` on a grid inside and
+  outside the support, at f64 and f32) against scipy.stats, or the closed
+  form where SciPy has none (SoftLaplace, LogitNormal, the zero-inflated
+  binomial, and the beta negative binomial that Debian's SciPy lacks);
+- its draws (a prior-predictive site of 4000 draws): a KS test against
+  SciPy's CDF, a chi-square test for counts;
+- for those with a CDF (AIMZ_CDF_FAMILY rows): a TruncatedDistribution's
+  draws (KS against SciPy's truncated CDF) and log density, and Censored's
+  log density at the bounds (SciPy's logcdf / logsf).
+
+NumPyro's own log_prob of its classes is checked in
+test/e2e/numpyro/test_log_densities.py, the log CDFs in test_censored.py.
+"""
+
+import os
+import sys
+
+import numpy as np
+from scipy import special, stats
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aimz_e2e as E  # noqa: E402
+
+
+class _Closed:
+    """A closed-form reference: logpdf (or logpmf) and cdf callables."""
+
+    def __init__(self, logpdf, cdf=None, discrete=False):
+        self.logpdf, self.cdf, self.discrete = logpdf, cdf, discrete
+        self.logpmf = logpdf
+
+    def logcdf(self, x):
+        with np.errstate(divide="ignore"):
+            return np.log(self.cdf(x))
+
+    def logsf(self, x):
+        with np.errstate(divide="ignore"):
+            return np.log1p(-self.cdf(x))
+
+
+def soft_laplace(loc, scale):
+    def logpdf(x):
+        z = (x - loc) / scale
+        return np.log(2 / np.pi) - np.log(scale) - np.logaddexp(z, -z)
+    return _Closed(logpdf, lambda x: 2 / np.pi * np.arctan(np.exp((x - loc) / scale)))
+
+
+def logit_normal(mu, sigma):
+    def logpdf(x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = (stats.norm.logpdf(special.logit(x), mu, sigma) - np.log(x)
+                 - np.log1p(-x))
+        return np.where((x > 0) & (x < 1), v, -np.inf)
+
+    def cdf(x):
+        with np.errstate(divide="ignore"):
+            return stats.norm.cdf(special.logit(np.clip(x, 0, 1)), mu, sigma)
+    return _Closed(logpdf, cdf)
+
+
+def beta_negative_binomial(a, b, n):
+    def logpmf(k):
+        k = np.asarray(k, np.float64)
+        with np.errstate(invalid="ignore"):
+            v = (special.gammaln(n + k) - special.gammaln(n) - special.gammaln(k + 1)
+                 + special.betaln(a + k, b + n) - special.betaln(a, b))
+        return np.where((k >= 0) & (k == np.floor(k)), v, -np.inf)
+    return _Closed(logpmf, discrete=True)
+
+
+def zero_inflated_binomial(psi, n, p):
+    def logpmf(k):
+        k = np.asarray(k, np.float64)
+        with np.errstate(divide="ignore"):
+            base = np.log(psi) + stats.binom.logpmf(k, n, p)
+            return np.where(k == 0, np.logaddexp(np.log1p(-psi), base), base)
+    return _Closed(logpmf, discrete=True)
+
+
+X_REAL = np.array([-30.0, -6.0, -2.5, -1.0, -0.3, 0.0, 0.4, 1.0, 2.2, 5.0, 12.0, 40.0])
+X_POS = np.array([-1.0, 0.0, 1e-3, 0.05, 0.3, 0.8, 1.0, 1.7, 3.0, 6.0, 15.0, 80.0])
+X_UNIT = np.array([-0.1, 0.0, 1e-4, 0.02, 0.2, 0.45, 0.5, 0.7, 0.93, 0.9999, 1.0, 1.2])
+X_ANGLE = np.array([-3.1, -2.0, -0.7, 0.0, 0.5, 1.3, 2.9, 3.1, 7.0, -9.0, 0.25, 1.0])
+X_COUNT = np.array([-1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 10.0, 25.0, 2.5, 60.0])
+
+# name: (call, SciPy frozen or _Closed reference, grid, kind); parameters
+# are exact in float32 so that both precisions score the same distribution.
+CASES = {
+    "vonmises": ("VonMises(0.5, 2.25)", stats.vonmises(2.25, loc=0.5), X_ANGLE, "angle"),
+    "vonmises_k": ("VonMises(-1.0, 40.0)", stats.vonmises(40.0, loc=-1.0), X_ANGLE, "angle"),
+    "softlaplace": ("SoftLaplace(0.5, 1.5)", soft_laplace(0.5, 1.5), X_REAL, "cont"),
+    "levy": ("Levy(0.25, 1.5)", stats.levy(0.25, 1.5), X_POS, "cont"),
+    "gompertz": ("Gompertz(0.75, 1.25)", stats.gompertz(0.75, scale=1 / 1.25), X_POS, "cont"),
+    "dagum": ("Dagum(1.5, 3.0, 2.0)", stats.burr(3.0, 1.5, scale=2.0), X_POS, "cont"),
+    "skewnormal": ("SkewNormal(alpha=-3.0, mu=1.0, sigma=2.0)",
+                   stats.skewnorm(-3.0, 1.0, 2.0), X_REAL, "cont"),
+    "exgaussian": ("ExGaussian(0.5, 1.25, nu=2.0)",
+                   stats.exponnorm(2.0 / 1.25, 0.5, 1.25), X_REAL, "cont"),
+    "exgaussian_narrow": ("ExGaussian(mu=0.0, sigma=1.0, nu=0.0625)",
+                          stats.exponnorm(0.0625, 0.0, 1.0), X_REAL, "cont"),
+    "wald": ("Wald(1.5, 2.0)", stats.invgauss(1.5 / 2.0, scale=2.0), X_POS, "cont"),
+    "wald_shifted": ("Wald(mu=0.5, lam=4.0, alpha=-0.5)",
+                     stats.invgauss(0.5 / 4.0, loc=-0.5, scale=4.0), X_REAL, "cont"),
+    "moyal": ("Moyal(0.5, 1.5)", stats.moyal(0.5, 1.5), X_REAL, "cont"),
+    "rice": ("Rice(1.5, 0.75)", stats.rice(1.5 / 0.75, scale=0.75), X_POS, "cont"),
+    "logitnormal": ("LogitNormal(0.5, 1.25)", logit_normal(0.5, 1.25), X_UNIT, "cont"),
+    "triangular": ("Triangular(lower=0.0, upper=1.0, c=0.25)",
+                   stats.triang(0.25, 0.0, 1.0), X_UNIT, "cont"),
+    "discreteuniform": ("DiscreteUniform(2, 9)", stats.randint(2, 10), X_COUNT, "count"),
+    "betanegbinomial": ("BetaNegativeBinomial(4.0, 2.5, 3.0)",
+                        beta_negative_binomial(4.0, 2.5, 3.0), X_COUNT, "count"),
+    "zibinomial": ("ZeroInflatedBinomial(0.75, 10, 0.25)",
+                   zero_inflated_binomial(0.75, 10, 0.25), X_COUNT, "count"),
+}
+
+# The AIMZ_CDF_FAMILY rows: (case, low, high) of a truncation.
+TRUNCATIONS = {
+    "softlaplace": (-1.0, 3.0), "levy": (1.0, 6.0), "gompertz": (0.5, np.inf),
+    "dagum": (1.0, 4.0), "wald": (0.5, 2.5), "moyal": (-np.inf, 1.0),
+    "logitnormal": (0.3, 0.9), "triangular": (0.1, 0.6),
+}
+
+
+def scipy_logpdf(ref, x, kind):
+    with np.errstate(all="ignore"):
+        return ref.logpmf(x) if kind == "count" else ref.logpdf(x)
+
+
+class LogDensities(E.E2ETestCase):
+    """log_prob of every case at its grid, one model per precision."""
+
+    def run_precision(self, ty):
+        inputs = ", ".join("x_%s: %s[n]" % (k, ty) for k in CASES)
+        lines = ["    deterministic l_%s = log_prob(%s, x_%s);" % (k, call, k)
+                 for k, (call, _, _, _) in CASES.items()]
+        src = ("model logps(%s) -> (y: %s[n]) {\n  plate obs(n) {\n%s\n"
+               "    y ~ Normal(0, 1);\n  }\n}\n" % (inputs, ty, "\n".join(lines)))
+        so = self.compile_source("logps_" + ty, src)
+        dtype = np.float64 if ty == "f64" else np.float32
+        data = {"x_" + k: self.save("x_%s_%s.npy" % (k, ty), g.astype(dtype))
+                for k, (_, _, g, _) in CASES.items()}
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, data, out, num_samples=1,
+                  sites=["l_" + k for k in CASES])
+        return E.read_arrays(out)
+
+    def check(self, ty, rtol, atol):
+        got = self.run_precision(ty)
+        bad = []
+        for k, (_, ref, grid, kind) in CASES.items():
+            x = grid.astype(np.float32 if ty == "f32" else np.float64).astype(np.float64)
+            want = scipy_logpdf(ref, x, kind)
+            if ty == "f32":  # beyond float's range: the infinity of its sign
+                want = np.where(np.abs(want) > np.finfo(np.float32).max, np.sign(want) * np.inf, want)
+            have = got["l_" + k][0].astype(np.float64)
+            same_inf = np.isinf(want) & (have == want)
+            with np.errstate(invalid="ignore"):
+                ok = same_inf | (np.abs(have - want) <= atol + rtol * np.abs(want))
+            for i in np.flatnonzero(~ok):
+                bad.append("%s at x=%r: %r, SciPy %r" % (k, x[i], have[i], want[i]))
+        self.assertEqual(bad, [], "\n".join(bad))
+
+    def test_f64_against_scipy(self):
+        self.check("f64", 1e-10, 1e-12)
+
+    def test_f32_against_scipy(self):
+        self.check("f32", 2e-6, 1e-6)
+
+
+def truncated_cdf(ref, low, high):
+    lo = ref.cdf(low) if np.isfinite(low) else 0.0
+    hi = ref.cdf(high) if np.isfinite(high) else 1.0
+    return lambda x: (ref.cdf(np.clip(x, low, high)) - lo) / (hi - lo)
+
+
+class Draws(E.E2ETestCase):
+    """4000 draws of every case and of every truncation: a site each of one
+    model per precision, tested against SciPy."""
+    M = 4000
+
+    def draws(self, ty):
+        lines = ["  d_%s ~ %s[%d];" % (k, call, self.M) for k, (call, _, _, _) in CASES.items()]
+        lines += ["  t_%s ~ TruncatedDistribution(%s, low=%r, high=%r)[%d];" % (
+            k, CASES[k][0], float(lo), float(hi), self.M) for k, (lo, hi) in TRUNCATIONS.items()]
+        src = ("model draws(x: %s[n]) -> (y: %s[n]) {\n%s\n  plate obs(n) {\n"
+               "    y ~ Normal(x, 1);\n  }\n}\n" % (ty, ty, "\n".join(lines)))
+        so = self.compile_source("draws_" + ty, src)
+        out = self.fresh(".npz")
+        data = {"x": self.save("x_%s.npy" % ty, np.zeros(3, np.float64 if ty == "f64" else np.float32))}
+        sites = ["d_" + k for k in CASES] + ["t_" + k for k in TRUNCATIONS]
+        E.run_cmd("prior-predictive", so, data, out, num_samples=1, seed=11, sites=sites)
+        return E.read_arrays(out)
+
+    def check(self, ty):
+        got = self.draws(ty)
+        bad = []
+        for k, (call, ref, _, kind) in CASES.items():
+            x = got["d_" + k][0].astype(np.float64)
+            if kind == "count":
+                p = self.chi_square(x, ref)
+            elif kind == "angle":
+                loc = ref.kwds["loc"]
+                self.assertTrue(((x >= -np.pi) & (x <= np.pi)).all(), k)
+                r = np.mod(x - loc + np.pi, 2 * np.pi) - np.pi
+                p = stats.kstest(r, stats.vonmises(*ref.args).cdf).pvalue
+            else:
+                p = stats.kstest(x, ref.cdf).pvalue
+            if not p > 1e-4:
+                bad.append("%s: p = %g" % (k, p))
+        for k, (lo, hi) in TRUNCATIONS.items():
+            x = got["t_" + k][0].astype(np.float64)
+            if not ((x >= lo) & (x <= hi)).all():
+                bad.append("t_%s: draws outside [%g, %g]" % (k, lo, hi))
+            p = stats.kstest(x, truncated_cdf(CASES[k][1], lo, hi)).pvalue
+            if not p > 1e-4:
+                bad.append("t_%s: p = %g" % (k, p))
+        self.assertEqual(bad, [], "\n".join(bad))
+
+    def chi_square(self, x, ref):
+        self.assertTrue((x == np.floor(x)).all() and (x >= 0).all())
+        ks = np.arange(0, int(x.max()) + 1)
+        pmf = np.exp(ref.logpmf(ks.astype(np.float64)))
+        expected = pmf * len(x)
+        observed = np.bincount(x.astype(np.int64), minlength=len(ks))[:len(ks)]
+        # Cells with fewer than 5 expected merged into their neighbours.
+        keep = expected >= 5
+        obs = np.append(observed[keep], observed[~keep].sum() + (len(x) - observed.sum()))
+        exp = np.append(expected[keep], len(x) - expected[keep].sum())
+        if exp[-1] < 5:
+            obs, exp = obs[:-1], exp[:-1]
+            exp = exp * obs.sum() / exp.sum()
+        return stats.chisquare(obs, exp).pvalue
+
+    def test_f64_draws(self):
+        self.check("f64")
+
+    def test_f32_draws(self):
+        self.check("f32")
+
+
+class TruncatedAndCensored(E.E2ETestCase):
+    """log_prob of a truncation and of PyMC's Censored over each CDF family
+    against SciPy (its logpdf less the interval's log mass; logcdf / logsf
+    at the bounds)."""
+
+    def test_log_densities_f64(self):
+        lines, refs = [], {}
+        for k, (lo, hi) in TRUNCATIONS.items():
+            call, ref, grid, _ = CASES[k]
+            bounds = "low=%r, high=%r" % (float(lo), float(hi))
+            lines.append("    deterministic t_%s = log_prob(TruncatedDistribution(%s, %s), x_%s);"
+                         % (k, call, bounds, k))
+            clo, chi = (lo if np.isfinite(lo) else grid[2]), (hi if np.isfinite(hi) else grid[-3])
+            lines.append("    deterministic c_%s = log_prob(Censored(%s, lower=%r, upper=%r), x_%s);"
+                         % (k, call, float(clo), float(chi), k))
+            refs[k] = (ref, lo, hi, clo, chi)
+        src = ("model tc(%s) -> (y: f64[n]) {\n  plate obs(n) {\n%s\n"
+               "    y ~ Normal(0, 1);\n  }\n}\n"
+               % (", ".join("x_%s: f64[n]" % k for k in TRUNCATIONS),
+                  "\n".join(lines)))
+        so = self.compile_source("tc", src)
+        grids = {}
+        for k, (ref, lo, hi, clo, chi) in refs.items():
+            g = CASES[k][2].astype(np.float64).copy()
+            g[0], g[-1] = clo, chi  # the censoring bounds themselves
+            grids[k] = g
+        data = {"x_" + k: self.save("tc_%s.npy" % k, g) for k, g in grids.items()}
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, data, out, num_samples=1,
+                  sites=["t_" + k for k in refs] + ["c_" + k for k in refs])
+        got = E.read_arrays(out)
+        bad = []
+        with np.errstate(all="ignore"):
+            for k, (ref, lo, hi, clo, chi) in refs.items():
+                x = grids[k]
+                mass = ((ref.cdf(hi) if np.isfinite(hi) else 1.0)
+                        - (ref.cdf(lo) if np.isfinite(lo) else 0.0))
+                want_t = np.where((x >= lo) & (x <= hi), ref.logpdf(x) - np.log(mass), -np.inf)
+                want_c = np.where(x == clo, ref.logcdf(x), np.where(
+                    x == chi, ref.logsf(x), np.where((x > clo) & (x < chi), ref.logpdf(x), -np.inf)))
+                for tag, want in (("t_", want_t), ("c_", want_c)):
+                    have = got[tag + k][0]
+                    ok = (np.isinf(want) & (have == want)) | (np.abs(have - want) <= 1e-9 * (1 + np.abs(want)))
+                    for i in np.flatnonzero(~ok):
+                        bad.append("%s%s at %r: %r, SciPy %r" % (tag, k, x[i], have[i], want[i]))
+        self.assertEqual(bad, [], "\n".join(bad))
+
+
+class PyMCSpellings(E.E2ETestCase):
+    """PyMC's keyword names for NumPyro's classes (VonMises(mu, kappa),
+    DiscreteUniform(lower, upper)) mean the same distribution."""
+
+    def test_same_draws_as_numpyro_names(self):
+        src = ("model s(x: f64[n]) -> (y: f64[n]) {\n"
+               "  a ~ VonMises(mu=0.5, kappa=2.0)[50];\n"
+               "  b ~ VonMises(loc=0.5, concentration=2.0)[50];\n"
+               "  c ~ DiscreteUniform(lower=1, upper=6)[50];\n"
+               "  d ~ DiscreteUniform(low=1, high=6)[50];\n"
+               "  plate obs(n) { y ~ Normal(x, 1); }\n}\n")
+        so = self.compile_source("spellings", src)
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, {"x": self.save("x.npy", np.zeros(2))}, out,
+                  num_samples=2, seed=3, sites=["a", "b", "c", "d"])
+        got = E.read_arrays(out)
+        # Different sites draw different streams: same distribution, so
+        # compare their support and a loose moment instead of the bits.
+        self.assertTrue(((got["c"] >= 1) & (got["c"] <= 6)).all())
+        self.assertTrue(((got["d"] >= 1) & (got["d"] <= 6)).all())
+        for s in ("a", "b"):
+            self.assertLess(abs(np.angle(np.exp(1j * got[s]).mean()) - 0.5), 0.3)
+
+
+if __name__ == "__main__":
+    E.main()
