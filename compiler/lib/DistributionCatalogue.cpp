@@ -62,6 +62,8 @@ std::string signature(const DistSpec &D) {
 
 std::string notes(const DistSpec &D) {
   std::vector<std::string> N;
+  if (isPyMCOnly(D))
+    N.push_back("PyMC's class (NumPyro has none), PyMC's signature");
   if (const DistSpec *T = D.AliasOf)
     N.push_back(std::string("calls ") + T->Name);
   if (D.ExactlyOneOf.size() > 1) {
@@ -117,6 +119,7 @@ llvm::json::Value specJSON(const DistSpec &D) {
       {"discrete", D.Discrete},
       {"improper", D.Improper},
       {"composite", D.isComposite()},
+      {"pymc", isPyMCOnly(D)},
       {"value_event_rank", D.ValueEventRank},
       {"truncatable", truncatable(D)},
       {"cdf", truncatable(D)},

@@ -249,6 +249,23 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
   return C;
 }
 
+bool isPyMCOnly(const DistSpec &D) {
+  switch (D.canonical().Kind) {
+  case DistKind::SkewNormal:
+  case DistKind::ExGaussian:
+  case DistKind::Wald:
+  case DistKind::Moyal:
+  case DistKind::Rice:
+  case DistKind::LogitNormal:
+  case DistKind::Triangular:
+  case DistKind::ZeroInflatedBinomial:
+  case DistKind::Censored:
+    return true;
+  default:
+    return false;
+  }
+}
+
 const DistSpec *lookupDistribution(llvm::StringRef Name) {
   for (const DistSpec &D : allDistributions())
     if (Name == D.Name)

@@ -174,6 +174,10 @@ const DistAlias *lookupDistributionAlias(llvm::StringRef Name);
 /// in the alias's positional order, with AliasOf set.
 const DistSpec *lookupDistribution(llvm::StringRef Name);
 
+/// A PyMC class that NumPyro lacks (SkewNormal, Wald, Censored, ...): its
+/// row has PyMC's parameter names, positional order and defaults.
+bool isPyMCOnly(const DistSpec &D);
+
 /// All distributions, in declaration order.
 const std::vector<DistSpec> &allDistributions();
 

@@ -40,9 +40,10 @@ IMPLEMENTATION_OPTIONS = {
 # shapes are the site's `[...]` (README, "Distributions").
 NOT_VALUE_SIGNATURES = {"ImproperUniform"}
 
-# PyMC's classes, under PyMC's parameter names: Censored(dist, lower,
-# upper) (pm.Censored's signature less its name and shape arguments).
-PYMC_ROWS = {"Censored": ["dist", "lower", "upper"]}
+# PyMC's alternative parameterizations, which the PyMC rows leave out
+# (a call with one is "no parameter"): precision for scale, Rice's b,
+# Wald's phi.
+PYMC_ALTERNATIVES = {"tau", "b", "phi"}
 
 # A NumPyro default of None that means "no bound" is the infinite bound.
 NONE_AS_INFINITY = {"low": "-inf", "high": "inf"}
@@ -90,6 +91,39 @@ def differences(row):
                                or not p["keyword_only"]):
             out.append("%s: the project's own '%s' must be keyword-only and "
                        "not a NumPyro name" % (name, p["name"]))
+    return out
+
+
+def pymc_differences(row, pymc):
+    """A PyMC row (`pymc` in the JSON: a class NumPyro lacks) against
+    PyMC's own signature: its names, each positional one at PyMC's
+    position (keyword-only where PyMC's is positional is allowed: an error
+    beats another meaning), its numeric defaults, its required ones."""
+    name = row["name"]
+    theirs = [p for p in inspect.signature(getattr(pymc, name).dist).parameters.values()
+              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    positions = {p.name: i for i, p in enumerate(theirs)}
+    out = []
+    for i, o in enumerate(row["params"]):
+        t = next((p for p in theirs if p.name == o["name"]), None)
+        if t is None:
+            out.append("%s: PyMC has no '%s'" % (name, o["name"]))
+            continue
+        if not o["keyword_only"] and (t.kind == t.KEYWORD_ONLY or positions[t.name] != i):
+            out.append("%s: '%s' is positional %d here, PyMC's is %s" % (
+                name, o["name"], i, "keyword-only" if t.kind == t.KEYWORD_ONLY
+                else "positional %d" % positions[t.name]))
+        if t.default is inspect.Parameter.empty and not o["required"]:
+            out.append("%s: '%s' is required in PyMC" % (name, o["name"]))
+        if isinstance(t.default, (int, float)) and not isinstance(t.default, bool) and (
+                o["required"] or not math.isclose(float(t.default), float(o["default"]))):
+            out.append("%s: '%s' defaults to %r in PyMC, %s here" % (
+                name, o["name"], t.default, o["default"]))
+    ours = {o["name"] for o in row["params"]}
+    for t in theirs:
+        if t.name not in ours and t.name not in PYMC_ALTERNATIVES and \
+                t.default is inspect.Parameter.empty:
+            out.append("%s: PyMC's required '%s' is missing" % (name, t.name))
     return out
 
 
@@ -173,15 +207,24 @@ class Signatures(unittest.TestCase):
     def test_every_row_has_numpyros_signature(self):
         found = []
         for row in self.rows:
-            if row["name"] in NOT_VALUE_SIGNATURES:
-                continue
-            if row["name"] in PYMC_ROWS:
-                names = [p["name"] for p in row["params"]]
-                if names != PYMC_ROWS[row["name"]]:
-                    found.append("%s: parameters %s, PyMC's are %s" % (
-                        row["name"], names, PYMC_ROWS[row["name"]]))
+            if row["name"] in NOT_VALUE_SIGNATURES or row["pymc"]:
                 continue
             found.extend(differences(row))
+        self.assertEqual(found, [], "\n" + "\n".join(found))
+
+    def test_every_pymc_row_has_pymcs_signature(self):
+        try:
+            import pymc
+        except ImportError:
+            self.skipTest("PyMC is not installed in the reference environment")
+        pymc_rows = [r for r in self.rows if r["pymc"]]
+        self.assertGreaterEqual(len(pymc_rows), 9)
+        found = []
+        for row in pymc_rows:
+            if hasattr(dist, row["name"]):
+                found.append("%s: NumPyro has this class; the row must "
+                             "take NumPyro's signature" % row["name"])
+            found.extend(pymc_differences(row, pymc))
         self.assertEqual(found, [], "\n" + "\n".join(found))
 
     def test_each_probs_logits_class_is_accepted(self):
