@@ -79,7 +79,10 @@ std::vector<ExprPtr> Analyzer::bindArguments(const DistSpec &Spec,
             << Spec.Name << Positional << (Positional == 1 ? "" : "s")
             << (ByKeyword.empty() ? std::string()
                                   : "; give " + llvm::join(ByKeyword, ", ") +
-                                        " by keyword, as in NumPyro");
+                                        " by keyword" +
+                                        (isPyMCOnly(Spec)
+                                             ? ""
+                                             : ", as in NumPyro"));
         Ok = false;
         continue;
       }
@@ -151,13 +154,20 @@ void Analyzer::checkExactlyOneOf(const DistSpec &Spec,
   }
 }
 
-/// LKJCholesky's dimension: the event is [dimension, dimension], a
-/// dimension as anywhere (a literal, a const, a name the data or the
-/// posterior binds, arithmetic), at least 2 when known.
+/// The least event size: a correlation matrix needs two variables.
+static unsigned minEventSize(const DistSpec &Spec) {
+  return Spec.canonical().Kind == DistKind::LKJCholesky ? 2 : 1;
+}
+
+/// A size that fixes the event (LKJCholesky's dimension: [dimension,
+/// dimension]; GaussianRandomWalk's num_steps: [num_steps]), a dimension
+/// as anywhere (a literal, a const, a name the data or the posterior
+/// binds, arithmetic), at least minEventSize when known.
 void Analyzer::bindSizeParam(const DistSpec &Spec, const DistParam &P,
                              const Expr &E, BoundCall &R) {
   auto Bad = [&]() {
-    Diags.report(diag::E_PARAMETER_SIZE, E.Loc) << P.Name << Spec.Name;
+    Diags.report(diag::E_PARAMETER_SIZE, E.Loc)
+        << P.Name << Spec.Name << std::to_string(minEventSize(Spec));
     R.Ok = false;
   };
   if (!llvm::isa<NumberExpr, NameExpr, BinaryExpr, UnaryExpr>(E))
@@ -167,10 +177,11 @@ void Analyzer::bindSizeParam(const DistSpec &Spec, const DistParam &P,
     R.Ok = false;
     return;
   }
-  if (Poly->isConstant() && Poly->constantValue() < 2)
+  if (Poly->isConstant() && Poly->constantValue() < minEventSize(Spec))
     return Bad();
   if (!Poly->isConstant())
-    requireNonNegative(*Poly, E.Loc, "LKJCholesky's dimension");
+    requireNonNegative(*Poly, E.Loc,
+                       Spec.Name + std::string("'s ") + P.Name);
   auto D = dimOf(*Poly, E.Loc);
   if (!D) {
     R.Ok = false;
@@ -245,6 +256,8 @@ void Analyzer::bindDefault(const DistSpec &Spec, const DistParam &P,
     if (!P.SizeOnly)
       R.Params.push_back({P.Name, Arg, Shape(P.EventRank, Dim()),
                           SampleStmt::LoweredParam::Transform::None});
+    else
+      R.EventSize = Dim::known(static_cast<int64_t>(*P.Default));
   }
 }
 

@@ -356,6 +356,13 @@ CASES.update({
         dict(a=(V, real), S=((K, K), spd)),
         lambda p: dist.MultivariateNormal(p["a"], covariance_matrix=p["S"]),
         "f", 0.5),
+    "multivariatestudentt": vector_case(
+        "MultivariateStudentT(c, a, scale_tril=L)",
+        dict(c=(S, pos), a=(V, real), L=((K, K), tril)),
+        lambda p: dist.MultivariateStudentT(p["c"], p["a"], p["L"]), "f", 0.5),
+    "gaussianrandomwalk": vector_case(
+        "GaussianRandomWalk(a, num_steps=%d)" % K, dict(a=(S, pos)),
+        lambda p: dist.GaussianRandomWalk(p["a"], num_steps=K), "f", 0.5),
     "mvn_precision": vector_case(
         "MultivariateNormal(a, precision_matrix=S)",
         dict(a=(V, real), S=((K, K), spd)),

@@ -45,6 +45,9 @@ NOT_VALUE_SIGNATURES = {"ImproperUniform"}
 # Wald's phi.
 PYMC_ALTERNATIVES = {"tau", "b", "phi"}
 
+# NumPyro defaults of None that fail when left so: required here.
+NONE_BUT_REQUIRED = {("MultivariateStudentT", "scale_tril")}
+
 # A NumPyro default of None that means "no bound" is the infinite bound.
 NONE_AS_INFINITY = {"low": "-inf", "high": "inf"}
 
@@ -141,6 +144,8 @@ def default_differences(name, t, o, group, extensions):
             name, t.name, o["default"])]
     if t.default is None:
         if o["name"] in group and not o["required"] and o["default"] is None:
+            return []
+        if (name, t.name) in NONE_BUT_REQUIRED and o["required"]:
             return []
         if NONE_AS_INFINITY.get(t.name) == o["default"]:
             return []

@@ -289,6 +289,66 @@ class TruncatedAndCensored(E.E2ETestCase):
         self.assertEqual(bad, [], "\n".join(bad))
 
 
+class Vectors(E.E2ETestCase):
+    """MultivariateStudentT and GaussianRandomWalk (MultivariateFamilies.h):
+    draws and log densities against SciPy."""
+    LOC = np.array([0.5, -1.0, 2.0])
+    L = np.array([[1.0, 0.0, 0.0], [0.5, 2.0, 0.0], [-0.3, 0.2, 0.7]])
+    DF, SCALE, M = 5.0, 1.5, 4000
+
+    def source(self, ty):
+        lit = lambda a: np.array2string(np.asarray(a), separator=", ")  # noqa: E731
+        call = "MultivariateStudentT(%r, %s, scale_tril=%s)" % (
+            self.DF, lit(self.LOC), lit(self.L).replace("\n", ""))
+        walk = "GaussianRandomWalk(%r, num_steps=6)" % self.SCALE
+        return ("model v(x: %s[n]) -> (ym: %s[n, 3], yw: %s[n, 6]) {\n"
+                "  m ~ %s[%d];\n  w ~ %s[%d];\n  plate obs(n) {\n"
+                "    ym ~ %s;\n    yw ~ %s;\n  }\n}\n" % (
+                    ty, ty, ty, call, self.M, walk, self.M, call, walk))
+
+    def run_precision(self, ty):
+        dtype = np.float64 if ty == "f64" else np.float32
+        so = self.compile_source("vectors_" + ty, self.source(ty))
+        rng = np.random.default_rng(5)
+        xm = (self.LOC + rng.standard_t(3, (40, 3)) * 2).astype(dtype)
+        xw = np.cumsum(rng.normal(0, 2, (40, 6)), axis=1).astype(dtype)
+        x = self.save("x_%s.npy" % ty, np.zeros(40, dtype))
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, {"x": x}, out, num_samples=1, seed=3, sites=["m", "w"])
+        got = E.read_arrays(out)
+        post = self.savez("post_%s.npz" % ty, m=np.zeros((1, self.M, 3), dtype),
+                          w=np.zeros((1, self.M, 6), dtype))
+        out = self.fresh(".npz")
+        data = {"x": x, "ym": self.save("ym_%s.npy" % ty, xm), "yw": self.save("yw_%s.npy" % ty, xw)}
+        E.run_cmd("log-likelihood", so, data, out, posterior=post)
+        got.update({"l" + k[1]: v for k, v in E.read_arrays(out).items()})
+        return got, xm.astype(np.float64), xw.astype(np.float64)
+
+    def check(self, ty, tol):
+        got, xm, xw = self.run_precision(ty)
+        cov = self.L @ self.L.T
+        want_m = stats.multivariate_t(self.LOC, cov, df=self.DF).logpdf(xm)
+        np.testing.assert_allclose(got["lm"][0], want_m, rtol=tol)
+        steps = np.diff(np.concatenate([np.zeros((len(xw), 1)), xw], axis=1), axis=1)
+        want_w = stats.norm(0, self.SCALE).logpdf(steps).sum(axis=1)
+        np.testing.assert_allclose(got["lw"][0], want_w, rtol=tol)
+        # Draws: the squared Mahalanobis distance over K is F(K, df); the
+        # walk's steps are iid Normal(0, scale).
+        m = got["m"][0].astype(np.float64) - self.LOC
+        y = np.linalg.solve(self.L, m.T).T
+        f = (y * y).sum(axis=1) / 3
+        self.assertGreater(stats.kstest(f, stats.f(3, self.DF).cdf).pvalue, 1e-4)
+        w = got["w"][0].astype(np.float64)
+        d = np.diff(np.concatenate([np.zeros((self.M, 1)), w], axis=1), axis=1)
+        self.assertGreater(stats.kstest(d.ravel(), stats.norm(0, self.SCALE).cdf).pvalue, 1e-4)
+
+    def test_f64(self):
+        self.check("f64", 1e-10)
+
+    def test_f32(self):
+        self.check("f32", 2e-5)
+
+
 class PyMCSpellings(E.E2ETestCase):
     """PyMC's keyword names for NumPyro's classes (VonMises(mu, kappa),
     DiscreteUniform(lower, upper)) mean the same distribution."""

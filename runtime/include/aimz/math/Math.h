@@ -11,6 +11,7 @@
 #include "aimz/math/EventDistributions.h"
 #include "aimz/math/Hurdle.h"
 #include "aimz/math/LogDensity.h"
+#include "aimz/math/MultivariateFamilies.h"
 #include "aimz/math/Philox.h"
 #include "aimz/math/PositiveFamilies.h"
 #include "aimz/math/RealLineFamilies.h"

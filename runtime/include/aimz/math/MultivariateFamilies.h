@@ -1,0 +1,93 @@
+// Vector distributions beyond MultivariateNormal, with NumPyro's
+// parameters, through EventDistributions.def's strided views:
+//
+//   MultivariateStudentT(df, loc, scale_tril)  loc + L z / sqrt(w), z
+//                                              standard normal, w ~
+//                                              Gamma(df / 2, df / 2)
+//   GaussianRandomWalk(scale, num_steps)       cumulative sums of
+//                                              num_steps Normal(0, scale)
+//                                              steps (num_steps is the
+//                                              event size K)
+#pragma once
+
+#include "aimz/math/EventDistributions.h"
+
+namespace aimz {
+namespace math {
+
+// ---------------------------------------------------- MultivariateStudentT
+
+template <class T>
+AIMZ_MATH_FN void multivariate_student_t_sample(RandomStream& s, std::int64_t K, EventView<T> out,
+                                                EventView<const T> df, EventView<const T> loc,
+                                                EventView<const T> scale_tril) {
+  const T nu = df[0];
+  bool ok = detail::pos_finite(nu) && detail::lower_cholesky<T>(K, scale_tril);
+  const double w = ok ? gamma_sample<double>(s, 0.5 * double(nu), 0.5 * double(nu)) : 1.0;
+  const T r = T(1.0 / std::sqrt(w));
+  for (std::int64_t i = 0; i < K; ++i) {
+    ok = ok && std::isfinite(loc[i]);
+    out[i] = loc[i];
+  }
+  for (std::int64_t j = 0; j < K; ++j) {
+    const T z = standard_normal<T>(s) * r;
+    for (std::int64_t i = j; i < K; ++i) out[i] += scale_tril(i, j) * z;
+  }
+  if (!ok || !s.ok() || !(w > 0.0))
+    for (std::int64_t i = 0; i < K; ++i) out[i] = detail::nan<T>();
+}
+
+/// Solves L y = x - loc in place of x (a copy), then lgamma((df + K) / 2)
+/// - lgamma(df / 2) - K log(df pi) / 2 - sum log L_ii - (df + K) / 2
+/// log1p(|y|^2 / df), in double.
+template <class T>
+AIMZ_MATH_FN T multivariate_student_t_log_prob(EventView<T> x, std::int64_t K, EventView<const T> df,
+                                               EventView<const T> loc, EventView<const T> scale_tril) {
+  const double nu = double(df[0]);
+  if (!detail::pos_finite(nu) || !detail::lower_cholesky<T>(K, scale_tril)) return detail::nan<T>();
+  double quad = 0.0, logdet = 0.0;
+  for (std::int64_t i = 0; i < K; ++i) {
+    if (!std::isfinite(loc[i]) || std::isnan(x[i])) return detail::nan<T>();
+    double r = double(x[i]) - double(loc[i]);
+    for (std::int64_t j = 0; j < i; ++j) r -= double(scale_tril(i, j)) * double(x[j]);
+    const double y = r / double(scale_tril(i, i));
+    x[i] = T(y);
+    quad += y * y;
+    logdet += std::log(double(scale_tril(i, i)));
+  }
+  const double k = double(K);
+  return T(log_gamma(0.5 * (nu + k)) - log_gamma(0.5 * nu) - 0.5 * k * (std::log(nu) + detail::kLnPi) - logdet -
+           0.5 * (nu + k) * std::log1p(quad / nu));
+}
+
+// ------------------------------------------------------ GaussianRandomWalk
+
+template <class T>
+AIMZ_MATH_FN void gaussian_random_walk_sample(RandomStream& s, std::int64_t K, EventView<T> out,
+                                              EventView<const T> scale) {
+  const T sc = scale[0];
+  const bool ok = detail::pos_finite(sc);
+  T sum = T(0);
+  for (std::int64_t i = 0; i < K; ++i) {
+    sum += sc * standard_normal<T>(s);
+    out[i] = sum;
+  }
+  if (!ok || !s.ok())
+    for (std::int64_t i = 0; i < K; ++i) out[i] = detail::nan<T>();
+}
+
+/// Normal(0, scale) at x[0], Normal(x[i - 1], scale) at x[i].
+template <class T>
+AIMZ_MATH_FN T gaussian_random_walk_log_prob(EventView<T> x, std::int64_t K, EventView<const T> scale) {
+  const T sc = scale[0];
+  if (!detail::pos_finite(sc)) return detail::nan<T>();
+  double acc = 0.0;
+  for (std::int64_t i = 0; i < K; ++i) {
+    const T step = x[i] - (i ? x[i - 1] : T(0));
+    acc += double(normal_log_prob<T>(step, T(0), sc));
+  }
+  return T(acc);
+}
+
+}  // namespace math
+}  // namespace aimz
