@@ -61,6 +61,24 @@ const SugarForm SugarForms[] = {
      {{"base_dist", std::nullopt}, {"low", 0.0}, {"high", 1.0}},
      "TwoSidedTruncatedDistribution(base_dist, low=0.0, high=1.0)",
      "TruncatedDistribution(base_dist, low=low, high=high)"},
+    // NumPyro's classes behind ZeroInflatedDistribution and
+    // HurdleDistribution, called directly.
+    {"ZeroInflatedProbs",
+     {{"base_dist", std::nullopt}, {"gate", std::nullopt, Constraint::UnitInterval}},
+     "ZeroInflatedProbs(base_dist, gate)",
+     "ZeroInflatedDistribution(base_dist, gate=gate)"},
+    {"ZeroInflatedLogits",
+     {{"base_dist", std::nullopt}, {"gate_logits", std::nullopt}},
+     "ZeroInflatedLogits(base_dist, gate_logits)",
+     "ZeroInflatedDistribution(base_dist, gate_logits=gate_logits)"},
+    {"HurdleProbs",
+     {{"base_dist", std::nullopt}, {"gate", std::nullopt, Constraint::UnitInterval}},
+     "HurdleProbs(base_dist, gate)",
+     "HurdleDistribution(base_dist, gate=gate)"},
+    {"HurdleLogits",
+     {{"base_dist", std::nullopt}, {"gate_logits", std::nullopt}},
+     "HurdleLogits(base_dist, gate_logits)",
+     "HurdleDistribution(base_dist, gate_logits=gate_logits)"},
     {"HalfStudentT",
      {{"nu", 1.0, Constraint::Positive}, {"sigma", 1.0, Constraint::Positive}},
      "HalfStudentT(nu=1.0, sigma=1.0) (PyMC's)",
@@ -209,11 +227,14 @@ void rewriteSugarCall(const SugarForm &F, std::vector<ExprPtr> Bound,
     Args = {Arg{"", Loc, Base}, Kw("low", number(Loc, 0))};
     return;
   }
-  // The truncations: the base, then the bounds by name.
+  // The truncations and the gated classes: the base, then the rest by
+  // name.
   std::vector<Arg> T{Arg{"", Bound[0]->Loc, Bound[0]}};
   for (size_t I = 1; I < Bound.size(); ++I)
     T.push_back(Kw(F.Params[I].Name, Bound[I]));
-  Dist = "TruncatedDistribution";
+  Dist = Name.starts_with("ZeroInflated") ? "ZeroInflatedDistribution"
+         : Name.starts_with("Hurdle")     ? "HurdleDistribution"
+                                          : "TruncatedDistribution";
   Args = std::move(T);
 }
 

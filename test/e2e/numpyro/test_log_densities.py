@@ -275,6 +275,18 @@ CASES = {
     "dagum": continuous("Dagum(a, b, c)", dict(a=(S, pos), b=(S, pos), c=(S, pos)),
                         lambda p: dist.Dagum(p["a"], p["b"], p["c"])),
     # `x` unused: a model of only count inputs would be f32.
+    "lowertruncatedpowerlaw": continuous(
+        "LowerTruncatedPowerLaw(-1 - a, b)", dict(a=(S, pos), b=(S, pos)),
+        lambda p: dist.LowerTruncatedPowerLaw(-1 - p["a"], p["b"])),
+    "doublytruncatedpowerlaw": continuous(
+        "DoublyTruncatedPowerLaw(a, b, b + c)", dict(a=(S, real), b=(S, pos), c=(S, pos)),
+        lambda p: dist.DoublyTruncatedPowerLaw(p["a"], p["b"], p["b"] + p["c"])),
+    "zeroinflatedprobs": discrete(
+        "ZeroInflatedProbs(Poisson(b), a)", dict(a=(S, unit), b=(S, pos)),
+        lambda p: dist.ZeroInflatedProbs(dist.Poisson(p["b"]), p["a"])),
+    "hurdlelogits": discrete(
+        "HurdleLogits(Poisson(b), gate_logits=a)", dict(a=(S, real), b=(S, pos)),
+        lambda p: dist.HurdleLogits(dist.Poisson(p["b"]), gate_logits=p["a"])),
     "discreteuniform": discrete(
         "DiscreteUniform(n, n + m)", dict(n=(S, counts), m=(S, counts), x=(S, real)),
         lambda p: dist.DiscreteUniform(p["n"], p["n"] + p["m"]), None),

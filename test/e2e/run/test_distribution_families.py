@@ -80,6 +80,19 @@ def zero_inflated_binomial(psi, n, p):
     return _Closed(logpmf, discrete=True)
 
 
+def doubly_truncated_power_law(alpha, low, high):
+    b = 1 + alpha
+
+    def logpdf(x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = alpha * np.log(x) + np.log(abs(b)) - np.log(abs(high ** b - low ** b))
+        return np.where((x >= low) & (x <= high), v, -np.inf)
+
+    def cdf(x):
+        return (np.clip(x, low, high) ** b - low ** b) / (high ** b - low ** b)
+    return _Closed(logpdf, cdf)
+
+
 X_REAL = np.array([-30.0, -6.0, -2.5, -1.0, -0.3, 0.0, 0.4, 1.0, 2.2, 5.0, 12.0, 40.0])
 X_POS = np.array([-1.0, 0.0, 1e-3, 0.05, 0.3, 0.8, 1.0, 1.7, 3.0, 6.0, 15.0, 80.0])
 X_UNIT = np.array([-0.1, 0.0, 1e-4, 0.02, 0.2, 0.45, 0.5, 0.7, 0.93, 0.9999, 1.0, 1.2])
@@ -109,6 +122,12 @@ CASES = {
     "logitnormal": ("LogitNormal(0.5, 1.25)", logit_normal(0.5, 1.25), X_UNIT, "cont"),
     "triangular": ("Triangular(lower=0.0, upper=1.0, c=0.25)",
                    stats.triang(0.25, 0.0, 1.0), X_UNIT, "cont"),
+    "lowerpowerlaw": ("LowerTruncatedPowerLaw(-2.5, 0.75)", stats.pareto(1.5, scale=0.75),
+                      X_POS, "cont"),
+    "doublepowerlaw": ("DoublyTruncatedPowerLaw(-0.5, 0.25, 6.0)",
+                       doubly_truncated_power_law(-0.5, 0.25, 6.0), X_POS, "cont"),
+    "doublepowerlaw_steep": ("DoublyTruncatedPowerLaw(-3.0, 0.5, 20.0)",
+                             doubly_truncated_power_law(-3.0, 0.5, 20.0), X_POS, "cont"),
     "discreteuniform": ("DiscreteUniform(2, 9)", stats.randint(2, 10), X_COUNT, "count"),
     "betanegbinomial": ("BetaNegativeBinomial(4.0, 2.5, 3.0)",
                         beta_negative_binomial(4.0, 2.5, 3.0), X_COUNT, "count"),
@@ -121,6 +140,7 @@ TRUNCATIONS = {
     "softlaplace": (-1.0, 3.0), "levy": (1.0, 6.0), "gompertz": (0.5, np.inf),
     "dagum": (1.0, 4.0), "wald": (0.5, 2.5), "moyal": (-np.inf, 1.0),
     "logitnormal": (0.3, 0.9), "triangular": (0.1, 0.6),
+    "lowerpowerlaw": (2.0, 10.0), "doublepowerlaw": (1.0, 3.0),
 }
 
 

@@ -11,6 +11,10 @@
 //   Wald(mu, lam, alpha)             PyMC: the inverse Gaussian of mean mu
 //                                    and shape lam, shifted by alpha
 //   Rice(nu, sigma)                  PyMC: |(nu + sigma Z0, sigma Z1)|
+//   LowerTruncatedPowerLaw(alpha, low)         NumPyro: density x^alpha on
+//                                              [low, inf), alpha < -1
+//   DoublyTruncatedPowerLaw(alpha, low, high)  NumPyro: density x^alpha on
+//                                              [low, high]
 #pragma once
 
 #include "aimz/math/Samplers.h"
@@ -202,6 +206,97 @@ template <class T> AIMZ_MATH_FN T rice_sample(RandomStream& s, T nu, T sigma) {
   if (!(nu >= T(0)) || std::isinf(nu) || !detail::pos_finite(sigma)) return detail::nan<T>();
   const double z0 = standard_normal<double>(s), z1 = standard_normal<double>(s);
   return detail::finish(s, T(std::hypot(double(nu) + double(sigma) * z0, double(sigma) * z1)));
+}
+
+// -------------------------------------------------------------- power laws
+
+namespace detail {
+/// S(x) = (x / low)^(1 + alpha), alpha < -1.
+struct LowerPowerLawCdf {
+  double alpha, low;
+  AIMZ_MATH_FN bool valid() const { return alpha < -1.0 && pos_finite(low); }
+  AIMZ_MATH_FN double lo() const { return low; }
+  AIMZ_MATH_FN double hi() const { return inf<double>(); }
+  AIMZ_MATH_FN double log_sf(double x) const { return x <= low ? 0.0 : (1.0 + alpha) * std::log(x / low); }
+  AIMZ_MATH_FN double log_cdf(double x) const { return x <= low ? -inf<double>() : log1m_exp_d(log_sf(x)); }
+  AIMZ_MATH_FN double upper(double lq) const { return low * std::exp(lq / (1.0 + alpha)); }
+  AIMZ_MATH_FN double lower(double lp) const { return upper(log1m_exp_d(lp)); }
+  AIMZ_MATH_FN double log_pdf(double x) const {
+    if (!(x >= low) || std::isinf(x)) return -inf<double>();
+    return alpha * std::log(x) + std::log(-(1.0 + alpha)) - (1.0 + alpha) * std::log(low);
+  }
+};
+
+/// F(x) = (x^b - low^b) / (high^b - low^b), b = 1 + alpha (log x / low
+/// over log high / low at b = 0), each difference of powers taken as a
+/// difference of logarithms on the side where it is positive.
+struct DoublePowerLawCdf {
+  double alpha, low, high;
+  AIMZ_MATH_FN bool valid() const {
+    return std::isfinite(alpha) && low >= 0.0 && high > low && high < inf<double>() && (low > 0.0 || alpha > -1.0);
+  }
+  AIMZ_MATH_FN double lo() const { return low; }
+  AIMZ_MATH_FN double hi() const { return high; }
+  /// log |F(v) - F(u)| times the normalizer, u < v.
+  AIMZ_MATH_FN double log_between(double u, double v) const {
+    const double b = 1.0 + alpha;
+    if (b == 0.0) return std::log(std::log(v) - std::log(u));
+    const double lu = b * std::log(u), lv = b * std::log(v);
+    return (b > 0.0 ? log_diff_exp_d(lv, lu) : log_diff_exp_d(lu, lv)) - std::log(std::fabs(b));
+  }
+  AIMZ_MATH_FN double log_cdf(double x) const {
+    return x <= low ? -inf<double>() : x >= high ? 0.0 : log_between(low, x) - log_between(low, high);
+  }
+  AIMZ_MATH_FN double log_sf(double x) const {
+    return x <= low ? 0.0 : x >= high ? -inf<double>() : log_between(x, high) - log_between(low, high);
+  }
+  AIMZ_MATH_FN double lower(double) const { return nan<double>(); }  // bisection
+  AIMZ_MATH_FN double upper(double) const { return nan<double>(); }
+  AIMZ_MATH_FN double log_pdf(double x) const {
+    if (!(x >= low && x <= high)) return -inf<double>();
+    return alpha * std::log(x) - log_between(low, high);
+  }
+};
+}  // namespace detail
+
+template <class T> AIMZ_MATH_FN auto lower_truncated_power_law_cdf(T alpha, T low) {
+  return detail::LowerPowerLawCdf{double(alpha), double(low)};
+}
+template <class T> AIMZ_MATH_FN T lower_truncated_power_law_log_prob(T x, T alpha, T low) {
+  const auto d = lower_truncated_power_law_cdf(alpha, low);
+  if (!d.valid() || std::isnan(x)) return detail::nan<T>();
+  return T(d.log_pdf(double(x)));
+}
+/// low U^(1 / (1 + alpha)).
+template <class T> AIMZ_MATH_FN T lower_truncated_power_law_sample(RandomStream& s, T alpha, T low) {
+  const auto d = lower_truncated_power_law_cdf(alpha, low);
+  if (!d.valid()) return detail::nan<T>();
+  return detail::finish(s, T(d.upper(elementary::log_uniform(uniform01<double>(s)))));
+}
+
+template <class T> AIMZ_MATH_FN auto doubly_truncated_power_law_cdf(T alpha, T low, T high) {
+  return detail::DoublePowerLawCdf{double(alpha), double(low), double(high)};
+}
+template <class T> AIMZ_MATH_FN T doubly_truncated_power_law_log_prob(T x, T alpha, T low, T high) {
+  const auto d = doubly_truncated_power_law_cdf(alpha, low, high);
+  if (!d.valid() || std::isnan(x)) return detail::nan<T>();
+  return T(d.log_pdf(double(x)));
+}
+/// By inversion, x^b = low^b + u (high^b - low^b) (low (high / low)^u at
+/// b = 0), clamped to [low, high] against rounding.
+template <class T> AIMZ_MATH_FN T doubly_truncated_power_law_sample(RandomStream& s, T alpha, T low, T high) {
+  const auto d = doubly_truncated_power_law_cdf(alpha, low, high);
+  if (!d.valid()) return detail::nan<T>();
+  const double u = uniform01<double>(s), b = 1.0 + d.alpha;
+  double x;
+  if (b == 0.0) {
+    x = d.low * std::exp(u * (std::log(d.high) - std::log(d.low)));
+  } else {
+    const double lb = std::pow(d.low, b), hb = std::pow(d.high, b);
+    x = std::pow(lb + u * (hb - lb), 1.0 / b);
+  }
+  x = x < d.low ? d.low : x > d.high ? d.high : x;
+  return detail::finish(s, T(x));
 }
 
 }  // namespace math
