@@ -61,6 +61,20 @@ const SugarForm SugarForms[] = {
      {{"base_dist", std::nullopt}, {"low", 0.0}, {"high", 1.0}},
      "TwoSidedTruncatedDistribution(base_dist, low=0.0, high=1.0)",
      "TruncatedDistribution(base_dist, low=low, high=high)"},
+    // NumPyro's truncations of a Gamma base (its defaults; any truncatable
+    // base is taken, as by TruncatedDistribution).
+    {"LeftTruncatedGamma",
+     {{"base_dist", std::nullopt}, {"low", 0.0}},
+     "LeftTruncatedGamma(base_dist, low=0.0)",
+     "TruncatedDistribution(base_dist, low=low)"},
+    {"RightTruncatedGamma",
+     {{"base_dist", std::nullopt}, {"high", 1.0}},
+     "RightTruncatedGamma(base_dist, high=1.0)",
+     "TruncatedDistribution(base_dist, high=high)"},
+    {"TwoSidedTruncatedGamma",
+     {{"base_dist", std::nullopt}, {"low", 0.0}, {"high", 1.0}},
+     "TwoSidedTruncatedGamma(base_dist, low=0.0, high=1.0)",
+     "TruncatedDistribution(base_dist, low=low, high=high)"},
     // NumPyro's classes behind ZeroInflatedDistribution and
     // HurdleDistribution, called directly.
     {"ZeroInflatedProbs",
