@@ -160,11 +160,15 @@ static unsigned minEventSize(const DistSpec &Spec) {
 }
 
 /// A size that fixes the event (LKJCholesky's dimension: [dimension,
-/// dimension]; GaussianRandomWalk's num_steps: [num_steps]), a dimension
-/// as anywhere (a literal, a const, a name the data or the posterior
-/// binds, arithmetic), at least minEventSize when known.
+/// dimension]; GaussianRandomWalk's num_steps: [num_steps];
+/// ZeroSumNormal's event_shape, a one-axis tuple `(K,)` or K), a
+/// dimension as anywhere (a literal, a const, a name the data or the
+/// posterior binds, arithmetic), at least minEventSize when known.
 void Analyzer::bindSizeParam(const DistSpec &Spec, const DistParam &P,
-                             const Expr &E, BoundCall &R) {
+                             const Expr &Given, BoundCall &R) {
+  const auto *Tuple = llvm::dyn_cast<ArrayExpr>(&Given);
+  const Expr &E =
+      Tuple && Tuple->Elements.size() == 1 ? *Tuple->Elements[0] : Given;
   auto Bad = [&]() {
     Diags.report(diag::E_PARAMETER_SIZE, E.Loc)
         << P.Name << Spec.Name << std::to_string(minEventSize(Spec));

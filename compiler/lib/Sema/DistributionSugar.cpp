@@ -141,6 +141,7 @@ const PyMCKeywords PyMCForms[] = {
     {"VonMises", "VonMises", {{"mu", "loc"}, {"kappa", "concentration"}}},
     {"DiscreteUniform", "DiscreteUniform", {{"lower", "low"}, {"upper", "high"}}},
     {"Kumaraswamy", "Kumaraswamy", {{"a", "concentration1"}, {"b", "concentration0"}}},
+    {"ZeroSumNormal", "ZeroSumNormal", {{"sigma", "scale"}}},
     {"BetaBinomial", "BetaBinomial",
      {{"alpha", "concentration1"}, {"beta", "concentration0"}, {"n", "total_count"}}},
     {"MvNormal", "MultivariateNormal",

@@ -66,7 +66,7 @@ NOT_YET = {
     "InverseWishartCholesky", "LKJ", "LowRankMultivariateNormal",
     "MaskedDistribution", "MatrixNormal", "MixtureGeneral", "ProjectedNormal",
     "SineBivariateVonMises", "SineSkewed", "TruncatedPolyaGamma", "Wishart",
-    "WishartCholesky", "ZeroSumNormal",
+    "WishartCholesky",
 }
 
 # NumPyro defaults of None that fail when left so: required here.

@@ -322,6 +322,7 @@ class Vectors(E.E2ETestCase):
             self.DF, lit(self.LOC), lit(self.L).replace("\n", ""))
         walk = "GaussianRandomWalk(%r, num_steps=6)" % self.SCALE
         return ("model v(x: %s[n]) -> (ym: %s[n, 3], yw: %s[n, 6]) {\n"
+                "  z ~ ZeroSumNormal(1.5, event_shape=(5,))[4000];\n"
                 "  m ~ %s[%d];\n  w ~ %s[%d];\n  plate obs(n) {\n"
                 "    ym ~ %s;\n    yw ~ %s;\n  }\n}\n" % (
                     ty, ty, ty, call, self.M, walk, self.M, call, walk))
@@ -334,10 +335,11 @@ class Vectors(E.E2ETestCase):
         xw = np.cumsum(rng.normal(0, 2, (40, 6)), axis=1).astype(dtype)
         x = self.save("x_%s.npy" % ty, np.zeros(40, dtype))
         out = self.fresh(".npz")
-        E.run_cmd("prior-predictive", so, {"x": x}, out, num_samples=1, seed=3, sites=["m", "w"])
+        E.run_cmd("prior-predictive", so, {"x": x}, out, num_samples=1, seed=3,
+                  sites=["m", "w", "z"])
         got = E.read_arrays(out)
         post = self.savez("post_%s.npz" % ty, m=np.zeros((1, self.M, 3), dtype),
-                          w=np.zeros((1, self.M, 6), dtype))
+                          w=np.zeros((1, self.M, 6), dtype), z=np.zeros((1, 4000, 5), dtype))
         out = self.fresh(".npz")
         data = {"x": x, "ym": self.save("ym_%s.npy" % ty, xm), "yw": self.save("yw_%s.npy" % ty, xw)}
         E.run_cmd("log-likelihood", so, data, out, posterior=post)
@@ -361,6 +363,12 @@ class Vectors(E.E2ETestCase):
         w = got["w"][0].astype(np.float64)
         d = np.diff(np.concatenate([np.zeros((self.M, 1)), w], axis=1), axis=1)
         self.assertGreater(stats.kstest(d.ravel(), stats.norm(0, self.SCALE).cdf).pvalue, 1e-4)
+        # ZeroSumNormal: sums to zero; the transform's inverse (the first
+        # K - 1 values plus c) is iid Normal(0, scale).
+        z = got["z"][0].astype(np.float64)
+        self.assertLess(np.abs(z.sum(axis=1)).max(), 1e-5 if ty == "f32" else 1e-12)
+        c = -z[:, -1:] * np.sqrt(5) / (np.sqrt(5) + 5)
+        self.assertGreater(stats.kstest((z[:, :-1] + c).ravel(), stats.norm(0, 1.5).cdf).pvalue, 1e-4)
 
     def test_f64(self):
         self.check("f64", 1e-10)

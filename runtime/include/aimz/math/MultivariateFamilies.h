@@ -8,6 +8,9 @@
 //                                              num_steps Normal(0, scale)
 //                                              steps (num_steps is the
 //                                              event size K)
+//   ZeroSumNormal(scale, event_shape)          K - 1 Normal(0, scale) draws
+//                                              mapped to K values summing
+//                                              to zero (one axis: K)
 #pragma once
 
 #include "aimz/math/EventDistributions.h"
@@ -86,6 +89,53 @@ AIMZ_MATH_FN T gaussian_random_walk_log_prob(EventView<T> x, std::int64_t K, Eve
     const T step = x[i] - (i ? x[i - 1] : T(0));
     acc += double(normal_log_prob<T>(step, T(0), sc));
   }
+  return T(acc);
+}
+
+
+// ----------------------------------------------------------- ZeroSumNormal
+
+/// K - 1 Normal(0, scale) draws z extended to K values summing to zero, as
+/// NumPyro's ZeroSumTransform (PyMC's): with s = sum z and c = s / (sqrt K
+/// + K), x_i = z_i - c for i < K - 1 and x_{K-1} = c - s / sqrt K - c.
+template <class T>
+AIMZ_MATH_FN void zero_sum_normal_sample(RandomStream& s, std::int64_t K, EventView<T> out, EventView<const T> scale) {
+  const T sc = scale[0];
+  const bool ok = detail::pos_finite(sc) && K >= 1;
+  double sum = 0.0;
+  for (std::int64_t i = 0; i + 1 < K; ++i) {
+    const double z = double(sc) * double(standard_normal<T>(s));
+    out[i] = T(z);
+    sum += z;
+  }
+  const double root = std::sqrt(double(K)), norm = sum / (root + double(K));
+  for (std::int64_t i = 0; i + 1 < K; ++i) out[i] = T(double(out[i]) - norm);
+  if (K >= 1) out[K - 1] = T(-sum / root);
+  if (!ok || !s.ok())
+    for (std::int64_t i = 0; i < K; ++i) out[i] = detail::nan<T>();
+}
+
+/// NumPyro's log density: the K - 1 normal terms of the transform's
+/// inverse (y_i + c, c = -y_{K-1} sqrt K / (sqrt K + K)); the transform is
+/// an isometry, so its Jacobian adds nothing. Off the support (a sum
+/// farther from 0 than NumPyro's tolerance, 10 K eps max(1, max |x|)):
+/// -inf.
+template <class T>
+AIMZ_MATH_FN T zero_sum_normal_log_prob(EventView<T> x, std::int64_t K, EventView<const T> scale) {
+  const double sc = double(scale[0]);
+  if (!detail::pos_finite(sc) || K < 1) return detail::nan<T>();
+  double sum = 0.0, largest = 1.0;
+  for (std::int64_t i = 0; i < K; ++i) {
+    if (std::isnan(x[i])) return detail::nan<T>();
+    sum += double(x[i]);
+    largest = std::fabs(double(x[i])) > largest ? std::fabs(double(x[i])) : largest;
+  }
+  const double eps = sizeof(T) == sizeof(float) ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+  if (!(std::fabs(sum) <= 10.0 * double(K) * eps * largest)) return -detail::inf<T>();
+  const double root = std::sqrt(double(K));
+  const double c = -double(x[K - 1]) * root / (root + double(K));
+  double acc = 0.0;
+  for (std::int64_t i = 0; i + 1 < K; ++i) acc += normal_log_prob<double>(double(x[i]) + c, 0.0, sc);
   return T(acc);
 }
 
