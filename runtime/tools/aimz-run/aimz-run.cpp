@@ -314,15 +314,28 @@ int info() {
     llvm::outs() << " " << O.Name << ": " << O.TypeName
                  << shapeString(O.Shape);
   llvm::outs() << "\nsites:\n";
+  auto KindOf = [](const ManifestSite &S) {
+    return S.Kind == SiteKind::Latent          ? "latent"
+           : S.Kind == SiteKind::Deterministic ? "deterministic"
+           : S.Kind == SiteKind::Factor        ? "factor"
+                                               : "observed";
+  };
+  auto DistOf = [](const ManifestSite &S) {
+    return S.Dist.empty() ? std::string("-") : S.Dist;
+  };
+  // Columns as wide as their widest entry, and one space apart at least
+  // ("TruncatedDistribution" never runs into the type).
+  size_t NameW = 13, ClassW = 11, DistW = 11;
   for (const ManifestSite &S : M.Sites) {
-    const char *Kind = S.Kind == SiteKind::Latent          ? "latent"
-                       : S.Kind == SiteKind::Deterministic ? "deterministic"
-                       : S.Kind == SiteKind::Factor        ? "factor"
-                                                           : "observed";
-    const std::string &Class = S.Class;
-    llvm::outs() << "  " << llvm::left_justify(S.Name, 14) << " "
-                 << llvm::left_justify(Kind, 14) << llvm::left_justify(Class, 12)
-                 << llvm::left_justify(S.Dist.empty() ? "-" : S.Dist, 12)
+    NameW = std::max(NameW, S.Name.size());
+    ClassW = std::max(ClassW, S.Class.size());
+    DistW = std::max(DistW, DistOf(S).size());
+  }
+  for (const ManifestSite &S : M.Sites) {
+    llvm::outs() << "  " << llvm::left_justify(S.Name, NameW + 1) << " "
+                 << llvm::left_justify(KindOf(S), 14)
+                 << llvm::left_justify(S.Class, ClassW + 1)
+                 << llvm::left_justify(DistOf(S), DistW + 1)
                  << S.TypeName << shapeString(S.Shape);
     // The plates name the result's dims (`-`: an axis in none).
     if (llvm::any_of(S.Plates, [](const std::string &P) { return !P.empty(); }))

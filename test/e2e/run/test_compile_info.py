@@ -152,6 +152,20 @@ class InfoAndDevices(E.E2ETestCase):
                     self.assertRegex(r.stdout, r"(?m)^\s+%s\s+\w+\s+%s\b"
                                      % (re.escape(site), cls))
 
+    def test_info_columns_fit_long_names(self):
+        # A long site name or distribution never runs into the next column.
+        so = self.compile_source("long_names", (
+            "model long_names(x: f64[n]) -> (y: f64[n]) {\n"
+            "  a_rather_long_site_name ~ TruncatedDistribution(StudentT(3, 0, 2.5), low=0);\n"
+            "  b ~ MultivariateStudentT(4.0, zeros(3), scale_tril=eye(3));\n"
+            "  plate obs(n) { y ~ Normal(x, a_rather_long_site_name); }\n}\n"))
+        r = E.aimz_run("info", so)
+        lines = r.stdout.split("sites:\n")[1].splitlines()
+        for name in ("a_rather_long_site_name", "b"):
+            line = next(l for l in lines if l.split()[0] == name)
+            fields = line.split()
+            self.assertRegex(fields[4], r"^f64\b", line)
+
     def test_info_json_is_the_embedded_manifest(self):
         for name in ("linreg", "gp_regression", "hierarchical"):
             with self.subTest(model=name):

@@ -91,22 +91,14 @@ struct TriangularCdf {
 };
 }  // namespace detail
 
-template <class T> AIMZ_MATH_FN T triangular_log_prob(T x, T lower, T upper, T c) {
-  const detail::TriangularCdf d{double(lower), double(upper), double(c)};
-  if (!d.valid() || std::isnan(x)) return detail::nan<T>();
-  return T(d.log_pdf(double(x)));
-}
-
 template <class T> AIMZ_MATH_FN auto triangular_cdf(T lower, T upper, T c) {
   return detail::TriangularCdf{double(lower), double(upper), double(c)};
 }
-
+template <class T> AIMZ_MATH_FN T triangular_log_prob(T x, T lower, T upper, T c) {
+  return detail::log_prob_of_base(triangular_cdf(lower, upper, c), x);
+}
 template <class T> AIMZ_MATH_FN T triangular_sample(RandomStream& s, T lower, T upper, T c) {
-  const detail::TriangularCdf d{double(lower), double(upper), double(c)};
-  if (!d.valid()) return detail::nan<T>();
-  double x = d.lower(std::log(uniform01<double>(s)));
-  x = x < d.a ? d.a : x > d.b ? d.b : x;
-  return detail::finish(s, T(x));
+  return detail::sample_by_inversion<T>(s, triangular_cdf(lower, upper, c));
 }
 
 }  // namespace math

@@ -115,20 +115,14 @@ struct DagumCdf {
 };
 }  // namespace detail
 
-template <class T> AIMZ_MATH_FN T dagum_log_prob(T x, T concentration, T sharpness, T scale) {
-  const detail::DagumCdf d{double(concentration), double(sharpness), double(scale)};
-  if (!d.valid() || std::isnan(x)) return detail::nan<T>();
-  return T(d.log_pdf(double(x)));
-}
-
 template <class T> AIMZ_MATH_FN auto dagum_cdf(T concentration, T sharpness, T scale) {
   return detail::DagumCdf{double(concentration), double(sharpness), double(scale)};
 }
-
+template <class T> AIMZ_MATH_FN T dagum_log_prob(T x, T concentration, T sharpness, T scale) {
+  return detail::log_prob_of_base(dagum_cdf(concentration, sharpness, scale), x);
+}
 template <class T> AIMZ_MATH_FN T dagum_sample(RandomStream& s, T concentration, T sharpness, T scale) {
-  const detail::DagumCdf d{double(concentration), double(sharpness), double(scale)};
-  if (!d.valid()) return detail::nan<T>();
-  return detail::finish(s, T(d.lower(elementary::log_uniform(uniform01<double>(s)))));
+  return detail::sample_by_inversion<T>(s, dagum_cdf(concentration, sharpness, scale));
 }
 
 // -------------------------------------------------------------------- Wald
@@ -263,24 +257,17 @@ template <class T> AIMZ_MATH_FN auto lower_truncated_power_law_cdf(T alpha, T lo
   return detail::LowerPowerLawCdf{double(alpha), double(low)};
 }
 template <class T> AIMZ_MATH_FN T lower_truncated_power_law_log_prob(T x, T alpha, T low) {
-  const auto d = lower_truncated_power_law_cdf(alpha, low);
-  if (!d.valid() || std::isnan(x)) return detail::nan<T>();
-  return T(d.log_pdf(double(x)));
+  return detail::log_prob_of_base(lower_truncated_power_law_cdf(alpha, low), x);
 }
-/// low U^(1 / (1 + alpha)).
 template <class T> AIMZ_MATH_FN T lower_truncated_power_law_sample(RandomStream& s, T alpha, T low) {
-  const auto d = lower_truncated_power_law_cdf(alpha, low);
-  if (!d.valid()) return detail::nan<T>();
-  return detail::finish(s, T(d.upper(elementary::log_uniform(uniform01<double>(s)))));
+  return detail::sample_by_inversion<T>(s, lower_truncated_power_law_cdf(alpha, low));
 }
 
 template <class T> AIMZ_MATH_FN auto doubly_truncated_power_law_cdf(T alpha, T low, T high) {
   return detail::DoublePowerLawCdf{double(alpha), double(low), double(high)};
 }
 template <class T> AIMZ_MATH_FN T doubly_truncated_power_law_log_prob(T x, T alpha, T low, T high) {
-  const auto d = doubly_truncated_power_law_cdf(alpha, low, high);
-  if (!d.valid() || std::isnan(x)) return detail::nan<T>();
-  return T(d.log_pdf(double(x)));
+  return detail::log_prob_of_base(doubly_truncated_power_law_cdf(alpha, low, high), x);
 }
 /// By inversion, x^b = low^b + u (high^b - low^b) (low (high / low)^u at
 /// b = 0), clamped to [low, high] against rounding.

@@ -401,6 +401,23 @@ AIMZ_MATH_FN T truncated_cdf_log_prob(double base_log_prob, T x, const B& base, 
                         log_interval_mass(base, static_cast<double>(low), static_cast<double>(high)));
 }
 
+/// The density of a base that is its CDF struct (a family written once,
+/// as valid(), log_pdf and the quantiles): NaN for invalid parameters or
+/// value.
+template <class T, class B> AIMZ_MATH_FN T log_prob_of_base(const B& base, T x) {
+  if (!base.valid() || std::isnan(x)) return nan<T>();
+  return static_cast<T>(base.log_pdf(static_cast<double>(x)));
+}
+
+/// A draw of such a base by inversion, lower(log U), kept in its support
+/// against rounding.
+template <class T, class B> AIMZ_MATH_FN T sample_by_inversion(RandomStream& s, const B& base) {
+  if (!base.valid()) return nan<T>();
+  double x = base.lower(elementary::log_uniform(uniform01<double>(s)));
+  x = x < base.lo() ? base.lo() : x > base.hi() ? base.hi() : x;
+  return finish(s, static_cast<T>(x));
+}
+
 /// Up to eight of the base's own draws (draw()) on [low, high] when the
 /// interval holds half the mass or more, then inversion.
 template <class T, class B, class Draw>
