@@ -156,7 +156,8 @@ void Analyzer::checkExactlyOneOf(const DistSpec &Spec,
 
 /// The least event size: a correlation matrix needs two variables.
 static unsigned minEventSize(const DistSpec &Spec) {
-  return Spec.canonical().Kind == DistKind::LKJCholesky ? 2 : 1;
+  const DistKind K = Spec.canonical().Kind;
+  return K == DistKind::LKJCholesky || K == DistKind::LKJ ? 2 : 1;
 }
 
 /// A size that fixes the event (LKJCholesky's dimension: [dimension,

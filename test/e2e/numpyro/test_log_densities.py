@@ -426,6 +426,9 @@ class _LKJCholeskyOnSupport:
 _lkj = vector_case("LKJCholesky(%d, a)" % K, dict(a=(S, pos)),
                    lambda p: _LKJCholeskyOnSupport(p["a"]), "f", 0.5)
 CASES["lkjcholesky"] = _lkj[:5] + ((K, K),)
+_lkj_corr = vector_case("LKJ(%d, a)" % K, dict(a=(S, pos)),
+                        lambda p: _PerRow([dist.LKJ(K, a) for a in p["a"]]), "f", 0.5)
+CASES["lkj"] = _lkj_corr[:5] + ((K, K),)
 
 
 class _ScipyTruncated:

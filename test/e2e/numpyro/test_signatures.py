@@ -63,7 +63,7 @@ BY_DESIGN = {
 NOT_YET = {
     "CAR", "CirculantNormal", "Delta", "FoldedDistribution", "GaussianCopula",
     "GaussianCopulaBeta", "IntervalCensoredDistribution", "InverseWishart",
-    "InverseWishartCholesky", "LKJ", "LowRankMultivariateNormal",
+    "InverseWishartCholesky", "LowRankMultivariateNormal",
     "MaskedDistribution", "MatrixNormal", "MixtureGeneral", "ProjectedNormal",
     "SineBivariateVonMises", "SineSkewed", "TruncatedPolyaGamma", "Wishart",
     "WishartCholesky",

@@ -323,6 +323,7 @@ class Vectors(E.E2ETestCase):
         walk = "GaussianRandomWalk(%r, num_steps=6)" % self.SCALE
         return ("model v(x: %s[n]) -> (ym: %s[n, 3], yw: %s[n, 6]) {\n"
                 "  z ~ ZeroSumNormal(1.5, event_shape=(5,))[4000];\n"
+                "  C ~ LKJ(3, 2.0)[4000];\n"
                 "  m ~ %s[%d];\n  w ~ %s[%d];\n  plate obs(n) {\n"
                 "    ym ~ %s;\n    yw ~ %s;\n  }\n}\n" % (
                     ty, ty, ty, call, self.M, walk, self.M, call, walk))
@@ -336,10 +337,11 @@ class Vectors(E.E2ETestCase):
         x = self.save("x_%s.npy" % ty, np.zeros(40, dtype))
         out = self.fresh(".npz")
         E.run_cmd("prior-predictive", so, {"x": x}, out, num_samples=1, seed=3,
-                  sites=["m", "w", "z"])
+                  sites=["m", "w", "z", "C"])
         got = E.read_arrays(out)
         post = self.savez("post_%s.npz" % ty, m=np.zeros((1, self.M, 3), dtype),
-                          w=np.zeros((1, self.M, 6), dtype), z=np.zeros((1, 4000, 5), dtype))
+                          w=np.zeros((1, self.M, 6), dtype), z=np.zeros((1, 4000, 5), dtype),
+                          C=np.broadcast_to(np.eye(3, dtype=dtype), (1, 4000, 3, 3)))
         out = self.fresh(".npz")
         data = {"x": x, "ym": self.save("ym_%s.npy" % ty, xm), "yw": self.save("yw_%s.npy" % ty, xw)}
         E.run_cmd("log-likelihood", so, data, out, posterior=post)
@@ -369,12 +371,52 @@ class Vectors(E.E2ETestCase):
         self.assertLess(np.abs(z.sum(axis=1)).max(), 1e-5 if ty == "f32" else 1e-12)
         c = -z[:, -1:] * np.sqrt(5) / (np.sqrt(5) + 5)
         self.assertGreater(stats.kstest((z[:, :-1] + c).ravel(), stats.norm(0, 1.5).cdf).pvalue, 1e-4)
+        # LKJ(3, eta): symmetric, unit diagonal, positive definite; each
+        # correlation is Beta(eta - 1 + K / 2, same) on (-1, 1).
+        C = got["C"][0].astype(np.float64)
+        np.testing.assert_array_equal(C, np.swapaxes(C, 1, 2))
+        np.testing.assert_array_equal(C[:, [0, 1, 2], [0, 1, 2]], 1.0)
+        self.assertGreater(np.linalg.eigvalsh(C).min(), 0)
+        b = 2.0 - 1 + 1.5
+        for i, j in ((1, 0), (2, 0), (2, 1)):
+            self.assertGreater(stats.kstest((C[:, i, j] + 1) / 2, stats.beta(b, b).cdf).pvalue, 1e-4)
 
     def test_f64(self):
         self.check("f64", 1e-10)
 
     def test_f32(self):
         self.check("f32", 2e-5)
+
+
+class LargeLKJ(E.E2ETestCase):
+    """LKJ's density past its 16 x 16 double scratch (the factor kept in
+    the value's copy): (eta - 1) log det C less the normalizer, against
+    NumPy's slogdet and SciPy's gammaln."""
+    K, ETA = 18, 1.5
+
+    def test_log_likelihood(self):
+        so = self.compile_source("lkj18", (
+            "model lkj18(x: f64[n]) -> (C: f64[n, %d, %d]) {\n  dummy ~ Normal(0, 1);\n"
+            "  plate obs(n) { C ~ LKJ(%d, %r); }\n}\n" % (self.K, self.K, self.K, self.ETA)))
+        rng = np.random.default_rng(2)
+        A = rng.normal(size=(30, self.K, self.K + 5))
+        S = A @ np.swapaxes(A, 1, 2)
+        d = np.sqrt(np.einsum("nii->ni", S))
+        C = S / d[:, :, None] / d[:, None, :]
+        C[3, 0, 1] += 0.01  # not symmetric: off the support
+        data = {"x": self.save("x.npy", np.zeros(30)), "C": self.save("C.npy", C)}
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out,
+                  posterior=self.savez("post.npz", dummy=np.zeros(1)))
+        got = E.read_arrays(out)["C"][0]
+        K, eta = self.K, self.ETA
+        dm1, alpha = K - 1, eta + 0.5 * (K - 1)
+        multigamma = 0.25 * dm1 * (dm1 - 1) * np.log(np.pi) + sum(
+            special.gammaln(alpha - 0.5 + 0.5 * (1 - j)) for j in range(1, K))
+        norm = 0.5 * dm1 * np.log(np.pi) + multigamma - dm1 * special.gammaln(alpha)
+        want = (eta - 1) * np.linalg.slogdet(C)[1] - norm
+        want[3] = -np.inf
+        np.testing.assert_allclose(got, want, rtol=1e-9)
 
 
 class PublishedModels(E.E2ETestCase):

@@ -582,6 +582,19 @@ AIMZ_MATH_FN void lkj_cholesky_sample(RandomStream& s, std::int64_t K, EventView
 }
 
 /// The density of the Cholesky factor L of a K x K correlation matrix, as
+namespace detail {
+/// The LKJ density's log normalizer (K - 1) / 2 log pi + log Gamma_{K-1}(eta
+/// + (K - 2) / 2) - (K - 1) log Gamma(eta + (K - 1) / 2), shared by LKJ and
+/// LKJCholesky.
+AIMZ_MATH_FN double lkj_log_normalizer(double eta, std::int64_t K) {
+  const double dm1 = double(K - 1), alpha = eta + 0.5 * dm1;
+  // log Gamma_{K-1}(alpha - 1/2): the multivariate gamma function.
+  double multigamma = 0.25 * dm1 * (dm1 - 1.0) * std::log(kPi);
+  for (std::int64_t j = 1; j <= K - 1; ++j) multigamma += log_gamma(alpha - 0.5 + 0.5 * (1.0 - double(j)));
+  return 0.5 * dm1 * std::log(kPi) + multigamma - dm1 * log_gamma(alpha);
+}
+}  // namespace detail
+
 /// NumPyro's LKJCholesky.log_prob: sum_{i >= 1} (2 (eta - 1) + K - 1 - i)
 /// log L_ii (the LKJ density times the Jacobian of L -> L L^T) minus the
 /// log normalizer (K - 1) / 2 log pi + log Gamma_{K-1}(eta + (K - 2) / 2)
@@ -607,12 +620,7 @@ AIMZ_MATH_FN T lkj_cholesky_log_prob(EventView<T> x, std::int64_t K, EventView<c
     if (i >= 1 && !outside) acc += (2.0 * (eta - 1.0) + double(K - 1 - i)) * std::log(l(i, i));
   }
   if (outside) return -detail::inf<T>();
-  const double dm1 = double(K - 1), alpha = eta + 0.5 * dm1;
-  // log Gamma_{K-1}(alpha - 1/2): the multivariate gamma function.
-  double multigamma = 0.25 * dm1 * (dm1 - 1.0) * std::log(detail::kPi);
-  for (std::int64_t j = 1; j <= K - 1; ++j) multigamma += log_gamma(alpha - 0.5 + 0.5 * (1.0 - double(j)));
-  const double normalizer = 0.5 * dm1 * std::log(detail::kPi) + multigamma - dm1 * log_gamma(alpha);
-  return static_cast<T>(acc - normalizer);
+  return static_cast<T>(acc - detail::lkj_log_normalizer(eta, K));
 }
 
 // ---------------------------------------------------------------- Composites
