@@ -292,6 +292,19 @@ MUTATIONS = [
     ("student-t-vector-unmixed", "runtime/include/aimz/math/MultivariateFamilies.h",
      "  const T r = T(1.0 / std::sqrt(w));", "  const T r = T(1);",
      ["aimzc"], [e2e("distribution_families", "-k Vectors")]),
+    # Issue 54.1: Owen's T, the Bessel function of real order, and the
+    # skew normal's CDF built on them.
+    ("owens-t-identity-sign", "runtime/include/aimz/math/SpecialFunctions.h",
+     "  return sign * (0.5 * (lower(h) * upper(ahs) + lower(ahs) * upper(h)) - rest);",
+     "  return sign * (0.5 * (lower(h) * upper(ahs) + lower(ahs) * upper(h)) + rest);",
+     ["aimzc"], [e2e("functions", "-k test_f64")]),
+    ("bessel-series-wrong-order", "runtime/include/aimz/math/SpecialFunctions.h",
+     "    term *= q / (k * (v + k));", "    term *= q / (k * (1.0 + k));",
+     ["aimzc"], [e2e("functions", "-k test_f64")]),
+    ("skew-normal-tail-direct", "runtime/include/aimz/math/RealLineFamilies.h",
+     "  if (phi > 0.0 && direct >= 0.125 * phi) return std::log(direct);",
+     "  if (phi > 0.0) return std::log(direct);",
+     ["aimzc"], [e2e("censored", "-k LogCdf")]),
     # Issue 56.1: user-defined functions.
     ("function-let-not-renamed", "compiler/lib/Sema/Functions.cpp",
      "    Subst[S->Name] = Local(S->Name, S->NameLoc);",

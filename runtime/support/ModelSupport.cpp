@@ -333,6 +333,11 @@ AIMZ_SPECIAL(tgamma, std::tgamma)
 AIMZ_SPECIAL2(hypot, std::hypot)
 AIMZ_SPECIAL2(lbeta, m::special::lbeta)
 AIMZ_SPECIAL2(lchoose, m::special::lchoose)
+// Owen's T and the modified Bessel function of real order (Stan, SciPy).
+AIMZ_SPECIAL2(owens_t, m::special::owens_t)
+AIMZ_SPECIAL2(log_bessel_i, m::special::log_bessel_i)
+AIMZ_SPECIAL2(ive, m::special::ive)
+AIMZ_SPECIAL2(iv, m::special::iv)
 #undef AIMZ_SPECIAL2
 
 // Matrix products ------------------------------------------------------------

@@ -398,6 +398,14 @@ Value EntryBuilder::binary(ir::BinaryFn Fn, Value X, Value Y) {
     return elementary2("lbeta", X, Y);
   case BinaryFn::LChoose:
     return elementary2("lchoose", X, Y);
+  case BinaryFn::OwensT:
+    return elementary2("owens_t", X, Y);
+  case BinaryFn::LogBesselI:
+    return elementary2("log_bessel_i", X, Y);
+  case BinaryFn::Ive:
+    return elementary2("ive", X, Y);
+  case BinaryFn::Iv:
+    return elementary2("iv", X, Y);
   }
   llvm_unreachable("unknown binary operator");
 }

@@ -141,6 +141,7 @@ TRUNCATIONS = {
     "dagum": (1.0, 4.0), "wald": (0.5, 2.5), "moyal": (-np.inf, 1.0),
     "logitnormal": (0.3, 0.9), "triangular": (0.1, 0.6),
     "lowerpowerlaw": (2.0, 10.0), "doublepowerlaw": (1.0, 3.0),
+    "skewnormal": (1.5, np.inf),  # the light tail (alpha < 0): bisection
 }
 
 

@@ -115,6 +115,19 @@ BINARY = {
                       - np.logaddexp(0, y)),
         grid(-20, 30), grid(-40, 10)),
     "betaln_far": (sp.betaln, grid(1, 5), grid(1e8, 1e10, log=True)),
+    # Owen's T over both signs of h and a, a from 1e-6 to 1e8 (the a > 1
+    # identity), h into the far tail (T ~ 1e-300).
+    "owens_t": (sp.owens_t, sym(37), np.concatenate([
+        grid(1e-6, 1e8, N // 2, log=True),
+        -grid(1e-6, 1e8, N // 2, log=True)[::-1]])[np.arange(N) * 7 % N]),
+    # log I_v(z): orders from -0.9 to 400, z from 1e-8 to 1e5 (both the
+    # power series and Hankel's series, z near v^2 on either side).
+    "log_modified_bessel_first_kind": (
+        lambda v, z: np.log(sp.ive(v, z)) + z,
+        np.concatenate([grid(-0.9, 3, N // 2), grid(3, 400, N // 2)]),
+        grid(1e-8, 1e5, log=True)[np.arange(N) * 13 % N]),
+    "ive": (sp.ive, grid(0, 60), grid(1e-6, 1e4, log=True)),
+    "iv": (sp.iv, grid(0, 30), grid(1e-3, 700)),
 }
 
 

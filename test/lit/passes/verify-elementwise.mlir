@@ -34,7 +34,7 @@ aimz.model @unary_shape attributes {manifest = "{}", obs_dim = "n", plan = "obs"
 
 aimz.model @unknown_binary attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
   %0 = aimz.input "x"[0] : <["n"], f32>
-  // CHECK: error: custom op 'aimz.binary' expected string or keyword containing one of the following enum values for attribute 'fn' [add, sub,{{.*}}, lchoose, atan2,{{.*}}, log_inv_logit_diff]
+  // CHECK: error: custom op 'aimz.binary' expected string or keyword containing one of the following enum values for attribute 'fn' [add, sub,{{.*}}, lchoose, atan2,{{.*}}, log_inv_logit_diff, owens_t, log_bessel_i, ive, iv]
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'fn'}}
   %1 = aimz.binary mod %0, %0 : <["n"], f32>, <["n"], f32> -> <["n"], f32>
 }

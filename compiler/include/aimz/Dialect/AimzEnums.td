@@ -97,7 +97,11 @@ def Aimz_BinaryFn : I32EnumAttr<"BinaryFn", "elementwise operator", [
     I32EnumAttrCase<"LogAddExp2", 23, "logaddexp2">,
     I32EnumAttrCase<"XLogY", 24, "xlogy">,
     I32EnumAttrCase<"XLog1pY", 25, "xlog1py">,
-    I32EnumAttrCase<"LogInvLogitDiff", 26, "log_inv_logit_diff">]> {
+    I32EnumAttrCase<"LogInvLogitDiff", 26, "log_inv_logit_diff">,
+    I32EnumAttrCase<"OwensT", 27, "owens_t">,
+    I32EnumAttrCase<"LogBesselI", 28, "log_bessel_i">,
+    I32EnumAttrCase<"Ive", 29, "ive">,
+    I32EnumAttrCase<"Iv", 30, "iv">]> {
   let cppNamespace = "::aimz::ir";
 }
 
