@@ -114,13 +114,14 @@ void Diagnostics::emit(diag::DiagId Id, llvm::SMLoc Loc,
   Held.push_back({Id, Loc, {Args.begin(), Args.end()}, Provisional});
   if (!Provisional && diag::info(Id).Sev == diag::Severity::Error)
     ++HeldErrors;
+  HeldProvisional += Provisional;
 }
 
 void Diagnostics::releaseHeld(bool KeepProvisional) {
   std::vector<HeldReport> Reports = std::move(Held);
   Held.clear();
   Holding = Provisional = false;
-  HeldErrors = 0;
+  HeldErrors = HeldProvisional = 0;
   for (const HeldReport &R : Reports)
     if (KeepProvisional || !R.Provisional)
       print(R.Id, R.Loc, R.Args);

@@ -75,6 +75,8 @@ std::string manifestJSON(const ModelInfo &Info) {
       J[manifest::Support] = S.Support;
     if (S.EventRank)
       J[manifest::EventRank] = S.EventRank;
+    if (S.ScoreOnly)
+      J[manifest::ScoreOnly] = true;
     J[manifest::DType] = dtypeName(S.Type);
     J[manifest::Shape] = shapeJSON(S.Dims);
     J[manifest::Plates] = platesJSON(S.Plates);

@@ -77,6 +77,7 @@ static llvm::Error readSite(const nlohmann::json &S, const Manifest &M,
   Site.Dist = S.value(manifest::Dist, "");
   Site.Support = S.value(manifest::Support, "");
   Site.EventRank = S.value(manifest::EventRank, 0u);
+  Site.ScoreOnly = S.value(manifest::ScoreOnly, false);
   if (Site.EventRank > Site.Shape.size())
     return bad("site '" + Site.Name + "' has more event axes than axes");
   if (auto E = readPlates(S, Site))

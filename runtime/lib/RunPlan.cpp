@@ -82,13 +82,29 @@ bool chooseObsPlan(const Manifest &M, const Posterior *Post,
 llvm::Expected<std::vector<int>> chooseSites(const Manifest &M,
                                              const RunOptions &Opts) {
   std::vector<int> Sites;
-  // The log-likelihood's terms: the observed sites and every factor.
+  // An output scored only by factors has nothing to draw it from.
+  if (Opts.Kind != EntryKind::LogLikelihood)
+    for (const ManifestSite &S : M.Sites)
+      if (S.ScoreOnly)
+        return error(
+            "model '" + M.Model + "' scores its output '" + S.Name +
+            "' only with factor terms (it has no '" + S.Name +
+            " ~ ...' statement), so there is no distribution to draw it "
+            "from: only log-likelihood runs it. To predict, give '" + S.Name +
+            "' its distribution: a hurdle is HurdlePoisson(...) or "
+            "HurdleDistribution(...), a zero-inflated count "
+            "ZeroInflatedPoisson(...), a truncation TruncatedDistribution(...), "
+            "a censoring RightCensoredDistribution(...) or Censored(...)");
+  // The log-likelihood's terms: the observed sites and every factor; a
+  // score-only output's terms are the factors that read it.
   auto IsTerm = [&](int S) {
-    return M.isOutputSite(S) || M.Sites[S].Kind == SiteKind::Factor;
+    return (M.isOutputSite(S) && !M.Sites[S].ScoreOnly) ||
+           M.Sites[S].Kind == SiteKind::Factor;
   };
   if (Opts.ReturnSites.empty()) {
     for (size_t O = 0; O < M.Outputs.size(); ++O)
-      Sites.push_back(M.outputSiteIndex(O));
+      if (!M.Sites[M.outputSiteIndex(O)].ScoreOnly)
+        Sites.push_back(M.outputSiteIndex(O));
     for (size_t S = 0; S < M.Sites.size(); ++S)
       if (M.Sites[S].Kind == (Opts.Kind == EntryKind::LogLikelihood
                                   ? SiteKind::Factor
@@ -105,6 +121,9 @@ llvm::Expected<std::vector<int>> chooseSites(const Manifest &M,
       return error("--return-sites: model '" + M.Model + "' has no site '" +
                    Name + "' (its sites: " + llvm::join(Known, ", ") + ")");
     }
+    if (Opts.Kind == EntryKind::LogLikelihood && M.Sites[S].ScoreOnly)
+      return error("--return-sites: the output '" + Name + "' is scored "
+                   "only by factor terms; ask for those factors");
     if (Opts.Kind == EntryKind::LogLikelihood && !IsTerm(S))
       return error("--return-sites: log-likelihood returns the output "
                    "sites (" + M.outputNames() + ") and the factors only");

@@ -119,6 +119,8 @@ public:
   /// it counts and prints only if releaseHeld keeps provisional reports.
   void hold() { Holding = true; }
   void releaseHeld(bool KeepProvisional);
+  /// How many provisional reports are held so far.
+  unsigned provisionalCount() const { return HeldProvisional; }
 
   /// While one is alive, every report is provisional (nested scopes and
   /// early returns included).
@@ -154,6 +156,7 @@ private:
   bool Holding = false, Provisional = false;
   std::vector<HeldReport> Held;
   unsigned HeldErrors = 0; // the held reports' firm errors
+  unsigned HeldProvisional = 0;
   void print(diag::DiagId Id, llvm::SMLoc Loc,
              llvm::ArrayRef<std::string> Args);
 };

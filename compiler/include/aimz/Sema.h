@@ -48,6 +48,9 @@ struct Site : TypedArray {
   const Stmt *Decl = nullptr;
   /// ImproperUniform's support: "real" or "positive" (else empty).
   std::string Support;
+  /// An output with no `~` statement, scored by the factors that read it
+  /// (Stan's `target +=`): the log-likelihood's data, never drawn.
+  bool ScoreOnly = false;
   /// Trailing axes of Dims that form one value (a vector: 1); the
   /// log-likelihood of an observed site has one number per value.
   unsigned EventRank = 0;

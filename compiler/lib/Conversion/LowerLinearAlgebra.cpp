@@ -91,7 +91,8 @@ void EntryBuilder::emitPack(ir::MatMulOp Op) {
   auto In = Op.getLhs().getDefiningOp<ir::InputOp>();
   auto LT = In.getResult().getType();
   Type Elem = LT.getElementType();
-  View X = viewOfCallArray(FInputs, In.getIndex(), LT, false, Value(),
+  View X = viewOfCallArray(In.getObserved() ? FObserved : FInputs,
+                           In.getIndex(), LT, false, Value(),
                            B->create<arith::SubIOp>(Loc, ObsBegin, InputOrigin));
   Value P = gep(Scratch, B->getI8Type(), toI64(PackOffsets.lookup(Op)));
   SmallVector<Type> Args(3, B->getI64Type());

@@ -13,13 +13,15 @@ namespace aimz {
 namespace lowering {
 
 /// Observation-aligned inputs start at the block's row; the others (no
-/// observation axis) are whole in every call.
+/// observation axis) are whole in every call. A score-only output's
+/// values are the observed array's (only the log-likelihood has them).
 View EntryBuilder::lowerInput(ir::InputOp Op) {
   auto T = Op.getResult().getType();
   Value Off = obsAxis(T) >= 0
                   ? Value(B->create<arith::SubIOp>(Loc, BlockStart, InputOrigin))
                   : Value();
-  return viewOfCallArray(FInputs, Op.getIndex(), T, false, Value(), Off);
+  return viewOfCallArray(Op.getObserved() ? FObserved : FInputs, Op.getIndex(),
+                         T, false, Value(), Off);
 }
 
 View EntryBuilder::lowerConstant(ir::ConstantOp Op) {

@@ -668,6 +668,13 @@ OwningOpRef<ModuleOp> Generator::run() {
         I < M.Inputs.size() ? loc(M.Inputs[I].Loc) : CurLoc, arrayType(In.Dims, In.Type), In.Name, I);
     FullShapes[In.Name] = In.Dims;
   }
+  for (const Site &S : Info.Sites)
+    if (S.ScoreOnly) {
+      Values[S.Name] = B.create<ir::InputOp>(
+          CurLoc, arrayType(S.Dims, S.Type), S.Name,
+          static_cast<uint64_t>(Info.outputIndex(S.Name)), /*observed=*/true);
+      FullShapes[S.Name] = S.Dims;
+    }
   for (const StmtPtr &S : M.Body)
     genStmt(*S);
   if (failed(verify(*Module))) {

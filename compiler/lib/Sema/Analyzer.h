@@ -42,7 +42,9 @@ namespace sema {
 /// What a name refers to.
 struct Symbol {
   enum class Kind {
-    Input, Const, Let, Transformed, Deterministic, Factor, Sample
+    Input, Const, Let, Transformed, Deterministic, Factor, Sample,
+    /// An output with no `~` statement, read by factors: the observed data.
+    ScoreOnly
   } K;
   DType Type;
   Shape Dims; // full shape
@@ -51,6 +53,8 @@ struct Symbol {
   bool Poisoned = false; // its definition had an error: uses stay silent
   /// A `const` of dimension arithmetic (`const K1 = K - 1;`): its text.
   std::string DimText = {};
+  /// A `let` computed from a score-only output: the output's name.
+  std::string ReadsScoreOnly = {};
 };
 
 /// A shape's dimension as a polynomial (Dimensions.cpp).
@@ -90,6 +94,26 @@ private:
   std::map<std::string, SMLoc> PosteriorDimLocs;
   std::vector<OpenBlock> Blocks;
   std::set<std::string> SampledOutputs;
+  /// Outputs with a `~` statement anywhere (collectNames); the others are
+  /// score-only: read by factors, never drawn.
+  std::set<std::string> OutputsWithSample;
+  /// Score-only outputs read, and the plates over their axes where read.
+  std::map<std::string, std::vector<std::string>> ScoreOnlyUsed;
+  void noteScoreOnlyRead(const std::string &Name, const Shape &Dims);
+  /// The score-only output the statement being checked reads, directly or
+  /// through a `let` (empty: none).
+  std::string StmtReadsScoreOnly;
+  /// A statement other than a factor or let that reads a score-only output
+  /// is an error: its values do not exist when predicting.
+  bool refuseScoreOnlyRead(const Stmt &S, const char *What);
+  void defineScoreOnlyOutputs();
+  /// The output `E` reads (directly, or through a `let` of a score-only
+  /// one), or "".
+  std::string outputReadBy(const Expr &E) const;
+  /// An index of an output's observation axis other than ':' reads another
+  /// observation's value (y[t - 1]): an autoregression, refused (E0508).
+  bool keepsOutputRows(const IndexExpr &E);
+  void addScoreOnlySites();
   /// Inside `transformed NAME = ...;`: names are data only, and reductions
   /// along the observation axis of an input are computed before the run.
   bool InTransformed = false;

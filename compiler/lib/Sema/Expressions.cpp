@@ -208,6 +208,12 @@ bool Analyzer::analyzeName(NameExpr &E) {
         << E.Name << article(kindWord(S.K)) << kindWord(S.K);
     return false;
   }
+  if (S.K == Symbol::Kind::ScoreOnly) {
+    noteScoreOnlyRead(E.Name, S.Dims);
+    StmtReadsScoreOnly = E.Name;
+  } else if (!S.ReadsScoreOnly.empty()) {
+    StmtReadsScoreOnly = S.ReadsScoreOnly;
+  }
   if (S.K == Symbol::Kind::Factor) {
     Diags.report(diag::E_FACTOR_AS_VALUE, E.Loc) << E.Name;
     return false;

@@ -19,7 +19,7 @@ static bool isIntIndex(const ExprPtr &I) {
 }
 
 bool Analyzer::analyzeIndex(IndexExpr &E) {
-  if (!analyzeExpr(*E.Base) || !expandEllipsis(E))
+  if (!analyzeExpr(*E.Base) || !expandEllipsis(E) || !keepsOutputRows(E))
     return false;
   // Slices, or integer constants beside ':' / None: NumPy's basic
   // indexing, a view (Slices.cpp). A gather's index list may end in ':'s

@@ -48,7 +48,7 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     llvm::SaveAndRestore Posterior(AllowPosteriorDims, true);
     Call = bindSampleCall(S, *Spec, IsOutput);
   }
-  if (!Call) {
+  if (!Call || !refuseScoreOnlyRead(S, IsOutput ? "the output" : "the sample site")) {
     poison(S);
     return;
   }

@@ -83,6 +83,8 @@ const char *kindWord(Symbol::Kind K) {
     return "factor";
   case Symbol::Kind::Sample:
     return "sample site";
+  case Symbol::Kind::ScoreOnly:
+    return "output";
   }
   return "";
 }
@@ -106,6 +108,7 @@ std::optional<ModelInfo> Analyzer::run() {
   collectNames(M.Body);
   if (!checkSignature())
     return std::nullopt;
+  defineScoreOnlyOutputs();
   // Uses that mix observations are errors unless a site turns out joint.
   Diags.hold();
   analyzeBody(M.Body);
@@ -113,8 +116,10 @@ std::optional<ModelInfo> Analyzer::run() {
       Info.Sites, [](const Site &S) { return S.Class == SiteClass::Joint; });
   Diags.releaseHeld(/*KeepProvisional=*/!Info.JointObservations);
   for (const Param &Out : M.Outputs)
-    if (!SampledOutputs.count(Out.Name) && !Diags.hadError())
+    if (!SampledOutputs.count(Out.Name) && !ScoreOnlyUsed.count(Out.Name) &&
+        !Diags.hadError())
       Diags.report(diag::E_OUTPUT_NEVER_SAMPLED, Out.Loc) << Out.Name;
+  addScoreOnlySites();
   // A dimension only the posterior can bind must be in a latent's shape.
   for (const auto &[Name, Loc] : PosteriorDimLocs) {
     bool Carried = llvm::any_of(Info.Sites, [&, &Name = Name](const Site &S) {

@@ -115,6 +115,8 @@ void Analyzer::collectNames(const std::vector<StmtPtr> &Body) {
     }
     if (S->K != Stmt::Kind::Plate && S->K != Stmt::Kind::Scan)
       LaterDefinitions.emplace(S->Name, S->NameLoc);
+    if (S->K == Stmt::Kind::Sample)
+      OutputsWithSample.insert(S->Name);
     if (auto *B = llvm::dyn_cast_or_null<BlockStmt>(S.get()))
       collectNames(B->Body);
   }

@@ -53,6 +53,7 @@ void Analyzer::analyzeBody(const std::vector<StmtPtr> &Body) {
 }
 
 void Analyzer::analyzeStmt(Stmt &S) {
+  StmtReadsScoreOnly.clear();
   switch (S.K) {
   case Stmt::Kind::Const:
     analyzeConst(static_cast<ConstStmt &>(S));
@@ -108,8 +109,11 @@ void Analyzer::analyzeConst(ConstStmt &C) {
 }
 
 /// `factor NAME = expr;`: a log-density term, in the model's float
-/// precision.
+/// precision. A term that mixes observations (a sum over the data, Stan's
+/// marginalized change point) is joint: it needs every observation of a
+/// draw at once, as a joint site does, and makes such uses legal.
 void Analyzer::analyzeFactor(AssignStmt &A) {
+  const unsigned Before = Diags.provisionalCount();
   if (!analyzeExpr(*A.Value)) {
     poison(A);
     return;
@@ -125,6 +129,8 @@ void Analyzer::analyzeFactor(AssignStmt &A) {
       !checkSiteRows(A, A.Value->Ty.Dims, 0))
     return;
   addValueSite(A, Info.Precision, Full, SiteKind::Factor);
+  if (Diags.provisionalCount() != Before)
+    Info.Sites.back().Class = SiteClass::Joint;
 }
 
 /// `let NAME = expr;` and `deterministic NAME = expr;` (a site too).
@@ -140,9 +146,14 @@ void Analyzer::analyzeAssign(AssignStmt &A) {
   llvm::append_range(Full, A.Value->Ty.Dims);
   DType T = A.Value->Ty.Type;
   bool IsDet = A.K == Stmt::Kind::Deterministic;
+  if (IsDet && !refuseScoreOnlyRead(A, "the deterministic site")) {
+    poison(A);
+    return;
+  }
   if (!define(A, {IsDet ? Symbol::Kind::Deterministic : Symbol::Kind::Let, T,
                   Full, A.NameLoc}))
     return;
+  Names[A.Name].ReadsScoreOnly = StmtReadsScoreOnly;
   if (IsDet && checkSiteRows(A, A.Value->Ty.Dims, 0))
     addValueSite(A, T, Full, SiteKind::Deterministic);
 }

@@ -50,6 +50,8 @@ inline constexpr const char Class[] = "class";
 inline constexpr const char Dist[] = "dist";          // sampled sites only
 inline constexpr const char Support[] = "support";    // ImproperUniform's
 inline constexpr const char EventRank[] = "event_rank"; // vector values
+// An output with no `~` statement, scored by factors alone: true, else absent.
+inline constexpr const char ScoreOnly[] = "score_only";
 // One entry per axis of the shape: the name of the plate the axis lies in,
 // or null (results name the dimension after it, as ArviZ does NumPyro's).
 inline constexpr const char Plates[] = "plates";

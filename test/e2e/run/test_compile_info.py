@@ -92,6 +92,9 @@ EXPECTED = {
                                        "sigma": "global",
                                        "b_Intercept": "global",
                                        "Y": "observed"}),
+    # A score-only output: its factor is the likelihood term.
+    "hurdle_target": ("obs", [], {"theta": "global", "lambda": "global",
+                                  "lp": "obs_aligned", "y": "observed"}),
 }
 
 

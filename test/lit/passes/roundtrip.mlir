@@ -29,7 +29,7 @@
 
 // GENERIC: "aimz.model"()
 // GENERIC-SAME: sym_name = "every_op"
-// GENERIC: "aimz.input"() <{index = 0 : i64, name = "X"}> : () -> !aimz.array<["n", "k"], f32>
+// GENERIC: "aimz.input"() <{index = 0 : i64, name = "X", observed = false}> : () -> !aimz.array<["n", "k"], f32>
 // GENERIC: "aimz.broadcast"(%{{.*}}) <{dim_map = array<i64: 1>}>
 // GENERIC: "aimz.matmul"(%{{.*}}, %{{.*}}) <{batch_rank = 1 : i64}>
 // GENERIC: "aimz.gather"(%{{.*}}, %{{.*}}) <{batch_rank = 1 : i64}>

@@ -28,7 +28,13 @@ def Aimz_ModelOp : Aimz_Op<"model", [IsolatedFromAbove, SingleBlock,
 
 def Aimz_InputOp : Aimz_Op<"input", [Pure]> {
   let summary = "A model input, read from the caller's data";
-  let arguments = (ins StrAttr:$name, I64Attr:$index);
+  let description = [{
+    With `observed`, the observed values of output `index`: an output with
+    no `~` statement that factors read (the log-likelihood's data; the
+    runtime refuses to predict such a model).
+  }];
+  let arguments = (ins StrAttr:$name, I64Attr:$index,
+                       DefaultValuedAttr<BoolAttr, "false">:$observed);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = "$name `[` $index `]` attr-dict `:` type($result)";
   let hasVerifier = 1;

@@ -45,6 +45,9 @@ struct ManifestSite : ManifestArray {
   /// Trailing axes of Shape that form one value (a vector or matrix):
   /// the log-likelihood has one number per value, without them.
   unsigned EventRank = 0;
+  /// An output the model scores only with factors (Stan's `target +=`):
+  /// the log-likelihood's data, with nothing to draw it from.
+  bool ScoreOnly = false;
   /// The plate each axis of Shape lies in, empty where none (or for a
   /// model compiled before manifests named them).
   std::vector<std::string> Plates;
