@@ -317,7 +317,7 @@ MUTATIONS = [
      "      if (false)\n        return error(",
      RUN_TARGETS, [e2e("score_only_outputs", "-k refused")]),
     ("mixing-factor-not-joint", "compiler/lib/Sema/Statements.cpp",
-     "    Info.Sites.back().Class = SiteClass::Joint;", "",
+     "    Info.Sites.back().Class = SiteClass::Joint;", "    (void)0;",
      ["aimzc"], [e2e("score_only_outputs", "-k ChangePoint")]),
     # Issue 56.1: user-defined functions.
     ("function-let-not-renamed", "compiler/lib/Sema/Functions.cpp",

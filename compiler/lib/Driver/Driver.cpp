@@ -140,17 +140,8 @@ llvm::Error writeTemporary(llvm::StringRef Prefix, llvm::StringRef Bytes,
                            llvm::SmallVectorImpl<char> &Path,
                            llvm::FileRemover &Remove) {
   int FD;
-  if (auto EC = llvm::sys::fs::createTemporaryFile(Prefix, "o", FD, Path)) {
-    // Name the directory and where it came from: a missing or read-only
-    // TMPDIR is the usual cause.
-    llvm::SmallString<128> Dir;
-    llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Dir);
-    const char *Env = std::getenv("TMPDIR");
-    return fail("cannot create a temporary file in '" + Dir + "' (" +
-                (Env && *Env ? "TMPDIR" : "the system's temporary directory") +
-                "): " + EC.message() +
-                "; set TMPDIR to a writable directory that exists");
-  }
+  if (auto EC = llvm::sys::fs::createTemporaryFile(Prefix, "o", FD, Path))
+    return fail(temporaryFileProblem(EC));
   Remove.setFile(Path);
   llvm::raw_fd_ostream OS(FD, true);
   OS << Bytes;

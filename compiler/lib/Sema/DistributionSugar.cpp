@@ -14,6 +14,14 @@
 //                                 TruncatedDistribution(base, low=, high=)
 //   PyMC's HalfStudentT(nu, sigma)
 //       TruncatedDistribution(StudentT(nu, 0, sigma), low=0)
+//   CAR(loc, correlation, conditional_precision, adj_matrix)
+//       MultivariateNormal(loc, precision_matrix=conditional_precision *
+//           (diag(sum(adj_matrix, axis=-1)) - correlation * adj_matrix))
+//   LowRankMultivariateNormal(loc, cov_factor, cov_diag)
+//       MultivariateNormal(loc, covariance_matrix=cov_factor @
+//           transpose(cov_factor) + diag(cov_diag))
+// (the same densities NumPyro computes by other routes; the matrices
+// without batch axes, as diag and transpose take them)
 //
 // and PyMC's keyword names (Normal(mu=, sigma=), MvNormal(mu=, cov=), ...)
 // renamed to NumPyro's for the same parameters.
@@ -97,6 +105,23 @@ const SugarForm SugarForms[] = {
      {{"nu", 1.0, Constraint::Positive}, {"sigma", 1.0, Constraint::Positive}},
      "HalfStudentT(nu=1.0, sigma=1.0) (PyMC's)",
      "TruncatedDistribution(StudentT(nu, 0.0, sigma), low=0.0)"},
+    // Multivariate normals given by a structured matrix (is_sparse only
+    // chooses NumPyro's algorithm: accepted, the density is the same).
+    {"CAR",
+     {{"loc", std::nullopt},
+      {"correlation", std::nullopt},
+      {"conditional_precision", std::nullopt, Constraint::Positive},
+      {"adj_matrix", std::nullopt},
+      {"is_sparse", 0.0}},
+     "CAR(loc, correlation, conditional_precision, adj_matrix, is_sparse=False)",
+     "MultivariateNormal(loc, precision_matrix=conditional_precision * "
+     "(diag(sum(adj_matrix, axis=-1)) - correlation * adj_matrix))"},
+    {"LowRankMultivariateNormal",
+     {{"loc", std::nullopt}, {"cov_factor", std::nullopt},
+      {"cov_diag", std::nullopt}},
+     "LowRankMultivariateNormal(loc, cov_factor, cov_diag)",
+     "MultivariateNormal(loc, covariance_matrix=cov_factor @ "
+     "transpose(cov_factor) + diag(cov_diag))"},
 };
 
 /// PyMC's keyword names for a distribution of the table (the same
@@ -210,6 +235,40 @@ ExprPtr binary(BinaryOp Op, ExprPtr L, ExprPtr R) {
   return Node;
 }
 
+ExprPtr call(SMLoc Loc, const char *Callee, std::vector<Arg> Args) {
+  auto Node = std::make_shared<CallExpr>(Loc, Callee, std::move(Args));
+  for (const Arg &A : Node->Args)
+    Node->Depth = std::max(Node->Depth, A.Value->Depth + 1);
+  return Node;
+}
+
+/// The structured multivariate normals: MultivariateNormal with the
+/// matrix built from the form's arguments.
+void rewriteStructuredNormal(llvm::StringRef Name,
+                             const std::vector<ExprPtr> &Bound, SMLoc Loc,
+                             std::string &Dist, std::vector<Arg> &Args) {
+  auto Pos = [](ExprPtr V) { return Arg{"", V->Loc, V}; };
+  Dist = "MultivariateNormal";
+  if (Name == "CAR") {
+    const ExprPtr &W = Bound[3];
+    ExprPtr Degrees = call(Loc, "sum",
+                           {Pos(cloneExpr(*W)),
+                            Arg{"axis", Loc, std::make_shared<NumberExpr>(Loc, -1, true)}});
+    ExprPtr Precision = binary(
+        BinaryOp::Mul, Bound[2],
+        binary(BinaryOp::Sub, call(Loc, "diag", {Pos(Degrees)}),
+               binary(BinaryOp::Mul, Bound[1], W)));
+    Args = {Pos(Bound[0]), Arg{"precision_matrix", Loc, Precision}};
+    return;
+  }
+  const ExprPtr &F = Bound[1];
+  ExprPtr Cov = binary(
+      BinaryOp::Add,
+      binary(BinaryOp::MatMul, F, call(Loc, "transpose", {Pos(cloneExpr(*F))})),
+      call(Loc, "diag", {Pos(Bound[2])}));
+  Args = {Pos(Bound[0]), Arg{"covariance_matrix", Loc, Cov}};
+}
+
 /// The form's distribution call, `Dist(Args)`, from its bound arguments
 /// (`Bound`, in the form's parameter order, defaults filled in).
 void rewriteSugarCall(const SugarForm &F, std::vector<ExprPtr> Bound,
@@ -233,6 +292,8 @@ void rewriteSugarCall(const SugarForm &F, std::vector<ExprPtr> Bound,
             Kw("asymmetry", Asymmetry())};
     return;
   }
+  if (Name == "CAR" || Name == "LowRankMultivariateNormal")
+    return rewriteStructuredNormal(Name, Bound, Loc, Dist, Args);
   if (Name == "HalfStudentT") {
     std::vector<Arg> T{Kw("df", Bound[0]), Kw("loc", number(Loc, 0)),
                        Kw("scale", Bound[1])};

@@ -277,7 +277,7 @@ llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> Objects,
   std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
   llvm::SmallString<128> Log;
   if (auto EC = llvm::sys::fs::createTemporaryFile("aimz-link", "log", Log))
-    return makeError("cannot create a temporary file: " + EC.message());
+    return makeError(temporaryFileProblem(EC));
   llvm::FileRemover RemoveLog(Log);
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.str(),
                                                 Log.str()};
@@ -295,6 +295,16 @@ llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> Objects,
     return makeError("cannot write '" + OutputPath + "': " + Why +
                      "; free some space or choose another -o");
   return makeError("linking " + OutputPath + " failed: " + Why);
+}
+
+std::string temporaryFileProblem(std::error_code EC) {
+  llvm::SmallString<128> Dir;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Dir);
+  const char *Env = std::getenv("TMPDIR");
+  return "cannot create a temporary file in '" + Dir.str().str() + "' (" +
+         (Env && *Env ? "TMPDIR" : "the system's temporary directory") +
+         "): " + EC.message() +
+         "; set TMPDIR to a writable directory that exists";
 }
 
 } // namespace aimz

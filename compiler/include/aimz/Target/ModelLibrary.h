@@ -20,6 +20,10 @@ namespace aimz {
 
 constexpr int64_t AbiVersion = AIMZ_ABI_VERSION;
 
+/// Why a temporary file could not be created, naming the directory and
+/// where it came from (a missing or read-only TMPDIR is the usual cause).
+std::string temporaryFileProblem(std::error_code EC);
+
 /// LLVM-dialect module -> LLVM IR.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(mlir::ModuleOp Module, llvm::LLVMContext &Ctx);
