@@ -169,6 +169,12 @@ struct CallExpr : Expr {
   std::string LogProbDist;
   std::vector<std::string> LogProbParamNames;
   std::vector<ExprPtr> LogProbParams;
+  /// With a vector or matrix distribution (or vector parameters): each
+  /// parameter's local shape (the result's ++ its event axes) and
+  /// transform (SampleStmt::LoweredParam::Transform), the value's shape.
+  std::vector<Shape> LogProbParamTargets;
+  std::vector<int> LogProbParamTransforms;
+  Shape LogProbValueTarget;
   CallExpr(SMLoc L, std::string C, std::vector<Arg> A)
       : Expr(Kind::Call, L), Callee(std::move(C)), Args(std::move(A)) {}
   ~CallExpr() override {

@@ -156,6 +156,13 @@ void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
       return;
     }
     Offsets[Op] = Take(T);
+    // A vector log_prob scores a copy of its values in its precision.
+    if (auto LP = dyn_cast<ir::LogProbOp>(Op)) {
+      auto VT = LP.getValue().getType();
+      if (distCall(LP.getDist(), LP.getParamNames()).ValueEventRank)
+        CopyOffsets[Op] = Take(ir::ArrayType::get(Ctx, VT.getDims(),
+                                                  T.getElementType()));
+    }
   };
   for (Operation *Op : Global)
     Reserve(Op);

@@ -295,8 +295,11 @@ private:
                   ArrayRef<View> Params, unsigned BatchRank);
   void emitEventSample(Operation *Op, const RuntimeCall &C, const View &Out,
                        ValueRange Params, int64_t SiteId, Type Prec);
-  void emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
-                           const View &Y, const View &Out, Type Prec);
+  /// One log density per value of `Op`'s value type `T` (its last
+  /// C.ValueEventRank axes one value) into Out.
+  void emitEventLogDensity(Operation *Op, ir::ArrayType T, ValueRange Params,
+                           const RuntimeCall &C, const View &Y,
+                           const View &Out, Type Prec);
   void emitRowSample(ir::ArrayType T, const View &Out, StringRef Symbol,
                      ValueRange Params, int64_t SiteId, Type Prec);
   /// The log-likelihood's type for the output: one number per value.

@@ -230,12 +230,12 @@ void EntryBuilder::emitEventSample(Operation *Op, const RuntimeCall &C,
   });
 }
 
-void EntryBuilder::emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
+void EntryBuilder::emitEventLogDensity(Operation *Op, ir::ArrayType T,
+                                       ValueRange Params, const RuntimeCall &C,
                                        const View &Y, const View &Out,
                                        Type Prec) {
-  auto T = Op.getResult().getType();
   unsigned Rb = T.getRank() - C.ValueEventRank;
-  SmallVector<View> PViews = viewsOf(Op.getParams());
+  SmallVector<View> PViews = viewsOf(Params);
   std::string Fn = abi::supportFunction(abi::SupportFamily::EventLogProb,
                                         C.Symbol, precisionSuffix(Prec));
   SmallVector<Type> ArgTypes = {ptrType(), B->getI64Type(), B->getI64Type(),
@@ -267,7 +267,7 @@ void EntryBuilder::emitEventLogDensity(ir::ObserveOp Op, const RuntimeCall &C,
       eventArgs(Copy, Ivs, C.ValueEventRank, Args);
     }
     Args.push_back(eventSize(C, Y, PViews, Rb));
-    appendEventParams(Op.getParams(), PViews, Ivs, Rb, ArgTypes.size(), Args);
+    appendEventParams(Params, PViews, Ivs, Rb, ArgTypes.size(), Args);
     store(Out, Ivs, B->create<func::CallOp>(Loc, Callee, Args).getResult(0));
   });
 }
@@ -337,6 +337,11 @@ View EntryBuilder::lowerLogProb(ir::LogProbOp Op) {
   auto T = Op.getResult().getType();
   View Out = buffer(Op, T);
   RuntimeCall C = distCall(Op.getDist(), Op.getParamNames());
+  if (C.Event) { // a vector distribution (Sema allows only log_prob)
+    emitEventLogDensity(Op, Op.getValue().getType(), Op.getParams(), C,
+                        viewOf(Op.getValue()), Out, T.getElementType());
+    return Out;
+  }
   auto Family = Op.getFn() == "log_cdf"    ? abi::SupportFamily::LogCdf
                 : Op.getFn() == "log_ccdf" ? abi::SupportFamily::LogCcdf
                                            : abi::SupportFamily::LogProb;
@@ -358,7 +363,8 @@ View EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
   View Out = buffer(Op, LLType);
   RuntimeCall C = distCall(Op.getDist(), Op.getParamNames());
   if (C.Event)
-    emitEventLogDensity(Op, C, Y, Out, Prec);
+    emitEventLogDensity(Op, Op.getResult().getType(), Op.getParams(), C, Y,
+                        Out, Prec);
   else
     emitScalarLogDensities(C.Symbol, Prec, Y, Op.getParams(), Out);
   // Write the densities to the output site's result slot.

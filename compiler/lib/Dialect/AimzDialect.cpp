@@ -157,10 +157,10 @@ LogicalResult LogProbOp::verify() {
   SmallVector<StringRef> Names;
   for (Attribute A : getParamNames())
     Names.push_back(cast<StringAttr>(A).getValue());
-  if (getDist() == "ImproperUniform" ||
-      aimz::runtimeCall(getDist(), Names)->Event)
-    return emitOpError("needs a distribution of numbers; '")
-           << getDist() << "' has vector or matrix values or no density";
+  if (getDist() == "ImproperUniform")
+    return emitOpError("needs a distribution with a density; '")
+           << getDist() << "' has none";
+  const bool Event = aimz::runtimeCall(getDist(), Names)->Event;
   if (getFn() != "log_prob" &&
       !(getFn() == "log_cdf" || getFn() == "log_ccdf"))
     return emitOpError("fn must be log_prob, log_cdf or log_ccdf; got '")
@@ -172,12 +172,18 @@ LogicalResult LogProbOp::verify() {
   auto R = getResult().getType();
   if (!isa<FloatType>(R.getElementType()))
     return emitOpError("the result must be floating");
-  if (getValue().getType().getDims() != R.getDims())
+  // A vector distribution's value and parameters lead with the result's
+  // dims and end in their event axes.
+  auto Leads = [&](ArrayType T) {
+    auto D = T.getDims().getValue(), RD = R.getDims().getValue();
+    return Event ? D.size() >= RD.size() && D.take_front(RD.size()) == RD
+                 : D == RD;
+  };
+  if (!Leads(getValue().getType()))
     return emitOpError("the value must have the result's dims");
   for (Value P : getParams()) {
     auto T = cast<ArrayType>(P.getType());
-    if (T.getDims() != R.getDims() ||
-        T.getElementType() != R.getElementType())
+    if (!Leads(T) || T.getElementType() != R.getElementType())
       return emitOpError("every parameter must have the result's dims and "
                          "element type");
   }

@@ -98,6 +98,8 @@ private:
   Value genReorder(const CallExpr &E, Value V);
   void genStmt(const Stmt &S);
   void genSample(const SampleStmt &S);
+  Value genDistParam(const Expr &P, SampleStmt::LoweredParam::Transform Fn,
+                     const Shape &Target);
   int64_t siteId(const std::string &Name) const;
   ArrayAttr plateNames();
 };

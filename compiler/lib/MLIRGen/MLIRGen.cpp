@@ -440,10 +440,22 @@ Value Generator::genLogProb(const CallExpr &E) {
                       E.Ty.Dims);
   };
   SmallVector<Value> Params;
-  for (const ExprPtr &P : E.LogProbParams)
-    Params.push_back(Aligned(*P, Info.Precision));
   const Expr &X = *E.Args[1].Value;
-  Value V = Aligned(X, X.Ty.Type);
+  Value V;
+  if (E.LogProbParamTargets.empty()) {
+    for (const ExprPtr &P : E.LogProbParams)
+      Params.push_back(Aligned(*P, Info.Precision));
+    V = Aligned(X, X.Ty.Type);
+  } else {
+    // A vector distribution: parameters and value keep their event axes.
+    for (size_t I = 0; I < E.LogProbParams.size(); ++I)
+      Params.push_back(genDistParam(
+          *E.LogProbParams[I],
+          static_cast<SampleStmt::LoweredParam::Transform>(
+              E.LogProbParamTransforms[I]),
+          E.LogProbParamTargets[I]));
+    V = alignLocal(gen(X), X.Ty.Dims, E.LogProbValueTarget);
+  }
   SmallVector<StringRef> Names(E.LogProbParamNames.begin(),
                                E.LogProbParamNames.end());
   return B.create<ir::LogProbOp>(CurLoc, arrayType(inPlates(E.Ty.Dims),
@@ -571,22 +583,28 @@ ArrayAttr Generator::plateNames() {
   return B.getStrArrayAttr(Names);
 }
 
+/// A distribution's parameter in the model's precision, transformed as
+/// its runtime row takes it, broadcast to `Target`.
+Value Generator::genDistParam(const Expr &P, SampleStmt::LoweredParam::Transform Fn,
+                              const Shape &Target) {
+  const ExprType &Ty = P.Ty;
+  Value V = castTo(gen(P), Ty.Type, Info.Precision, Ty.Dims);
+  auto Local = arrayType(inPlates(Ty.Dims), Info.Precision);
+  using T = SampleStmt::LoweredParam::Transform;
+  if (Fn == T::Log) // Categorical probs as mixing logits
+    V = B.create<ir::UnaryOp>(CurLoc, Local, ir::UnaryFn::Log, V);
+  else if (Fn == T::Cholesky) // covariance_matrix as scale_tril
+    V = B.create<ir::CholeskyOp>(CurLoc, Local, V,
+                                 B.getI64IntegerAttr(Plates.size() +
+                                                     Ty.Dims.size() - 2));
+  return alignLocal(V, Ty.Dims, Target);
+}
+
 void Generator::genSample(const SampleStmt &S) {
   SmallVector<Value> Params;
   SmallVector<StringRef> ParamNames;
   for (const SampleStmt::LoweredParam &P : S.Lowered) {
-    const ExprType &Ty = P.Value->Ty;
-    Value V = castTo(gen(*P.Value), Ty.Type, Info.Precision, Ty.Dims);
-    auto Local = arrayType(inPlates(Ty.Dims), Info.Precision);
-    using T = SampleStmt::LoweredParam::Transform;
-    if (P.Fn == T::Log) // Categorical probs as mixing logits
-      V = B.create<ir::UnaryOp>(CurLoc, Local,
-                                ir::UnaryFn::Log, V);
-    else if (P.Fn == T::Cholesky) // covariance_matrix as scale_tril
-      V = B.create<ir::CholeskyOp>(CurLoc, Local, V,
-                                   B.getI64IntegerAttr(Plates.size() +
-                                                       Ty.Dims.size() - 2));
-    Params.push_back(alignLocal(V, Ty.Dims, P.Target));
+    Params.push_back(genDistParam(*P.Value, P.Fn, P.Target));
     ParamNames.push_back(P.Name);
   }
   const Site *Si = Info.findSite(S.Name);

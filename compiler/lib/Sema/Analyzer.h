@@ -179,6 +179,8 @@ private:
                                     bool ShapeMayGiveEvent = false);
   void reportMissingEventSize(const DistSpec &Spec, const BoundCall &R,
                               SMLoc Loc);
+  bool bindLogProbEvent(CallExpr &E, const DistSpec &Spec, BoundCall &Bound,
+                        const Expr &X, Shape &ValueEvent, Shape &XBatch);
   void reportUnknownDistribution(const SampleStmt &S);
   std::string takeImproperSupport(SampleStmt &S, bool IsOutput, bool &Ok);
   std::optional<BoundCall> bindSampleCall(SampleStmt &S, const DistSpec &Spec,

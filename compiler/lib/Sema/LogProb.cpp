@@ -8,7 +8,9 @@
 // is scored as its sample site would be. The distribution's arguments are
 // bound and checked as a sample site's are; the result broadcasts the
 // parameters' batch shape with the value's and has the model's precision.
-// Distributions of numbers only (no vector events, mixtures or flat priors).
+// A vector or matrix distribution (MultivariateNormal, Dirichlet,
+// Categorical's probability vector, LKJ) scores each value along the
+// value's last axes, as its sample site would; not mixtures or flat priors.
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
@@ -40,12 +42,11 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
   // its sample site would be, scored by its runtime row.
   bool Scalar = Spec->Kind == DistKind::TruncatedDistribution ||
                 Spec->isCensored();
-  if (!Scalar && (Spec->hasEvent() || Spec->isComposite() || Spec->Improper)) {
+  if (!Scalar && (Spec->isComposite() || Spec->Improper)) {
     Diags.report(diag::E_LOGPROB_DIST_KIND, D->Loc)
         << Spec->Name
-        << (Spec->Improper        ? "has no normalized density"
-            : Spec->isComposite() ? "is a composite"
-                                  : "has vector or matrix values")
+        << (Spec->Improper ? "has no normalized density"
+                           : "is a composite (not yet)")
         << E.Callee;
     return false;
   }
@@ -56,7 +57,7 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     Site.Spec = Spec;
     Bound = Spec->isCensored() ? bindCensored(Site) : bindTruncated(Site);
   } else {
-    Bound = bindCall(*Spec, D->Args, D->Loc);
+    Bound = bindCall(*Spec, D->Args, D->Loc, /*ShapeMayGiveEvent=*/true);
   }
   Expr &X = *E.Args[1].Value;
   bool ValueOk = analyzeExpr(X);
@@ -78,20 +79,61 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     Diags.report(diag::E_LOGPROB_VALUE_BOOL, X.Loc) << E.Callee;
     return false;
   }
-  auto Out = broadcastShapes(*Bound->Batch, X.Ty.Dims);
+  const bool Event = !Scalar && Spec->hasEvent();
+  Shape ValueEvent, XBatch = X.Ty.Dims;
+  if (Event && !bindLogProbEvent(E, *Spec, *Bound, X, ValueEvent, XBatch))
+    return false;
+  auto Out = broadcastShapes(*Bound->Batch, XBatch);
   if (!Out) {
     Diags.report(diag::E_LOGPROB_BROADCAST, E.Loc)
-        << shapeStr(X.Ty.Dims) << shapeStr(*Bound->Batch) << E.Callee;
+        << shapeStr(XBatch) << shapeStr(*Bound->Batch) << E.Callee;
     return false;
   }
   E.LogProbParamNames.clear();
   E.LogProbParams.clear();
+  E.LogProbParamTargets.clear();
+  E.LogProbParamTransforms.clear();
   for (const SampleStmt::LoweredParam &P : Bound->Params) {
     E.LogProbParamNames.push_back(P.Name);
     E.LogProbParams.push_back(P.Value);
+    if (!Event)
+      continue;
+    Shape Target = *Out;
+    Target.insert(Target.end(), P.Target.size(), *Bound->EventSize);
+    E.LogProbParamTargets.push_back(Target);
+    E.LogProbParamTransforms.push_back(static_cast<int>(P.Fn));
+  }
+  if (Event) {
+    E.LogProbValueTarget = *Out;
+    llvm::append_range(E.LogProbValueTarget, ValueEvent);
   }
   E.LogProbDist = Dist;
   E.Ty = {Info.Precision, *Out, false};
+  return true;
+}
+
+/// A vector or matrix distribution's value: its last ValueEventRank axes
+/// are one value (the event size from the parameters, or from the value
+/// where they leave it open: Dirichlet(1.0)); the axes before, a batch.
+bool Analyzer::bindLogProbEvent(CallExpr &E, const DistSpec &Spec,
+                                BoundCall &Bound, const Expr &X,
+                                Shape &ValueEvent, Shape &XBatch) {
+  const unsigned Rank = Bound.ValueEventRank;
+  if (!Bound.EventSize && Rank && !X.Ty.Dims.empty())
+    Bound.EventSize = X.Ty.Dims.back();
+  if (!Bound.EventSize) {
+    reportMissingEventSize(Spec, Bound, E.Loc);
+    return false;
+  }
+  ValueEvent.assign(Rank, *Bound.EventSize);
+  const Shape &XD = X.Ty.Dims;
+  if (XD.size() < Rank ||
+      !std::equal(ValueEvent.begin(), ValueEvent.end(), XD.end() - Rank)) {
+    Diags.report(diag::E_LOGPROB_EVENT, X.Loc)
+        << E.Callee << shapeStr(XD) << Spec.Name << shapeStr(ValueEvent);
+    return false;
+  }
+  XBatch.assign(XD.begin(), XD.end() - Rank);
   return true;
 }
 

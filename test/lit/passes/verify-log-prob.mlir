@@ -1,5 +1,6 @@
-// The verifier of aimz.log_prob: a distribution of numbers the runtime
-// has, a name per parameter, and every operand of the result's dims.
+// The verifier of aimz.log_prob: a distribution the runtime has, a name
+// per parameter, and every operand of the result's dims (a vector
+// distribution's operands lead with them and end in their event axes).
 // RUN: aimz-opt --split-input-file --verify-diagnostics %s
 
 aimz.model @unknown attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
@@ -12,8 +13,9 @@ aimz.model @unknown attributes {manifest = "{}", obs_dim = "n", plan = "obs", sy
 
 aimz.model @event attributes {manifest = "{}", obs_dim = "n", plan = "obs", symbols = ["n"]} {
   %x = aimz.input "x" [0] : <["n", 3], f32>
-  // expected-error @+1 {{needs a distribution of numbers; 'Dirichlet'}}
-  %l = aimz.log_prob "Dirichlet"(%x) at %x {param_names = ["concentration"]} : (!aimz.array<["n", 3], f32>), <["n", 3], f32> -> <["n", 3], f32>
+  %ok = aimz.log_prob "Dirichlet"(%x) at %x {param_names = ["concentration"]} : (!aimz.array<["n", 3], f32>), <["n", 3], f32> -> <["n"], f32>
+  // expected-error @+1 {{the value must have the result's dims}}
+  %l = aimz.log_prob "Dirichlet"(%x) at %x {param_names = ["concentration"]} : (!aimz.array<["n", 3], f32>), <["n", 3], f32> -> <["n", 4], f32>
 }
 
 // -----
