@@ -18,6 +18,18 @@
 #define AIMZ_MATH_FN inline
 #endif
 
+/// A function too large to inline at every call (a quadrature, a long
+/// series): one copy, called. Inlined into each of the dozens of rows that
+/// use it (truncation, censoring, CDFs at two precisions), Owen's T and the
+/// skew normal's CDF made ptxas take minutes.
+#ifndef AIMZ_MATH_OUTLINED_FN
+#ifdef __CUDACC__
+#define AIMZ_MATH_OUTLINED_FN __noinline__ AIMZ_MATH_FN
+#else
+#define AIMZ_MATH_OUTLINED_FN __attribute__((noinline)) AIMZ_MATH_FN
+#endif
+#endif
+
 /// The random-number path every sampler shares (Philox, the uniforms,
 /// Box-Muller): always inlined, so that a sampler inlined into a loop over
 /// elements leaves straight-line code the loop vectorizer can widen.

@@ -114,7 +114,7 @@ namespace detail {
 /// 2 times the integral of phi(t) Phi(alpha t) below z, t = z - s, on
 /// Gauss-Legendre panels of doubling width scaled to the integrand's
 /// decay, relative to its value at s = 0 (no underflow down to -1e300).
-AIMZ_MATH_FN double skew_normal_log_cdf_std(double z, double alpha) {
+AIMZ_MATH_OUTLINED_FN double skew_normal_log_cdf_std(double z, double alpha) {
   const double phi = 0.5 * std::erfc(-z * 0.70710678118654752440);
   const double direct = phi - 2.0 * special::owens_t(z, alpha);
   if (phi > 0.0 && direct >= 0.125 * phi) return std::log(direct);

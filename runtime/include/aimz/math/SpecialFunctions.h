@@ -116,7 +116,7 @@ AIMZ_MATH_FN double i1(double x) { return bessel_ie(1, x) * std::exp(std::fabs(x
 /// The scaled form keeps ive's digits where z is large (e^-z I_v(z) as the
 /// exponential of a difference of two values near z lost them). 0 at z = 0
 /// for v = 0, -inf for v > 0; NaN for z < 0 or another order.
-AIMZ_MATH_FN double log_bessel_ie(double v, double z) {
+AIMZ_MATH_OUTLINED_FN double log_bessel_ie(double v, double z) {
   if (std::isnan(v) || std::isnan(z)) return v + z;
   if (v <= -1.0 && v == std::floor(v)) v = -v;
   if (!(v > -1.0) || z < 0.0 || v == detail::inf<double>()) return detail::nan<double>();
@@ -180,7 +180,7 @@ AIMZ_MATH_FN double gauss_legendre_24(F f, double lo, double hi) {
 /// integral over [0, a] of e^(-h^2 x^2 / 2) / (1 + x^2), cut where the
 /// Gaussian is below e^-40.5 (x = 9 / h), on two Gauss-Legendre panels:
 /// within a few ulps of the exact value, in relative terms, for any h.
-AIMZ_MATH_FN double owens_t_unit(double h, double a) {
+AIMZ_MATH_OUTLINED_FN double owens_t_unit(double h, double a) {
   const double c = h * a <= 9.0 ? a : 9.0 / h;
   const double hh = 0.5 * h * h;
   auto f = [hh](double x) { return std::exp(-hh * x * x) / (1.0 + x * x); };
