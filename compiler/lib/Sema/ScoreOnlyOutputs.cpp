@@ -58,25 +58,31 @@ std::string Analyzer::outputReadBy(const Expr &E) const {
 bool Analyzer::keepsOutputRows(const IndexExpr &E) {
   if (Info.ObsDim.empty())
     return true;
-  const std::string Out = outputReadBy(*E.Base);
-  if (Out.empty())
-    return true;
+  // The index on the observation axis, if any, before the (tree-walking)
+  // question whether the base reads an output: most indexing has none.
   const Shape &Base = E.Base->Ty.Dims;
+  const Expr *AtObs = nullptr;
   size_t Ax = 0;
   for (const ExprPtr &I : E.Indices) {
     const auto *A = llvm::dyn_cast<AxisExpr>(I.get());
     if (A && A->NewAxis)
       continue;
     if (Ax < Base.size() && Base[Ax] == Dim::symbol(Info.ObsDim) && !A) {
-      const Param *P = M.findOutput(Out);
-      Diags.report(diag::E_OUTPUT_READ, I->Loc) << Out;
-      Diags.report(diag::N_OUTPUT_LAG, I->Loc)
-          << Out << dtypeName(P ? P->Type.Type : DType::F64) << Info.ObsDim;
-      return false;
+      AtObs = I.get();
+      break;
     }
     ++Ax;
   }
-  return true;
+  if (!AtObs)
+    return true;
+  const std::string Out = outputReadBy(*E.Base);
+  if (Out.empty())
+    return true;
+  const Param *P = M.findOutput(Out);
+  Diags.report(diag::E_OUTPUT_READ, AtObs->Loc) << Out;
+  Diags.report(diag::N_OUTPUT_LAG, AtObs->Loc)
+      << Out << dtypeName(P ? P->Type.Type : DType::F64) << Info.ObsDim;
+  return false;
 }
 
 bool Analyzer::refuseScoreOnlyRead(const Stmt &S, const char *What) {
