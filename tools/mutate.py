@@ -182,7 +182,7 @@ MUTATIONS = [
      "term *= x / (a + n);", "term *= x / (a + n + 1);",
      MATH_TARGETS, [MATH.format("LogDensity.*")]),
     ("log-prob-value-is-a-parameter", "compiler/lib/MLIRGen/MLIRGen.cpp",
-     "Value V = Aligned(X, X.Ty.Type);", "Value V = Params.front();",
+     "    V = Aligned(X, X.Ty.Type);", "    V = Params.front();",
      COMPILER_TARGETS, [e2e("log_likelihood", "-k log_prob")]),
     ("observe-output-index-ignored", "compiler/lib/Conversion/LowerSites.cpp",
      "viewOfCallArray(FObserved, Op.getOutputIndex(),",
