@@ -10,14 +10,22 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace aimz {
 
 void buildLoopsToLLVMPipeline(mlir::OpPassManager &PM, bool ForGPU) {
-  PM.addPass(mlir::createCanonicalizerPass());
+  // Bottom-up: the top-down worklist made canonicalization quadratic in the
+  // number of sites (31 s of 36 at 1,000 chained latents; 1.2 s bottom-up).
+  mlir::GreedyRewriteConfig Canonicalize;
+  Canonicalize.useTopDownTraversal = false;
+  PM.addPass(mlir::createCanonicalizerPass(Canonicalize));
   PM.addPass(mlir::createCSEPass());
   PM.addPass(mlir::createLoopInvariantCodeMotionPass());
+  // After the clean-up, so that constants are shared and invariants hoisted
+  // before the cut.
+  PM.addPass(createOutlineLargeBlocks());
   // log1p and tanh have no exact LLVM intrinsic, so math goes to libm calls,
   // which LLVM's vectorizer maps to libmvec's vector variants.
   if (!ForGPU)

@@ -28,4 +28,25 @@ def LowerModelToLoops : Pass<"aimz-lower-to-loops", "mlir::ModuleOp"> {
   ];
 }
 
+def OutlineLargeBlocks : Pass<"aimz-outline-large-blocks", "mlir::ModuleOp"> {
+  let summary = "Move runs of operations of a block larger than max-ops into "
+                "functions of their own";
+  let description = [{
+    LLVM's optimizer and code generator take more than linear time in the
+    size of one function, and an entry point holds every site's loops. A
+    block with more than `max-ops` operations (nested ones counted) is cut
+    into runs of consecutive operations of at most `max-ops` each; each run
+    becomes a private `noinline` function (values from before it are its
+    arguments, constants are cloned into it, values used after it are its
+    results) called in its place. An operation larger than `max-ops` is
+    split inside its regions instead; stack allocations stay in place.
+    Functions under the limit are unchanged.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", /*default=*/"1000",
+           "Largest block left whole (operations, nested ones counted)">
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 #endif // AIMZ_CONVERSION_PASSES_TD
