@@ -134,6 +134,7 @@ std::string compositeName(DistKind Kind, llvm::StringRef Base) {
   const char *Prefix = Kind == DistKind::MixtureSameFamily ? "MixtureSameFamily("
                        : Kind == DistKind::TruncatedDistribution ? "Truncated("
                        : Kind == DistKind::Censored              ? "Censored("
+                       : Kind == DistKind::FoldedDistribution    ? "Folded("
                        : Kind == DistKind::LeftCensoredDistribution ||
                                Kind == DistKind::RightCensoredDistribution
                            ? "Flagged("
@@ -182,6 +183,23 @@ bool hasRuntimeCdf(llvm::StringRef Symbol) {
   return false;
 }
 
+bool isFoldable(llvm::StringRef Symbol) {
+#define AIMZ_FOLDABLE(SYM, ARITY, SAMPLE, LOG_PROB)                            \
+  if (Symbol == #SYM)                                                          \
+    return true;
+#include "aimz/math/FoldedDistributions.def"
+  return false;
+}
+
+std::vector<std::string> foldableBases() {
+  std::vector<std::string> Names;
+  for (const DistSpec &D : allDistributions())
+    if (!D.hasEvent() && !D.isComposite() && !D.Improper && !D.AliasOf &&
+        isFoldable(runtimeSymbol(D, {})))
+      Names.push_back(D.Name);
+  return Names;
+}
+
 bool isCensorable(llvm::StringRef Symbol) {
 #define AIMZ_CENSORABLE(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)              \
   if (Symbol == #SYM)                                                          \
@@ -228,6 +246,17 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
       return std::nullopt;
     RuntimeCall C;
     C.Symbol = Symbol + Sym;
+    return C;
+  }
+  if (Dist.consume_front("Folded(")) {
+    const DistSpec *Base = lookupDistribution(Dist.drop_back());
+    if (!Dist.consume_back(")") || !Base)
+      return std::nullopt;
+    std::string Sym = runtimeSymbol(*Base, Params);
+    if (!isFoldable(Sym))
+      return std::nullopt;
+    RuntimeCall C;
+    C.Symbol = "folded_" + Sym;
     return C;
   }
   if (Dist.consume_front("Truncated(")) {

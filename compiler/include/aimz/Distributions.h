@@ -92,7 +92,8 @@ struct DistSpec {
   bool isComposite() const {
     return Kind == DistKind::MixtureSameFamily ||
            Kind == DistKind::TransformedDistribution ||
-           Kind == DistKind::TruncatedDistribution || isCensored();
+           Kind == DistKind::TruncatedDistribution ||
+           Kind == DistKind::FoldedDistribution || isCensored();
   }
   bool isCensored() const {
     return Kind == DistKind::LeftCensoredDistribution ||
@@ -132,6 +133,11 @@ bool hasRuntimeCdf(llvm::StringRef Symbol);
 /// The bases whose censored forms exist (CdfDistributions.def's
 /// AIMZ_CENSORABLE rows), by runtime symbol.
 bool isCensorable(llvm::StringRef Symbol);
+
+/// Whether the support library folds the row Symbol (folded_<Symbol>,
+/// runtime FoldedDistributions.def), and those rows' distributions.
+bool isFoldable(llvm::StringRef Symbol);
+std::vector<std::string> foldableBases();
 
 /// The runtime symbol has a row function, aimz_rt_sample_row_<symbol>, that
 /// draws a row of elements in a vectorizable loop (Distributions.def's

@@ -225,6 +225,7 @@ private:
   /// LeftCensoredDistribution, RightCensoredDistribution, Censored
   /// (Censored.cpp).
   std::optional<BoundCall> bindCensored(SampleStmt &S);
+  std::optional<BoundCall> bindFolded(SampleStmt &S);
   /// The composite's argument for its parameter `Index` (the last one that
   /// binds it), or null.
   ExprPtr compositeArg(const SampleStmt &S, size_t Index) const;

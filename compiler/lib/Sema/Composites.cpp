@@ -74,10 +74,11 @@ const CallExpr *Analyzer::distributionArg(const SampleStmt &S, size_t Index,
       std::vector<std::string> Names;
       for (const DistParam &P : Spec.Params)
         Names.push_back(P.Name);
-      std::string Last = Names.back();
+      std::string List = Names.back();
       Names.pop_back();
-      Diags.report(diag::E_COMPOSITE_ARGS, A.Loc)
-          << Spec.Name << llvm::join(Names, ", ") << Last;
+      if (!Names.empty())
+        List = llvm::join(Names, ", ") + " and " + List;
+      Diags.report(diag::E_COMPOSITE_ARGS, A.Loc) << Spec.Name << List;
       return nullptr;
     }
   }

@@ -38,9 +38,10 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     Diags.report(diag::E_LOGPROB_NOT_DIST, E.Args[0].Loc) << E.Callee;
     return false;
   }
-  // A truncation or a censoring is a distribution of numbers too: bound as
-  // its sample site would be, scored by its runtime row.
+  // A truncation, a censoring or a folding is a distribution of numbers
+  // too: bound as its sample site would be, scored by its runtime row.
   bool Scalar = Spec->Kind == DistKind::TruncatedDistribution ||
+                Spec->Kind == DistKind::FoldedDistribution ||
                 Spec->isCensored();
   if (!Scalar && (Spec->isComposite() || Spec->Improper)) {
     Diags.report(diag::E_LOGPROB_DIST_KIND, D->Loc)
@@ -55,7 +56,9 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     SampleStmt Site(D->Loc, "", D->Loc, D->Callee, D->Loc, D->Args,
                     std::nullopt);
     Site.Spec = Spec;
-    Bound = Spec->isCensored() ? bindCensored(Site) : bindTruncated(Site);
+    Bound = Spec->isCensored() ? bindCensored(Site)
+            : Spec->Kind == DistKind::FoldedDistribution ? bindFolded(Site)
+                                                         : bindTruncated(Site);
   } else {
     Bound = bindCall(*Spec, D->Args, D->Loc, /*ShapeMayGiveEvent=*/true);
   }

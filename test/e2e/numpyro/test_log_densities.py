@@ -193,6 +193,19 @@ CASES = {
         lambda p: dist.TwoSidedTruncatedDistribution(
             dist.Laplace(p["a"], p["b"]), low=p["a"] + p["b"] * p["c"],
             high=p["a"] + p["b"] * p["c"] + p["b"])),
+    # FoldedDistribution (Folded.h): NumPyro's own class, values drawn by
+    # it, a few negative ones (-inf).
+    "folded_normal": continuous(
+        "FoldedDistribution(Normal(a, b))", dict(a=(S, real), b=(S, pos)),
+        lambda p: dist.FoldedDistribution(dist.Normal(p["a"], p["b"])), -1.0),
+    "folded_studentt": continuous(
+        "FoldedDistribution(StudentT(a, b, c))",
+        dict(a=(S, pos), b=(S, real), c=(S, pos)),
+        lambda p: dist.FoldedDistribution(dist.StudentT(p["a"], p["b"], p["c"])),
+        -0.5),
+    "folded_gumbel": continuous(
+        "FoldedDistribution(base_dist=Gumbel(a, b))", dict(a=(S, real), b=(S, pos)),
+        lambda p: dist.FoldedDistribution(dist.Gumbel(p["a"], p["b"])), -2.0),
     "bernoulli_probs": discrete("Bernoulli(probs=a)", dict(a=(S, unit)),
                                 lambda p: dist.Bernoulli(probs=p["a"]), 2),
     "bernoulli_logits": discrete("Bernoulli(logits=a)", dict(a=(S, real)),

@@ -41,6 +41,15 @@ class _Closed:
             return np.log1p(-self.cdf(x))
 
 
+def folded(ref):
+    """|X| for X from the frozen SciPy distribution ref."""
+    def logpdf(x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = np.logaddexp(ref.logpdf(x), ref.logpdf(-x))
+        return np.where(x >= 0, v, -np.inf)
+    return _Closed(logpdf, lambda x: np.where(x > 0, ref.cdf(x) - ref.cdf(-x), 0.0))
+
+
 def soft_laplace(loc, scale):
     def logpdf(x):
         z = (x - loc) / scale
@@ -128,6 +137,16 @@ CASES = {
                        doubly_truncated_power_law(-0.5, 0.25, 6.0), X_POS, "cont"),
     "doublepowerlaw_steep": ("DoublyTruncatedPowerLaw(-3.0, 0.5, 20.0)",
                              doubly_truncated_power_law(-3.0, 0.5, 20.0), X_POS, "cont"),
+    # NumPyro's FoldedDistribution (Folded.h): SciPy's folded normal and
+    # Cauchy, and |X| of an asymmetric base and a heavy-tailed one.
+    "folded_normal": ("FoldedDistribution(Normal(0.75, 1.5))",
+                      stats.foldnorm(0.5, scale=1.5), X_REAL, "cont"),
+    "folded_cauchy": ("FoldedDistribution(Cauchy(-1.0, 0.5))",
+                      stats.foldcauchy(2.0, scale=0.5), X_REAL, "cont"),
+    "folded_studentt": ("FoldedDistribution(base_dist=StudentT(3.0, 1.0, 2.0))",
+                        folded(stats.t(3.0, 1.0, 2.0)), X_REAL, "cont"),
+    "folded_skewnormal": ("FoldedDistribution(SkewNormal(alpha=2.0, mu=-0.5, sigma=1.5))",
+                          folded(stats.skewnorm(2.0, -0.5, 1.5)), X_REAL, "cont"),
     "discreteuniform": ("DiscreteUniform(2, 9)", stats.randint(2, 10), X_COUNT, "count"),
     "betanegbinomial": ("BetaNegativeBinomial(4.0, 2.5, 3.0)",
                         beta_negative_binomial(4.0, 2.5, 3.0), X_COUNT, "count"),

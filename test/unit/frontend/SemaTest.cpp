@@ -251,6 +251,22 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
       }
     }
   }
+  // FoldedDistribution(Base): a folded_<base> row of the base's arity for
+  // every base the compiler folds.
+  EXPECT_FALSE(aimz::foldableBases().empty());
+  for (const std::string &Base : aimz::foldableBases()) {
+    const aimz::DistSpec *D = aimz::lookupDistribution(Base);
+    ASSERT_NE(D, nullptr) << Base;
+    EXPECT_FALSE(D->Discrete) << Base;
+    std::string Symbol = "folded_" + aimz::runtimeSymbol(*D, {});
+    const aimz::RuntimeDistribution *Row = nullptr;
+    for (const aimz::RuntimeDistribution &R : aimz::runtimeDistributions())
+      if (Symbol == R.Symbol)
+        Row = &R;
+    ASSERT_NE(Row, nullptr) << "no row '" << Symbol << "'";
+    EXPECT_EQ(Row->Arity, D->Params.size()) << Symbol;
+    Used.insert(Symbol);
+  }
   // And no row is left without a distribution.
   EXPECT_EQ(aimz::runtimeDistributions().size(), Used.size());
 }

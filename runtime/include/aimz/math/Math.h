@@ -9,6 +9,7 @@
 #include "aimz/math/ClosedFormFamilies.h"
 #include "aimz/math/CountFamilies.h"
 #include "aimz/math/EventDistributions.h"
+#include "aimz/math/Folded.h"
 #include "aimz/math/Hurdle.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/MultivariateFamilies.h"
