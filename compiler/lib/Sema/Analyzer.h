@@ -226,6 +226,17 @@ private:
   /// (Censored.cpp).
   std::optional<BoundCall> bindCensored(SampleStmt &S);
   std::optional<BoundCall> bindFolded(SampleStmt &S);
+  /// A composite's base over numbers (argument 0): its call, its spec, its
+  /// bound parameters and its runtime row's symbol; Symbol is empty when
+  /// the base is not a distribution of numbers (an event, a composite, an
+  /// improper prior). Nullopt after an error in the call itself.
+  struct NumberBase {
+    const CallExpr *Call;
+    const DistSpec *Spec;
+    BoundCall Bound;
+    std::string Symbol;
+  };
+  std::optional<NumberBase> bindNumberBase(SampleStmt &S);
   /// The composite's argument for its parameter `Index` (the last one that
   /// binds it), or null.
   ExprPtr compositeArg(const SampleStmt &S, size_t Index) const;

@@ -22,18 +22,12 @@ namespace sema {
 
 std::optional<Analyzer::BoundCall> Analyzer::bindCensored(SampleStmt &S) {
   const DistSpec &Spec = *S.Spec;
-  const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
-  if (!BaseCall)
+  auto NB = bindNumberBase(S);
+  if (!NB)
     return std::nullopt;
-  const DistSpec *Base = lookupDistribution(BaseCall->Callee);
-  auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
-  if (!C || !C->Ok || !C->Batch)
-    return std::nullopt;
-  std::vector<llvm::StringRef> Given;
-  for (const SampleStmt::LoweredParam &P : C->Params)
-    Given.push_back(P.Name);
-  bool Numbers = !Base->hasEvent() && !Base->isComposite() && !Base->Improper;
-  if (!Numbers || !isCensorable(runtimeSymbol(Base->canonical(), Given))) {
+  const CallExpr *BaseCall = NB->Call;
+  const DistSpec *Base = NB->Spec;
+  if (NB->Symbol.empty() || !isCensorable(NB->Symbol)) {
     std::vector<std::string> Names;
     for (const char *B : truncatableBases())
       if (const DistSpec *D = lookupDistribution(B); D && !D->Discrete)
@@ -44,8 +38,8 @@ std::optional<Analyzer::BoundCall> Analyzer::bindCensored(SampleStmt &S) {
   }
   BoundCall R;
   R.Dist = compositeName(Spec.Kind, Base->canonical().Name);
-  R.Params = C->Params;
-  R.Batch = C->Batch;
+  R.Params = NB->Bound.Params;
+  R.Batch = NB->Bound.Batch;
   ExprPtr First, Second;
   const char *Names[2] = {"left", "right"};
   if (Spec.Kind == DistKind::Censored) {

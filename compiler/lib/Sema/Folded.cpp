@@ -12,26 +12,16 @@ namespace aimz {
 namespace sema {
 
 std::optional<Analyzer::BoundCall> Analyzer::bindFolded(SampleStmt &S) {
-  const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
-  if (!BaseCall)
+  auto NB = bindNumberBase(S);
+  if (!NB)
     return std::nullopt;
-  const DistSpec *Base = lookupDistribution(BaseCall->Callee);
-  auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
-  if (!C || !C->Ok || !C->Batch)
-    return std::nullopt;
-  std::vector<llvm::StringRef> Given;
-  for (const SampleStmt::LoweredParam &P : C->Params)
-    Given.push_back(P.Name);
-  bool Numbers = !Base->hasEvent() && !Base->isComposite() && !Base->Improper;
-  if (!Numbers || !isFoldable(runtimeSymbol(Base->canonical(), Given))) {
-    Diags.report(diag::E_FOLDED_BASE, BaseCall->Loc)
-        << llvm::join(foldableBases(), ", ") << BaseCall->Callee;
+  if (NB->Symbol.empty() || !isFoldable(NB->Symbol)) {
+    Diags.report(diag::E_FOLDED_BASE, NB->Call->Loc)
+        << llvm::join(foldableBases(), ", ") << NB->Call->Callee;
     return std::nullopt;
   }
-  BoundCall R;
-  R.Dist = compositeName(DistKind::FoldedDistribution, Base->canonical().Name);
-  R.Params = C->Params;
-  R.Batch = C->Batch;
+  BoundCall R = NB->Bound;
+  R.Dist = compositeName(DistKind::FoldedDistribution, NB->Spec->canonical().Name);
   return R;
 }
 
