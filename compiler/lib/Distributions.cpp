@@ -248,6 +248,16 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
     C.Symbol = Symbol + Sym;
     return C;
   }
+  // Masked(<any distribution of numbers>): the base's row, the mask last.
+  if (Dist.consume_front("Masked(")) {
+    if (!Dist.consume_back(")") || Params.empty())
+      return std::nullopt;
+    auto C = runtimeCall(Dist, Params.drop_back());
+    if (!C || C->Event || C->Masked)
+      return std::nullopt;
+    C->Masked = true;
+    return C;
+  }
   if (Dist.consume_front("Folded(")) {
     const DistSpec *Base = lookupDistribution(Dist.drop_back());
     if (!Dist.consume_back(")") || !Base)

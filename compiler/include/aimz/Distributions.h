@@ -93,7 +93,8 @@ struct DistSpec {
     return Kind == DistKind::MixtureSameFamily ||
            Kind == DistKind::TransformedDistribution ||
            Kind == DistKind::TruncatedDistribution ||
-           Kind == DistKind::FoldedDistribution || isCensored();
+           Kind == DistKind::FoldedDistribution ||
+           Kind == DistKind::MaskedDistribution || isCensored();
   }
   bool isCensored() const {
     return Kind == DistKind::LeftCensoredDistribution ||
@@ -123,6 +124,9 @@ struct RuntimeCall {
   std::string Symbol;          // aimz_rt_[v]sample_<Symbol>_<f32|f64>
   bool Event = false;          // the strided convention ([v]sample, [v]logp)
   unsigned ValueEventRank = 0; // trailing axes of the value
+  /// MaskedDistribution: the last parameter is the mask, the others the
+  /// base's (scored where the mask is non-zero, 0 elsewhere).
+  bool Masked = false;
 };
 std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
                                        llvm::ArrayRef<llvm::StringRef> Params);

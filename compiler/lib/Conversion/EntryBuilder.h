@@ -276,6 +276,8 @@ private:
       StringRef Symbol, Type Prec, const View &Y, ValueRange Params,
       const View &Out,
       abi::SupportFamily Family = abi::SupportFamily::LogProb);
+  void emitMaskedLogDensities(StringRef Symbol, Type Prec, const View &Y,
+                              ValueRange Params, const View &Out);
   void givenOr(int64_t SiteId, ir::ArrayType T, const View &Out,
                const std::function<void()> &Otherwise);
   void copyOut(Value V, const View &Src, int64_t SiteId);

@@ -45,6 +45,10 @@ View EntryBuilder::emitSample(Operation *Op, StringRef Dist,
                               ArrayAttr ParamNames, ValueRange Params,
                               int64_t SiteId, bool ReadsPosterior) {
   auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
+  // A masked site draws as its base: the mask (last) only scores.
+  RuntimeCall C = distCall(Dist, ParamNames);
+  if (C.Masked)
+    Params = Params.drop_back();
   View Out = buffer(Op, T);
   Type Prec = Params.empty() ? T.getElementType()
                              : cast<ir::ArrayType>(Params[0].getType())
@@ -65,7 +69,6 @@ View EntryBuilder::emitSample(Operation *Op, StringRef Dist,
       givenOr(SiteId, T, Out, DrawNaN);
     return Out;
   }
-  RuntimeCall C = distCall(Dist, ParamNames);
   std::function<void()> DrawAll = [&]() {
     emitEventSample(Op, C, Out, Params, SiteId, Prec);
   };
@@ -365,6 +368,8 @@ View EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
   if (C.Event)
     emitEventLogDensity(Op, Op.getResult().getType(), Op.getParams(), C, Y,
                         Out, Prec);
+  else if (C.Masked)
+    emitMaskedLogDensities(C.Symbol, Prec, Y, Op.getParams(), Out);
   else
     emitScalarLogDensities(C.Symbol, Prec, Y, Op.getParams(), Out);
   // Write the densities to the output site's result slot.
@@ -376,6 +381,24 @@ View EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
                            B->create<arith::SubIOp>(Loc, BlockStart, ResultObs0));
   forEach(Out.Sizes, [&](ValueRange Ivs) { store(R, Ivs, load(Out, Ivs)); });
   return Y;
+}
+
+/// MaskedDistribution: the base's densities, then 0 where the mask (the
+/// last parameter) is zero, whatever the value there (NumPyro's
+/// `where(mask, log_prob, 0)`; a missing observation may hold NaN).
+void EntryBuilder::emitMaskedLogDensities(StringRef Symbol, Type Prec,
+                                          const View &Y, ValueRange Params,
+                                          const View &Out) {
+  emitScalarLogDensities(Symbol, Prec, Y, Params.drop_back(), Out);
+  View Mask = viewOf(Params.back());
+  Value Zero = B->create<arith::ConstantOp>(Loc, B->getFloatAttr(Prec, 0));
+  forEach(Out.Sizes, [&](ValueRange Ivs) {
+    Value M = convert(load(Mask, Ivs), Prec);
+    Value Scored = B->create<arith::CmpFOp>(Loc, arith::CmpFPredicate::UNE, M,
+                                            Zero);
+    store(Out, Ivs,
+          B->create<arith::SelectOp>(Loc, Scored, load(Out, Ivs), Zero));
+  });
 }
 
 void EntryBuilder::copyOut(Value V, const View &Src, int64_t SiteId) {

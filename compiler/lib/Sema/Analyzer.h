@@ -226,6 +226,7 @@ private:
   /// (Censored.cpp).
   std::optional<BoundCall> bindCensored(SampleStmt &S);
   std::optional<BoundCall> bindFolded(SampleStmt &S);
+  std::optional<BoundCall> bindMasked(SampleStmt &S, bool IsOutput);
   /// A composite's base over numbers (argument 0): its call, its spec, its
   /// bound parameters and its runtime row's symbol; Symbol is empty when
   /// the base is not a distribution of numbers (an event, a composite, an

@@ -65,25 +65,6 @@ bool Analyzer::bindTrailingParam(const char *Name, const ExprPtr &E,
 
 /// Argument `Index` of a composite (positional or by the parameter's
 /// name), which must be a distribution call.
-std::optional<Analyzer::NumberBase>
-Analyzer::bindNumberBase(SampleStmt &S) {
-  const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
-  if (!BaseCall)
-    return std::nullopt;
-  const DistSpec *Base = lookupDistribution(BaseCall->Callee);
-  auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
-  if (!C || !C->Ok || !C->Batch)
-    return std::nullopt;
-  NumberBase R{BaseCall, Base, std::move(*C), ""};
-  if (Base->hasEvent() || Base->isComposite() || Base->Improper)
-    return R;
-  std::vector<llvm::StringRef> Given;
-  for (const SampleStmt::LoweredParam &P : R.Bound.Params)
-    Given.push_back(P.Name);
-  R.Symbol = runtimeSymbol(Base->canonical(), Given);
-  return R;
-}
-
 const CallExpr *Analyzer::distributionArg(const SampleStmt &S, size_t Index,
                                           const char *What) {
   const DistSpec &Spec = *S.Spec;
@@ -118,6 +99,25 @@ const CallExpr *Analyzer::distributionArg(const SampleStmt &S, size_t Index,
     return nullptr;
   }
   return C;
+}
+
+std::optional<Analyzer::NumberBase>
+Analyzer::bindNumberBase(SampleStmt &S) {
+  const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
+  if (!BaseCall)
+    return std::nullopt;
+  const DistSpec *Base = lookupDistribution(BaseCall->Callee);
+  auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
+  if (!C || !C->Ok || !C->Batch)
+    return std::nullopt;
+  NumberBase R{BaseCall, Base, std::move(*C), ""};
+  if (Base->hasEvent() || Base->isComposite() || Base->Improper)
+    return R;
+  std::vector<llvm::StringRef> Given;
+  for (const SampleStmt::LoweredParam &P : R.Bound.Params)
+    Given.push_back(P.Name);
+  R.Symbol = runtimeSymbol(Base->canonical(), Given);
+  return R;
 }
 
 /// MixtureSameFamily(Categorical(probs=|logits=), Component(...)): the

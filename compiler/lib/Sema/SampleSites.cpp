@@ -118,6 +118,8 @@ Analyzer::bindSampleCall(SampleStmt &S, const DistSpec &Spec, bool IsOutput) {
     return bindCensored(S);
   if (Spec.Kind == DistKind::FoldedDistribution)
     return bindFolded(S);
+  if (Spec.Kind == DistKind::MaskedDistribution)
+    return bindMasked(S, IsOutput);
   return bindCall(Spec, S.Args, S.DistLoc, S.ExplicitShape.has_value());
 }
 

@@ -60,6 +60,11 @@ def tril(rng, shape):
     return L
 
 
+def mask(rng, shape):
+    """0/1 indicators, about half set."""
+    return (rng.random(shape) < 0.5).astype(np.float64)
+
+
 def mix_values(v, rng, bad):
     """Values with a few outside the support (NaN-free)."""
     v = v.copy()
@@ -206,6 +211,25 @@ CASES = {
     "folded_gumbel": continuous(
         "FoldedDistribution(base_dist=Gumbel(a, b))", dict(a=(S, real), b=(S, pos)),
         lambda p: dist.FoldedDistribution(dist.Gumbel(p["a"], p["b"])), -2.0),
+    # MaskedDistribution (Masked.cpp), NumPyro's `.mask(m)` for missing
+    # data: the base's density where the mask is set, 0 elsewhere (values
+    # outside the support there too).
+    "masked_normal": continuous(
+        "MaskedDistribution(Normal(a, b), c)",
+        dict(a=(S, real), b=(S, pos), c=(S, mask)),
+        lambda p: dist.Normal(p["a"], p["b"]).mask(p["c"] > 0.5)),
+    "masked_gamma": continuous(
+        "MaskedDistribution(base_dist=Gamma(a, b), mask=c)",
+        dict(a=(S, pos), b=(S, pos), c=(S, mask)),
+        lambda p: dist.Gamma(p["a"], p["b"]).mask(p["c"] > 0.5), -1.0),
+    "masked_truncated": continuous(
+        "MaskedDistribution(TruncatedDistribution(Normal(a, b), low=a), c)",
+        dict(a=(S, real), b=(S, pos), c=(S, mask)),
+        lambda p: dist.TruncatedDistribution(dist.Normal(p["a"], p["b"]),
+                                             low=p["a"]).mask(p["c"] > 0.5)),
+    "masked_poisson": discrete(
+        "MaskedDistribution(Poisson(a), c)", dict(a=(S, pos), c=(S, mask)),
+        lambda p: dist.Poisson(p["a"]).mask(p["c"] > 0.5)),
     "bernoulli_probs": discrete("Bernoulli(probs=a)", dict(a=(S, unit)),
                                 lambda p: dist.Bernoulli(probs=p["a"]), 2),
     "bernoulli_logits": discrete("Bernoulli(logits=a)", dict(a=(S, real)),

@@ -63,7 +63,7 @@ BY_DESIGN = {
 NOT_YET = {
     "CirculantNormal", "Delta", "GaussianCopula",
     "GaussianCopulaBeta", "IntervalCensoredDistribution", "InverseWishart",
-    "InverseWishartCholesky", "MaskedDistribution", "MatrixNormal", "MixtureGeneral", "ProjectedNormal",
+    "InverseWishartCholesky", "MatrixNormal", "MixtureGeneral", "ProjectedNormal",
     "SineBivariateVonMises", "SineSkewed", "TruncatedPolyaGamma", "Wishart",
     "WishartCholesky",
 }
