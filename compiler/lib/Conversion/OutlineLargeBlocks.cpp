@@ -7,9 +7,10 @@
 // larger than the limit is cut into runs of consecutive operations, each
 // moved into its own function (noinline, so that LLVM keeps it apart):
 // values used from before a run become arguments (constants are cloned
-// instead, so the callee still sees them), values used after it become
-// results. An operation too large on its own is split inside its regions
-// instead. Models under the limit are left as they are.
+// and cheap pointer arithmetic is recomputed instead, so the callee still
+// sees them and the per-site pointers are not passed around), values used
+// after it become results. An operation too large on its own is split
+// inside its regions instead. Models under the limit are left as they are.
 //
 //===----------------------------------------------------------------------===//
 #include "aimz/Conversion/Passes.h"
