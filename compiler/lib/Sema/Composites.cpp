@@ -82,16 +82,20 @@ const CallExpr *Analyzer::distributionArg(const SampleStmt &S, size_t Index,
       return nullptr;
     }
   }
-  const Expr *Found = compositeArg(S, Index).get();
+  Expr *Found = compositeArg(S, Index).get();
   if (!Found) {
     Diags.report(diag::E_COMPOSITE_MISSING, S.DistLoc)
         << Spec.Name << Spec.Params[Index].Name;
     return nullptr;
   }
-  const Expr *E = Found;
+  Expr *E = Found;
   if (auto *Ix = llvm::dyn_cast<IndexExpr>(E))
     E = Ix->Base.get();
-  const auto *C = llvm::dyn_cast<CallExpr>(E);
+  auto *C = llvm::dyn_cast<CallExpr>(E);
+  // A base written as another distribution (HalfStudentT, ...) is that one.
+  if (C && !lookupDistribution(C->Callee) &&
+      !rewriteDistributionSugar(C->Callee, C->Args, C->Loc))
+    return nullptr;
   if (!C || (!lookupDistribution(C->Callee) &&
              llvm::StringRef(What) != "a transform")) {
     Diags.report(diag::E_COMPOSITE_ARG_KIND, Found->Loc)
