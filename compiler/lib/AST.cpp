@@ -1,6 +1,10 @@
 //===- AST.cpp - Names and the debugging dump of the syntax tree ----------===//
 #include "aimz/AST.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 #include "llvm/Support/raw_ostream.h"
 
 namespace aimz {
@@ -183,6 +187,104 @@ void dumpExpr(const Expr &E, llvm::raw_ostream &OS) {
   }
 }
 
+/// Appends `E` as source text; `Tight`: parenthesize a binary operation.
+void writeSource(const Expr &E, std::string &Out, bool Tight = false);
+
+void writeArgs(const std::vector<ExprPtr> &Xs, std::string &Out) {
+  for (size_t I = 0; I < Xs.size(); ++I) {
+    Out += I ? ", " : "";
+    if (Xs[I])
+      writeSource(*Xs[I], Out);
+  }
+}
+
+void writeSource(const Expr &E, std::string &Out, bool Tight) {
+  switch (E.K) {
+  case Expr::Kind::Number: {
+    auto &N = static_cast<const NumberExpr &>(E);
+    if (N.IsInteger) {
+      Out += std::to_string(N.IntValue);
+      return;
+    }
+    // The shortest text that reads back as the same double, as Python's.
+    char Buf[32];
+    for (int Digits = 1; Digits <= 17; ++Digits) {
+      snprintf(Buf, sizeof Buf, "%.*g", Digits, N.Value);
+      if (std::strtod(Buf, nullptr) == N.Value)
+        break;
+    }
+    Out += Buf;
+    if (!std::strpbrk(Buf, ".eEni")) // 2.0, not the integer 2
+      Out += ".0";
+    return;
+  }
+  case Expr::Kind::Bool:
+    Out += static_cast<const BoolExpr &>(E).Value ? "True" : "False";
+    return;
+  case Expr::Kind::Name:
+    Out += static_cast<const NameExpr &>(E).Name;
+    return;
+  case Expr::Kind::Unary:
+    Out += "-";
+    writeSource(*static_cast<const UnaryExpr &>(E).Operand, Out, true);
+    return;
+  case Expr::Kind::Binary: {
+    auto &B = static_cast<const BinaryExpr &>(E);
+    Out += Tight ? "(" : "";
+    writeSource(*B.LHS, Out, true);
+    Out += std::string(" ") + binaryOpSpelling(B.Op) + " ";
+    writeSource(*B.RHS, Out, true);
+    Out += Tight ? ")" : "";
+    return;
+  }
+  case Expr::Kind::Call: {
+    auto &C = static_cast<const CallExpr &>(E);
+    Out += C.Callee + "(";
+    for (size_t I = 0; I < C.Args.size(); ++I) {
+      Out += I ? ", " : "";
+      if (!C.Args[I].Keyword.empty())
+        Out += C.Args[I].Keyword + "=";
+      writeSource(*C.Args[I].Value, Out);
+    }
+    Out += ")";
+    return;
+  }
+  case Expr::Kind::Array:
+    Out += "[";
+    writeArgs(static_cast<const ArrayExpr &>(E).Elements, Out);
+    Out += "]";
+    return;
+  case Expr::Kind::Axis: {
+    auto &A = static_cast<const AxisExpr &>(E);
+    Out += A.Ellipsis ? "..." : A.NewAxis ? "None" : ":";
+    return;
+  }
+  case Expr::Kind::Slice: {
+    auto &Sl = static_cast<const SliceExpr &>(E);
+    if (Sl.Start)
+      writeSource(*Sl.Start, Out);
+    Out += ":";
+    if (Sl.Stop)
+      writeSource(*Sl.Stop, Out);
+    return;
+  }
+  case Expr::Kind::Attr: {
+    auto &A = static_cast<const AttrExpr &>(E);
+    writeSource(*A.Base, Out, true);
+    Out += "." + A.Name;
+    return;
+  }
+  case Expr::Kind::Index: {
+    auto &I = static_cast<const IndexExpr &>(E);
+    writeSource(*I.Base, Out, true);
+    Out += "[";
+    writeArgs(I.Indices, Out);
+    Out += "]";
+    return;
+  }
+  }
+}
+
 void dumpStmts(const std::vector<StmtPtr> &Body, unsigned Indent,
                llvm::raw_ostream &OS) {
   for (const StmtPtr &S : Body) {
@@ -259,6 +361,12 @@ void dumpFunction(const FunctionDef &F, llvm::raw_ostream &OS) {
 }
 
 } // namespace
+
+std::string sourceText(const Expr &E) {
+  std::string S;
+  writeSource(E, S);
+  return S;
+}
 
 void dumpAST(const Model &M, llvm::raw_ostream &OS) {
   for (const FunctionDef &F : M.Functions)

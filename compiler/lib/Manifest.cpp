@@ -88,7 +88,15 @@ std::string manifestJSON(const ModelInfo &Info) {
     for (const ModelInfo::DerivedInput &D : Info.DerivedInputs) {
       Json J = arrayJSON({D.Name, D.Type, D.Dims});
       J[manifest::DerivedOp] = D.Op;
-      J[manifest::DerivedOf] = D.Input;
+      if (D.Argument) {
+        Json A = arrayJSON({D.Name, D.ArgumentType, D.ArgumentDims});
+        A.erase(manifest::Name);
+        A[manifest::ArgumentSlot] = D.ArgumentSlot;
+        J[manifest::DerivedArgument] = A;
+        J[manifest::DerivedRound] = D.Round;
+      } else {
+        J[manifest::DerivedOf] = D.Input;
+      }
       J[manifest::DerivedAxis] = D.AllAxes ? Json("all") : Json(0);
       Derived.push_back(J);
     }

@@ -129,7 +129,16 @@ llvm::Expected<Manifest> Manifest::parse(llvm::StringRef Text) {
       if (auto E = readArray(I, D))
         return std::move(E);
       D.Op = I.at(manifest::DerivedOp).get<std::string>();
-      D.Input = I.at(manifest::DerivedOf).get<std::string>();
+      if (I.contains(manifest::DerivedArgument)) {
+        nlohmann::json A = I.at(manifest::DerivedArgument);
+        A[manifest::Name] = D.Name;
+        if (auto E = readArray(A, D.Argument))
+          return std::move(E);
+        D.ArgumentSlot = A.at(manifest::ArgumentSlot).get<int>();
+        D.Round = I.at(manifest::DerivedRound).get<int>();
+      } else {
+        D.Input = I.at(manifest::DerivedOf).get<std::string>();
+      }
       D.AllAxes = I.at(manifest::DerivedAxis).is_string();
       M.DerivedInputs.push_back(std::move(D));
     }

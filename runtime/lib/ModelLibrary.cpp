@@ -113,6 +113,16 @@ ModelLibrary::open(const std::string &Path) {
   if (!M)
     return fail(Path, llvm::toString(M.takeError()));
   L->Info = std::move(*M);
+  if (llvm::any_of(L->Info.DerivedInputs,
+                   [](const Manifest::DerivedInput &D) {
+                     return D.ArgumentSlot >= 0;
+                   })) {
+    L->Info.Prepass =
+        reinterpret_cast<EntryFn>(dlsym(L->Handle, abi::PrepassEntry));
+    if (!L->Info.Prepass)
+      return fail(Path, llvm::Twine("the entry point ") + abi::PrepassEntry +
+                            " is missing (its transformed data needs it)");
+  }
   return std::move(L);
 }
 

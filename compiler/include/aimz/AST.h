@@ -128,11 +128,16 @@ struct BinaryExpr : Expr {
   static bool classof(const Expr *N) { return N->K == Kind::Binary; }
   BinaryOp Op;
   ExprPtr LHS, RHS;
+  /// Sema: an equivalent expression, analyzed, that code generation emits
+  /// instead (in transformed data, `X.T @ X` contracting the observation
+  /// axis is the sum over rows of each row's outer product).
+  ExprPtr Desugared;
   BinaryExpr(SMLoc L, BinaryOp Op, ExprPtr A, ExprPtr B)
       : Expr(Kind::Binary, L), Op(Op), LHS(std::move(A)), RHS(std::move(B)) {}
   ~BinaryExpr() override {
     releaseChild(LHS);
     releaseChild(RHS);
+    releaseChild(Desugared);
   }
 };
 
@@ -264,6 +269,10 @@ struct AttrExpr : Expr {
 /// A deep copy of an expression's syntax (Sema's rewrites that use an
 /// argument twice; Functions.cpp).
 ExprPtr cloneExpr(const Expr &E);
+
+/// `E` written back as the language's source (`mean(log(x[:, 1:]))`):
+/// names a derived value in messages and in the manifest.
+std::string sourceText(const Expr &E);
 
 /// `E` as its node class, const where `E` is.
 template <typename Node, typename ExprT> auto &nodeAs(ExprT &E) {

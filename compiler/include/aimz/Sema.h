@@ -107,10 +107,20 @@ struct ModelInfo {
   struct DerivedInput {
     std::string Name;  // "mean(X, axis=0)": what the user wrote
     std::string Op;    // sum mean min max sd logsumexp
-    std::string Input; // the input reduced
+    std::string Input; // the input reduced; empty: Argument is
     bool AllAxes = false; // every axis, else the observation axis only
     DType Type;
     Shape Dims;
+    /// Any other expression of the data, observation axis first: the
+    /// compiled pre-pass (aimz_prepass) writes its rows as its result
+    /// `ArgumentSlot`, which the runtime reduces. Round: the pre-pass runs
+    /// once per round; an argument that reads derived inputs of round r
+    /// (`sd(x - mean(x))`) is computed in round r + 1.
+    ExprPtr Argument;
+    DType ArgumentType = DType::F32;
+    Shape ArgumentDims;
+    int ArgumentSlot = -1;
+    int Round = 0;
   };
   std::vector<DerivedInput> DerivedInputs;
 

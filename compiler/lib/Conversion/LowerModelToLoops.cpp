@@ -73,22 +73,31 @@ struct LowerModelToLoopsPass
     : impl::LowerModelToLoopsBase<LowerModelToLoopsPass> {
   void runOnOperation() override {
     ModuleOp Module = getOperation();
-    SmallVector<ir::ModelOp> Models(Module.getOps<ir::ModelOp>());
-    if (Models.size() != 1) {
-      Module.emitError("expected exactly one aimz.model");
+    // The model, and the pre-pass (`@prepass`) when transformed data has
+    // statistics of expressions.
+    ir::ModelOp Model, Prepass;
+    for (ir::ModelOp M : Module.getOps<ir::ModelOp>())
+      (M.getSymName() == "prepass" ? Prepass : Model) = M;
+    if (!Model || llvm::range_size(Module.getOps<ir::ModelOp>()) !=
+                      (Prepass ? 2u : 1u)) {
+      Module.emitError("expected one aimz.model (and at most one @prepass)");
       return signalPassFailure();
     }
-    ir::ModelOp Model = Models.front();
     OpBuilder B(Module.getContext());
     if (!EntryBuilder(Model, Entry::Predict, B)
              .build(abi::name(abi::EntryPoint::Predict)) ||
         !EntryBuilder(Model, Entry::LogLikelihood, B)
              .build(abi::name(abi::EntryPoint::LogLikelihood)))
       return signalPassFailure();
+    if (Prepass && !EntryBuilder(Prepass, Entry::Predict, B)
+                        .build(abi::PrepassEntry))
+      return signalPassFailure();
     buildPriorWrapper(Model, B);
     // Keep what the later stages need to describe the library.
     Module->setAttr("aimz.manifest", Model.getManifestAttr());
     Model.erase();
+    if (Prepass)
+      Prepass.erase();
   }
 };
 

@@ -31,6 +31,11 @@ public:
       : B(&Ctx), M(M), Info(Info), SM(SM), CurLoc(B.getUnknownLoc()) {}
 
   OwningOpRef<ModuleOp> run();
+  /// `aimz.model @prepass`: the rows of every statistic of an expression
+  /// (ModelInfo::DerivedInput::Argument), result `slot` each.
+  void genPrepass();
+  /// The model's inputs as aimz.input ops (Values, FullShapes).
+  void genInputs();
 
 private:
   OpBuilder B;

@@ -236,6 +236,8 @@ ir::BinaryFn binaryFn(BinaryOp Op) {
 }
 
 Value Generator::genBinary(const BinaryExpr &E) {
+  if (E.Desugared)
+    return gen(*E.Desugared);
   const ExprType &TA = E.LHS->Ty, &TB = E.RHS->Ty;
   Value L = gen(*E.LHS), R = gen(*E.RHS);
   if (E.Op == BinaryOp::MatMul) {
@@ -680,12 +682,7 @@ OwningOpRef<ModuleOp> Generator::run() {
   Block *Body = new Block();
   Model.getBody().push_back(Body);
   B.setInsertionPointToStart(Body);
-  for (size_t I = 0; I < Info.Inputs.size(); ++I) {
-    const TypedArray &In = Info.Inputs[I];
-    Values[In.Name] = B.create<ir::InputOp>(
-        I < M.Inputs.size() ? loc(M.Inputs[I].Loc) : CurLoc, arrayType(In.Dims, In.Type), In.Name, I);
-    FullShapes[In.Name] = In.Dims;
-  }
+  genInputs();
   for (const Site &S : Info.Sites)
     if (S.ScoreOnly) {
       Values[S.Name] = B.create<ir::InputOp>(
@@ -695,11 +692,55 @@ OwningOpRef<ModuleOp> Generator::run() {
     }
   for (const StmtPtr &S : M.Body)
     genStmt(*S);
+  B.setInsertionPointToEnd(Module->getBody());
+  genPrepass();
   if (failed(verify(*Module))) {
     Module->emitError("internal error: the generated aimz module is invalid");
     return nullptr;
   }
   return Module;
+}
+
+void Generator::genInputs() {
+  for (size_t I = 0; I < Info.Inputs.size(); ++I) {
+    const TypedArray &In = Info.Inputs[I];
+    Values[In.Name] = B.create<ir::InputOp>(
+        I < M.Inputs.size() ? loc(M.Inputs[I].Loc) : CurLoc,
+        arrayType(In.Dims, In.Type), In.Name, I);
+    FullShapes[In.Name] = In.Dims;
+  }
+}
+
+/// The transformed statements, then each argument as a deterministic
+/// result: the runtime calls it over every observation, one draw, before
+/// the run, and reduces the rows in a fixed order (DerivedInputs.cpp).
+void Generator::genPrepass() {
+  if (llvm::none_of(Info.DerivedInputs, [](const ModelInfo::DerivedInput &D) {
+        return D.Argument != nullptr;
+      }))
+    return;
+  SmallVector<StringRef> Symbols(Info.Symbols.begin(), Info.Symbols.end());
+  auto Model = B.create<ir::ModelOp>(
+      CurLoc, "prepass", Info.ObsDim, planName(Plan::Obs),
+      B.getStrArrayAttr(Symbols), "", /*joint_observations=*/false);
+  Block *Body = new Block();
+  Model.getBody().push_back(Body);
+  OpBuilder::InsertionGuard G(B);
+  B.setInsertionPointToStart(Body);
+  Values.clear();
+  FullShapes.clear();
+  genInputs();
+  for (const StmtPtr &S : M.Body)
+    if (S->K == Stmt::Kind::Transformed)
+      genStmt(*S);
+  for (const ModelInfo::DerivedInput &D : Info.DerivedInputs) {
+    if (!D.Argument)
+      continue;
+    LocScope Scope(*this, D.Argument->Loc);
+    Value V = gen(*D.Argument);
+    B.create<ir::DeterministicOp>(CurLoc, V.getType(), D.Name,
+                                  D.ArgumentSlot, plateNames(), V);
+  }
 }
 
 } // namespace mlirgen

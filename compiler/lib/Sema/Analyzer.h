@@ -55,6 +55,9 @@ struct Symbol {
   std::string DimText = {};
   /// A `let` computed from a score-only output: the output's name.
   std::string ReadsScoreOnly = {};
+  /// A transformed value: the pre-pass round from which it can be computed
+  /// (0 unless it reads a statistic the pre-pass computes).
+  int Round = 0;
 };
 
 /// A shape's dimension as a polynomial (Dimensions.cpp).
@@ -303,6 +306,17 @@ private:
   /// A reduction along the observation axis inside transformed data
   /// (TransformedData.cpp).
   bool analyzeDataReduction(CallExpr &E, const Builtin &Fn);
+  /// A statistic of any other expression of the data, computed by the
+  /// compiled pre-pass (`mean(log(x))`).
+  bool analyzeDataReductionOfExpr(CallExpr &E, const std::string &Op);
+  int addDerivedInput(ModelInfo::DerivedInput D);
+  /// The pre-pass round from which `E`, an expression of the data, can be
+  /// computed: 0, or one after the latest round of a statistic it reads.
+  int dataRound(const Expr &E) const;
+  /// `A @ B` contracting the observation axis in transformed data: the sum
+  /// over rows of each row's product (`X.T @ X`, `X.T @ y`, `x @ y`).
+  /// `L` and `R` are unanalyzed copies of the operands.
+  bool analyzeDataMatMul(BinaryExpr &E, const ExprPtr &L, const ExprPtr &R);
   void analyzeTransformed(AssignStmt &S);
   /// After a refused reduction along the observation axis of an input: a
   /// note that transformed data can compute it.

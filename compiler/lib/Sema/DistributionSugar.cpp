@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "SyntaxBuilders.h"
 #include "aimz/Distributions.h"
 
 namespace aimz {
@@ -223,23 +224,6 @@ const SugarForm *sugarForm(llvm::StringRef Name) {
     if (Name == F.Name)
       return &F;
   return nullptr;
-}
-
-ExprPtr number(SMLoc Loc, double V) {
-  return std::make_shared<NumberExpr>(Loc, V, false);
-}
-
-ExprPtr binary(BinaryOp Op, ExprPtr L, ExprPtr R) {
-  auto Node = std::make_shared<BinaryExpr>(L->Loc, Op, L, R);
-  Node->Depth = std::max(L->Depth, R->Depth) + 1;
-  return Node;
-}
-
-ExprPtr call(SMLoc Loc, const char *Callee, std::vector<Arg> Args) {
-  auto Node = std::make_shared<CallExpr>(Loc, Callee, std::move(Args));
-  for (const Arg &A : Node->Args)
-    Node->Depth = std::max(Node->Depth, A.Value->Depth + 1);
-  return Node;
 }
 
 /// The structured multivariate normals: MultivariateNormal with the

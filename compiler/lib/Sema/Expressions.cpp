@@ -245,7 +245,7 @@ bool Analyzer::analyzeName(NameExpr &E) {
 
 /// `a @ b`: NumPy's matmul for ranks 1 and 2 (a vector is a row on the
 /// left, a column on the right); the contracted axis may not be the
-/// observation axis.
+/// observation axis, except in transformed data (analyzeDataMatMul).
 bool Analyzer::analyzeMatMul(BinaryExpr &E) {
   const ExprType &A = E.LHS->Ty, &B = E.RHS->Ty;
   Shape SA = A.Dims, SB = B.Dims;
@@ -286,6 +286,13 @@ bool Analyzer::analyzeMatMul(BinaryExpr &E) {
 }
 
 bool Analyzer::analyzeBinary(BinaryExpr &E) {
+  // A product over the observation axis in transformed data is rewritten
+  // from the operands' syntax (analysis changes the nodes).
+  ExprPtr SyntaxL, SyntaxR;
+  if (E.Op == BinaryOp::MatMul && InTransformed) {
+    SyntaxL = cloneExpr(*E.LHS);
+    SyntaxR = cloneExpr(*E.RHS);
+  }
   bool OkL = analyzeExpr(*E.LHS);
   bool OkR = analyzeExpr(*E.RHS);
   if (!OkL || !OkR)
@@ -306,6 +313,11 @@ bool Analyzer::analyzeBinary(BinaryExpr &E) {
     return false;
   }
 
+  if (E.Op == BinaryOp::MatMul && SyntaxL && A.Dims.size() <= 2 &&
+      B.Dims.size() <= 2 && !A.Dims.empty() && !B.Dims.empty() &&
+      A.Dims.back() == Dim::symbol(Info.ObsDim) &&
+      B.Dims.front() == Dim::symbol(Info.ObsDim))
+    return analyzeDataMatMul(E, SyntaxL, SyntaxR);
   if (E.Op == BinaryOp::MatMul)
     return analyzeMatMul(E);
 

@@ -6,11 +6,15 @@
 // along the observation axis (sum mean min max sd logsumexp): such a
 // reduction is a derived input that the runtime computes once, from every
 // observation, before the run, so a shard's values do not depend on the
-// partition. Everything else in the expression is ordinary per-observation
+// partition. The statistic of an input (or of a view of one) is read from
+// the input itself; that of any other expression of the data is computed
+// from the rows the compiled pre-pass writes (MLIRGen's prepass model).
+// Everything else in the expression is ordinary per-observation
 // arithmetic.
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "SyntaxBuilders.h"
 #include "aimz/Builtins.h"
 
 namespace aimz {
@@ -32,8 +36,33 @@ void Analyzer::analyzeTransformed(AssignStmt &S) {
     poison(S);
     return;
   }
-  define(S, {Symbol::Kind::Transformed, S.Value->Ty.Type, S.Value->Ty.Dims,
-             S.NameLoc});
+  Symbol Sym{Symbol::Kind::Transformed, S.Value->Ty.Type, S.Value->Ty.Dims,
+             S.NameLoc};
+  Sym.Round = dataRound(*S.Value);
+  define(S, Sym);
+}
+
+int Analyzer::dataRound(const Expr &E) const {
+  int Round = 0;
+  if (const auto *C = llvm::dyn_cast<CallExpr>(&E)) {
+    if (C->DerivedInput >= 0) {
+      const ModelInfo::DerivedInput &D = Info.DerivedInputs[C->DerivedInput];
+      return D.Argument ? D.Round + 1 : 0; // an input's: before the pre-pass
+    }
+    if (C->Desugared)
+      Round = dataRound(*C->Desugared);
+  } else if (const auto *B = llvm::dyn_cast<BinaryExpr>(&E);
+             B && B->Desugared) {
+    return dataRound(*B->Desugared);
+  } else if (const auto *N = llvm::dyn_cast<NameExpr>(&E)) {
+    auto It = Names.find(N->Name);
+    return It != Names.end() ? It->second.Round : 0;
+  }
+  forEachChild(E, [&](const ExprPtr &C) {
+    if (C)
+      Round = std::max(Round, dataRound(*C));
+  });
+  return Round;
 }
 
 /// `mean(X[:, 1:], axis=0)`, `sd(X[:, 2])`: a statistic along the
@@ -74,13 +103,6 @@ bool Analyzer::analyzeDataReduction(CallExpr &E, const Builtin &Fn) {
   if (auto Done = viewOfDataReduction(E, Fn))
     return *Done;
   const Expr &Arg = *E.Args[0].Value;
-  const auto *N = llvm::dyn_cast<NameExpr>(&Arg);
-  auto It = N ? Names.find(N->Name) : Names.end();
-  if (It == Names.end() || It->second.K != Symbol::Kind::Input) {
-    Diags.report(diag::E_DATA_REDUCTION_NOT_INPUT, Arg.Loc)
-        << E.Callee << Info.ObsDim;
-    return false;
-  }
   const std::string Op = Fn.Name == "log_sum_exp" ? "logsumexp"
                                                    : Fn.Name.str();
   if (Op != "sum" && Op != "mean" && Op != "min" && Op != "max" &&
@@ -93,6 +115,10 @@ bool Analyzer::analyzeDataReduction(CallExpr &E, const Builtin &Fn) {
     Diags.report(diag::E_DATA_REDUCTION_BOOL, Arg.Loc) << E.Callee;
     return false;
   }
+  const auto *N = llvm::dyn_cast<NameExpr>(&Arg);
+  auto It = N ? Names.find(N->Name) : Names.end();
+  if (It == Names.end() || It->second.K != Symbol::Kind::Input)
+    return analyzeDataReductionOfExpr(E, Op);
   ModelInfo::DerivedInput D;
   D.Op = Op;
   D.Input = N->Name;
@@ -109,16 +135,93 @@ bool Analyzer::analyzeDataReduction(CallExpr &E, const Builtin &Fn) {
   D.Type = (Op == "sum" || Op == "min" || Op == "max") && !isFloat(A.Type)
                ? (A.Type == DType::Bool ? DType::I32 : A.Type)
                : Info.Precision;
-  int Slot = -1;
+  E.DerivedInput = addDerivedInput(std::move(D));
+  E.Ty = {Info.DerivedInputs[E.DerivedInput].Type,
+          Info.DerivedInputs[E.DerivedInput].Dims, false};
+  return true;
+}
+
+/// `mean(log(x))`, `sd(x - mean(x))`, `sum(X[:, :, None] * X[:, None, :],
+/// axis=0)`: the argument is computed row by row by the pre-pass, so its
+/// rows must be the observations (the axis first, and only there).
+bool Analyzer::analyzeDataReductionOfExpr(CallExpr &E, const std::string &Op) {
+  const ExprPtr &Arg = E.Args[0].Value;
+  const ExprType &A = Arg->Ty;
+  const Dim Obs = Dim::symbol(Info.ObsDim);
+  if (A.Dims.empty() || A.Dims[0] != Obs ||
+      std::count(A.Dims.begin(), A.Dims.end(), Obs) != 1) {
+    Diags.report(diag::E_DATA_REDUCTION_NOT_INPUT, Arg->Loc)
+        << E.Callee << Info.ObsDim << shapeStr(A.Dims);
+    return false;
+  }
+  ModelInfo::DerivedInput D;
+  D.Op = Op;
+  D.AllAxes = !E.Axis;
+  D.Name = Op + "(" + sourceText(*Arg) + (D.AllAxes ? "" : ", axis=0") + ")";
+  D.Dims = D.AllAxes ? Shape{} : Shape(A.Dims.begin() + 1, A.Dims.end());
+  D.Type = (Op == "sum" || Op == "min" || Op == "max") && !isFloat(A.Type)
+               ? (A.Type == DType::Bool ? DType::I32 : A.Type)
+               : Info.Precision;
+  D.Argument = Arg;
+  D.ArgumentType = A.Type;
+  D.ArgumentDims = A.Dims;
+  D.Round = dataRound(*Arg);
+  E.DerivedInput = addDerivedInput(std::move(D));
+  E.Ty = {Info.DerivedInputs[E.DerivedInput].Type,
+          Info.DerivedInputs[E.DerivedInput].Dims, false};
+  return true;
+}
+
+/// The slot of `D` among the derived inputs, added unless one of the same
+/// name is there (the same statistic written twice is computed once).
+int Analyzer::addDerivedInput(ModelInfo::DerivedInput D) {
   for (size_t I = 0; I < Info.DerivedInputs.size(); ++I)
     if (Info.DerivedInputs[I].Name == D.Name)
-      Slot = static_cast<int>(I);
-  if (Slot < 0) {
-    Slot = static_cast<int>(Info.DerivedInputs.size());
-    Info.DerivedInputs.push_back(D);
+      return static_cast<int>(I);
+  if (D.Argument) {
+    D.ArgumentSlot = 0;
+    for (const ModelInfo::DerivedInput &Other : Info.DerivedInputs)
+      D.ArgumentSlot += Other.Argument != nullptr;
   }
-  E.DerivedInput = Slot;
-  E.Ty = {D.Type, D.Dims, false};
+  Info.DerivedInputs.push_back(std::move(D));
+  return static_cast<int>(Info.DerivedInputs.size() - 1);
+}
+
+bool Analyzer::analyzeDataMatMul(BinaryExpr &E, const ExprPtr &L,
+                                 const ExprPtr &R) {
+  const size_t RankL = E.LHS->Ty.Dims.size(), RankR = E.RHS->Ty.Dims.size();
+  // Each operand's rows: L's observation axis is its last.
+  ExprPtr Rows = RankL == 2 ? call(L->Loc, "transpose", {Arg{"", L->Loc, L}})
+                            : L;
+  ExprPtr Product;
+  if (RankL == 2 && RankR == 2)
+    Product = binary(BinaryOp::Mul, axes(Rows, "::N"), axes(R, ":N:"));
+  else if (RankL == 2)
+    Product = binary(BinaryOp::Mul, Rows, axes(R, ":N"));
+  else if (RankR == 2)
+    Product = binary(BinaryOp::Mul, axes(Rows, ":N"), R);
+  else
+    Product = binary(BinaryOp::Mul, Rows, R);
+  std::vector<Arg> Args{{"", E.Loc, Product}};
+  if (RankL == 2 || RankR == 2)
+    Args.push_back({"axis", E.Loc, std::make_shared<NumberExpr>(E.Loc, 0, true)});
+  auto Sum = std::static_pointer_cast<CallExpr>(
+      call(E.Loc, "sum", std::move(Args)));
+  if (!analyzeExpr(*Sum))
+    return false;
+  if (Sum->DerivedInput >= 0) { // named as written: "X.T @ X", once
+    const std::string Name = sourceText(E);
+    for (size_t I = 0; I < Info.DerivedInputs.size(); ++I)
+      if (Info.DerivedInputs[I].Name == Name &&
+          Sum->DerivedInput + 1 == static_cast<int>(Info.DerivedInputs.size())) {
+        Info.DerivedInputs.pop_back();
+        Sum->DerivedInput = static_cast<int>(I);
+        break;
+      }
+    Info.DerivedInputs[Sum->DerivedInput].Name = Name;
+  }
+  E.Ty = Sum->Ty;
+  E.Desugared = Sum;
   return true;
 }
 

@@ -46,7 +46,7 @@ namespace aimz {
 /// support library's internal constants.
 static bool isExported(llvm::StringRef Name) {
   using namespace abi;
-  return llvm::is_contained(EntryPointNames, Name) ||
+  return llvm::is_contained(EntryPointNames, Name) || Name == PrepassEntry ||
          (llvm::is_contained(DataSymbolNames, Name) &&
           Name != name(DataSymbol::VectorBytes));
 }

@@ -33,6 +33,10 @@ inline constexpr const char *name(EntryPoint E) {
   return EntryPointNames[static_cast<int>(E)];
 }
 
+#define AIMZ_HOST_ENTRY_POINT(ID, SYMBOL)                                      \
+  inline constexpr const char *ID##Entry = #SYMBOL;
+#include "aimz/AbiSymbols.def"
+
 enum class DataSymbol {
 #define AIMZ_DATA_SYMBOL(ID, SYMBOL) ID,
 #include "aimz/AbiSymbols.def"

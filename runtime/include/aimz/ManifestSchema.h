@@ -28,11 +28,17 @@ inline constexpr const char IndexInputs[] = "index_inputs"; // optional
 inline constexpr const char JointObservations[] = "joint_observations";
 // Statistics of the data the runtime computes before the run and passes
 // after the inputs ({"name": "mean(X, axis=0)", "op": "mean", "input": "X",
-// "axis": 0 or "all", "dtype", "shape"}).
+// "axis": 0 or "all", "dtype", "shape"}). Instead of "input", a statistic
+// of another expression has "argument": {"slot", "dtype", "shape"} (the
+// rows aimz_prepass writes as its result `slot`) and "round" (the pre-pass
+// round that computes it).
 inline constexpr const char DerivedInputs[] = "derived_inputs"; // optional
 inline constexpr const char DerivedOp[] = "op";
 inline constexpr const char DerivedOf[] = "input";
 inline constexpr const char DerivedAxis[] = "axis";
+inline constexpr const char DerivedArgument[] = "argument";
+inline constexpr const char ArgumentSlot[] = "slot";
+inline constexpr const char DerivedRound[] = "round";
 // Dimension arithmetic the runtime checks is >= 0 ({"expr": "K - 1",
 // "what": "slice 1: of a dimension K"}).
 inline constexpr const char DimChecks[] = "dim_checks"; // optional

@@ -84,8 +84,11 @@ enum {
  *                          the output and deterministic sites sampled
  *   aimz_log_likelihood    pointwise log-likelihood of `observed` under
  *                          every draw
- *   aimz_prior_predictive  every latent drawn from its prior */
+ *   aimz_prior_predictive  every latent drawn from its prior
+ *   aimz_prepass           (CPU, only where transformed data needs it) the
+ *                          rows of each statistic's argument, draw 0 */
 #define AIMZ_ENTRY_POINT(ID, SYMBOL) int32_t SYMBOL(aimz_call *call);
+#define AIMZ_HOST_ENTRY_POINT(ID, SYMBOL) int32_t SYMBOL(aimz_call *call);
 #include "aimz/AbiSymbols.def"
 
 /* Exported data symbols. */

@@ -68,7 +68,8 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
 
 /// Appends to D.Inputs each of the manifest's derived inputs: a statistic
 /// (sum mean min max sd logsumexp) of an input along its observation axis
-/// (or over every element), computed in one fixed order whatever the
+/// (or over every element), or of the rows of an expression that the
+/// model's pre-pass (M.Prepass) computes, computed in one fixed order whatever the
 /// partition: an integer sum, min or max exactly in 64-bit integers (an
 /// overflow of its dtype is an error), the others in double, then rounded
 /// to the dtype (a non-finite result is noted in D.NonFiniteStatistics).

@@ -19,6 +19,8 @@
 #include <variant>
 #include <vector>
 
+struct aimz_call;
+
 namespace aimz::run {
 
 /// A dimension: a symbol bound from the data, or a known extent.
@@ -84,10 +86,18 @@ struct Manifest {
   /// observation axis), passed after the inputs.
   struct DerivedInput : ManifestArray {
     std::string Op;    // sum mean min max sd logsumexp
-    std::string Input; // the input it reduces
+    std::string Input; // the input it reduces; empty: Argument
     bool AllAxes = false;
+    /// A statistic of an expression: the rows the pre-pass writes as its
+    /// result ArgumentSlot (observation axis first), in round Round.
+    int ArgumentSlot = -1;
+    ManifestArray Argument;
+    int Round = 0;
   };
   std::vector<DerivedInput> DerivedInputs;
+  /// The model library's aimz_prepass (set by ModelLibrary::open; null
+  /// when no derived input has an argument).
+  int32_t (*Prepass)(aimz_call *) = nullptr;
   std::vector<ManifestArray> Inputs;
   /// The observed outputs, in signature order (the ABI's observed[]).
   std::vector<ManifestArray> Outputs;
