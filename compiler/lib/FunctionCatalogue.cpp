@@ -40,6 +40,8 @@ const char *familyText(BuiltinFamily F) {
   case BuiltinFamily::Diag:
   case BuiltinFamily::VecToTril:
     return "matrix helper";
+  case BuiltinFamily::Factorization:
+    return "matrix factorization (last two axes)";
   case BuiltinFamily::LogProb:
     return "log density";
   case BuiltinFamily::Join:

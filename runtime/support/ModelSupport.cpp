@@ -267,6 +267,17 @@ namespace m = aimz::math;
 AIMZ_CHOLESKY(float, f32)
 AIMZ_CHOLESKY(double, f64)
 
+// inverse(A), eliminating on w (scratch of A's shape).
+#define AIMZ_INVERSE(T, SUFFIX)                                               \
+  AIMZ_SUPPORT AIMZ_NOINLINE void aimz_rt_inverse_##SUFFIX(                   \
+      int64_t K, const T *a, int64_t a0, int64_t a1, T *v, int64_t v0,        \
+      int64_t v1, T *w, int64_t w0, int64_t w1) {                             \
+    m::inverse<T>(K, m::EventView<const T>{a, a0, a1},                        \
+                  m::EventView<T>{v, v0, v1}, m::EventView<T>{w, w0, w1});    \
+  }
+AIMZ_INVERSE(float, f32)
+AIMZ_INVERSE(double, f64)
+
 // Elementary functions ------------------------------------------------------
 //
 // The generated loops call these (not libm) so that they vectorize and give

@@ -31,6 +31,7 @@ enum class BuiltinFamily {
   Outer,       // outer(a, b): a[:, None] * b[None, :]
   Diag,        // diag(v): a diagonal matrix; diag(M): its diagonal
   VecToTril,   // vec_to_tril(v, R, C): a lower triangle filled from v
+  Factorization, // cholesky(A), inverse(A): of the last two axes
   LogProb,     // log_prob(Dist(...), x): a distribution's log density at x
   Join,        // stack, concatenate: a list or tuple of arrays along an axis
   Pad,         // pad(x, widths, constant_values=c)

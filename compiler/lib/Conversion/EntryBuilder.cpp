@@ -156,6 +156,9 @@ void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
       return;
     }
     Offsets[Op] = Take(T);
+    // An inverse eliminates on a copy of its matrices.
+    if (isa<ir::InverseOp>(Op))
+      CopyOffsets[Op] = Take(T);
     // A vector log_prob scores a copy of its values in its precision.
     if (auto LP = dyn_cast<ir::LogProbOp>(Op)) {
       auto VT = LP.getValue().getType();

@@ -165,7 +165,10 @@ public:
   View lowerLogProb(ir::LogProbOp Op);
   // Linear algebra (LowerLinearAlgebra.cpp).
   View lowerMatMul(ir::MatMulOp Op);
+  View lowerSquareMatrices(Operation *Op, Value Input, unsigned BatchRank,
+                           abi::SupportFamily Fn, Value WorkOffset = {});
   View lowerCholesky(ir::CholeskyOp Op);
+  View lowerInverse(ir::InverseOp Op);
   // Arrays (LowerArrays.cpp).
   View lowerReduce(ir::ReduceOp Op);
   View lowerCumSum(ir::CumSumOp Op);

@@ -1,8 +1,8 @@
 //===- LowerLinearAlgebra.cpp - Matrix products and Cholesky -------------===//
 //
 // aimz.matmul (in-order dot products over the inner dimension, blocked
-// rows for X @ beta, an input's rows packed once per call) and
-// aimz.cholesky (the support library's factor).
+// rows for X @ beta, an input's rows packed once per call), aimz.cholesky
+// and aimz.inverse (the support library's, one call per matrix).
 //
 //===----------------------------------------------------------------------===//
 #include "EntryBuilder.h"
@@ -11,24 +11,44 @@
 namespace aimz {
 namespace lowering {
 
-View EntryBuilder::lowerCholesky(ir::CholeskyOp Op) {
-  auto T = Op.getResult().getType();
+/// One support-library call per matrix of the batch: Fn(K, in, out[,
+/// work]) with each matrix as (pointer, row stride, column stride); Work,
+/// when given, is scratch of the result's type.
+View EntryBuilder::lowerSquareMatrices(Operation *Op, Value Input,
+                                       unsigned Bt, abi::SupportFamily Fn,
+                                       Value WorkOffset) {
+  auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
   View Out = buffer(Op, T);
-  View In = viewOf(Op.getInput());
-  unsigned Bt = Op.getBatchRank();
-  std::string Fn = abi::supportFunction(abi::SupportFamily::Cholesky, "",
-                                        precisionSuffix(T.getElementType()));
+  View In = viewOf(Input);
+  std::optional<View> Work;
+  if (WorkOffset)
+    Work = bufferAt(WorkOffset, T);
+  std::string Name = abi::supportFunction(Fn, "",
+                                          precisionSuffix(T.getElementType()));
   SmallVector<Type> ArgTypes = {B->getI64Type()};
-  for (int I = 0; I < 2; ++I)
+  for (int I = 0; I < (Work ? 3 : 2); ++I)
     ArgTypes.append({ptrType(), B->getI64Type(), B->getI64Type()});
-  func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, {});
+  func::FuncOp Callee = runtimeFunction(Name, ArgTypes, {});
   forEach(ArrayRef<Value>(Out.Sizes).take_front(Bt), [&](ValueRange Ivs) {
     SmallVector<Value> Args = {toI64(Out.Sizes.back())};
     eventArgs(In, Ivs, 2, Args);
     eventArgs(Out, Ivs, 2, Args);
+    if (Work)
+      eventArgs(*Work, Ivs, 2, Args);
     B->create<func::CallOp>(Loc, Callee, Args);
   });
   return Out;
+}
+
+View EntryBuilder::lowerCholesky(ir::CholeskyOp Op) {
+  return lowerSquareMatrices(Op, Op.getInput(), Op.getBatchRank(),
+                             abi::SupportFamily::Cholesky);
+}
+
+View EntryBuilder::lowerInverse(ir::InverseOp Op) {
+  return lowerSquareMatrices(Op, Op.getInput(), Op.getBatchRank(),
+                             abi::SupportFamily::Inverse,
+                             CopyOffsets.lookup(Op));
 }
 
 /// X @ beta inside the plate with X an input: rows of observations times a
@@ -186,6 +206,7 @@ void populateLinearAlgebraLowering(RewritePatternSet &Patterns,
                                    EntryBuilder &E) {
   addLowering<ir::MatMulOp>(Patterns, E, &EntryBuilder::lowerMatMul);
   addLowering<ir::CholeskyOp>(Patterns, E, &EntryBuilder::lowerCholesky);
+  addLowering<ir::InverseOp>(Patterns, E, &EntryBuilder::lowerInverse);
 }
 
 } // namespace lowering

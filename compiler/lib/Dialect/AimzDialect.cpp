@@ -114,16 +114,27 @@ LogicalResult StackOp::verify() {
   return success();
 }
 
-LogicalResult CholeskyOp::verify() {
-  auto In = getInput().getType();
-  int64_t Bt = getBatchRank();
+/// A function of each square matrix after `BatchRank` dims, into the same
+/// floating type (cholesky, inverse).
+static LogicalResult verifySquareMatrices(Operation *Op, ArrayType In,
+                                          int64_t Bt, ArrayType Result) {
   if (Bt < 0 || static_cast<int64_t>(In.getRank()) != Bt + 2)
-    return emitOpError("the input must have batch_rank + 2 dims");
+    return Op->emitOpError("the input must have batch_rank + 2 dims");
   if (In.getDims()[Bt] != In.getDims()[Bt + 1])
-    return emitOpError("the matrices must be square");
-  if (getResult().getType() != In || !isa<FloatType>(In.getElementType()))
-    return emitOpError("the result must have the input's floating type");
+    return Op->emitOpError("the matrices must be square");
+  if (Result != In || !isa<FloatType>(In.getElementType()))
+    return Op->emitOpError("the result must have the input's floating type");
   return success();
+}
+
+LogicalResult CholeskyOp::verify() {
+  return verifySquareMatrices(*this, getInput().getType(), getBatchRank(),
+                              getResult().getType());
+}
+
+LogicalResult InverseOp::verify() {
+  return verifySquareMatrices(*this, getInput().getType(), getBatchRank(),
+                              getResult().getType());
 }
 
 /// The distribution and the parameters given must name runtime functions.

@@ -36,6 +36,7 @@ public:
   void genPrepass();
   /// The model's inputs as aimz.input ops (Values, FullShapes).
   void genInputs();
+  Value genFactorization(const CallExpr &E, const Builtin &Fn);
 
 private:
   OpBuilder B;

@@ -292,6 +292,8 @@ Value Generator::genCall(const CallExpr &E) {
     return genLogProb(E);
   if (Fn.Family == BuiltinFamily::VecToTril)
     return genVecToTril(E);
+  if (Fn.Family == BuiltinFamily::Factorization)
+    return genFactorization(E, Fn);
   if (Fn.Family == BuiltinFamily::Transpose ||
       Fn.Family == BuiltinFamily::Outer || Fn.Family == BuiltinFamily::Diag)
     return genMatrixHelper(E, Fn);
@@ -339,6 +341,7 @@ Value Generator::genCall(const CallExpr &E) {
   case BuiltinFamily::Outer:
   case BuiltinFamily::Diag:
   case BuiltinFamily::VecToTril:
+  case BuiltinFamily::Factorization:
   case BuiltinFamily::LogProb:
   case BuiltinFamily::Join:
   case BuiltinFamily::Pad:
@@ -531,6 +534,18 @@ Value Generator::genMatrixHelper(const CallExpr &E, const Builtin &Fn) {
   default:
     llvm_unreachable("not a matrix helper");
   }
+}
+
+/// cholesky(A), inverse(A): the support library's, per matrix of the
+/// batch (the plates and the argument's leading axes).
+Value Generator::genFactorization(const CallExpr &E, const Builtin &Fn) {
+  const ExprType &TA = E.Args[0].Value->Ty;
+  Value A = castTo(gen(*E.Args[0].Value), TA.Type, E.Ty.Type, TA.Dims);
+  auto Result = arrayType(inPlates(E.Ty.Dims), E.Ty.Type);
+  auto Batch = B.getI64IntegerAttr(Plates.size() + TA.Dims.size() - 2);
+  if (Fn.IrName == "cholesky")
+    return B.create<ir::CholeskyOp>(CurLoc, Result, A, Batch);
+  return B.create<ir::InverseOp>(CurLoc, Result, A, Batch);
 }
 
 /// vec_to_tril(v, R, C): a gather of v at each kept (i, j), zeros above.

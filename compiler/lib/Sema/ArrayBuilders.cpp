@@ -113,7 +113,8 @@ bool Analyzer::analyzeConstructor(CallExpr &E, const Builtin &Fn) {
   return true;
 }
 
-/// transpose(A), outer(a, b), diag(v | M): their arguments analyzed.
+/// transpose(A), outer(a, b), diag(v | M), cholesky(A), inverse(A): their
+/// arguments analyzed.
 bool Analyzer::analyzeMatrixHelper(CallExpr &E, const Builtin &Fn) {
   // transpose and outer keep each observation's values apart (a result
   // with the observation axis twice is refused by analyzeExpr); diag(M)
@@ -153,6 +154,19 @@ bool Analyzer::analyzeMatrixHelper(CallExpr &E, const Builtin &Fn) {
     }
     Diags.report(diag::E_DIAG_SHAPE, E.Loc) << shapeStr(A.Dims);
     return false;
+  case BuiltinFamily::Factorization: {
+    const size_t R = A.Dims.size();
+    if (R < 2 || A.Dims[R - 1] != A.Dims[R - 2] || !isNumeric(A.Type)) {
+      Diags.report(diag::E_FACTORIZATION_SHAPE, E.Loc)
+          << E.Callee << shapeStr(A.Dims) << dtypeName(A.Type);
+      return false;
+    }
+    // Each matrix mixes its rows and columns; a batch axis does not.
+    noteObservationMixing(E.Loc, A.Dims[R - 1],
+                          ("'" + E.Callee + "'").c_str());
+    E.Ty = {Info.Precision, A.Dims, false};
+    return true;
+  }
   default:
     llvm_unreachable("not a matrix helper");
   }

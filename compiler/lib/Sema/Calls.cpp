@@ -66,7 +66,8 @@ bool Analyzer::analyzeCall(CallExpr &E) {
   if (!Ok || !checkCallArity(E, *Fn))
     return false;
   if (Fn->Family == BuiltinFamily::Transpose ||
-      Fn->Family == BuiltinFamily::Outer || Fn->Family == BuiltinFamily::Diag)
+      Fn->Family == BuiltinFamily::Outer || Fn->Family == BuiltinFamily::Diag ||
+      Fn->Family == BuiltinFamily::Factorization)
     return analyzeMatrixHelper(E, *Fn);
   if (Fn->Family == BuiltinFamily::Where)
     return analyzeWhere(E);

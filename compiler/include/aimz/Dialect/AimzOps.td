@@ -207,6 +207,21 @@ def Aimz_CholeskyOp : Aimz_Op<"cholesky", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Aimz_InverseOp : Aimz_Op<"inverse", [Pure]> {
+  let summary = "Inverse of each square matrix in the two dims after "
+                "`batch_rank`";
+  let description = [{
+    Gauss-Jordan elimination with partial pivoting; a singular matrix gives
+    NaN everywhere.
+  }];
+  let arguments = (ins Aimz_ArrayType:$input, I64Attr:$batch_rank);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $input `batch` $batch_rank attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Aimz_ReduceOp : Aimz_Op<"reduce", [Pure]> {
   let summary = "sum, mean, min, max or logsumexp over every dim after "
                 "`batch_rank`, or over the one dim `axis`";

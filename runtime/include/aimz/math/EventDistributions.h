@@ -548,6 +548,52 @@ AIMZ_MATH_FN void cholesky(std::int64_t K, EventView<const T> a, EventView<T> l)
       for (std::int64_t j = 0; j < K; ++j) l(i, j) = detail::nan<T>();
 }
 
+/// Inverse of a square matrix by Gauss-Jordan elimination with partial
+/// pivoting on `work` (a copy of a), the row operations applied to the
+/// identity in `inv`; NaN everywhere when a pivot is 0 or not finite (a
+/// singular matrix, or one with non-finite entries).
+template <class T>
+AIMZ_MATH_FN void inverse(std::int64_t K, EventView<const T> a, EventView<T> inv,
+                          EventView<T> work) {
+  for (std::int64_t i = 0; i < K; ++i)
+    for (std::int64_t j = 0; j < K; ++j) {
+      work(i, j) = a(i, j);
+      inv(i, j) = T(i == j);
+    }
+  bool ok = true;
+  for (std::int64_t k = 0; k < K && ok; ++k) {
+    std::int64_t p = k;
+    for (std::int64_t i = k + 1; i < K; ++i)
+      if (std::fabs(work(i, k)) > std::fabs(work(p, k)))
+        p = i;
+    const T pivot = work(p, k);
+    ok = pivot != T(0) && std::isfinite(pivot);
+    if (!ok)
+      break;
+    for (std::int64_t j = 0; j < K; ++j) {
+      const T w = work(k, j), v = inv(k, j);
+      work(k, j) = work(p, j) / pivot;
+      inv(k, j) = inv(p, j) / pivot;
+      if (p != k) {
+        work(p, j) = w;
+        inv(p, j) = v;
+      }
+    }
+    for (std::int64_t i = 0; i < K; ++i) {
+      const T f = work(i, k);
+      if (i == k || f == T(0))
+        continue;
+      for (std::int64_t j = 0; j < K; ++j) {
+        work(i, j) -= f * work(k, j);
+        inv(i, j) -= f * inv(k, j);
+      }
+    }
+  }
+  if (!ok)
+    for (std::int64_t i = 0; i < K; ++i)
+      for (std::int64_t j = 0; j < K; ++j) inv(i, j) = detail::nan<T>();
+}
+
 // ---------------------------------------------------------------- LKJCholesky
 
 /// LKJCholesky(dimension = K, concentration) by the onion method
