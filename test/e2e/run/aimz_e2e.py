@@ -45,7 +45,7 @@ EXAMPLE_MODELS = ["linreg", "logistic", "hierarchical", "poisson", "negbin_glm",
                   "local_latent", "mlp", "truncated_regression",
                   "hurdle_poisson", "measurement_error", "factor_analysis",
                   "centred_regression", "gp_regression",
-                  "brms_design_matrix"]
+                  "brms_design_matrix", "qr_regression"]
 TEST_MODELS = ["det_chain", "linreg64", "gather64", "tanh_net64", "rank3", "rank3_ops",
                "groups_from_posterior", "gather_computed", "no_inputs",
                "factors", "axis_ops", "item_response",

@@ -92,6 +92,10 @@ EXPECTED = {
                                        "sigma": "global",
                                        "b_Intercept": "global",
                                        "Y": "observed"}),
+    # X.T @ X is a statistic of the data (the pre-pass), not a site.
+    "qr_regression": ("obs", [], {"alpha": "global", "theta": "global",
+                                  "sigma": "global", "beta": "global",
+                                  "y": "observed"}),
     # A score-only output: its factor is the likelihood term.
     "hurdle_target": ("obs", [], {"theta": "global", "lambda": "global",
                                   "lp": "obs_aligned", "y": "observed"}),

@@ -1,6 +1,7 @@
 """Transformed data: statistics of the inputs along the observation axis
-(column means, sd, max, min) are computed by the runtime once, from every
-observation, before the run. Every command against NumPy and SciPy, the
+(column means, sd, max, min), and of any expression of the data (through
+the model's compiled pre-pass: mean(log(x)), X.T @ X), are computed by the
+runtime once, from every observation, before the run. Every command against NumPy and SciPy, the
 same bytes whatever the plan, devices, batch size or MPI ranks, and the
 runtime's refusal of a statistic it cannot take."""
 
@@ -292,6 +293,238 @@ model m(X: f64[N, K], t: f64[N, 2, 3]) -> (y: f64[N]) {
                                np.log(np.exp(t[:, :, -1]).sum(0))])
         got = E.read_arrays(out)["d"]
         np.testing.assert_allclose(got, np.stack([want, want]), rtol=1e-13)
+
+
+WELLS_SOURCE = """
+# Gelman and Hill (2007), section 5.6: switching wells, with distance and
+# log arsenic centred and their interaction (c.log.arsenic <- log.arsenic -
+# mean(log.arsenic)); educ4 = educ / 4.
+model wells(dist: f64[N], arsenic: f64[N], assoc: f64[N],
+            educ: f64[N]) -> (switched: i32[N]) {
+  transformed c_dist100 = (dist - mean(dist)) / 100;
+  transformed log_arsenic = log(arsenic);
+  transformed c_log_arsenic = log_arsenic - mean(log_arsenic);
+  transformed educ4 = educ / 4;
+  alpha ~ Normal(0, 2.5);
+  beta ~ Normal(0, 2.5)[5];
+  plate obs(N) {
+    switched ~ Bernoulli(logits=alpha + beta[0] * c_dist100
+                         + beta[1] * c_log_arsenic
+                         + beta[2] * c_dist100 * c_log_arsenic
+                         + beta[3] * assoc + beta[4] * educ4);
+  }
+}
+"""
+
+
+class WellsLogArsenic(E.E2ETestCase):
+    """A statistic of a transformed value (mean(log_arsenic)) through the
+    pre-pass: the log-likelihood against SciPy, the same bytes whatever the
+    plan, devices or batch."""
+
+    def test_log_likelihood_against_scipy_on_any_partition(self):
+        so = self.compile_source("wells", WELLS_SOURCE)
+        rng = np.random.default_rng(56)
+        N, D = 3020, 7
+        cols = {"dist": rng.gamma(2, 25, N), "arsenic": rng.gamma(2, 0.8, N),
+                "assoc": rng.integers(0, 2, N).astype(float),
+                "educ": rng.integers(0, 18, N).astype(float)}
+        post = {"alpha": rng.normal(size=D), "beta": rng.normal(size=(D, 5))}
+        y = rng.integers(0, 2, N).astype(np.int32)
+        data = {k: self.save(k + ".npy", v) for k, v in cols.items()}
+        data["switched"] = self.save("switched.npy", y)
+        pp = self.savez("post.npz", **post)
+        outs = []
+        for axis, devices, batch in (("obs", 1, None), ("obs", 2, 333),
+                                     ("draw", 2, 3)):
+            out = self.fresh(".npz")
+            E.run_cmd("log-likelihood", so, data, out, posterior=pp,
+                      axis=axis, devices=devices, batch=batch)
+            outs.append(E.read_arrays(out))
+        for o in outs[1:]:
+            self.assert_same_arrays(outs[0], o)
+        cd = (cols["dist"] - cols["dist"].mean()) / 100
+        la = np.log(cols["arsenic"])
+        cla = la - la.mean()
+        x = np.stack([cd, cla, cd * cla, cols["assoc"], cols["educ"] / 4])
+        eta = post["alpha"][:, None] + post["beta"] @ x
+        ref = stats.bernoulli.logpmf(y[None], 1 / (1 + np.exp(-eta)))
+        np.testing.assert_allclose(outs[0]["switched"], ref, rtol=1e-9,
+                                   atol=1e-12)
+
+
+EXPRESSIONS_SOURCE = """
+model m(x: f64[N], X: f64[N, K], t: i64[N]) -> (y: f64[N]) {
+  transformed lx = log(x);
+  transformed z = (lx - mean(lx)) / sd(lx - mean(lx));
+  transformed XtX = X.T @ X;
+  transformed Xtx = X.T @ x;
+  transformed xx = x @ x;
+  transformed cm = mean(X[:, 1:] * x[:, None], axis=0);
+  transformed big = sum(x > 1.5);
+  transformed tmin = min(t - 1);
+  transformed lse = logsumexp(X * 2.0, axis=0);
+  a ~ Normal(0, 1);
+  deterministic d_z = z;
+  deterministic d_XtX = XtX;
+  deterministic d_vec = concatenate([Xtx, [xx], cm, lse]);
+  deterministic d_big = big;
+  deterministic d_tmin = tmin;
+  plate obs(N) { y ~ Normal(a + z, 1); }
+}
+"""
+
+
+class StatisticsOfExpressions(E.E2ETestCase):
+    """Statistics of expressions against NumPy: rounds (sd of a value that
+    reads mean(lx)), products over the observation axis, integer statistics
+    exact (bool counts, an i64 minimum), over more rows than one pre-pass
+    block, and the same bytes on any partition."""
+
+    def setUp(self):
+        super().setUp()
+        self.so = self.compile_source("expressions", EXPRESSIONS_SOURCE)
+        rng = np.random.default_rng(57)
+        # 3 x 3 products per row: 116508 rows per block, so three blocks.
+        N, K = 300001, 3
+        self.x = rng.uniform(0.5, 3, N)
+        self.X = rng.normal(size=(N, K))
+        self.t = (1733438243123456789 + rng.integers(-10**6, 10**6, N)
+                  ).astype(np.int64)
+        self.data = {"x": self.save("x.npy", self.x),
+                     "X": self.save("X.npy", self.X),
+                     "t": self.save("t.npy", self.t)}
+
+    def test_against_numpy_on_any_partition(self):
+        sites = ["d_z", "d_XtX", "d_vec", "d_big", "d_tmin"]
+        outs = []
+        for devices, batch in ((1, None), (2, 70000)):
+            out = self.fresh()
+            E.run_cmd("prior-predictive", self.so, self.data, out,
+                      num_samples=2, devices=devices, batch=batch,
+                      sites=sites, seed=3)
+            outs.append(E.read_arrays(out))
+        self.assert_same_arrays(outs[0], outs[1])
+        got = outs[0]
+        x, X = self.x, self.X
+        lx = np.log(x)
+        z = (lx - lx.mean()) / (lx - lx.mean()).std(ddof=1)
+        np.testing.assert_allclose(got["d_z"][0], z, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got["d_XtX"][0], X.T @ X, rtol=1e-12)
+        vec = np.concatenate([X.T @ x, [x @ x],
+                              (X[:, 1:] * x[:, None]).mean(0),
+                              np.log(np.exp(2 * X).sum(0))])
+        np.testing.assert_allclose(got["d_vec"][0], vec, rtol=1e-12)
+        self.assertEqual(int(got["d_big"][0]), int((x > 1.5).sum()))
+        self.assertEqual(int(got["d_tmin"][0]), int(self.t.min()) - 1)
+
+    def test_non_finite_statistic_is_reported(self):
+        x = self.x.copy()
+        x[17] = -1.0  # log(-1): NaN, so mean(lx) is NaN
+        data = dict(self.data, x=self.save("x_neg.npy", x))
+        r = E.run_cmd("prior-predictive", self.so, data, self.fresh(),
+                      num_samples=1, sites=["d_z"])
+        lines = [l for l in r.warnings() if "mean(lx)" in l]
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn("NaN or infinite", lines[0])
+        r = E.run_cmd("prior-predictive", self.so, data, self.fresh(),
+                      num_samples=1, sites=["d_z"], extra=["--strict"],
+                      check=False)
+        self.assertNotEqual(r.rc, 0)
+        self.assertIn("transformed data 'mean(lx)'", r.stderr)
+
+    def test_index_out_of_range_names_the_statistic(self):
+        so = self.compile_source("gathered_statistic", """
+model m(v: f64[G], g: i32[N]) -> (y: f64[N]) {
+  transformed vm = mean(v[g]);
+  a ~ Normal(0, 1);
+  plate obs(N) { y ~ Normal(a + vm, 1); }
+}
+""")
+        data = {"v": self.save("v.npy", np.arange(3.0)),
+                "g": self.save("g.npy", np.array([0, 1, 5], np.int32))}
+        r = E.run_cmd("prior-predictive", so, data, self.fresh(),
+                      num_samples=1, check=False)
+        self.assert_one_error_line(r, "transformed data 'mean(v[g])'",
+                                   "outside its dimension")
+
+
+class QRRegression(E.E2ETestCase):
+    """dsl-examples/qr_regression.aimz (the Stan User's Guide's QR
+    reparameterization) against NumPy's QR: the same likelihood as the
+    regression on X, beta recovered, the same bytes on any partition and
+    MPI rank count."""
+
+    def setUp(self):
+        super().setUp()
+        rng = np.random.default_rng(58)
+        N, K, D = 2001, 4, 6
+        self.X = (rng.normal(size=(N, K)) @ rng.normal(size=(K, K)) +
+                  rng.normal(size=K) * 3)
+        self.post = {"alpha": rng.normal(size=D),
+                     "theta": rng.normal(size=(D, K)),
+                     "sigma": rng.uniform(0.5, 2, D)}
+        self.pp = self.savez("qr_post.npz", **self.post)
+        self.data = {"X": self.save("qr_X.npy", self.X)}
+
+    def reference(self):
+        N = self.X.shape[0]
+        Q, R = np.linalg.qr(self.X)
+        s = np.sign(np.diag(R))  # Cholesky's R has a positive diagonal
+        R_ast = (R * s[:, None]) / np.sqrt(N - 1)
+        Q_ast = Q * s * np.sqrt(N - 1)
+        return Q_ast, np.linalg.inv(R_ast)
+
+    def test_log_likelihood_against_scipy(self):
+        so = E.model("qr_regression")
+        Q_ast, R_inv = self.reference()
+        mu = self.post["alpha"][:, None] + self.post["theta"] @ Q_ast.T
+        y = mu[0] + np.random.default_rng(1).normal(size=mu.shape[1])
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, dict(self.data, y=self.save(
+            "qr_y.npy", y)), out, posterior=self.pp)
+        ref = stats.norm.logpdf(y[None], mu, self.post["sigma"][:, None])
+        np.testing.assert_allclose(E.read_arrays(out)["y"], ref, rtol=1e-9)
+        # The same regression on X: Q_ast theta = X beta.
+        beta = self.post["theta"] @ R_inv.T
+        np.testing.assert_allclose(mu, self.post["alpha"][:, None] +
+                                   beta @ self.X.T, rtol=1e-9, atol=1e-9)
+
+    def test_predict_beta_on_any_partition(self):
+        so = E.model("qr_regression")
+        outs = []
+        for axis, devices, batch in (("obs", 1, None), ("obs", 2, 333),
+                                     ("draw", 2, 2)):
+            out = self.fresh()
+            E.run_cmd("predict", so, self.data, out, posterior=self.pp,
+                      axis=axis, devices=devices, batch=batch, seed=5,
+                      sites=["y", "beta"])
+            outs.append(E.read_arrays(out))
+        for o in outs[1:]:
+            self.assert_same_arrays(outs[0], o)
+        _, R_inv = self.reference()
+        np.testing.assert_allclose(outs[0]["beta"],
+                                   self.post["theta"] @ R_inv.T, rtol=1e-9)
+
+    def test_mpi_ranks_same_bytes(self):
+        mpirun = shutil.which("mpirun")
+        v = subprocess.run([E.AIMZ_RUN, "--version"], capture_output=True,
+                           text=True).stdout
+        if not mpirun or "MPI" not in v:
+            self.skipTest("no mpirun or aimz-run built without MPI")
+        so = E.model("qr_regression")
+        args = ["predict", so, "--data", "X=" + self.data["X"],
+                "--posterior", self.pp, "--seed", "3", "--devices", "1",
+                "--batch-size", "500", "--no-progress"]
+        ref = self.fresh()
+        E.aimz_run(*(args + ["--out", ref]))
+        out = self.fresh()
+        p = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root",
+                            "-n", "3", E.AIMZ_RUN] + args + ["--out", out],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assert_same_store(ref, out)
+
 
 if __name__ == "__main__":
     E.main()
