@@ -150,7 +150,7 @@ bool Analyzer::analyzeDataReductionOfExpr(CallExpr &E, const std::string &Op) {
   const Dim Obs = Dim::symbol(Info.ObsDim);
   if (A.Dims.empty() || A.Dims[0] != Obs ||
       std::count(A.Dims.begin(), A.Dims.end(), Obs) != 1) {
-    Diags.report(diag::E_DATA_REDUCTION_NOT_INPUT, Arg->Loc)
+    Diags.report(diag::E_DATA_REDUCTION_NOT_ROWS, Arg->Loc)
         << E.Callee << Info.ObsDim << shapeStr(A.Dims);
     return false;
   }
