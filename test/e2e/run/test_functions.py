@@ -251,6 +251,78 @@ class Functions(E.E2ETestCase):
     def test_f32(self):
         self.check("f32", 2e-6)
 
+MATRIX_SOURCE = """model mats(A: %(t)s[n, K, K], S: %(t)s[K, K]) -> (y: %(t)s[n]) {
+  a ~ Normal(0, 1);
+  deterministic inv_S = inverse(S);
+  deterministic chol_S = cholesky(S);
+  deterministic stan_chol = cholesky_decompose(S);
+  deterministic inv_A = inverse(A);
+  deterministic chol_AAt = cholesky(sum(A[:, :, None, :] * A[:, None, :, :], axis=-1) + eye(K));
+  plate obs(n) { y ~ Normal(a, 1); }
+}
+"""
+
+
+class MatrixFunctions(E.E2ETestCase):
+    """cholesky and inverse against NumPy, batched over an observation
+    axis and alone, at both precisions; NaN for a singular matrix (inverse)
+    or one that is not positive definite (cholesky)."""
+
+    def run_mats(self, dtype):
+        t = np.float32 if dtype == "f32" else np.float64
+        so = self.compile_source("mats_" + dtype, MATRIX_SOURCE % {"t": dtype})
+        rng = np.random.default_rng(61)
+        n, K = 5, 4
+        A = rng.normal(size=(n, K, K))
+        A[3] = np.ones((K, K))  # singular
+        A[4, :, 0] = 0  # a zero column: singular, and a pivot of 0
+        A[2] = np.triu(A[2]) + 3 * np.eye(K)  # triangular: pivots on the diagonal
+        B = rng.normal(size=(K, K))
+        S = B @ B.T + K * np.eye(K)
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so,
+                  {"A": self.save("A.npy", A.astype(t)),
+                   "S": self.save("S.npy", S.astype(t))}, out,
+                  num_samples=1, seed=1,
+                  sites=["inv_S", "chol_S", "stan_chol", "inv_A", "chol_AAt"])
+        A, S = A.astype(t).astype(np.float64), S.astype(t).astype(np.float64)
+        return E.read_arrays(out), A, S
+
+    def check(self, dtype, rtol):
+        got, A, S = self.run_mats(dtype)
+        np.testing.assert_allclose(got["inv_S"][0], np.linalg.inv(S), rtol=rtol,
+                                   atol=rtol)
+        L = np.linalg.cholesky(S)
+        np.testing.assert_allclose(got["chol_S"][0], L, rtol=rtol, atol=rtol)
+        np.testing.assert_array_equal(got["stan_chol"][0], got["chol_S"][0])
+        inv = got["inv_A"][0]
+        for i in (0, 1, 2):
+            np.testing.assert_allclose(inv[i], np.linalg.inv(A[i]),
+                                       rtol=50 * rtol, atol=50 * rtol)
+        self.assertTrue(np.isnan(inv[3]).all() and np.isnan(inv[4]).all())
+        K = A.shape[1]
+        want = np.linalg.cholesky(A @ A.transpose(0, 2, 1) + np.eye(K))
+        np.testing.assert_allclose(got["chol_AAt"][0], want, rtol=10 * rtol,
+                                   atol=10 * rtol)
+
+    def test_f64(self):
+        self.check("f64", 1e-12)
+
+    def test_f32(self):
+        self.check("f32", 2e-6)
+
+    def test_not_positive_definite_is_nan(self):
+        so = self.compile_source("mats_npd", MATRIX_SOURCE % {"t": "f64"})
+        S = np.diag([1.0, -1.0, 2.0, 3.0])
+        out = self.fresh(".npz")
+        A = np.tile(np.eye(4), (2, 1, 1))
+        E.run_cmd("prior-predictive", so,
+                  {"A": self.save("A.npy", A), "S": self.save("S.npy", S)},
+                  out, num_samples=1, seed=1, sites=["chol_S", "inv_S"])
+        got = E.read_arrays(out)
+        self.assertTrue(np.isnan(got["chol_S"]).all())
+        np.testing.assert_allclose(got["inv_S"][0], np.linalg.inv(S))
+
 
 if __name__ == "__main__":
     E.main()
