@@ -277,6 +277,7 @@ class MatrixFunctions(E.E2ETestCase):
         A[3] = np.ones((K, K))  # singular
         A[4, :, 0] = 0  # a zero column: singular, and a pivot of 0
         A[2] = np.triu(A[2]) + 3 * np.eye(K)  # triangular: pivots on the diagonal
+        A[1] = np.eye(K)[[1, 0, 3, 2]] * [2, 3, 4, 5]  # needs row exchanges
         B = rng.normal(size=(K, K))
         S = B @ B.T + K * np.eye(K)
         out = self.fresh(".npz")
