@@ -357,6 +357,7 @@ EXPRESSIONS_SOURCE = """
 model m(x: f64[N], X: f64[N, K], t: i64[N]) -> (y: f64[N]) {
   transformed lx = log(x);
   transformed z = (lx - mean(lx)) / sd(lx - mean(lx));
+  transformed mad = mean(abs(lx - mean(lx)));
   transformed XtX = X.T @ X;
   transformed Xtx = X.T @ x;
   transformed xx = x @ x;
@@ -367,7 +368,7 @@ model m(x: f64[N], X: f64[N, K], t: i64[N]) -> (y: f64[N]) {
   a ~ Normal(0, 1);
   deterministic d_z = z;
   deterministic d_XtX = XtX;
-  deterministic d_vec = concatenate([Xtx, [xx], cm, lse]);
+  deterministic d_vec = concatenate([Xtx, [xx], cm, lse, [mad]]);
   deterministic d_big = big;
   deterministic d_tmin = tmin;
   plate obs(N) { y ~ Normal(a + z, 1); }
@@ -376,8 +377,8 @@ model m(x: f64[N], X: f64[N, K], t: i64[N]) -> (y: f64[N]) {
 
 
 class StatisticsOfExpressions(E.E2ETestCase):
-    """Statistics of expressions against NumPy: rounds (sd of a value that
-    reads mean(lx)), products over the observation axis, integer statistics
+    """Statistics of expressions against NumPy: rounds (the mean absolute
+    deviation of a value that reads mean(lx)), products over the observation axis, integer statistics
     exact (bool counts, an i64 minimum), over more rows than one pre-pass
     block, and the same bytes on any partition."""
 
@@ -413,7 +414,8 @@ class StatisticsOfExpressions(E.E2ETestCase):
         np.testing.assert_allclose(got["d_XtX"][0], X.T @ X, rtol=1e-12)
         vec = np.concatenate([X.T @ x, [x @ x],
                               (X[:, 1:] * x[:, None]).mean(0),
-                              np.log(np.exp(2 * X).sum(0))])
+                              np.log(np.exp(2 * X).sum(0)),
+                              [np.abs(lx - lx.mean()).mean()]])
         np.testing.assert_allclose(got["d_vec"][0], vec, rtol=1e-12)
         self.assertEqual(int(got["d_big"][0]), int((x > 1.5).sum()))
         self.assertEqual(int(got["d_tmin"][0]), int(self.t.min()) - 1)
