@@ -322,6 +322,8 @@ private:
   /// note that transformed data can compute it.
   void noteTransformedData(const CallExpr &E);
   bool analyzeLogProb(CallExpr &E); // LogProb.cpp
+  bool analyzeMaskedLogProb(CallExpr &E, const CallExpr &D,
+                            const DistSpec &Spec);
   // Indexing (Indexing.cpp).
   bool analyzeIndex(IndexExpr &E);
   bool analyzeNewAxes(IndexExpr &E, size_t Axes, size_t Kept);

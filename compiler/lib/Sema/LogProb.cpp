@@ -10,10 +10,14 @@
 // parameters' batch shape with the value's and has the model's precision.
 // A vector or matrix distribution (MultivariateNormal, Dirichlet,
 // Categorical's probability vector, LKJ) scores each value along the
-// value's last axes, as its sample site would; not mixtures or flat priors.
+// value's last axes, as its sample site would; a MixtureSameFamily scores
+// numbers with its weights and components along the component axis; a
+// MaskedDistribution is NumPyro's where(mask, base.log_prob(x), 0). Not
+// flat priors (no normalized density) nor an ordered transform.
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "SyntaxBuilders.h"
 
 #include "aimz/Distributions.h"
 
@@ -38,16 +42,21 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     Diags.report(diag::E_LOGPROB_NOT_DIST, E.Args[0].Loc) << E.Callee;
     return false;
   }
-  // A truncation, a censoring or a folding is a distribution of numbers
-  // too: bound as its sample site would be, scored by its runtime row.
+  if (Spec->Kind == DistKind::MaskedDistribution)
+    return analyzeMaskedLogProb(E, *D, *Spec);
+  // A truncation, a censoring, a folding or a mixture is a distribution of
+  // numbers too: bound as its sample site would be, scored by its runtime
+  // row (a mixture's weights and components along the component axis).
+  const bool Mixture = Spec->Kind == DistKind::MixtureSameFamily;
   bool Scalar = Spec->Kind == DistKind::TruncatedDistribution ||
                 Spec->Kind == DistKind::FoldedDistribution ||
-                Spec->isCensored();
+                Spec->isCensored() || Mixture;
   if (!Scalar && (Spec->isComposite() || Spec->Improper)) {
     Diags.report(diag::E_LOGPROB_DIST_KIND, D->Loc)
         << Spec->Name
         << (Spec->Improper ? "has no normalized density"
-                           : "is a composite (not yet)")
+                           : "has no density here (an ordered vector is a "
+                             "latent's prior only)")
         << E.Callee;
     return false;
   }
@@ -57,6 +66,7 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
                     std::nullopt);
     Site.Spec = Spec;
     Bound = Spec->isCensored() ? bindCensored(Site)
+            : Mixture          ? bindMixture(Site)
             : Spec->Kind == DistKind::FoldedDistribution ? bindFolded(Site)
                                                          : bindTruncated(Site);
   } else {
@@ -82,7 +92,7 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     Diags.report(diag::E_LOGPROB_VALUE_BOOL, X.Loc) << E.Callee;
     return false;
   }
-  const bool Event = !Scalar && Spec->hasEvent();
+  const bool Event = (!Scalar && Spec->hasEvent()) || Mixture;
   Shape ValueEvent, XBatch = X.Ty.Dims;
   if (Event && !bindLogProbEvent(E, *Spec, *Bound, X, ValueEvent, XBatch))
     return false;
@@ -112,6 +122,42 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
   }
   E.LogProbDist = Dist;
   E.Ty = {Info.Precision, *Out, false};
+  return true;
+}
+
+/// log_prob(MaskedDistribution(base, mask), x): NumPyro's
+/// where(mask, base.log_prob(x), 0), a mask of numbers true where non-zero.
+bool Analyzer::analyzeMaskedLogProb(CallExpr &E, const CallExpr &D,
+                                    const DistSpec &Spec) {
+  if (E.Callee != "log_prob") {
+    Diags.report(diag::E_NO_CDF, D.Loc) << Spec.Name << E.Callee;
+    return false;
+  }
+  SampleStmt Site(D.Loc, "", D.Loc, D.Callee, D.Loc, D.Args, std::nullopt);
+  Site.Spec = &Spec;
+  ExprPtr Base = compositeArg(Site, 0), Mask = compositeArg(Site, 1);
+  if (!Base || !Mask) {
+    Diags.report(diag::E_COMPOSITE_MISSING, D.Loc)
+        << Spec.Name << (Base ? "mask" : "base_dist");
+    return false;
+  }
+  ExprPtr Probe = cloneExpr(*Mask); // its dtype decides the condition
+  if (!analyzeExpr(*Probe))
+    return false;
+  ExprPtr Cond = cloneExpr(*Mask);
+  if (Probe->Ty.Type != DType::Bool)
+    Cond = binary(BinaryOp::Ne, Cond, number(Mask->Loc, 0));
+  const ExprPtr &X = E.Args[1].Value;
+  ExprPtr Density = call(E.Loc, "log_prob",
+                         {Arg{"", Base->Loc, cloneExpr(*Base)},
+                          Arg{"", X->Loc, cloneExpr(*X)}});
+  ExprPtr Where = call(E.Loc, "where",
+                       {Arg{"", Cond->Loc, Cond}, Arg{"", E.Loc, Density},
+                        Arg{"", E.Loc, number(E.Loc, 0)}});
+  if (!analyzeExpr(*Where))
+    return false;
+  E.Ty = Where->Ty;
+  E.Desugared = Where;
   return true;
 }
 
