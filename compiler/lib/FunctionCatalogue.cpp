@@ -42,6 +42,8 @@ const char *familyText(BuiltinFamily F) {
     return "matrix helper";
   case BuiltinFamily::Factorization:
     return "matrix factorization (last two axes)";
+  case BuiltinFamily::Sort:
+    return "stable sort along an axis (axis=, default -1)";
   case BuiltinFamily::LogProb:
     return "log density";
   case BuiltinFamily::Join:
@@ -62,6 +64,8 @@ const char *resultText(BuiltinResult R) {
     return "argument's type";
   case BuiltinResult::Arithmetic:
     return "arguments' promotion";
+  case BuiltinResult::Index:
+    return "i64 positions";
   case BuiltinResult::Sum:
     return "argument's type (bool: i32)";
   }

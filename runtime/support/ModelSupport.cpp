@@ -24,6 +24,7 @@
 #include "aimz/math/Elementary.h"
 #include "aimz/math/SpecialFunctions.h"
 #include "aimz/math/Math.h"
+#include "aimz/math/Sort.h"
 
 #include <cstdint>
 #ifndef __CUDA_ARCH__
@@ -277,6 +278,31 @@ AIMZ_CHOLESKY(double, f64)
   }
 AIMZ_INVERSE(float, f32)
 AIMZ_INVERSE(double, f64)
+
+// sort / argsort of one vector: (K, in, out, positions, merge buffer), each
+// (pointer, unused, stride).
+#define AIMZ_SORTS(T, SUFFIX)                                                 \
+  AIMZ_SUPPORT AIMZ_NOINLINE void aimz_rt_sort_##SUFFIX(                      \
+      int64_t K, const T *x, int64_t, int64_t xs, T *out, int64_t,            \
+      int64_t os, int64_t *p, int64_t, int64_t ps, int64_t *t, int64_t,       \
+      int64_t ts) {                                                           \
+    m::StridedVector<const T> X{x, xs};                                       \
+    m::stable_order<T>(K, X, {p, ps}, {t, ts});                               \
+    for (int64_t i = 0; i < K; ++i)                                           \
+      out[i * os] = X[p[i * ps]];                                             \
+  }                                                                           \
+  AIMZ_SUPPORT AIMZ_NOINLINE void aimz_rt_argsort_##SUFFIX(                   \
+      int64_t K, const T *x, int64_t, int64_t xs, int64_t *out, int64_t,      \
+      int64_t os, int64_t *p, int64_t, int64_t ps, int64_t *t, int64_t,       \
+      int64_t ts) {                                                           \
+    m::stable_order<T>(K, {x, xs}, {p, ps}, {t, ts});                         \
+    for (int64_t i = 0; i < K; ++i)                                           \
+      out[i * os] = p[i * ps];                                                \
+  }
+AIMZ_SORTS(float, f32)
+AIMZ_SORTS(double, f64)
+AIMZ_SORTS(int32_t, i32)
+AIMZ_SORTS(int64_t, i64)
 
 // Elementary functions ------------------------------------------------------
 //

@@ -32,6 +32,7 @@ enum class BuiltinFamily {
   Diag,        // diag(v): a diagonal matrix; diag(M): its diagonal
   VecToTril,   // vec_to_tril(v, R, C): a lower triangle filled from v
   Factorization, // cholesky(A), inverse(A): of the last two axes
+  Sort,        // sort, argsort: along one axis (default the last)
   LogProb,     // log_prob(Dist(...), x): a distribution's log density at x
   Join,        // stack, concatenate: a list or tuple of arrays along an axis
   Pad,         // pad(x, widths, constant_values=c)
@@ -44,6 +45,7 @@ enum class BuiltinResult {
   Same,       // the argument's type
   Arithmetic, // the arguments' arithmetic promotion
   Sum,        // the argument's type; bool counts as i32
+  Index,      // i64 positions (argsort)
 };
 
 struct Builtin {
@@ -57,7 +59,8 @@ struct Builtin {
   /// Whether `axis=` is accepted.
   bool takesAxis() const {
     return Family == BuiltinFamily::Reduction ||
-           Family == BuiltinFamily::Softmax || Family == BuiltinFamily::CumSum;
+           Family == BuiltinFamily::Softmax || Family == BuiltinFamily::CumSum ||
+           Family == BuiltinFamily::Sort;
   }
 };
 

@@ -156,9 +156,15 @@ void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
       return;
     }
     Offsets[Op] = Take(T);
-    // An inverse eliminates on a copy of its matrices.
+    // An inverse eliminates on a copy of its matrices; a sort merges
+    // positions between two index buffers.
     if (isa<ir::InverseOp>(Op))
       CopyOffsets[Op] = Take(T);
+    if (isa<ir::SortOp>(Op)) {
+      auto Positions = ir::ArrayType::get(Ctx, T.getDims(), B->getI64Type());
+      CopyOffsets[Op] = Take(Positions);
+      WorkOffsets[Op] = Take(Positions);
+    }
     // A vector log_prob scores a copy of its values in its precision.
     if (auto LP = dyn_cast<ir::LogProbOp>(Op)) {
       auto VT = LP.getValue().getType();
@@ -287,6 +293,14 @@ void EntryBuilder::forEach(ArrayRef<Value> Sizes,
 
 std::string precisionSuffix(Type T) {
   return T.isF64() ? "f64" : "f32";
+}
+
+std::string elementSuffix(Type T) {
+  if (T.isInteger(32))
+    return "i32";
+  if (T.isInteger(64))
+    return "i64";
+  return precisionSuffix(T);
 }
 
 Value EntryBuilder::siteWanted(int64_t SiteId) {
@@ -441,7 +455,7 @@ void EntryBuilder::cloneBody(Operation *ObsAt, Operation *GlobalAt) {
     B->setInsertionPoint(isObsOp(&Op, Model.getObsDim()) ? ObsAt : GlobalAt);
     Clones[&Op] = B->clone(Op, Map);
   }
-  for (auto *Plan : {&Offsets, &CopyOffsets, &PackOffsets}) {
+  for (auto *Plan : {&Offsets, &CopyOffsets, &WorkOffsets, &PackOffsets}) {
     DenseMap<Operation *, Value> Moved;
     for (auto &[Op, V] : *Plan)
       Moved[Clones.lookup(Op)] = V;

@@ -108,6 +108,8 @@ inline constexpr unsigned EventParamSlots = 6;
 
 /// "f32" or "f64": the support library's suffix for a float type.
 std::string precisionSuffix(Type T);
+/// f32, f64, i32 or i64: a support function by its operand's type.
+std::string elementSuffix(Type T);
 
 /// How the runtime is called for a site's distribution (the verifier
 /// accepted the name, so it resolves).
@@ -169,6 +171,7 @@ public:
                            abi::SupportFamily Fn, Value WorkOffset = {});
   View lowerCholesky(ir::CholeskyOp Op);
   View lowerInverse(ir::InverseOp Op);
+  View lowerSort(ir::SortOp Op);
   // Arrays (LowerArrays.cpp).
   View lowerReduce(ir::ReduceOp Op);
   View lowerCumSum(ir::CumSumOp Op);
@@ -310,6 +313,7 @@ private:
   /// The log-likelihood's type for the output: one number per value.
   ir::ArrayType logDensityType(ir::ObserveOp Op);
   DenseMap<Operation *, Value> CopyOffsets; // an observed vector's copy
+  DenseMap<Operation *, Value> WorkOffsets; // a sort's second buffer
   SmallVector<View> viewsOf(ValueRange Originals);
 
   // Reductions (LowerArrays.cpp), over the elements of an input (loaded,

@@ -51,6 +51,33 @@ View EntryBuilder::lowerInverse(ir::InverseOp Op) {
                              CopyOffsets.lookup(Op));
 }
 
+/// sort / argsort along the last dim: one support call per vector of the
+/// batch, (K, in, out, positions, merge buffer), each a (pointer, 0,
+/// stride) of the vector.
+View EntryBuilder::lowerSort(ir::SortOp Op) {
+  auto T = Op.getResult().getType();
+  View Out = buffer(Op, T);
+  View In = viewOf(Op.getInput());
+  auto Positions = ir::ArrayType::get(Ctx, T.getDims(), B->getI64Type());
+  View P = bufferAt(CopyOffsets.lookup(Op), Positions);
+  View Tmp = bufferAt(WorkOffsets.lookup(Op), Positions);
+  std::string Name = abi::supportFunction(
+      Op.getIndices() ? abi::SupportFamily::ArgSort : abi::SupportFamily::Sort,
+      "", elementSuffix(Op.getInput().getType().getElementType()));
+  SmallVector<Type> ArgTypes = {B->getI64Type()};
+  for (int I = 0; I < 4; ++I)
+    ArgTypes.append({ptrType(), B->getI64Type(), B->getI64Type()});
+  func::FuncOp Callee = runtimeFunction(Name, ArgTypes, {});
+  unsigned Bt = Op.getBatchRank();
+  forEach(ArrayRef<Value>(Out.Sizes).take_front(Bt), [&](ValueRange Ivs) {
+    SmallVector<Value> Args = {toI64(Out.Sizes.back())};
+    for (const View *V : {&In, &Out, &P, &Tmp})
+      eventArgs(*V, Ivs, 1, Args);
+    B->create<func::CallOp>(Loc, Callee, Args);
+  });
+  return Out;
+}
+
 /// X @ beta inside the plate with X an input: rows of observations times a
 /// vector that does not vary with them. X is the same for every draw, so
 /// the call packs its rows once (aimz_rt_pack_row_tiles) and each draw's
@@ -207,6 +234,7 @@ void populateLinearAlgebraLowering(RewritePatternSet &Patterns,
   addLowering<ir::MatMulOp>(Patterns, E, &EntryBuilder::lowerMatMul);
   addLowering<ir::CholeskyOp>(Patterns, E, &EntryBuilder::lowerCholesky);
   addLowering<ir::InverseOp>(Patterns, E, &EntryBuilder::lowerInverse);
+  addLowering<ir::SortOp>(Patterns, E, &EntryBuilder::lowerSort);
 }
 
 } // namespace lowering

@@ -132,6 +132,21 @@ LogicalResult CholeskyOp::verify() {
                               getResult().getType());
 }
 
+LogicalResult SortOp::verify() {
+  auto In = getInput().getType(), Out = getResult().getType();
+  int64_t Bt = getBatchRank();
+  if (Bt < 0 || static_cast<int64_t>(In.getRank()) != Bt + 1)
+    return emitOpError("the input must have batch_rank + 1 dims");
+  if (Out.getDims() != In.getDims())
+    return emitOpError("the result must have the input's dims");
+  Type Want = getIndices() ? Type(IntegerType::get(getContext(), 64))
+                           : In.getElementType();
+  if (Out.getElementType() != Want || In.getElementType().isInteger(1))
+    return emitOpError("sorts numbers into their type, or into i64 "
+                       "positions with `indices`");
+  return success();
+}
+
 LogicalResult InverseOp::verify() {
   return verifySquareMatrices(*this, getInput().getType(), getBatchRank(),
                               getResult().getType());

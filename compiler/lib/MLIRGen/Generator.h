@@ -37,6 +37,7 @@ public:
   /// The model's inputs as aimz.input ops (Values, FullShapes).
   void genInputs();
   Value genFactorization(const CallExpr &E, const Builtin &Fn);
+  Value genSort(const CallExpr &E, const Builtin &Fn, Value A);
 
 private:
   OpBuilder B;

@@ -315,6 +315,8 @@ Value Generator::genCall(const CallExpr &E) {
   switch (Fn.Family) {
   case BuiltinFamily::Softmax:
     return genSoftmax(E, Fn, A, Axis);
+  case BuiltinFamily::Sort:
+    return genSort(E, Fn, A);
   case BuiltinFamily::CumSum:
     A = castTo(A, TA.Type, E.Ty.Type, TA.Dims);
     return B.create<ir::CumSumOp>(
@@ -408,6 +410,37 @@ Value Generator::genSoftmax(const CallExpr &E, const Builtin &Fn, Value A,
   if (auto Exp = ir::symbolizeUnaryFn(Fn.IrName)) // softmax
     return B.create<ir::UnaryOp>(CurLoc, Result, *Exp, LS);
   return LS;
+}
+
+/// sort / argsort along the call's axis: the axis moved last (a view),
+/// sorted there, moved back.
+Value Generator::genSort(const CallExpr &E, const Builtin &Fn, Value A) {
+  const ExprType &TA = E.Args[0].Value->Ty;
+  const int64_t Rank = static_cast<int64_t>(Plates.size() + TA.Dims.size());
+  const int64_t Axis = static_cast<int64_t>(Plates.size()) + *E.Axis;
+  SmallVector<int64_t> Swap;
+  for (int64_t I = 0; I < Rank; ++I)
+    Swap.push_back(I == Axis ? Rank - 1 : I == Rank - 1 ? Axis : I);
+  auto Swapped = [&](Shape S) {
+    std::swap(S[*E.Axis], S.back());
+    return S;
+  };
+  const bool Moved = Axis != Rank - 1;
+  Value V = A;
+  if (Moved)
+    V = B.create<ir::TransposeOp>(
+        CurLoc, arrayType(inPlates(Swapped(TA.Dims)), TA.Type), V,
+        B.getDenseI64ArrayAttr(Swap));
+  auto Sorted = B.create<ir::SortOp>(
+      CurLoc, arrayType(inPlates(Moved ? Swapped(E.Ty.Dims) : E.Ty.Dims),
+                        E.Ty.Type),
+      V, B.getI64IntegerAttr(Rank - 1),
+      Fn.Result == BuiltinResult::Index ? B.getUnitAttr() : UnitAttr());
+  if (!Moved)
+    return Sorted;
+  return B.create<ir::TransposeOp>(CurLoc,
+                                   arrayType(inPlates(E.Ty.Dims), E.Ty.Type),
+                                   Sorted, B.getDenseI64ArrayAttr(Swap));
 }
 
 /// `x.T`: the local dims reversed (the plates stay in front).

@@ -209,7 +209,7 @@ bool Analyzer::analyzeWhere(CallExpr &E) {
   return true;
 }
 
-/// The axis a reduction, softmax or cumsum runs along (local dims): in
+/// The axis a reduction, softmax, cumsum or sort runs along (local dims): in
 /// range and not the observation axis, unless it is a statistic of an input
 /// in transformed data. Nullopt when the call is typed by its family; else
 /// the call's outcome.
@@ -259,6 +259,9 @@ bool Analyzer::typeCall(CallExpr &E, const Builtin &Fn) {
                       : A.Type;
   if (Fn.Family == BuiltinFamily::Softmax) {
     E.Ty = {Info.Precision, A.Dims, false};
+  } else if (Fn.Family == BuiltinFamily::Sort) {
+    E.Ty = {Fn.Result == BuiltinResult::Index ? DType::I64 : A.Type, A.Dims,
+            false};
   } else if (Fn.Family == BuiltinFamily::CumSum) {
     E.Ty = {Reduced, A.Dims, false};
   } else if (E.Axis) {

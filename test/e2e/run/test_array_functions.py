@@ -5,6 +5,8 @@ expressions, and in two published models:
 - NumPyro's Dirichlet-process mixture example (truncated stick-breaking):
   `mix_weights` with `cumprod` and `pad(..., constant_values=1)`, written
   as a function, weighting a `MixtureSameFamily` of normals.
+The battery includes sort / argsort (JAX's stable order, any axis).
+
 - A multinomial logit with a reference category (NumPyro/PyMC style):
   `concatenate([zeros((N, 1)), X @ beta], axis=1)`, and the same with
   `pad`, and PyMC's discrete-choice utilities with `stack(..., axis=1)`.
@@ -70,6 +72,18 @@ CASES = [
     ("A[None, ...]", lambda A, v, w, ii: A[None, ...]),
     ("zeros((3, K)) + A", lambda A, v, w, ii: np.zeros((3, 4)) + A),
     ("full((K,), 2.0) * v", lambda A, v, w, ii: np.full((4,), 2.0) * v),
+    # sort / argsort: JAX's stable order (ties keep theirs), any axis.
+    ("sort(v)", lambda A, v, w, ii: np.sort(v)),
+    ("sort(A, axis=0)", lambda A, v, w, ii: np.sort(A, axis=0)),
+    ("sort(A)", lambda A, v, w, ii: np.sort(A)),
+    ("argsort(v)", lambda A, v, w, ii: np.argsort(v, kind="stable")),
+    ("argsort(A, 0)", lambda A, v, w, ii: np.argsort(A, 0, kind="stable")),
+    ("argsort(concatenate([w, w, -w]))",
+     lambda A, v, w, ii: np.argsort(np.concatenate([w, w, -w]), kind="stable")),
+    ("sort(round(A * 2), axis=1)",
+     lambda A, v, w, ii: np.sort(np.round(A * 2), axis=1)),
+    ("v[argsort(v)[K - 1]]", lambda A, v, w, ii: v.max()),
+    ("A[:, argsort(A[0])]", lambda A, v, w, ii: A[:, np.argsort(A[0], kind="stable")]),
 ]
 
 

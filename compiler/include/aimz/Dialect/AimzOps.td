@@ -222,6 +222,23 @@ def Aimz_InverseOp : Aimz_Op<"inverse", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Aimz_SortOp : Aimz_Op<"sort", [Pure]> {
+  let summary = "Stable ascending order along the last dim (after "
+                "`batch_rank`)";
+  let description = [{
+    Equal values keep their order and NaN sorts last (JAX's sort and
+    argsort). The sorted values, or with `indices` their positions (i64).
+  }];
+  let arguments = (ins Aimz_ArrayType:$input, I64Attr:$batch_rank,
+                       UnitAttr:$indices);
+  let results = (outs Aimz_ArrayType:$result);
+  let assemblyFormat = [{
+    $input `batch` $batch_rank (`indices` $indices^)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Aimz_ReduceOp : Aimz_Op<"reduce", [Pure]> {
   let summary = "sum, mean, min, max or logsumexp over every dim after "
                 "`batch_rank`, or over the one dim `axis`";
