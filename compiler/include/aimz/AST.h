@@ -281,8 +281,10 @@ template <typename Node, typename ExprT> auto &nodeAs(ExprT &E) {
 }
 
 /// Calls `F` on each child slot of `E` in source order (a slice's missing
-/// bound is a null slot): `ExprPtr &` for a mutable node, `const ExprPtr &`
-/// for a const one, so one walker serves rewriting and reading.
+/// bound is a null slot), then on Sema's desugared form where there is one
+/// (so that walkers after analysis see what code generation emits):
+/// `ExprPtr &` for a mutable node, `const ExprPtr &` for a const one, so
+/// one walker serves rewriting and reading.
 template <typename ExprT, typename Fn> void forEachChild(ExprT &E, Fn &&F) {
   static_assert(std::is_same_v<std::remove_const_t<ExprT>, Expr>);
   switch (E.K) {
@@ -292,10 +294,14 @@ template <typename ExprT, typename Fn> void forEachChild(ExprT &E, Fn &&F) {
   case Expr::Kind::Binary:
     F(nodeAs<BinaryExpr>(E).LHS);
     F(nodeAs<BinaryExpr>(E).RHS);
+    if (nodeAs<BinaryExpr>(E).Desugared)
+      F(nodeAs<BinaryExpr>(E).Desugared);
     return;
   case Expr::Kind::Call:
     for (auto &A : nodeAs<CallExpr>(E).Args)
       F(A.Value);
+    if (nodeAs<CallExpr>(E).Desugared)
+      F(nodeAs<CallExpr>(E).Desugared);
     return;
   case Expr::Kind::Index:
     F(nodeAs<IndexExpr>(E).Base);

@@ -540,8 +540,15 @@ Value Generator::genMatrixHelper(const CallExpr &E, const Builtin &Fn) {
     return Map;
   };
   switch (Fn.Family) {
-  case BuiltinFamily::Transpose:
-    return transposeLocal(A, TA.Dims.size(), E.Ty);
+  case BuiltinFamily::Transpose: {
+    if (E.Axes.empty())
+      return transposeLocal(A, TA.Dims.size(), E.Ty);
+    SmallVector<int64_t> Perm = Plated({});
+    for (int64_t X : E.Axes)
+      Perm.push_back(P + X);
+    return B.create<ir::TransposeOp>(CurLoc, Result, A,
+                                     B.getDenseI64ArrayAttr(Perm));
+  }
   case BuiltinFamily::Outer: {
     const ExprType &TB = E.Args[1].Value->Ty;
     Value L = broadcast(castTo(A, TA.Type, E.Ty.Type, TA.Dims), Plated({0}),

@@ -322,6 +322,9 @@ private:
   /// note that transformed data can compute it.
   void noteTransformedData(const CallExpr &E);
   bool analyzeLogProb(CallExpr &E); // LogProb.cpp
+  std::optional<std::vector<int64_t>> integerList(const Expr &E) const;
+  std::optional<bool> reduceOverAxes(CallExpr &E, const Builtin &Fn);
+  std::optional<std::vector<int64_t>> axesPermutation(CallExpr &E);
   bool analyzeMaskedLogProb(CallExpr &E, const CallExpr &D,
                             const DistSpec &Spec);
   // Indexing (Indexing.cpp).

@@ -128,7 +128,17 @@ bool Analyzer::analyzeMatrixHelper(CallExpr &E, const Builtin &Fn) {
   switch (Fn.Family) {
   case BuiltinFamily::Transpose: {
     Shape S = A.Dims;
-    std::reverse(S.begin(), S.end());
+    if (E.Args.size() == 1) {
+      std::reverse(S.begin(), S.end());
+      E.Ty = {A.Type, S, A.WeakLiteral};
+      return true;
+    }
+    auto Perm = axesPermutation(E);
+    if (!Perm)
+      return false;
+    for (size_t I = 0; I < Perm->size(); ++I)
+      S[I] = A.Dims[(*Perm)[I]];
+    E.Axes = *Perm;
     E.Ty = {A.Type, S, A.WeakLiteral};
     return true;
   }
@@ -170,6 +180,48 @@ bool Analyzer::analyzeMatrixHelper(CallExpr &E, const Builtin &Fn) {
   default:
     llvm_unreachable("not a matrix helper");
   }
+}
+
+/// transpose(A, axes), swapaxes(A, i, j), moveaxis(A, source,
+/// destination): result axis k is A's axis Perm[k], as NumPy defines them.
+std::optional<std::vector<int64_t>> Analyzer::axesPermutation(CallExpr &E) {
+  const Shape &Dims = E.Args[0].Value->Ty.Dims;
+  const int64_t Rank = static_cast<int64_t>(Dims.size());
+  const bool Transpose = E.Callee == "transpose";
+  std::vector<int64_t> Given;
+  bool Ok = true;
+  for (size_t I = 1; I < E.Args.size() && Ok; ++I) {
+    auto L = integerList(*E.Args[I].Value);
+    Ok = L && (Transpose || L->size() == 1);
+    if (Ok)
+      llvm::append_range(Given, *L);
+  }
+  for (int64_t &A : Given) {
+    Ok = Ok && A >= -Rank && A < Rank;
+    A = A < 0 ? A + Rank : A;
+  }
+  std::vector<int64_t> Perm;
+  for (int64_t I = 0; I < Rank; ++I)
+    Perm.push_back(I);
+  if (Ok && Transpose) {
+    std::vector<int64_t> Sorted = Given;
+    llvm::sort(Sorted);
+    Ok = Sorted == Perm;
+    Perm = Given;
+  } else if (Ok && E.Callee == "swapaxes") {
+    std::swap(Perm[Given[0]], Perm[Given[1]]);
+  } else if (Ok) { // moveaxis
+    Perm.erase(Perm.begin() + Given[0]);
+    Perm.insert(Perm.begin() + Given[1], Given[0]);
+  }
+  if (!Ok) {
+    Diags.report(diag::E_AXES_PERMUTATION, E.Loc)
+        << E.Callee
+        << (Transpose ? "a permutation of its axes" : "two axes in range")
+        << shapeStr(Dims);
+    return std::nullopt;
+  }
+  return Perm;
 }
 
 /// The number of entries vec_to_tril keeps in R rows of C columns with

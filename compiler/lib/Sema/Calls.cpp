@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "SyntaxBuilders.h"
 #include "aimz/Builtins.h"
 
 namespace aimz {
@@ -61,6 +62,9 @@ bool Analyzer::analyzeCall(CallExpr &E) {
   if (AxisFn && Fn->MaxArgs == 1 && E.Args.size() == 2 &&
       E.Args[1].Keyword.empty())
     E.Args[1].Keyword = "axis";
+  if (Fn->Family == BuiltinFamily::Reduction)
+    if (auto Done = reduceOverAxes(E, *Fn))
+      return *Done;
   bool Ok = !AxisFn || takeAxisArg(E, Axis, AxisLoc);
   Ok &= analyzeCallArgs(E, AxisFn);
   if (!Ok || !checkCallArity(E, *Fn))
@@ -115,6 +119,78 @@ bool Analyzer::checkMinMaxAxis(const CallExpr &E) {
 
 /// axis=: an integer literal or const (negative counts from the end), taken
 /// out of the arguments; checked against the value's rank later.
+/// The integer literals (or consts) of `E`: one, or a tuple of them;
+/// nullopt when any is something else.
+std::optional<std::vector<int64_t>> Analyzer::integerList(const Expr &E) const {
+  std::vector<const Expr *> Items;
+  if (const auto *A = llvm::dyn_cast<ArrayExpr>(&E))
+    for (const ExprPtr &X : A->Elements)
+      Items.push_back(X.get());
+  else
+    Items.push_back(&E);
+  std::vector<int64_t> Out;
+  for (const Expr *X : Items) {
+    auto V = literalValue(*X);
+    if (!V || *V != static_cast<double>(static_cast<int64_t>(*V)))
+      return std::nullopt;
+    Out.push_back(static_cast<int64_t>(*V));
+  }
+  return Out;
+}
+
+/// sum(x, axis=(1, 2)): NumPy's reduction over several axes, as one
+/// reduction per axis from the last (the same value; the order of the
+/// sums is fixed). Nullopt when the axis is not a tuple.
+std::optional<bool> Analyzer::reduceOverAxes(CallExpr &E, const Builtin &Fn) {
+  auto It = llvm::find_if(E.Args, [](const Arg &A) {
+    return A.Keyword == "axis" && llvm::isa<ArrayExpr>(*A.Value);
+  });
+  if (It == E.Args.end() || E.Args.size() != 2)
+    return std::nullopt;
+  auto Axes = integerList(*It->Value);
+  if (!Axes) {
+    Diags.report(diag::E_AXIS_NOT_LITERAL, It->Loc);
+    return false;
+  }
+  if (E.Callee == "sd" && Axes->size() > 1) {
+    Diags.report(diag::E_SD_AXES, It->Loc);
+    return false;
+  }
+  const Arg &X = E.Args[It == E.Args.begin() ? 1 : 0];
+  ExprPtr Probe = cloneExpr(*X.Value); // the rank decides negative axes
+  if (!analyzeExpr(*Probe))
+    return false;
+  const int64_t Rank = static_cast<int64_t>(Probe->Ty.Dims.size());
+  for (int64_t &A : *Axes) {
+    if (A < -Rank || A >= Rank) {
+      Diags.report(diag::E_AXIS_RANGE, It->Loc)
+          << A << shapeStr(Probe->Ty.Dims);
+      return false;
+    }
+    A = A < 0 ? A + Rank : A;
+  }
+  llvm::sort(*Axes, std::greater<int64_t>());
+  if (std::adjacent_find(Axes->begin(), Axes->end()) != Axes->end()) {
+    Diags.report(diag::E_AXES_PERMUTATION, It->Loc)
+        << E.Callee << "distinct axes" << shapeStr(Probe->Ty.Dims);
+    return false;
+  }
+  ExprPtr Value = cloneExpr(*X.Value);
+  for (int64_t A : *Axes)
+    Value = call(E.Loc, E.Callee.c_str(),
+                 {Arg{"", X.Loc, Value},
+                  Arg{"axis", It->Loc,
+                      std::make_shared<NumberExpr>(It->Loc, A, true)}});
+  if (Axes->empty()) // axis=(): NumPy reduces nothing
+    Value = cloneExpr(*X.Value);
+  if (!analyzeExpr(*Value))
+    return false;
+  E.Ty = Value->Ty;
+  E.Desugared = Value;
+  E.Args.clear(); // walkers see the analyzed form only
+  return true;
+}
+
 bool Analyzer::takeAxisArg(CallExpr &E, std::optional<int64_t> &Axis,
                            SMLoc &AxisLoc) {
   bool Ok = true;

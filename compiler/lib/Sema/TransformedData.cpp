@@ -49,11 +49,6 @@ int Analyzer::dataRound(const Expr &E) const {
       const ModelInfo::DerivedInput &D = Info.DerivedInputs[C->DerivedInput];
       return D.Argument ? D.Round + 1 : 0; // an input's: before the pre-pass
     }
-    if (C->Desugared)
-      Round = dataRound(*C->Desugared);
-  } else if (const auto *B = llvm::dyn_cast<BinaryExpr>(&E);
-             B && B->Desugared) {
-    return dataRound(*B->Desugared);
   } else if (const auto *N = llvm::dyn_cast<NameExpr>(&E)) {
     auto It = Names.find(N->Name);
     return It != Names.end() ? It->second.Round : 0;

@@ -5,7 +5,8 @@ expressions, and in two published models:
 - NumPyro's Dirichlet-process mixture example (truncated stick-breaking):
   `mix_weights` with `cumprod` and `pad(..., constant_values=1)`, written
   as a function, weighting a `MixtureSameFamily` of normals.
-The battery includes sort / argsort (JAX's stable order, any axis).
+The battery includes sort / argsort (JAX's stable order, any axis),
+reductions over a tuple of axes, transpose(a, axes), swapaxes, moveaxis.
 
 - A multinomial logit with a reference category (NumPyro/PyMC style):
   `concatenate([zeros((N, 1)), X @ beta], axis=1)`, and the same with
@@ -84,6 +85,23 @@ CASES = [
      lambda A, v, w, ii: np.sort(np.round(A * 2), axis=1)),
     ("v[argsort(v)[K - 1]]", lambda A, v, w, ii: v.max()),
     ("A[:, argsort(A[0])]", lambda A, v, w, ii: A[:, np.argsort(A[0], kind="stable")]),
+    # Reductions over a tuple of axes; NumPy's axis permutations.
+    ("sum(stack([A, A * 2]), axis=(0, 2))",
+     lambda A, v, w, ii: np.sum(np.stack([A, A * 2]), axis=(0, 2))),
+    ("mean(stack([A, A]), axis=(-1, 0))",
+     lambda A, v, w, ii: np.mean(np.stack([A, A]), axis=(-1, 0))),
+    ("max(A, axis=(0, 1))", lambda A, v, w, ii: np.max(A, axis=(0, 1))),
+    ("logsumexp(stack([A, -A]), (1, 2))",
+     lambda A, v, w, ii: np.log(np.exp(np.stack([A, -A])).sum(axis=(1, 2)))),
+    ("transpose(stack([A, A * 2]), (1, 2, 0))",
+     lambda A, v, w, ii: np.transpose(np.stack([A, A * 2]), (1, 2, 0))),
+    ("transpose(A, (1, 0))", lambda A, v, w, ii: np.transpose(A, (1, 0))),
+    ("swapaxes(stack([A, A * 2]), 0, -1)",
+     lambda A, v, w, ii: np.swapaxes(np.stack([A, A * 2]), 0, -1)),
+    ("moveaxis(stack([A, A * 2]), 0, 2)",
+     lambda A, v, w, ii: np.moveaxis(np.stack([A, A * 2]), 0, 2)),
+    ("moveaxis(stack([A, A * 2]), -1, 0)",
+     lambda A, v, w, ii: np.moveaxis(np.stack([A, A * 2]), -1, 0)),
 ]
 
 
