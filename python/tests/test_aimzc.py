@@ -503,3 +503,16 @@ def test_several_outputs_and_transformed_data_match_the_cli(work):
     want = cpost["Intercept"] - cpost["b"].astype(np.float64) @ means
     np.testing.assert_allclose(got["b_Intercept"].values, want, rtol=1e-5,
                                atol=1e-5)
+
+    # A statistic of an expression (X.T @ X) comes from the model's
+    # pre-pass over the arrays given, as aimz-run computes it.
+    qr = aimzc.compile(os.path.join(EXAMPLES, "qr_regression.aimz"),
+                       str(work / "qr.so"), gpu=False)
+    Xq = rng.normal(size=(n, 3)) @ rng.normal(size=(3, 3)) + 2
+    qpost = dict(alpha=rng.normal(size=D), theta=rng.normal(size=(D, 3)),
+                 sigma=np.ones(D))
+    got = qr.predict({"X": Xq}, qpost, return_sites=["beta"], progress=False)
+    R = np.linalg.cholesky(Xq.T @ Xq).T / np.sqrt(n - 1)
+    np.testing.assert_allclose(got["beta"].values,
+                               qpost["theta"] @ np.linalg.inv(R).T,
+                               rtol=1e-9)
