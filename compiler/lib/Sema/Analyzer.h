@@ -60,6 +60,10 @@ struct Symbol {
   int Round = 0;
 };
 
+/// The elements of a list or tuple argument, or of one value
+/// (ArrayFunctions.cpp).
+std::vector<const Expr *> elementsOf(const Expr &E);
+
 /// A shape's dimension as a polynomial (Dimensions.cpp).
 DimPoly polyOf(const Dim &D);
 

@@ -46,7 +46,8 @@ const ArraySignature &signatureOf(llvm::StringRef Name) {
   llvm_unreachable("an array function without a signature");
 }
 
-/// The elements of a list or tuple argument, or of one value.
+} // namespace
+
 std::vector<const Expr *> elementsOf(const Expr &E) {
   std::vector<const Expr *> Out;
   if (const auto *A = llvm::dyn_cast<ArrayExpr>(&E))
@@ -56,8 +57,6 @@ std::vector<const Expr *> elementsOf(const Expr &E) {
     Out.push_back(&E);
   return Out;
 }
-
-} // namespace
 
 /// The call's arguments in the signature's order (null: not given), bound
 /// as Python binds them; E's arguments become those given, in that order,

@@ -122,14 +122,8 @@ bool Analyzer::checkMinMaxAxis(const CallExpr &E) {
 /// The integer literals (or consts) of `E`: one, or a tuple of them;
 /// nullopt when any is something else.
 std::optional<std::vector<int64_t>> Analyzer::integerList(const Expr &E) const {
-  std::vector<const Expr *> Items;
-  if (const auto *A = llvm::dyn_cast<ArrayExpr>(&E))
-    for (const ExprPtr &X : A->Elements)
-      Items.push_back(X.get());
-  else
-    Items.push_back(&E);
   std::vector<int64_t> Out;
-  for (const Expr *X : Items) {
+  for (const Expr *X : elementsOf(E)) {
     auto V = literalValue(*X);
     if (!V || *V != static_cast<double>(static_cast<int64_t>(*V)))
       return std::nullopt;

@@ -17,6 +17,27 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aimz_e2e as E  # noqa: E402
 
 
+def assert_mpi_same_bytes(test, so, X, posterior):
+    """predict on 3 MPI ranks writes the bytes of a one-rank run (the
+    statistics of the data computed by every rank from the whole data)."""
+    mpirun = shutil.which("mpirun")
+    v = subprocess.run([E.AIMZ_RUN, "--version"], capture_output=True,
+                       text=True).stdout
+    if not mpirun or "MPI" not in v:
+        test.skipTest("no mpirun or aimz-run built without MPI")
+    args = ["predict", so, "--data", "X=" + X, "--posterior", posterior,
+            "--seed", "3", "--devices", "1", "--batch-size", "500",
+            "--no-progress"]
+    ref = test.fresh()
+    E.aimz_run(*(args + ["--out", ref]))
+    out = test.fresh()
+    p = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root",
+                        "-n", "3", E.AIMZ_RUN] + args + ["--out", out],
+                       capture_output=True, text=True, timeout=300)
+    test.assertEqual(p.returncode, 0, p.stderr)
+    test.assert_same_store(ref, out)
+
+
 class CentredRegression(E.E2ETestCase):
     N, K, D = 3000, 3, 8
 
@@ -84,23 +105,8 @@ class CentredRegression(E.E2ETestCase):
             rtol=1e-4, atol=1e-3)
 
     def test_mpi_ranks_same_bytes(self):
-        mpirun = shutil.which("mpirun")
-        v = subprocess.run([E.AIMZ_RUN, "--version"], capture_output=True,
-                           text=True).stdout
-        if not mpirun or "MPI" not in v:
-            self.skipTest("no mpirun or aimz-run built without MPI")
-        so = E.model("centred_regression")
-        args = ["predict", so, "--data", "X=" + self.data["X"],
-                "--posterior", self.pp, "--seed", "3", "--devices", "1",
-                "--batch-size", "500", "--no-progress"]
-        ref = self.fresh()
-        E.aimz_run(*(args + ["--out", ref]))
-        out = self.fresh()
-        p = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root",
-                            "-n", "3", E.AIMZ_RUN] + args + ["--out", out],
-                           capture_output=True, text=True, timeout=300)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assert_same_store(ref, out)
+        assert_mpi_same_bytes(self, E.model("centred_regression"),
+                              self.data["X"], self.pp)
 
 
 class StandardizedLatent(E.E2ETestCase):
@@ -509,23 +515,8 @@ class QRRegression(E.E2ETestCase):
                                    self.post["theta"] @ R_inv.T, rtol=1e-9)
 
     def test_mpi_ranks_same_bytes(self):
-        mpirun = shutil.which("mpirun")
-        v = subprocess.run([E.AIMZ_RUN, "--version"], capture_output=True,
-                           text=True).stdout
-        if not mpirun or "MPI" not in v:
-            self.skipTest("no mpirun or aimz-run built without MPI")
-        so = E.model("qr_regression")
-        args = ["predict", so, "--data", "X=" + self.data["X"],
-                "--posterior", self.pp, "--seed", "3", "--devices", "1",
-                "--batch-size", "500", "--no-progress"]
-        ref = self.fresh()
-        E.aimz_run(*(args + ["--out", ref]))
-        out = self.fresh()
-        p = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root",
-                            "-n", "3", E.AIMZ_RUN] + args + ["--out", out],
-                           capture_output=True, text=True, timeout=300)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assert_same_store(ref, out)
+        assert_mpi_same_bytes(self, E.model("qr_regression"), self.data["X"],
+                              self.pp)
 
 
 if __name__ == "__main__":
