@@ -293,6 +293,12 @@ bool Analyzer::checkParamValue(const DistSpec &Spec, const DistParam &P,
         << formatNumber(*V);
     Ok = false;
   }
+  if (Spec.Kind == DistKind::Delta && llvm::StringRef(P.Name) == "event_dim" &&
+      (!V || *V != 0)) {
+    Diags.report(diag::E_DELTA_EVENT_DIM, E.Loc)
+        << (V ? formatNumber(*V) : "a value computed at run time");
+    Ok = false;
+  }
   return true;
 }
 

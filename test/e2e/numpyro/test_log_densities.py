@@ -307,6 +307,9 @@ CASES = {
                               lambda p: dist.SoftLaplace(p["a"], p["b"])),
     "levy": continuous("Levy(a, b)", dict(a=(S, real), b=(S, pos)),
                        lambda p: dist.Levy(p["a"], p["b"])),
+    # A point mass: log_density at v (the sampled value), -inf elsewhere.
+    "delta": continuous("Delta(a, b)", dict(a=(S, real), b=(S, real)),
+                        lambda p: dist.Delta(p["a"], p["b"]), 1e6),
     "gompertz": continuous("Gompertz(a, b)", dict(a=(S, pos), b=(S, pos)),
                            lambda p: dist.Gompertz(p["a"], p["b"])),
     "dagum": continuous("Dagum(a, b, c)", dict(a=(S, pos), b=(S, pos), c=(S, pos)),

@@ -568,5 +568,43 @@ class PyMCSpellings(E.E2ETestCase):
             self.assertLess(abs(np.angle(np.exp(1j * got[s]).mean()) - 0.5), 0.3)
 
 
+class PointMass(E.E2ETestCase):
+    """NumPyro's Delta: draws v exactly (a latent and an output), scores
+    log_density at v and -inf elsewhere, the same bytes on two devices."""
+
+    SRC = """model dl(x: f64[n]) -> (y: f64[n]) {
+  mu ~ Normal(0, 1);
+  d ~ Delta(mu * 2, -1.5);
+  plate obs(n) {
+    y ~ Delta(x + d, log_density=-0.25);
+  }
+}
+"""
+
+    def test_draws_and_scores(self):
+        so = self.compile_source("delta", self.SRC)
+        x = np.arange(6.0)
+        data = {"x": self.save("x.npy", x)}
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, data, out, num_samples=4, seed=2,
+                  sites=["mu", "d", "y"])
+        got = E.read_arrays(out)
+        np.testing.assert_array_equal(got["d"], got["mu"] * 2)
+        np.testing.assert_array_equal(got["y"], x[None, :] + got["d"][:, None])
+        post = self.savez("post.npz", mu=np.array([0.25, 1.0]),
+                          d=np.array([1.0, 2.5]))
+        y = np.array([1.0, 2.0, 0.0, 4.0, 3.5, 7.5])
+        lls = []
+        for devices in (1, 2):
+            out = self.fresh(".npz")
+            E.run_cmd("log-likelihood", so, dict(data, y=self.save("y.npy", y)),
+                      out, posterior=post, devices=devices)
+            lls.append(E.read_arrays(out)["y"])
+        np.testing.assert_array_equal(lls[0], lls[1])
+        want = np.where(y[None, :] == x[None, :] + np.array([1.0, 2.5])[:, None],
+                        -0.25, -np.inf)
+        np.testing.assert_array_equal(lls[0], want)
+
+
 if __name__ == "__main__":
     E.main()

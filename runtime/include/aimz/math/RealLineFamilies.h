@@ -11,6 +11,8 @@
 //                                    2 phi(z) Phi(alpha z) / sigma
 //   ExGaussian(mu, sigma, nu)        PyMC: Normal(mu, sigma) + Exponential
 //                                    of mean nu
+//   Delta(v, log_density, event_dim) NumPyro: a point mass at v, density
+//                                    log_density there, -inf elsewhere
 #pragma once
 
 #include "aimz/math/Samplers.h"
@@ -19,6 +21,18 @@
 
 namespace aimz {
 namespace math {
+
+// ------------------------------------------------------------------- Delta
+
+/// NumPyro's log(x == v) + log_density (event_dim is 0: Sema checks it).
+template <class T> AIMZ_MATH_FN T delta_log_prob(T x, T v, T log_density, T) {
+  return x == v ? log_density : -detail::inf<T>();
+}
+
+/// v itself; no random numbers.
+template <class T> AIMZ_MATH_FN T delta_sample(RandomStream& s, T v, T, T) {
+  return detail::finish(s, v);
+}
 
 // ------------------------------------------------------------- SoftLaplace
 
