@@ -138,7 +138,6 @@ bool isIntegerType(io::DType T) {
 /// exact integer statistics, as integers.
 struct StatisticSource {
   uint64_t Count = 0, Inner = 1;
-  io::DType Type = io::DType::Float64;
   llvm::function_ref<double(uint64_t)> AsDouble;
   llvm::function_ref<int64_t(uint64_t)> AsInt;
 };
@@ -253,7 +252,6 @@ llvm::Expected<HostArray> statisticOfInput(const Manifest &M,
   StatisticSource Src;
   Src.Count = Dv.AllAxes ? Rows * Inner : Rows;
   Src.Inner = Dv.AllAxes ? 1 : Inner;
-  Src.Type = In.Type;
   auto AsDouble = [&](uint64_t I) { return readAsDouble(In.Data, In.Type, I); };
   auto AsInt = [&](uint64_t I) { return readAsInt(In.Data, In.Type, I); };
   Src.AsDouble = AsDouble;
@@ -280,7 +278,6 @@ llvm::Error runPrepassRound(const Manifest &M, int Round, DataSet &D,
     StatisticSource Src;
     Src.Count = Dv.AllAxes ? R.rows() * R.inner() : R.rows();
     Src.Inner = Dv.AllAxes ? 1 : R.inner();
-    Src.Type = Dv.Argument.Type;
     auto AsDouble = [&](uint64_t K) { return R.asDouble(K); };
     auto AsInt = [&](uint64_t K) { return R.asInt(K); };
     Src.AsDouble = AsDouble;

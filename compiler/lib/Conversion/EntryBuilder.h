@@ -167,6 +167,8 @@ public:
   View lowerLogProb(ir::LogProbOp Op);
   // Linear algebra (LowerLinearAlgebra.cpp).
   View lowerMatMul(ir::MatMulOp Op);
+  void callPerBatch(StringRef Name, const View &Out, unsigned Bt,
+                    ArrayRef<const View *> Views, unsigned EventRank);
   View lowerSquareMatrices(Operation *Op, Value Input, unsigned BatchRank,
                            abi::SupportFamily Fn, Value WorkOffset = {});
   View lowerCholesky(ir::CholeskyOp Op);

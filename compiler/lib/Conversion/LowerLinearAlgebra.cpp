@@ -11,32 +11,40 @@
 namespace aimz {
 namespace lowering {
 
-/// One support-library call per matrix of the batch: Fn(K, in, out[,
-/// work]) with each matrix as (pointer, row stride, column stride); Work,
-/// when given, is scratch of the result's type.
+/// One call of support function `Name` per position of `Out`'s first `Bt`
+/// dims: (K, then each of `Views` there as (pointer, s0, s1) of its last
+/// `EventRank` dims), K the extent of `Out`'s last dim.
+void EntryBuilder::callPerBatch(StringRef Name, const View &Out, unsigned Bt,
+                                ArrayRef<const View *> Views,
+                                unsigned EventRank) {
+  SmallVector<Type> ArgTypes = {B->getI64Type()};
+  for (size_t I = 0; I < Views.size(); ++I)
+    ArgTypes.append({ptrType(), B->getI64Type(), B->getI64Type()});
+  func::FuncOp Callee = runtimeFunction(Name, ArgTypes, {});
+  forEach(ArrayRef<Value>(Out.Sizes).take_front(Bt), [&](ValueRange Ivs) {
+    SmallVector<Value> Args = {toI64(Out.Sizes.back())};
+    for (const View *V : Views)
+      eventArgs(*V, Ivs, EventRank, Args);
+    B->create<func::CallOp>(Loc, Callee, Args);
+  });
+}
+
+/// Fn(K, in, out[, work]) per matrix of the batch; Work, when given, is
+/// scratch of the result's type.
 View EntryBuilder::lowerSquareMatrices(Operation *Op, Value Input,
                                        unsigned Bt, abi::SupportFamily Fn,
                                        Value WorkOffset) {
   auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
   View Out = buffer(Op, T);
   View In = viewOf(Input);
+  SmallVector<const View *, 3> Views = {&In, &Out};
   std::optional<View> Work;
-  if (WorkOffset)
+  if (WorkOffset) {
     Work = bufferAt(WorkOffset, T);
-  std::string Name = abi::supportFunction(Fn, "",
-                                          precisionSuffix(T.getElementType()));
-  SmallVector<Type> ArgTypes = {B->getI64Type()};
-  for (int I = 0; I < (Work ? 3 : 2); ++I)
-    ArgTypes.append({ptrType(), B->getI64Type(), B->getI64Type()});
-  func::FuncOp Callee = runtimeFunction(Name, ArgTypes, {});
-  forEach(ArrayRef<Value>(Out.Sizes).take_front(Bt), [&](ValueRange Ivs) {
-    SmallVector<Value> Args = {toI64(Out.Sizes.back())};
-    eventArgs(In, Ivs, 2, Args);
-    eventArgs(Out, Ivs, 2, Args);
-    if (Work)
-      eventArgs(*Work, Ivs, 2, Args);
-    B->create<func::CallOp>(Loc, Callee, Args);
-  });
+    Views.push_back(&*Work);
+  }
+  callPerBatch(abi::supportFunction(Fn, "", precisionSuffix(T.getElementType())),
+               Out, Bt, Views, 2);
   return Out;
 }
 
@@ -51,9 +59,8 @@ View EntryBuilder::lowerInverse(ir::InverseOp Op) {
                              CopyOffsets.lookup(Op));
 }
 
-/// sort / argsort along the last dim: one support call per vector of the
-/// batch, (K, in, out, positions, merge buffer), each a (pointer, 0,
-/// stride) of the vector.
+/// sort / argsort along the last dim: (K, in, out, positions, merge
+/// buffer) per vector of the batch.
 View EntryBuilder::lowerSort(ir::SortOp Op) {
   auto T = Op.getResult().getType();
   View Out = buffer(Op, T);
@@ -61,20 +68,13 @@ View EntryBuilder::lowerSort(ir::SortOp Op) {
   auto Positions = ir::ArrayType::get(Ctx, T.getDims(), B->getI64Type());
   View P = bufferAt(CopyOffsets.lookup(Op), Positions);
   View Tmp = bufferAt(WorkOffsets.lookup(Op), Positions);
-  std::string Name = abi::supportFunction(
-      Op.getIndices() ? abi::SupportFamily::ArgSort : abi::SupportFamily::Sort,
-      "", elementSuffix(Op.getInput().getType().getElementType()));
-  SmallVector<Type> ArgTypes = {B->getI64Type()};
-  for (int I = 0; I < 4; ++I)
-    ArgTypes.append({ptrType(), B->getI64Type(), B->getI64Type()});
-  func::FuncOp Callee = runtimeFunction(Name, ArgTypes, {});
-  unsigned Bt = Op.getBatchRank();
-  forEach(ArrayRef<Value>(Out.Sizes).take_front(Bt), [&](ValueRange Ivs) {
-    SmallVector<Value> Args = {toI64(Out.Sizes.back())};
-    for (const View *V : {&In, &Out, &P, &Tmp})
-      eventArgs(*V, Ivs, 1, Args);
-    B->create<func::CallOp>(Loc, Callee, Args);
-  });
+  callPerBatch(abi::supportFunction(Op.getIndices()
+                                        ? abi::SupportFamily::ArgSort
+                                        : abi::SupportFamily::Sort,
+                                    "",
+                                    elementSuffix(
+                                        Op.getInput().getType().getElementType())),
+               Out, Op.getBatchRank(), {&In, &Out, &P, &Tmp}, 1);
   return Out;
 }
 
