@@ -17,6 +17,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aimz_e2e as E  # noqa: E402
 
 
+def same_on_partitions(test, command, so, data, partitions, suffix=".zarr",
+                       **options):
+    """aimz-run COMMAND once per (axis, devices, batch): every run writes
+    the same arrays (the statistics of the data do not depend on the
+    partition); the first run's arrays."""
+    outs = []
+    for axis, devices, batch in partitions:
+        out = test.fresh(suffix)
+        E.run_cmd(command, so, data, out, axis=axis, devices=devices,
+                  batch=batch, **options)
+        outs.append(E.read_arrays(out))
+    for o in outs[1:]:
+        test.assert_same_arrays(outs[0], o)
+    return outs[0]
+
+
 def assert_mpi_same_bytes(test, so, X, posterior):
     """predict on 3 MPI ranks writes the bytes of a one-rank run (the
     statistics of the data computed by every rank from the whole data)."""
@@ -63,22 +79,16 @@ class CentredRegression(E.E2ETestCase):
 
     def test_predict_every_partition_same_bytes(self):
         so = E.model("centred_regression")
-        outs = []
-        for axis, devices, batch in (("obs", 1, None), ("obs", 2, 333),
-                                     ("draw", 2, 3)):
-            out = self.fresh()
-            E.run_cmd("predict", so, self.data, out, posterior=self.pp,
-                      axis=axis, devices=devices, batch=batch, seed=4,
-                      sites=["y", "b_Intercept"])
-            outs.append(E.read_arrays(out))
-        for o in outs[1:]:
-            self.assert_same_arrays(outs[0], o)
+        got = same_on_partitions(
+            self, "predict", so, self.data,
+            (("obs", 1, None), ("obs", 2, 333), ("draw", 2, 3)),
+            posterior=self.pp, seed=4, sites=["y", "b_Intercept"])
         mu, means = self.mu()
         want = (self.post["Intercept"].astype(np.float64) -
                 self.post["b"].astype(np.float64) @ means.astype(np.float64))
-        np.testing.assert_allclose(outs[0]["b_Intercept"], want, rtol=2e-5,
+        np.testing.assert_allclose(got["b_Intercept"], want, rtol=2e-5,
                                    atol=2e-4)
-        z = (outs[0]["y"] - mu) / self.post["sigma"][:, None]
+        z = (got["y"] - mu) / self.post["sigma"][:, None]
         self.assertGreater(stats.kstest(z.ravel(), "norm").pvalue, 1e-4)
 
     def test_log_likelihood_against_scipy(self):
@@ -125,16 +135,12 @@ class StandardizedLatent(E.E2ETestCase):
         y = rng.normal(size=self.N)
         data = {"t": self.save("t.npy", t), "y": self.save("y.npy", y)}
         pp = self.savez("post.npz", **post)
-        outs = []
-        for devices, batch in ((1, None), (2, 2)):
-            out = self.fresh(".npz")
-            E.run_cmd("log-likelihood", so, data, out, posterior=pp,
-                      devices=devices, batch=batch)
-            outs.append(E.read_arrays(out))
-        self.assert_same_arrays(outs[0], outs[1])
+        got = same_on_partitions(self, "log-likelihood", so, data,
+                                 ((None, 1, None), (None, 2, 2)), ".npz",
+                                 posterior=pp)
         span = t.max() - t.min()
         ref = stats.norm.logpdf(y[None], post["z"] + span, post["s"][:, None])
-        np.testing.assert_allclose(outs[0]["y"], ref, rtol=1e-12)
+        np.testing.assert_allclose(got["y"], ref, rtol=1e-12)
         # predict draws z from its prior around the standardized t (with
         # the sample sd, N - 1).
         out = self.fresh(".npz")
@@ -258,18 +264,12 @@ class BrmsDesignMatrix(E.E2ETestCase):
             E.read_arrays(out)["Y"],
             stats.norm.logpdf(self.Y, mu, self.post["sigma"][:, None]),
             rtol=1e-12)
-        outs = []
-        for axis, devices, batch in (("obs", 1, None), ("obs", 2, 7),
-                                     ("draw", 2, 2)):
-            pred = self.fresh()
-            E.run_cmd("predict", so, self.data, pred, posterior=self.pp,
-                      axis=axis, devices=devices, batch=batch, seed=5,
-                      sites=["Y", "b_Intercept"])
-            outs.append(E.read_arrays(pred))
-        for o in outs[1:]:
-            self.assert_same_arrays(outs[0], o)
+        got = same_on_partitions(
+            self, "predict", so, self.data,
+            (("obs", 1, None), ("obs", 2, 7), ("draw", 2, 2)),
+            posterior=self.pp, seed=5, sites=["Y", "b_Intercept"])
         np.testing.assert_allclose(
-            outs[0]["b_Intercept"],
+            got["b_Intercept"],
             self.post["Intercept"] - self.post["b"] @ means, rtol=1e-12)
 
     def test_statistics_of_views(self):
@@ -340,22 +340,17 @@ class WellsLogArsenic(E.E2ETestCase):
         data = {k: self.save(k + ".npy", v) for k, v in cols.items()}
         data["switched"] = self.save("switched.npy", y)
         pp = self.savez("post.npz", **post)
-        outs = []
-        for axis, devices, batch in (("obs", 1, None), ("obs", 2, 333),
-                                     ("draw", 2, 3)):
-            out = self.fresh(".npz")
-            E.run_cmd("log-likelihood", so, data, out, posterior=pp,
-                      axis=axis, devices=devices, batch=batch)
-            outs.append(E.read_arrays(out))
-        for o in outs[1:]:
-            self.assert_same_arrays(outs[0], o)
+        got = same_on_partitions(
+            self, "log-likelihood", so, data,
+            (("obs", 1, None), ("obs", 2, 333), ("draw", 2, 3)), ".npz",
+            posterior=pp)
         cd = (cols["dist"] - cols["dist"].mean()) / 100
         la = np.log(cols["arsenic"])
         cla = la - la.mean()
         x = np.stack([cd, cla, cd * cla, cols["assoc"], cols["educ"] / 4])
         eta = post["alpha"][:, None] + post["beta"] @ x
         ref = stats.bernoulli.logpmf(y[None], 1 / (1 + np.exp(-eta)))
-        np.testing.assert_allclose(outs[0]["switched"], ref, rtol=1e-9,
+        np.testing.assert_allclose(got["switched"], ref, rtol=1e-9,
                                    atol=1e-12)
 
 
@@ -404,15 +399,9 @@ class StatisticsOfExpressions(E.E2ETestCase):
 
     def test_against_numpy_on_any_partition(self):
         sites = ["d_z", "d_XtX", "d_vec", "d_big", "d_tmin"]
-        outs = []
-        for devices, batch in ((1, None), (2, 70000)):
-            out = self.fresh()
-            E.run_cmd("prior-predictive", self.so, self.data, out,
-                      num_samples=2, devices=devices, batch=batch,
-                      sites=sites, seed=3)
-            outs.append(E.read_arrays(out))
-        self.assert_same_arrays(outs[0], outs[1])
-        got = outs[0]
+        got = same_on_partitions(self, "prior-predictive", self.so,
+                                 self.data, ((None, 1, None), (None, 2, 70000)),
+                                 num_samples=2, sites=sites, seed=3)
         x, X = self.x, self.X
         lx = np.log(x)
         z = (lx - lx.mean()) / (lx - lx.mean()).std(ddof=1)
@@ -500,18 +489,12 @@ class QRRegression(E.E2ETestCase):
 
     def test_predict_beta_on_any_partition(self):
         so = E.model("qr_regression")
-        outs = []
-        for axis, devices, batch in (("obs", 1, None), ("obs", 2, 333),
-                                     ("draw", 2, 2)):
-            out = self.fresh()
-            E.run_cmd("predict", so, self.data, out, posterior=self.pp,
-                      axis=axis, devices=devices, batch=batch, seed=5,
-                      sites=["y", "beta"])
-            outs.append(E.read_arrays(out))
-        for o in outs[1:]:
-            self.assert_same_arrays(outs[0], o)
+        got = same_on_partitions(
+            self, "predict", so, self.data,
+            (("obs", 1, None), ("obs", 2, 333), ("draw", 2, 2)),
+            posterior=self.pp, seed=5, sites=["y", "beta"])
         _, R_inv = self.reference()
-        np.testing.assert_allclose(outs[0]["beta"],
+        np.testing.assert_allclose(got["beta"],
                                    self.post["theta"] @ R_inv.T, rtol=1e-9)
 
     def test_mpi_ranks_same_bytes(self):
