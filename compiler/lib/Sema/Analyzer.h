@@ -329,6 +329,9 @@ private:
   std::optional<std::vector<int64_t>> integerList(const Expr &E) const;
   std::optional<bool> reduceOverAxes(CallExpr &E, const Builtin &Fn);
   std::optional<std::vector<int64_t>> axesPermutation(CallExpr &E);
+  void recordLogProb(CallExpr &E, const BoundCall &Bound,
+                     const std::string &Dist, const Shape &Out,
+                     const Shape *ValueEvent);
   bool analyzeMaskedLogProb(CallExpr &E, const CallExpr &D,
                             const DistSpec &Spec);
   // Indexing (Indexing.cpp).

@@ -102,27 +102,36 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
         << shapeStr(XBatch) << shapeStr(*Bound->Batch) << E.Callee;
     return false;
   }
+  recordLogProb(E, *Bound, Dist, *Out, Event ? &ValueEvent : nullptr);
+  return true;
+}
+
+/// What code generation needs of a checked log_prob call: the runtime
+/// row, the parameters and, with event axes (`ValueEvent` given), each
+/// parameter's and the value's shape and transform.
+void Analyzer::recordLogProb(CallExpr &E, const BoundCall &Bound,
+                             const std::string &Dist, const Shape &Out,
+                             const Shape *ValueEvent) {
   E.LogProbParamNames.clear();
   E.LogProbParams.clear();
   E.LogProbParamTargets.clear();
   E.LogProbParamTransforms.clear();
-  for (const SampleStmt::LoweredParam &P : Bound->Params) {
+  for (const SampleStmt::LoweredParam &P : Bound.Params) {
     E.LogProbParamNames.push_back(P.Name);
     E.LogProbParams.push_back(P.Value);
-    if (!Event)
+    if (!ValueEvent)
       continue;
-    Shape Target = *Out;
-    Target.insert(Target.end(), P.Target.size(), *Bound->EventSize);
+    Shape Target = Out;
+    Target.insert(Target.end(), P.Target.size(), *Bound.EventSize);
     E.LogProbParamTargets.push_back(Target);
     E.LogProbParamTransforms.push_back(static_cast<int>(P.Fn));
   }
-  if (Event) {
-    E.LogProbValueTarget = *Out;
-    llvm::append_range(E.LogProbValueTarget, ValueEvent);
+  if (ValueEvent) {
+    E.LogProbValueTarget = Out;
+    llvm::append_range(E.LogProbValueTarget, *ValueEvent);
   }
   E.LogProbDist = Dist;
-  E.Ty = {Info.Precision, *Out, false};
-  return true;
+  E.Ty = {Info.Precision, Out, false};
 }
 
 /// log_prob(MaskedDistribution(base, mask), x): NumPyro's
