@@ -112,6 +112,16 @@ llvm::ArrayRef<RuntimeDistribution> runtimeDistributions() {
   return Rows;
 }
 
+PassedParam passedParam(llvm::StringRef Given) {
+  if (Given == "covariance_matrix" || Given == "scale_matrix")
+    return {"scale_tril", MatrixParamForm::Cholesky};
+  if (Given == "rate_matrix")
+    return {"scale_tril", MatrixParamForm::CholeskyOfInverse};
+  if (Given == "precision_matrix")
+    return {Given, MatrixParamForm::Cholesky};
+  return {Given, MatrixParamForm::AsGiven};
+}
+
 std::string runtimeSymbol(const DistSpec &Called,
                           llvm::ArrayRef<llvm::StringRef> GivenParams) {
   const DistSpec &Spec = Called.canonical();
@@ -138,6 +148,8 @@ std::string compositeName(DistKind Kind, llvm::StringRef Base) {
                        : Kind == DistKind::LeftCensoredDistribution ||
                                Kind == DistKind::RightCensoredDistribution
                            ? "Flagged("
+                       : Kind == DistKind::IntervalCensoredDistribution
+                           ? "Interval("
                            : "OrderedTransform(";
   return Prefix + Base.str() + ")";
 }
@@ -232,10 +244,11 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
     return C;
   }
   // Censoring: the base's parameters, then two (lower, upper or the
-  // left and right indicators).
+  // left and right indicators); an interval value is (lower, upper).
   for (auto [Prefix, Symbol] : {std::pair<llvm::StringRef, const char *>{
                                     "Censored(", "censored_"},
-                                {"Flagged(", "flagged_"}}) {
+                                {"Flagged(", "flagged_"},
+                                {"Interval(", "interval_"}}) {
     if (!Dist.consume_front(Prefix))
       continue;
     const DistSpec *Base = lookupDistribution(Dist.drop_back());
@@ -246,6 +259,8 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
       return std::nullopt;
     RuntimeCall C;
     C.Symbol = Symbol + Sym;
+    C.Event = Prefix == "Interval(";
+    C.ValueEventRank = C.Event ? 1 : 0;
     return C;
   }
   // Masked(<any distribution of numbers>): the base's row, the mask last.

@@ -172,6 +172,8 @@ namespace m = aimz::math;
 #define AIMZ_EV_ARGS_2(T) AIMZ_EV_VIEW(T, pa), AIMZ_EV_VIEW(T, pb)
 #define AIMZ_EV_ARGS_3(T)                                                     \
   AIMZ_EV_VIEW(T, pa), AIMZ_EV_VIEW(T, pb), AIMZ_EV_VIEW(T, pc)
+#define AIMZ_EV_ARGS_4(T) AIMZ_EV_ARGS_3(T), AIMZ_EV_VIEW(T, pd)
+#define AIMZ_EV_ARGS_5(T) AIMZ_EV_ARGS_4(T), AIMZ_EV_VIEW(T, pe)
 // The value a log density scores: a number (VALUE_RANK 0) or a view.
 #define AIMZ_EV_X_0(T) x[0]
 #define AIMZ_EV_X_1(T) m::EventView<T>{x, x0, x1}

@@ -394,7 +394,7 @@ struct SampleStmt : Stmt {
   const struct DistSpec *Spec = nullptr;
   /// One argument of the lowered call, in the runtime's order.
   struct LoweredParam {
-    enum class Transform { None, Log, Cholesky };
+    enum class Transform { None, Log, Cholesky, CholeskyOfInverse };
     std::string Name;
     ExprPtr Value;
     Shape Target; // broadcast to this local shape (batch ++ its event)

@@ -99,6 +99,7 @@ struct DistSpec {
   bool isCensored() const {
     return Kind == DistKind::LeftCensoredDistribution ||
            Kind == DistKind::RightCensoredDistribution ||
+           Kind == DistKind::IntervalCensoredDistribution ||
            Kind == DistKind::Censored;
   }
 };
@@ -158,6 +159,17 @@ std::string compositeName(DistKind Kind, llvm::StringRef Base);
 llvm::ArrayRef<const char *> truncatableBases();
 std::string truncatedSymbol(const DistSpec &Base,
                             llvm::ArrayRef<llvm::StringRef> GivenParams);
+
+/// How a matrix parameter reaches the runtime: under another name and
+/// transformed (a covariance_matrix or scale_matrix as its Cholesky factor
+/// scale_tril, a rate_matrix as the factor of its inverse; a
+/// precision_matrix keeps its name and passes its own factor).
+enum class MatrixParamForm { AsGiven, Cholesky, CholeskyOfInverse };
+struct PassedParam {
+  llvm::StringRef Name;
+  MatrixParamForm Form;
+};
+PassedParam passedParam(llvm::StringRef Given);
 
 /// The runtime symbol for a distribution called with the given parameters
 /// (table order): the name in lower case, plus "_<param>" for the member

@@ -650,10 +650,25 @@ Value Generator::genDistParam(const Expr &P, SampleStmt::LoweredParam::Transform
   using T = SampleStmt::LoweredParam::Transform;
   if (Fn == T::Log) // Categorical probs as mixing logits
     V = B.create<ir::UnaryOp>(CurLoc, Local, ir::UnaryFn::Log, V);
-  else if (Fn == T::Cholesky) // covariance_matrix as scale_tril
-    V = B.create<ir::CholeskyOp>(CurLoc, Local, V,
-                                 B.getI64IntegerAttr(Plates.size() +
-                                                     Ty.Dims.size() - 2));
+  if (Fn != T::Cholesky && Fn != T::CholeskyOfInverse)
+    return alignLocal(V, Ty.Dims, Target);
+  auto Batch = B.getI64IntegerAttr(Plates.size() + Ty.Dims.size() - 2);
+  if (Fn == T::CholeskyOfInverse) { // rate_matrix as scale_tril
+    // The elimination's rounding is not symmetric; the factor asks for a
+    // symmetric matrix: (A^-1 + A^-T) / 2.
+    V = B.create<ir::InverseOp>(CurLoc, Local, V, Batch);
+    SmallVector<int64_t> Swap;
+    for (int64_t I = 0, R = Local.getRank(); I < R; ++I)
+      Swap.push_back(I < R - 2 ? I : 2 * R - 3 - I);
+    Value VT = B.create<ir::TransposeOp>(CurLoc, Local, V,
+                                         B.getDenseI64ArrayAttr(Swap));
+    V = B.create<ir::BinaryOp>(CurLoc, Local, ir::BinaryFn::Add, V, VT);
+    V = B.create<ir::BinaryOp>(
+        CurLoc, Local, ir::BinaryFn::Mul, V,
+        alignLocal(constant(0.5, Info.Precision), {}, Ty.Dims));
+  }
+  // covariance_matrix, scale_matrix as scale_tril
+  V = B.create<ir::CholeskyOp>(CurLoc, Local, V, Batch);
   return alignLocal(V, Ty.Dims, Target);
 }
 

@@ -8,11 +8,19 @@
 //                                                 the left), else log f(y)
 //   Censored(dist, lower=, upper=)                PyMC: a value at a bound
 //                                                 is censored there
+//   IntervalCensoredDistribution(base,            NumPyro: the value is
+//       left_censored=l, right_censored=r)        (lower, upper): log F(upper)
+//                                                 where only l, log S(lower)
+//                                                 where only r, the mass
+//                                                 outside where both, inside
+//                                                 (a point's density) where
+//                                                 neither
 //
 // over the continuous bases with a CDF (runtime CdfDistributions.def). The
-// runtime's censored_<base> / flagged_<base> take the base's parameters and
-// then two more: lower and upper, or the left and right indicators.
-// Predictive draws are PyMC's clipped base draws and NumPyro's base draws.
+// runtime's censored_<base> / flagged_<base> / interval_<base> take the
+// base's parameters and then two more: lower and upper, or the left and
+// right indicators. Predictive draws are PyMC's clipped base draws, NumPyro's
+// base draws, and for an interval the point interval (x, x) of a base draw.
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
@@ -47,6 +55,18 @@ std::optional<Analyzer::BoundCall> Analyzer::bindCensored(SampleStmt &S) {
     Second = compositeArg(S, 2);
     Names[0] = "lower";
     Names[1] = "upper";
+  } else if (Spec.Kind == DistKind::IntervalCensoredDistribution) {
+    // Both indicators are required, as in NumPyro.
+    First = compositeArg(S, 1);
+    Second = compositeArg(S, 2);
+    for (size_t I : {1, 2})
+      if (!(I == 1 ? First : Second)) {
+        Diags.report(diag::E_COMPOSITE_MISSING, S.DistLoc)
+            << Spec.Name << Spec.Params[I].Name;
+        return std::nullopt;
+      }
+    R.EventSize = Dim::known(2);
+    R.ValueEventRank = 1;
   } else {
     ExprPtr Flag = compositeArg(S, 1);
     (Spec.Kind == DistKind::LeftCensoredDistribution ? First : Second) = Flag;

@@ -233,14 +233,15 @@ void Analyzer::bindParam(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
     }
     R.Batch = B;
   }
-  // A covariance matrix becomes scale_tril; a precision matrix is passed
-  // as its own Cholesky factor (the runtime row under its name).
-  llvm::StringRef Name = P.Name;
-  bool Chol = Name == "covariance_matrix" || Name == "precision_matrix";
-  R.Params.push_back({Name == "covariance_matrix" ? "scale_tril" : P.Name, Arg,
-                      Shape(P.EventRank, Dim()),
-                      Chol ? SampleStmt::LoweredParam::Transform::Cholesky
-                           : SampleStmt::LoweredParam::Transform::None});
+  // A covariance or scale matrix becomes scale_tril (a rate matrix by its
+  // inverse); a precision matrix is passed as its own Cholesky factor.
+  using Fn = SampleStmt::LoweredParam::Transform;
+  PassedParam Passed = passedParam(P.Name);
+  R.Params.push_back({Passed.Name.str(), Arg, Shape(P.EventRank, Dim()),
+                      Passed.Form == MatrixParamForm::Cholesky ? Fn::Cholesky
+                      : Passed.Form == MatrixParamForm::CholeskyOfInverse
+                          ? Fn::CholeskyOfInverse
+                          : Fn::None});
 }
 
 /// A parameter not given: NumPyro's default when it has one; an error

@@ -92,7 +92,9 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     Diags.report(diag::E_LOGPROB_VALUE_BOOL, X.Loc) << E.Callee;
     return false;
   }
-  const bool Event = (!Scalar && Spec->hasEvent()) || Mixture;
+  // An interval-censored value is (lower, upper): one event axis of 2.
+  const bool Event =
+      (!Scalar && Spec->hasEvent()) || Mixture || Bound->ValueEventRank;
   Shape ValueEvent, XBatch = X.Ty.Dims;
   if (Event && !bindLogProbEvent(E, *Spec, *Bound, X, ValueEvent, XBatch))
     return false;

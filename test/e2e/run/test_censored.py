@@ -8,7 +8,9 @@ and three censored survival regressions on log-likelihood and predict:
   (administrative censoring), its draws clipped at the cap;
 - the Stan User's Guide's censored model (exponential here), the censored
   values scored by `N_cens * log_ccdf(Exponential(rate), U)`, Stan's
-  `target += N_cens * exponential_lccdf(U | rate)`.
+  `target += N_cens * exponential_lccdf(U | rate)`;
+- Weibull and log-normal regressions on interval-censored inspection data
+  with NumPyro's IntervalCensoredDistribution.
 """
 
 import os
@@ -307,6 +309,111 @@ model lognormal_survival(x: f32[n], cap: f32[n]) -> (t: f32[n]) {
         want = self.dist().sf(self.cap).mean()
         self.assertLess(abs(at_cap - want), 0.02)
 
+
+def interval_reference(d, lower, upper, left, right):
+    """NumPyro's IntervalCensoredDistribution by its definition, from a
+    frozen SciPy base: log F(upper) (left only), log S(lower) (right only),
+    log(F(lower) + S(upper)) (both), log(F(upper) - F(lower)) or the
+    density at a point (neither)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inside = np.log(d.cdf(upper) - d.cdf(lower))
+        upper_side = d.cdf(lower) > 0.5
+        inside = np.where(upper_side, np.log(d.sf(lower) - d.sf(upper)), inside)
+        point = np.isclose(lower, upper)
+        both = np.logaddexp(d.logcdf(lower), d.logsf(upper))
+        return np.select([(left != 0) & (right == 0), (right != 0) & (left == 0),
+                          (left != 0) & (right != 0), point],
+                         [d.logcdf(upper), d.logsf(lower), both, d.logpdf(lower)], inside)
+
+
+class IntervalCensoredSurvival(E.E2ETestCase):
+    """NumPyro's IntervalCensoredDistribution (R's Surv(l, r, type =
+    "interval2")): a Weibull regression on inspection-time data in f64 and
+    a log-normal one in f32, every kind of row (exact, left, right,
+    interval, outside an interval), against SciPy; predict draws the base
+    as point intervals."""
+    N, D = 300, 12
+    SRC = """
+model interval_{name}(x: {t}[n], left: i32[n], right: i32[n]) -> (t: {t}[n, 2]) {{
+  alpha ~ Normal(0, 2);
+  beta ~ Normal(0, 1);
+  s ~ Gamma(2, 1);
+  plate obs(n) {{
+    t ~ IntervalCensoredDistribution({base}, left_censored=left,
+                                     right_censored=right);
+  }}
+}}
+"""
+    BASES = {"weibull": ("Weibull(exp(alpha + beta * x), s)", "f64"),
+             "lognormal": ("LogNormal(alpha + beta * x, s)", "f32")}
+
+    def setUp(self):
+        super().setUp()
+        rng = np.random.default_rng(47)
+        self.x = rng.normal(size=self.N)
+        self.post = dict(alpha=rng.normal(0.4, 0.2, self.D),
+                         beta=rng.normal(0.3, 0.1, self.D),
+                         s=rng.uniform(0.8, 2.0, self.D))
+        # Inspections every 0.5: an event seen between two visits; before
+        # the first (left), after the last (right); a few seen exactly, a
+        # few known only to be outside [lower, upper] (both).
+        t = rng.weibull(1.5, self.N) * 2.0
+        lower, upper = np.floor(t / 0.5) * 0.5, np.floor(t / 0.5) * 0.5 + 0.5
+        self.left = (upper <= 0.5).astype(np.int32)
+        self.right = (lower >= 3.0).astype(np.int32)
+        upper[self.right == 1] = np.inf
+        exact = rng.random(self.N) < 0.1
+        lower[exact & (self.left == 0) & (self.right == 0)] = t[exact & (self.left == 0) & (self.right == 0)]
+        upper[exact & (self.left == 0) & (self.right == 0)] = t[exact & (self.left == 0) & (self.right == 0)]
+        both = (rng.random(self.N) < 0.05) & (self.left == 0) & (self.right == 0) & ~exact
+        self.left[both], self.right[both] = 1, 1
+        self.value = np.stack([lower, upper], axis=1)
+
+    def model(self, name):
+        base, ty = self.BASES[name]
+        dtype = np.float64 if ty == "f64" else np.float32
+        so = self.compile_source("interval_" + name,
+                                 self.SRC.format(name=name, t=ty, base=base))
+        post = {k: v.astype(dtype) for k, v in self.post.items()}
+        data = {"x": self.save("x_%s.npy" % name, self.x.astype(dtype)),
+                "left": self.save("l_%s.npy" % name, self.left),
+                "right": self.save("r_%s.npy" % name, self.right)}
+        p = {k: v.astype(np.float64)[:, None] for k, v in post.items()}
+        x = self.x.astype(dtype).astype(np.float64)[None]
+        if name == "weibull":
+            d = stats.weibull_min(p["s"], scale=np.exp(p["alpha"] + p["beta"] * x))
+        else:
+            d = stats.lognorm(p["s"], scale=np.exp(p["alpha"] + p["beta"] * x))
+        return so, data, self.savez("post_%s.npz" % name, **post), d, dtype
+
+    def check_log_likelihood(self, name, tol):
+        so, data, pp, d, dtype = self.model(name)
+        v = self.value.astype(dtype)
+        data["t"] = self.save("t_%s.npy" % name, v)
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out, posterior=pp)
+        got = E.read_arrays(out)["t"]
+        v = v.astype(np.float64)
+        ref = interval_reference(d, v[None, :, 0], v[None, :, 1], self.left[None], self.right[None])
+        for kind in ((1, 0), (0, 1), (1, 1)):
+            self.assertGreater(((self.left == kind[0]) & (self.right == kind[1])).sum(), 3, kind)
+        np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
+
+    def test_weibull_log_likelihood(self):
+        self.check_log_likelihood("weibull", 1e-11)
+
+    def test_lognormal_log_likelihood_f32(self):
+        self.check_log_likelihood("lognormal", 2e-5)
+
+    def test_predict_draws_point_intervals(self):
+        so, data, pp, d, _ = self.model("weibull")
+        out = self.fresh(".npz")
+        E.run_cmd("predict", so, data, out, posterior=pp, seed=8)
+        t = E.read_arrays(out)["t"]
+        self.assertEqual(t.shape, (self.D, self.N, 2))
+        np.testing.assert_array_equal(t[..., 0], t[..., 1])
+        u = d.cdf(t[..., 0])
+        self.assertGreater(stats.kstest(u.ravel(), "uniform").pvalue, 1e-4)
 
 class StanCensoredFactor(E.E2ETestCase):
     """Stan User's Guide, "Censored data": the uncensored values are the

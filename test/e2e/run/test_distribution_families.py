@@ -408,6 +408,114 @@ class Vectors(E.E2ETestCase):
         self.check("f32", 2e-5)
 
 
+class Matrices(E.E2ETestCase):
+    """Wishart, InverseWishart and their Cholesky factors (MatrixFamilies.h)
+    under every parameterization: draws by their marginal laws, log
+    densities against scipy.stats.wishart / invwishart (a factor's adds the
+    Jacobian of C -> C C^T)."""
+    NU, M, N = 5.5, 4000, 40
+    S = np.array([[2.0, 0.3, -0.4], [0.3, 1.0, 0.2], [-0.4, 0.2, 0.5]])
+    L = np.linalg.cholesky(S)
+
+    def source(self, ty):
+        lit = lambda a: np.array2string(np.asarray(a), separator=", ", floatmode="unique",  # noqa: E731
+                                        max_line_width=10 ** 6)
+        S, L, R, nu = lit(self.S), lit(self.L), lit(np.linalg.inv(self.S)), self.NU
+        calls = {"w": "Wishart(%r, scale_matrix=%s)" % (nu, S),
+                 "wr": "Wishart(%r, rate_matrix=%s)" % (nu, R),
+                 "wc": "WishartCholesky(%r, scale_tril=%s)" % (nu, L),
+                 "iw": "InverseWishart(%r, scale_matrix=%s)" % (nu, S),
+                 "ic": "InverseWishartCholesky(%r, rate_matrix=%s)" % (nu, R)}
+        outs = ", ".join("y%s: %s[n, 3, 3]" % (k, ty) for k in calls)
+        body = "".join("  %s ~ %s[%d];\n" % (k, c, self.M) for k, c in calls.items())
+        obs = "".join("    y%s ~ %s;\n" % (k, c) for k, c in calls.items())
+        return ("model m(x: %s[n]) -> (%s) {\n%s  plate obs(n) {\n%s  }\n}\n"
+                % (ty, outs, body, obs))
+
+    def values(self, rng):
+        w = stats.wishart(df=self.NU, scale=self.S).rvs(self.N, random_state=rng)
+        iw = stats.invwishart(df=self.NU, scale=self.S).rvs(self.N, random_state=rng)
+        w[:3, 0, 1] += 0.5  # not symmetric: off the support
+        iw[:5] = -iw[:5]  # not positive definite
+        return w, iw
+
+    def run_precision(self, ty):
+        dtype = np.float64 if ty == "f64" else np.float32
+        so = self.compile_source("matrices_" + ty, self.source(ty))
+        x = self.save("x_%s.npy" % ty, np.zeros(self.N, dtype))
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, {"x": x}, out, num_samples=1, seed=3,
+                  sites=["w", "wr", "wc", "iw", "ic"])
+        draws = {k: v[0].astype(np.float64) for k, v in E.read_arrays(out).items()}
+        rng = np.random.default_rng(11)
+        w, iw = self.values(rng)
+        w, iw = w.astype(dtype).astype(np.float64), iw.astype(dtype).astype(np.float64)
+        good_w, good_iw = np.linalg.cholesky(w[3:]), np.linalg.cholesky(iw[5:])
+        cw = np.concatenate([np.zeros((3, 3, 3)), good_w]); cw[:3] = np.triu(np.ones((3, 3)))
+        ci = np.concatenate([np.zeros((5, 3, 3)), good_iw]); ci[:5] = np.eye(3); ci[:5, 0, 0] = -1
+        data = {"x": x}
+        for k, v in dict(yw=w, ywr=w, ywc=cw, yiw=iw, yic=ci).items():
+            data[k] = self.save("%s_%s.npy" % (k, ty), v.astype(dtype))
+        post = self.savez("post_%s.npz" % ty, **{k: np.zeros((1, self.M, 3, 3), dtype)
+                                                 for k in ("w", "wr", "wc", "iw", "ic")})
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out, posterior=post)
+        lls = {k: v[0] for k, v in E.read_arrays(out).items()}
+        return draws, lls, dict(w=w, c=cw, iw=iw, ci=ci)
+
+    def expected_log_densities(self, v):
+        wish, inv = stats.wishart(df=self.NU, scale=self.S), stats.invwishart(df=self.NU, scale=self.S)
+
+        def jac(c):
+            d = np.log(np.diagonal(c, axis1=1, axis2=2))
+            return 3 * np.log(2) + (d * (3 - np.arange(3))).sum(axis=1)
+        want = {}
+        w = v["w"]
+        want["yw"] = np.concatenate([np.full(3, -np.inf), wish.logpdf(np.moveaxis(w[3:], 0, -1))])
+        want["ywr"] = want["yw"]
+        c = v["c"]
+        want["ywc"] = np.concatenate([np.full(3, -np.inf),
+                                      wish.logpdf(np.moveaxis(c[3:] @ np.swapaxes(c[3:], 1, 2), 0, -1))
+                                      + jac(c[3:])])
+        iw, ci = v["iw"], v["ci"]
+        want["yiw"] = np.concatenate([np.full(5, -np.inf), inv.logpdf(np.moveaxis(iw[5:], 0, -1))])
+        want["yic"] = np.concatenate([np.full(5, -np.inf),
+                                      inv.logpdf(np.moveaxis(ci[5:] @ np.swapaxes(ci[5:], 1, 2), 0, -1))
+                                      + jac(ci[5:])])
+        return want
+
+    def check_draws(self, d):
+        u = np.array([1.0, -1.0, 2.0])
+        for k in ("w", "wr", "wc", "iw", "ic"):
+            m = d[k]
+            if k in ("wc", "ic"):
+                self.assertTrue(np.all(np.triu(m, 1) == 0), k)
+                self.assertTrue(np.all(np.diagonal(m, axis1=1, axis2=2) > 0), k)
+                m = m @ np.swapaxes(m, 1, 2)
+            if k.startswith("i"):
+                # X ~ InverseWishart(S, nu): X_00 ~ InvGamma((nu - 2) / 2, S_00 / 2), and
+                # X^-1 ~ Wishart(S^-1, nu).
+                law = stats.invgamma((self.NU - 2) / 2, scale=self.S[0, 0] / 2)
+                self.assertGreater(stats.kstest(m[:, 0, 0], law.cdf).pvalue, 1e-4, k)
+                m, scale = np.linalg.inv(m), np.linalg.inv(self.S)
+            else:
+                scale = self.S
+            # u' W u / u' S u ~ chi2(nu) for W ~ Wishart(S, nu).
+            q = np.einsum("i,nij,j->n", u, m, u) / (u @ scale @ u)
+            self.assertGreater(stats.kstest(q, stats.chi2(self.NU).cdf).pvalue, 1e-4, k)
+
+    def check(self, ty, tol):
+        draws, lls, values = self.run_precision(ty)
+        self.check_draws(draws)
+        for k, want in self.expected_log_densities(values).items():
+            np.testing.assert_allclose(lls[k], want, rtol=tol, err_msg=k)
+
+    def test_f64(self):
+        self.check("f64", 1e-10)
+
+    def test_f32(self):
+        self.check("f32", 2e-5)
+
 class LargeLKJ(E.E2ETestCase):
     """LKJ's density past its 16 x 16 double scratch (the factor kept in
     the value's copy): (eta - 1) log det C less the normalizer, against

@@ -181,8 +181,9 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
           Variants.back().push_back(P.Name);
     } else {
       for (const char *Chosen : D.ExactlyOneOf) {
-        // covariance_matrix= is lowered to its Cholesky factor, scale_tril=.
-        if (llvm::StringRef(Chosen) == "covariance_matrix")
+        // covariance_matrix=, scale_matrix= and rate_matrix= are lowered
+        // to a Cholesky factor, scale_tril=.
+        if (aimz::passedParam(Chosen).Name != Chosen)
           continue;
         Variants.emplace_back();
         for (const aimz::DistParam &P : D.Params)
@@ -238,7 +239,7 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
       EXPECT_EQ(aimz::isCensorable(Own), !D->Discrete) << Own;
       if (D->Discrete)
         continue;
-      for (const char *Form : {"censored_", "flagged_"}) {
+      for (const char *Form : {"censored_", "flagged_", "interval_"}) {
         std::string Censored = Form + Own;
         const aimz::RuntimeDistribution *C = nullptr;
         for (const aimz::RuntimeDistribution &R :
@@ -247,6 +248,10 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
             C = &R;
         ASSERT_NE(C, nullptr) << "no row '" << Censored << "'";
         EXPECT_EQ(C->Arity, Given.size() + 2) << Censored;
+        // An interval's value is (lower, upper): one event axis.
+        bool Interval = llvm::StringRef(Form) == "interval_";
+        EXPECT_EQ(C->Event, Interval) << Censored;
+        EXPECT_EQ(C->ValueEventRank, Interval ? 1u : 0u) << Censored;
         Used.insert(Censored);
       }
     }

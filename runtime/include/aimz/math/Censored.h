@@ -10,6 +10,15 @@
 //       censored=c): where `left` is non-zero the value scores log F(x),
 //       where `right` is non-zero log S(x), else the base's density; a draw
 //       is the base's own (NumPyro's sample ignores the indicator).
+//   interval_<base>(params..., left, right)    NumPyro's
+//       IntervalCensoredDistribution(base, left_censored, right_censored),
+//       an event distribution (EventDistributions.def's convention) whose
+//       value is (lower, upper): log F(upper) where only `left` is non-zero,
+//       log S(lower) where only `right`, log(F(lower) + S(upper)) (outside
+//       the interval) where both, and where neither log(F(upper) -
+//       F(lower)), or the density at a point interval (lower and upper equal
+//       to NumPyro's isclose). A reversed interval is NaN. A draw is the
+//       point interval (x, x) of a base draw x.
 //
 // The tails are Cdf.h's, computed without cancellation, so a far-censored
 // value scores its true log tail where NumPyro clips F at 100 tiny.
@@ -22,6 +31,7 @@
 
 #include "aimz/math/BoundedFamilies.h"
 #include "aimz/math/Cdf.h"
+#include "aimz/math/EventDistributions.h"
 #include "aimz/math/PositiveFamilies.h"
 #include "aimz/math/RealLineFamilies.h"
 
@@ -51,6 +61,37 @@ AIMZ_MATH_FN T flagged_log_prob(T x, T left, T right, const B& base, Density den
   return density();
 }
 
+/// log P(lower < X <= upper) for lower < upper, either end possibly past
+/// the support.
+template <class T, class B> AIMZ_MATH_FN T log_interval_of(const B& base, T lower, T upper) {
+  if (double(lower) <= base.lo()) return log_cdf_of<T>(base, upper);
+  if (double(upper) >= base.hi()) return log_ccdf_of<T>(base, lower);
+  return T(log_interval_mass(base, double(lower), double(upper)));
+}
+
+template <class T, class B, class Density>
+AIMZ_MATH_FN T interval_log_prob(EventView<T> x, T left, T right, const B& base, Density density) {
+  const T lower = x[0], upper = x[1];
+  if (lower != lower || upper != upper || left != left || right != right || !base.valid()) return nan<T>();
+  if (left != T(0) && right == T(0)) return log_cdf_of<T>(base, upper);
+  if (right != T(0) && left == T(0)) return log_ccdf_of<T>(base, lower);
+  // NumPyro's jnp.isclose(lower, upper): a point, scored by the density.
+  const bool point = std::fabs(double(lower) - double(upper)) <= 1e-8 + 1e-5 * std::fabs(double(upper));
+  if (left == T(0) && point) return density(lower);
+  if (lower > upper) return nan<T>();
+  if (left == T(0)) return log_interval_of<T>(base, lower, upper);
+  // Both: outside the interval, F(lower) + S(upper).
+  const double a = double(log_cdf_of<T>(base, lower)), b = double(log_ccdf_of<T>(base, upper));
+  const double m = a > b ? a : b;
+  if (m == -inf<double>()) return -inf<T>();
+  return T(m + std::log1p(std::exp(-std::fabs(a - b))));
+}
+
+template <class T> AIMZ_MATH_FN void point_interval(EventView<T> out, T x) {
+  out[0] = x;
+  out[1] = x;
+}
+
 }  // namespace detail
 
 #define AIMZ_CENSORED_PARAMS_1(T) T a
@@ -59,7 +100,27 @@ AIMZ_MATH_FN T flagged_log_prob(T x, T left, T right, const B& base, Density den
 #define AIMZ_CENSORED_ARGS_1 a
 #define AIMZ_CENSORED_ARGS_2 a, b
 #define AIMZ_CENSORED_ARGS_3 a, b, c
+#define AIMZ_INTERVAL_PARAMS_1(T) EventView<const T> a
+#define AIMZ_INTERVAL_PARAMS_2(T) EventView<const T> a, EventView<const T> b
+#define AIMZ_INTERVAL_PARAMS_3(T) EventView<const T> a, EventView<const T> b, EventView<const T> c
+#define AIMZ_INTERVAL_ARGS_1 a[0]
+#define AIMZ_INTERVAL_ARGS_2 a[0], b[0]
+#define AIMZ_INTERVAL_ARGS_3 a[0], b[0], c[0]
+#define AIMZ_INTERVAL(SYM, ARITY, CDF, SAMPLE, LOG_PROB)                                                        \
+  template <class T>                                                                                             \
+  AIMZ_MATH_FN void interval_##SYM##_sample(RandomStream& s, std::int64_t, EventView<T> out,                    \
+                                            AIMZ_INTERVAL_PARAMS_##ARITY(T), EventView<const T>,                \
+                                            EventView<const T>) {                                                \
+    detail::point_interval<T>(out, SAMPLE<T>(s, AIMZ_INTERVAL_ARGS_##ARITY));                                   \
+  }                                                                                                              \
+  template <class T>                                                                                             \
+  AIMZ_MATH_FN T interval_##SYM##_log_prob(EventView<T> x, std::int64_t, AIMZ_INTERVAL_PARAMS_##ARITY(T),       \
+                                           EventView<const T> left, EventView<const T> right) {                 \
+    return detail::interval_log_prob<T>(x, left[0], right[0], CDF<T>(AIMZ_INTERVAL_ARGS_##ARITY),               \
+                                        [&](T v) { return LOG_PROB<T>(v, AIMZ_INTERVAL_ARGS_##ARITY); });       \
+  }
 #define AIMZ_CENSORABLE(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)                                              \
+  AIMZ_INTERVAL(SYM, ARITY, CDF, SAMPLE, LOG_PROB)                                                               \
   template <class T>                                                                                             \
   AIMZ_MATH_FN T censored_##SYM##_sample(RandomStream& s, AIMZ_CENSORED_PARAMS_##ARITY(T), T lower, T upper) { \
     return detail::censor_draw(SAMPLE<T>(s, AIMZ_CENSORED_ARGS_##ARITY), lower, upper);                         \
@@ -96,6 +157,13 @@ AIMZ_MATH_FN T flagged_log_prob(T x, T left, T right, const B& base, Density den
 #undef AIMZ_CENSORED_ARGS_1
 #undef AIMZ_CENSORED_ARGS_2
 #undef AIMZ_CENSORED_ARGS_3
+#undef AIMZ_INTERVAL_PARAMS_1
+#undef AIMZ_INTERVAL_PARAMS_2
+#undef AIMZ_INTERVAL_PARAMS_3
+#undef AIMZ_INTERVAL_ARGS_1
+#undef AIMZ_INTERVAL_ARGS_2
+#undef AIMZ_INTERVAL_ARGS_3
+#undef AIMZ_INTERVAL
 
 }  // namespace math
 }  // namespace aimz

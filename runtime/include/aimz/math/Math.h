@@ -12,6 +12,7 @@
 #include "aimz/math/Folded.h"
 #include "aimz/math/Hurdle.h"
 #include "aimz/math/LogDensity.h"
+#include "aimz/math/MatrixFamilies.h"
 #include "aimz/math/MultivariateFamilies.h"
 #include "aimz/math/Philox.h"
 #include "aimz/math/PositiveFamilies.h"
