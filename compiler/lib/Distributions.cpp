@@ -150,6 +150,7 @@ std::string compositeName(DistKind Kind, llvm::StringRef Base) {
                            ? "Flagged("
                        : Kind == DistKind::IntervalCensoredDistribution
                            ? "Interval("
+                       : Kind == DistKind::GaussianCopula ? "Copula("
                            : "OrderedTransform(";
   return Prefix + Base.str() + ")";
 }
@@ -261,6 +262,21 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
     C.Symbol = Symbol + Sym;
     C.Event = Prefix == "Interval(";
     C.ValueEventRank = C.Event ? 1 : 0;
+    return C;
+  }
+  // A Gaussian copula: the base's parameters along the event, then the
+  // correlation's Cholesky factor.
+  if (Dist.consume_front("Copula(")) {
+    const DistSpec *Base = lookupDistribution(Dist.drop_back());
+    if (!Dist.consume_back(")") || !Base || Params.empty())
+      return std::nullopt;
+    std::string Sym = runtimeSymbol(*Base, Params.drop_back());
+    if (!isCensorable(Sym))
+      return std::nullopt;
+    RuntimeCall C;
+    C.Symbol = "copula_" + Sym;
+    C.Event = true;
+    C.ValueEventRank = 1;
     return C;
   }
   // Masked(<any distribution of numbers>): the base's row, the mask last.

@@ -21,6 +21,7 @@ one-line message.
 """
 
 import atexit
+import html
 import json
 import os
 import shutil
@@ -150,6 +151,33 @@ class Model:
         return "<aimzc.Model %s: plan %s, sites %s>" % (
             self.info.get("model"), self.info.get("plan"),
             ", ".join(s["name"] for s in self.info.get("sites", [])))
+
+    def _repr_html_(self):
+        """The site table as aimz-run info prints it, as HTML (Jupyter)."""
+        esc = html.escape
+        m = self.info
+
+        def shape(dims):
+            return "[%s]" % ", ".join(esc(str(d)) for d in dims)
+
+        def arrays(key):
+            return ", ".join("%s: %s%s" % (esc(a["name"]), esc(a["dtype"]),
+                                           shape(a.get("shape", [])))
+                             for a in m.get(key, []))
+        rows = "".join(
+            "<tr>%s</tr>" % "".join("<td>%s</td>" % c for c in (
+                esc(s["name"]), esc(s["kind"]), esc(s.get("class", "")),
+                esc(s.get("dist") or "-"), esc(s["dtype"]),
+                shape(s.get("shape", []))))
+            for s in m.get("sites", []))
+        head = "".join("<th>%s</th>" % h for h in (
+            "site", "kind", "class", "distribution", "dtype", "shape"))
+        return ("<div><b>aimzc.Model %s</b>: plan %s, %s, observation axis "
+                "%s<br>inputs: %s<br>outputs: %s<table><thead><tr>%s</tr>"
+                "</thead><tbody>%s</tbody></table></div>" % (
+                    esc(str(m.get("model"))), esc(str(m.get("plan"))),
+                    esc(str(m.get("precision"))), esc(str(m.get("obs_dim"))),
+                    arrays("inputs"), arrays("outputs"), head, rows))
 
     def _run(self, command, data, posterior, out, options):
         options = {k: v for k, v in options.items() if v is not None}

@@ -55,6 +55,39 @@ def test_info(linreg):
     assert "linreg" in repr(m)
 
 
+def test_notebook_shows_the_site_table(linreg):
+    """Jupyter's rich display: one row per site, as aimz-run info lists them,
+    the plan and the arrays; names are escaped."""
+    from html.parser import HTMLParser
+    m = aimzc.load(linreg)
+    page = m._repr_html_()
+
+    class Rows(HTMLParser):
+        rows, cell = [], None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr":
+                self.rows.append([])
+            elif tag in ("td", "th"):
+                self.cell = ""
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell += data
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th"):
+                self.rows[-1].append(self.cell)
+                self.cell = None
+    p = Rows()
+    p.feed(page)
+    assert p.rows[0] == ["site", "kind", "class", "distribution", "dtype", "shape"]
+    assert [r[0] for r in p.rows[1:]] == [s["name"] for s in m.info["sites"]]
+    sigma = next(r for r in p.rows if r[0] == "sigma")
+    assert sigma[1:] == ["latent", "global", "HalfNormal", "f32", "[]"]
+    assert "plan obs" in page and "y: f32[n]" in page
+
+
 def test_predict_and_log_likelihood_match_the_cli(linreg, work):
     X, y, post = problem()
     np.save(work / "X.npy", X)

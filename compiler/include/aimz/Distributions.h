@@ -94,7 +94,8 @@ struct DistSpec {
            Kind == DistKind::TransformedDistribution ||
            Kind == DistKind::TruncatedDistribution ||
            Kind == DistKind::FoldedDistribution ||
-           Kind == DistKind::MaskedDistribution || isCensored();
+           Kind == DistKind::MaskedDistribution ||
+           Kind == DistKind::GaussianCopula || isCensored();
   }
   bool isCensored() const {
     return Kind == DistKind::LeftCensoredDistribution ||

@@ -232,6 +232,8 @@ private:
   /// LeftCensoredDistribution, RightCensoredDistribution, Censored
   /// (Censored.cpp).
   std::optional<BoundCall> bindCensored(SampleStmt &S);
+  std::optional<BoundCall> bindCopula(SampleStmt &S);
+  bool bindCorrelation(SampleStmt &S, BoundCall &R, Shape &Batch);
   std::optional<BoundCall> bindFolded(SampleStmt &S);
   std::optional<BoundCall> bindMasked(SampleStmt &S, bool IsOutput);
   /// A composite's base over numbers (argument 0): its call, its spec, its

@@ -17,6 +17,8 @@
 //   CAR(loc, correlation, conditional_precision, adj_matrix)
 //       MultivariateNormal(loc, precision_matrix=conditional_precision *
 //           (diag(sum(adj_matrix, axis=-1)) - correlation * adj_matrix))
+//   GaussianCopulaBeta(concentration1, concentration0, correlation_...)
+//       GaussianCopula(Beta(concentration1, concentration0), correlation_...)
 //   LowRankMultivariateNormal(loc, cov_factor, cov_diag)
 //       MultivariateNormal(loc, covariance_matrix=cov_factor @
 //           transpose(cov_factor) + diag(cov_diag))
@@ -41,6 +43,8 @@ struct SugarParam {
   /// A literal argument's domain: the rewrite computes from the argument,
   /// so the target's own check would not see it.
   Constraint Domain = Constraint::Real;
+  /// NumPyro's None: left out of the rewritten call when not given.
+  bool NoneDefault = false;
 };
 
 struct SugarForm {
@@ -117,6 +121,15 @@ const SugarForm SugarForms[] = {
      "CAR(loc, correlation, conditional_precision, adj_matrix, is_sparse=False)",
      "MultivariateNormal(loc, precision_matrix=conditional_precision * "
      "(diag(sum(adj_matrix, axis=-1)) - correlation * adj_matrix))"},
+    {"GaussianCopulaBeta",
+     {{"concentration1", std::nullopt, Constraint::Positive},
+      {"concentration0", std::nullopt, Constraint::Positive},
+      {"correlation_matrix", std::nullopt, Constraint::Real, true},
+      {"correlation_cholesky", std::nullopt, Constraint::Real, true}},
+     "GaussianCopulaBeta(concentration1, concentration0, "
+     "correlation_matrix=None, correlation_cholesky=None)",
+     "GaussianCopula(Beta(concentration1, concentration0), "
+     "correlation_matrix=, correlation_cholesky=)"},
     {"LowRankMultivariateNormal",
      {{"loc", std::nullopt}, {"cov_factor", std::nullopt},
       {"cov_diag", std::nullopt}},
@@ -278,6 +291,17 @@ void rewriteSugarCall(const SugarForm &F, std::vector<ExprPtr> Bound,
   }
   if (Name == "CAR" || Name == "LowRankMultivariateNormal")
     return rewriteStructuredNormal(Name, Bound, Loc, Dist, Args);
+  if (Name == "GaussianCopulaBeta") {
+    std::vector<Arg> B{Arg{"", Loc, Bound[0]}, Arg{"", Loc, Bound[1]}};
+    auto Base = std::make_shared<CallExpr>(Loc, "Beta", std::move(B));
+    Base->Depth = std::max(Bound[0]->Depth, Bound[1]->Depth) + 1;
+    Dist = "GaussianCopula";
+    Args = {Arg{"", Loc, Base}};
+    for (size_t I = 2; I < 4; ++I)
+      if (Bound[I])
+        Args.push_back(Kw(F.Params[I].Name, Bound[I]));
+    return;
+  }
   if (Name == "HalfStudentT") {
     std::vector<Arg> T{Kw("df", Bound[0]), Kw("loc", number(Loc, 0)),
                        Kw("scale", Bound[1])};
@@ -402,7 +426,7 @@ bool Analyzer::rewriteDistributionSugar(std::string &Dist,
           << constraintDescription(F->Params[I].Domain) << formatNumber(*V);
       return false;
     }
-    if (Bound[I])
+    if (Bound[I] || F->Params[I].NoneDefault)
       continue;
     if (!F->Params[I].Default)
       return Fail(std::string("missing argument '") + F->Params[I].Name + "'",

@@ -50,7 +50,8 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
   const bool Mixture = Spec->Kind == DistKind::MixtureSameFamily;
   bool Scalar = Spec->Kind == DistKind::TruncatedDistribution ||
                 Spec->Kind == DistKind::FoldedDistribution ||
-                Spec->isCensored() || Mixture;
+                Spec->isCensored() || Mixture ||
+                Spec->Kind == DistKind::GaussianCopula;
   if (!Scalar && (Spec->isComposite() || Spec->Improper)) {
     Diags.report(diag::E_LOGPROB_DIST_KIND, D->Loc)
         << Spec->Name
@@ -66,6 +67,7 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
                     std::nullopt);
     Site.Spec = Spec;
     Bound = Spec->isCensored() ? bindCensored(Site)
+            : Spec->Kind == DistKind::GaussianCopula ? bindCopula(Site)
             : Mixture          ? bindMixture(Site)
             : Spec->Kind == DistKind::FoldedDistribution ? bindFolded(Site)
                                                          : bindTruncated(Site);

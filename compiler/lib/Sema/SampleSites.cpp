@@ -116,6 +116,8 @@ Analyzer::bindSampleCall(SampleStmt &S, const DistSpec &Spec, bool IsOutput) {
     return bindTruncated(S);
   if (Spec.isCensored())
     return bindCensored(S);
+  if (Spec.Kind == DistKind::GaussianCopula)
+    return bindCopula(S);
   if (Spec.Kind == DistKind::FoldedDistribution)
     return bindFolded(S);
   if (Spec.Kind == DistKind::MaskedDistribution)

@@ -561,6 +561,66 @@ CASES.update({
         lambda p: dist.LogNormal(p["a"], p["b"])),
 })
 
+class _OnSphere:
+    """NumPyro's ProjectedNormal with -inf off the unit sphere (its
+    log_prob scores any vector by the formula), as ours."""
+
+    def __init__(self, d):
+        self.d = d
+
+    def sample(self, key):
+        return self.d.sample(key)
+
+    def log_prob(self, y):
+        off = jnp.abs(jnp.linalg.norm(y, axis=-1) - 1) > 1e-6
+        return jnp.where(off, -jnp.inf, self.d.log_prob(y))
+
+
+# NumPyro's log_prob has the sphere in 2 and 3 dimensions only.
+for _k in (2, 3):
+    CASES["projectednormal_%d" % _k] = vector_case(
+        "ProjectedNormal(a)", dict(a=((_k,), real)),
+        lambda p: _OnSphere(dist.ProjectedNormal(p["a"])), "f", 0.5)[:5] + ((_k,),)
+
+def corr(rng, shape):
+    """Correlation matrices: spd matrices scaled to a unit diagonal."""
+    a = spd(rng, shape)
+    d = np.sqrt(np.diagonal(a, axis1=-2, axis2=-1))
+    return a / d[..., :, None] / d[..., None, :]
+
+
+def _copula_case(call, params, make, ppf):
+    """A copula row scored on draws made here: normal scores of correlation
+    R mapped by SciPy's marginal quantile (NumPyro's icdf of a Gamma or Beta
+    needs TensorFlow Probability). No value is pushed into a far tail:
+    NumPyro clamps F to [eps, 1 - eps] there, which ours does not."""
+    def value(rng, p, d):
+        L = np.linalg.cholesky(p["R"].astype(np.float64))
+        z = np.einsum("nij,nj->ni", L, rng.normal(size=(N, K)))
+        return ppf(p, stats.norm.cdf(z))
+    return (call, params, make, value, "f", V)
+
+
+CASES.update({
+    "gaussiancopulabeta": _copula_case(
+        "GaussianCopulaBeta(a, b, correlation_matrix=R)",
+        dict(a=(V, pos), b=(V, pos), R=((K, K), corr)),
+        lambda p: dist.GaussianCopulaBeta(p["a"], p["b"], correlation_matrix=p["R"]),
+        lambda p, u: stats.beta(p["a"].astype(np.float64), p["b"].astype(np.float64)).ppf(u)),
+    "gaussiancopula_normal": _copula_case(
+        "GaussianCopula(Normal(a, b), correlation_cholesky=cholesky(R))",
+        dict(a=(V, real), b=(V, pos), R=((K, K), corr)),
+        lambda p: dist.GaussianCopula(dist.Normal(p["a"], p["b"]),
+                                      correlation_cholesky=jnp.linalg.cholesky(p["R"])),
+        lambda p, u: stats.norm(p["a"].astype(np.float64), p["b"].astype(np.float64)).ppf(u)),
+    "gaussiancopula_gamma": _copula_case(
+        "GaussianCopula(Gamma(a, b), correlation_matrix=R)",
+        dict(a=(V, pos), b=(V, pos), R=((K, K), corr)),
+        lambda p: dist.GaussianCopula(dist.Gamma(p["a"], p["b"]), correlation_matrix=p["R"]),
+        lambda p, u: stats.gamma(p["a"].astype(np.float64),
+                                 scale=1 / p["b"].astype(np.float64)).ppf(u)),
+})
+
 class _ScipyTruncated:
     """The reference where NumPyro has none (it truncates only bases with
     real support): scipy's frozen base renormalized on [low, high]; for

@@ -121,6 +121,10 @@ CASES = {
                         (lambda x: skew_normal_log_cdf(x, -0.7, -1.0, 0.8),
                          lambda x: skew_normal_log_cdf(-x, 0.7, 1.0, 0.8),
                          (-np.inf, np.inf)), X_REAL),
+    # Both tails: S = Phi(-z) + E, F = Phi(z) - E (E the exponential
+    # part); SciPy's logcdf holds its digits down to here.
+    "exgaussian": ("ExGaussian(0.5, 1.25, nu=2.0)", stats.exponnorm(2.0 / 1.25, 0.5, 1.25),
+                   np.concatenate([np.linspace(-12, 6, 19), np.geomspace(8, 300, 8)])),
     "poisson": ("Poisson(3.5)", stats.poisson(3.5), X_COUNT),
     "nb2": ("NegativeBinomial2(4.0, 2.5)",
             stats.nbinom(2.5, 2.5 / (2.5 + 4.0)), X_COUNT),

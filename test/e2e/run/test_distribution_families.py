@@ -161,6 +161,8 @@ TRUNCATIONS = {
     "logitnormal": (0.3, 0.9), "triangular": (0.1, 0.6),
     "lowerpowerlaw": (2.0, 10.0), "doublepowerlaw": (1.0, 3.0),
     "skewnormal": (1.5, np.inf),  # the light tail (alpha < 0): bisection
+    # Bisection with no lower end: the bracket grows down from -1.
+    "exgaussian": (-np.inf, 1.0),
 }
 
 
@@ -512,6 +514,144 @@ class Matrices(E.E2ETestCase):
 
     def test_f64(self):
         self.check("f64", 1e-10)
+
+    def test_f32(self):
+        self.check("f32", 2e-5)
+
+class Directions(E.E2ETestCase):
+    """ProjectedNormal(concentration) in any dimension: the log density
+    against the ray integral int_0^inf r^(K-1) N_K(r u | c, I) dr by
+    quadrature (K = 4, 6, where NumPyro has only 2 and 3), and the draws'
+    angle in 2 dimensions against the density's own CDF."""
+    C2 = np.array([1.5, -0.5])
+
+    def density(self, u, c):
+        from scipy import integrate
+        k, t = len(c), u @ c
+        # N_K(r u | c, I) = exp(-(r - t)^2 / 2 - (|c|^2 - t^2) / 2) / (2 pi)^(K/2).
+        f = lambda r: r ** (k - 1) * np.exp(-0.5 * (r - t) ** 2)  # noqa: E731
+        peak = max(t, 0.0)
+        val, _ = integrate.quad(f, 0, peak + 40, points=[peak] if peak > 0 else None,
+                                epsabs=0, epsrel=1e-13, limit=500)
+        return np.log(val) - 0.5 * (c @ c - t * t) - 0.5 * k * np.log(2 * np.pi)
+
+    def check_log_prob(self, ty, k, tol):
+        dtype = np.float64 if ty == "f64" else np.float32
+        rng = np.random.default_rng(k)
+        c = rng.normal(0, 1.5, (30, k))
+        u = rng.normal(0, 1, (30, k))
+        u /= np.linalg.norm(u, axis=1, keepdims=True)
+        u[0] = c[0] / np.linalg.norm(c[0])  # along the mean: t = |c|
+        u[1] = -u[0]  # against it: t = -|c|
+        c[2] *= 8  # far from the origin: t large either way
+        u = u.astype(dtype)
+        u[3] *= 1.1  # off the sphere
+        so = self.compile_source("dir_%s_%d" % (ty, k), (
+            "model d(c: %s[n, %d]) -> (u: %s[n, %d]) {\n  z ~ Normal(0, 1);\n"
+            "  plate obs(n) {\n    u ~ ProjectedNormal(c);\n  }\n}\n") % (ty, k, ty, k))
+        data = {"c": self.save("c%s%d.npy" % (ty, k), c.astype(dtype)),
+                "u": self.save("u%s%d.npy" % (ty, k), u)}
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out,
+                  posterior=self.savez("p%s%d.npz" % (ty, k), z=np.zeros(1, dtype)))
+        got = E.read_arrays(out)["u"][0]
+        self.assertEqual(got[3], -np.inf)
+        c64, u64 = c.astype(dtype).astype(np.float64), u.astype(np.float64)
+        want = np.array([self.density(u64[i], c64[i]) for i in range(30) if i != 3])
+        np.testing.assert_allclose(np.delete(got, 3), want, rtol=tol)
+
+    def test_log_prob_f64(self):
+        for k in (4, 6):
+            self.check_log_prob("f64", k, 1e-9)
+
+    def test_log_prob_f32(self):
+        self.check_log_prob("f32", 4, 1e-5)
+
+    def test_draws_2d(self):
+        so = self.compile_source("dir_draws", (
+            "model d(x: f64[n]) -> (y: f64[n]) {\n  u ~ ProjectedNormal(%s)[4000];\n"
+            "  plate obs(n) {\n    y ~ Normal(0, 1);\n  }\n}\n")
+            % np.array2string(self.C2, separator=", "))
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, {"x": self.save("x.npy", np.zeros(3))}, out,
+                  num_samples=1, seed=4, sites=["u"])
+        u = E.read_arrays(out)["u"][0]
+        np.testing.assert_allclose(np.linalg.norm(u, axis=1), 1, rtol=1e-12)
+        theta = np.arctan2(u[:, 1], u[:, 0])
+        grid = np.linspace(-np.pi, np.pi, 4001)
+        dens = np.exp([self.density(np.array([np.cos(a), np.sin(a)]), self.C2) for a in grid])
+        cdf = np.concatenate([[0], np.cumsum((dens[1:] + dens[:-1]) / 2 * np.diff(grid))])
+        self.assertAlmostEqual(cdf[-1], 1, places=6)
+        self.assertGreater(stats.kstest(theta, lambda a: np.interp(a, grid, cdf)).pvalue, 1e-4)
+
+class Copulas(E.E2ETestCase):
+    """GaussianCopula over a Weibull and a Student t marginal and
+    GaussianCopulaBeta: log densities against SciPy (marginal log densities
+    plus log N(q | 0, R) - sum log N(q_i | 0, 1), q the normal scores taken
+    from the smaller tail) at both precisions; draws by their marginals
+    (KS) and the normal scores' correlation."""
+    R = np.array([[1.0, 0.6, -0.3], [0.6, 1.0, 0.2], [-0.3, 0.2, 1.0]])
+    M, N = 4000, 40
+    CALLS = {
+        "w": ("GaussianCopula(Weibull(%s, 1.7), correlation_matrix=%s)",
+              lambda: stats.weibull_min(1.7, scale=np.array([1.0, 2.0, 0.5]))),
+        "t": ("GaussianCopula(StudentT(4.0, %s, 2.0), correlation_cholesky=cholesky(%s))",
+              lambda: stats.t(4.0, np.array([1.0, 2.0, 0.5]), 2.0)),
+        "b": ("GaussianCopulaBeta(%s, 2.5, correlation_matrix=%s)",
+              lambda: stats.beta(np.array([1.0, 2.0, 0.5]), 2.5)),
+    }
+
+    def source(self, ty):
+        lit = lambda a: np.array2string(np.asarray(a), separator=", ").replace("\n", "")  # noqa: E731
+        v, r = lit([1.0, 2.0, 0.5]), lit(self.R)
+        calls = {k: c % (v, r) for k, (c, _) in self.CALLS.items()}
+        outs = ", ".join("y%s: %s[n, 3]" % (k, ty) for k in calls)
+        body = "".join("  %s ~ %s[%d];\n" % (k, c, self.M) for k, c in calls.items())
+        obs = "".join("    y%s ~ %s;\n" % (k, c) for k, c in calls.items())
+        return "model c(x: %s[n]) -> (%s) {\n%s  plate obs(n) {\n%s  }\n}\n" % (ty, outs, body, obs)
+
+    @staticmethod
+    def scores(f, x):
+        lc, ls = f.logcdf(x), f.logsf(x)
+        return np.where(lc < ls, stats.norm.ppf(np.exp(lc)), stats.norm.isf(np.exp(ls)))
+
+    def expected(self, f, x):
+        q = self.scores(f, x)
+        return (f.logpdf(x).sum(axis=1) + stats.multivariate_normal(np.zeros(3), self.R).logpdf(q)
+                - stats.norm.logpdf(q).sum(axis=1))
+
+    def check(self, ty, tol):
+        dtype = np.float64 if ty == "f64" else np.float32
+        so = self.compile_source("copulas_" + ty, self.source(ty))
+        x = self.save("x_%s.npy" % ty, np.zeros(self.N, dtype))
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, {"x": x}, out, num_samples=1, seed=9, sites=list(self.CALLS))
+        draws = {k: v[0].astype(np.float64) for k, v in E.read_arrays(out).items()}
+        rng = np.random.default_rng(3)
+        data, values = {"x": x}, {}
+        for k, (_, make) in self.CALLS.items():
+            f = make()
+            u = stats.norm.cdf(rng.multivariate_normal(np.zeros(3), self.R, self.N))
+            v = f.ppf(u).astype(dtype)
+            values[k] = v.astype(np.float64)
+            data["y" + k] = self.save("y%s_%s.npy" % (k, ty), v)
+            # Draws: each marginal's law, and the normal scores' correlation.
+            for i in range(3):
+                m = stats.weibull_min(1.7, scale=[1.0, 2.0, 0.5][i]) if k == "w" else \
+                    stats.t(4.0, [1.0, 2.0, 0.5][i], 2.0) if k == "t" else stats.beta([1.0, 2.0, 0.5][i], 2.5)
+                self.assertGreater(stats.kstest(draws[k][:, i], m.cdf).pvalue, 1e-4, (k, i))
+            c = np.corrcoef(self.scores(f, draws[k]).T)
+            np.testing.assert_allclose(c, self.R, atol=0.05, err_msg=k)
+        out = self.fresh(".npz")
+        post = self.savez("post_%s.npz" % ty, **{k: np.zeros((1, self.M, 3), dtype) for k in self.CALLS})
+        E.run_cmd("log-likelihood", so, data, out, posterior=post)
+        got = E.read_arrays(out)
+        for k, (_, make) in self.CALLS.items():
+            np.testing.assert_allclose(got["y" + k][0], self.expected(make(), values[k]),
+                                       rtol=tol, atol=tol, err_msg=k)
+
+    def test_f64(self):
+        self.check("f64", 1e-9)
 
     def test_f32(self):
         self.check("f32", 2e-5)

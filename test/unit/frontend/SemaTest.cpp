@@ -239,7 +239,8 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
       EXPECT_EQ(aimz::isCensorable(Own), !D->Discrete) << Own;
       if (D->Discrete)
         continue;
-      for (const char *Form : {"censored_", "flagged_", "interval_"}) {
+      for (const char *Form :
+           {"censored_", "flagged_", "interval_", "copula_"}) {
         std::string Censored = Form + Own;
         const aimz::RuntimeDistribution *C = nullptr;
         for (const aimz::RuntimeDistribution &R :
@@ -247,11 +248,14 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
           if (Censored == R.Symbol)
             C = &R;
         ASSERT_NE(C, nullptr) << "no row '" << Censored << "'";
-        EXPECT_EQ(C->Arity, Given.size() + 2) << Censored;
-        // An interval's value is (lower, upper): one event axis.
-        bool Interval = llvm::StringRef(Form) == "interval_";
-        EXPECT_EQ(C->Event, Interval) << Censored;
-        EXPECT_EQ(C->ValueEventRank, Interval ? 1u : 0u) << Censored;
+        // A copula's parameters end in the correlation's factor.
+        bool Copula = llvm::StringRef(Form) == "copula_";
+        EXPECT_EQ(C->Arity, Given.size() + (Copula ? 1 : 2)) << Censored;
+        // An interval's value is (lower, upper), a copula's a vector: one
+        // event axis.
+        bool Event = Copula || llvm::StringRef(Form) == "interval_";
+        EXPECT_EQ(C->Event, Event) << Censored;
+        EXPECT_EQ(C->ValueEventRank, Event ? 1u : 0u) << Censored;
         Used.insert(Censored);
       }
     }

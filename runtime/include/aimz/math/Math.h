@@ -7,6 +7,7 @@
 #include "aimz/math/Censored.h"
 #include "aimz/math/Circular.h"
 #include "aimz/math/ClosedFormFamilies.h"
+#include "aimz/math/Copula.h"
 #include "aimz/math/CountFamilies.h"
 #include "aimz/math/EventDistributions.h"
 #include "aimz/math/Folded.h"

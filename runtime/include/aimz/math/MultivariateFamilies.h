@@ -13,6 +13,10 @@
 //   ZeroSumNormal(scale, event_shape)          K - 1 Normal(0, scale) draws
 //                                              mapped to K values summing
 //                                              to zero (one axis: K)
+//   ProjectedNormal(concentration)             (c + z) / |c + z|, z
+//                                              standard normal: a direction
+//                                              on the unit sphere in K
+//                                              dimensions
 #pragma once
 
 #include "aimz/math/EventDistributions.h"
@@ -222,6 +226,69 @@ AIMZ_MATH_FN T zero_sum_normal_log_prob(EventView<T> x, std::int64_t K, EventVie
   double acc = 0.0;
   for (std::int64_t i = 0; i + 1 < K; ++i) acc += normal_log_prob<double>(double(x[i]) + c, 0.0, sc);
   return T(acc);
+}
+
+// --------------------------------------------------------- ProjectedNormal
+
+template <class T>
+AIMZ_MATH_FN void projected_normal_sample(RandomStream& s, std::int64_t K, EventView<T> out,
+                                          EventView<const T> concentration) {
+  bool ok = K >= 1;
+  double norm2 = 0.0;
+  for (std::int64_t i = 0; i < K; ++i) {
+    ok = ok && std::isfinite(concentration[i]);
+    const double v = double(concentration[i]) + double(standard_normal<T>(s));
+    out[i] = T(v);
+    norm2 += v * v;
+  }
+  const double inv = 1.0 / std::sqrt(norm2);
+  for (std::int64_t i = 0; i < K; ++i) out[i] = ok && s.ok() && norm2 > 0.0 ? T(double(out[i]) * inv) : detail::nan<T>();
+}
+
+namespace detail {
+/// log of the integral along the ray, int_0^inf r^(K-1) exp(-(r - t)^2 / 2)
+/// dr, plus t^2 / 2 (the part of -|c|^2 / 2 the ray takes back): by the
+/// recurrence I_k = t I_{k-1} + (k - 1) I_{k-2}, I_0 = sqrt(2 pi) Phi(t), I_1 =
+/// exp(-t^2 / 2) + t I_0, all terms positive for t >= 0; for t < 0 on I
+/// exp(t^2 / 2), which stays below 1 / |t| where I itself underflows.
+AIMZ_MATH_FN double projected_normal_log_ray(double t, std::int64_t K) {
+  const bool scaled = t < 0.0;
+  const double log_i0 = kLnSqrt2Pi + log_ndtr(t) + (scaled ? 0.5 * t * t : 0.0);
+  if (K == 1) return log_i0 + (scaled ? 0.0 : 0.5 * t * t);
+  double prev = std::exp(log_i0), cur = (scaled ? 1.0 : std::exp(-0.5 * t * t)) + t * prev;
+  double log_scale = 0.0;
+  for (std::int64_t k = 2; k < K; ++k) {
+    const double next = t * cur + double(k - 1) * prev;
+    prev = cur;
+    cur = next;
+    if (cur > 1e250) {  // rescale: large t and K
+      prev *= 1e-250;
+      cur *= 1e-250;
+      log_scale += 250.0 * 2.302585092994046;
+    }
+  }
+  return std::log(cur) + log_scale + (scaled ? 0.0 : 0.5 * t * t);
+}
+}  // namespace detail
+
+/// The density on the unit sphere (for every K; NumPyro has K = 2 and 3):
+/// (2 pi)^(-K/2) exp(-|c|^2 / 2) int_0^inf r^(K-1) exp(-(r^2 - 2 r t) / 2)
+/// dr with t = c . u. A value off the sphere (| |u| - 1 | above 1e-6, 1e-5
+/// for f32): -inf.
+template <class T>
+AIMZ_MATH_FN T projected_normal_log_prob(EventView<T> x, std::int64_t K, EventView<const T> concentration) {
+  double t = 0.0, c2 = 0.0, u2 = 0.0;
+  for (std::int64_t i = 0; i < K; ++i) {
+    const double c = double(concentration[i]), u = double(x[i]);
+    if (!std::isfinite(c) || std::isnan(u)) return detail::nan<T>();
+    t += c * u;
+    c2 += c * c;
+    u2 += u * u;
+  }
+  if (K < 1) return detail::nan<T>();
+  const double tol = sizeof(T) == sizeof(float) ? 1e-5 : 1e-6;
+  if (!(std::fabs(std::sqrt(u2) - 1.0) <= tol)) return -detail::inf<T>();
+  return T(-double(K) * detail::kLnSqrt2Pi - 0.5 * c2 + detail::projected_normal_log_ray(t, K));
 }
 
 }  // namespace math

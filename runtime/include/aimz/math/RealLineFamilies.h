@@ -205,6 +205,42 @@ template <class T> AIMZ_MATH_FN T ex_gaussian_log_prob(T x, T mu, T sigma, T nu)
   return T(-log_nu + ik * (0.5 * ik - z) + log_ndtr(z - ik));
 }
 
+namespace detail {
+/// ExGaussian's CDF (scipy's exponnorm): with E = nu f(x) = exp(ik^2 / 2 - z
+/// ik) Phi(z - ik), ik = sigma / nu, S(x) = Phi(-z) + E (two positive terms)
+/// and F(x) = Phi(z) - E, taken as 1 - S above the median; quantiles by
+/// bisection.
+struct ExGaussianCdf {
+  double mu, sigma, nu;
+  AIMZ_MATH_FN bool valid() const { return std::isfinite(mu) && pos_finite(sigma) && pos_finite(nu); }
+  AIMZ_MATH_FN double lo() const { return -inf<double>(); }
+  AIMZ_MATH_FN double hi() const { return inf<double>(); }
+  AIMZ_MATH_FN double log_e(double x) const { return std::log(nu) + log_pdf(x); }
+  AIMZ_MATH_FN double log_sf(double x) const {
+    if (x == lo()) return 0.0;
+    if (x == hi()) return -inf<double>();
+    const double a = log_ndtr(-(x - mu) / sigma), b = log_e(x);
+    const double m = a > b ? a : b;
+    return m + std::log1p(std::exp(-std::fabs(a - b)));
+  }
+  AIMZ_MATH_FN double log_cdf(double x) const {
+    if (x == lo()) return -inf<double>();
+    if (x == hi()) return 0.0;
+    const double ls = log_sf(x);
+    if (ls < -0.6931471805599453) return log1m_exp_d(ls);
+    const double lphi = log_ndtr((x - mu) / sigma);
+    return lphi + log1m_exp_d(log_e(x) - lphi);
+  }
+  AIMZ_MATH_FN double lower(double) const { return nan<double>(); }  // bisection
+  AIMZ_MATH_FN double upper(double) const { return nan<double>(); }
+  AIMZ_MATH_FN double log_pdf(double x) const { return ex_gaussian_log_prob<double>(x, mu, sigma, nu); }
+};
+}  // namespace detail
+
+template <class T> AIMZ_MATH_FN auto ex_gaussian_cdf(T mu, T sigma, T nu) {
+  return detail::ExGaussianCdf{double(mu), double(sigma), double(nu)};
+}
+
 template <class T> AIMZ_MATH_FN T ex_gaussian_sample(RandomStream& s, T mu, T sigma, T nu) {
   if (!std::isfinite(mu) || !detail::pos_finite(sigma) || !detail::pos_finite(nu)) return detail::nan<T>();
   const double z = standard_normal<double>(s);

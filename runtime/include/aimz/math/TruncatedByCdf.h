@@ -328,17 +328,25 @@ template <class B> AIMZ_MATH_FN double log_interval_mass(const B& base, double l
   return log_diff_exp_d(base.log_cdf(high), base.log_cdf(low));
 }
 
-/// x in [low, high] with log F(x) = target (Upper: log S(x) = target):
-/// Newton's method on the logarithm (its slope is f / F, or -f / S), kept
+/// x in [low, high] with log F(x) = target (Upper: log S(x) = target),
+/// log_pdf the base's log density: Newton's method on the logarithm (its
+/// slope is f / F, or -f / S), kept
 /// inside a bracket that bisection shrinks whenever a step would leave it;
-/// the bracket's upper end found by doubling when high is infinite.
-template <bool Upper, class B> AIMZ_MATH_FN double bisect_quantile(const B& base, double target, double low, double high) {
+/// the bracket's ends found by doubling where they are infinite.
+template <bool Upper, class B, class Pdf>
+AIMZ_MATH_FN double tail_quantile(const B& base, Pdf log_pdf, double target, double low, double high) {
   // g(x) = log F(x) - target, increasing (Upper: target - log S(x)).
   auto g = [&](double x) { return Upper ? target - base.log_sf(x) : base.log_cdf(x) - target; };
   double lo = low > base.lo() ? low : base.lo(), hi = high;
   if (hi == inf<double>()) {
     hi = lo > 0.0 ? 2.0 * lo : 1.0;
     for (int i = 0; i < 2100 && g(hi) < 0.0; ++i) hi *= 2.0;
+  }
+  // Likewise the lower end on a support unbounded below (a truncation with
+  // only `high`): halving from -inf would stay there.
+  if (lo == -inf<double>()) {
+    lo = hi < 0.0 ? 2.0 * hi : -1.0;
+    for (int i = 0; i < 2100 && g(lo) > 0.0; ++i) lo *= 2.0;
   }
   double x = 0.5 * (lo + hi);
   for (int i = 0; i < 400; ++i) {
@@ -347,7 +355,7 @@ template <bool Upper, class B> AIMZ_MATH_FN double bisect_quantile(const B& base
     (gx < 0.0 ? lo : hi) = x;
     // slope of g: f / F (or f / S), from the logarithms
     const double log_tail = Upper ? base.log_sf(x) : base.log_cdf(x);
-    const double slope = std::exp(base.log_pdf(x) - log_tail);
+    const double slope = std::exp(log_pdf(x) - log_tail);
     double next = x - gx / slope;
     if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
     if (next == x || !(next > lo && next < hi)) break;
@@ -355,6 +363,11 @@ template <bool Upper, class B> AIMZ_MATH_FN double bisect_quantile(const B& base
     x = next;
   }
   return x;
+}
+
+/// The same with the base's own log density.
+template <bool Upper, class B> AIMZ_MATH_FN double bisect_quantile(const B& base, double target, double low, double high) {
+  return tail_quantile<Upper>(base, [&](double x) { return base.log_pdf(x); }, target, low, high);
 }
 
 /// One draw from the base on [low, high] by inversion with uniform u.
