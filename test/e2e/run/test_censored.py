@@ -23,6 +23,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aimz_e2e as E  # noqa: E402
 
 
+def von_mises_tails(loc, k):
+    """(log F, log S, support) of VonMises(loc, k) on [-pi, pi]."""
+    g = stats.vonmises(k, loc=loc).cdf
+    return (lambda x: np.log(g(x) - g(-np.pi)), lambda x: np.log(g(np.pi) - g(x)),
+            (-np.pi, np.pi))
+
+
+X_ANGLE = np.concatenate([[-np.pi], np.linspace(-3.1, 3.1, 23), [np.pi]])
+
+
 def kumaraswamy_logcdf(x, a, b):
     return np.log1p(-(1 - x ** a) ** b)
 
@@ -125,6 +135,10 @@ CASES = {
     # part); SciPy's logcdf holds its digits down to here.
     "exgaussian": ("ExGaussian(0.5, 1.25, nu=2.0)", stats.exponnorm(2.0 / 1.25, 0.5, 1.25),
                    np.concatenate([np.linspace(-12, 6, 19), np.geomspace(8, 300, 8)])),
+    # On the support [-pi, pi): F(x) = G(x) - G(-pi) with SciPy's unwrapped
+    # CDF G (Hill's series, and the normal approximation from k = 50).
+    "vonmises": ("VonMises(0.5, 2.25)", von_mises_tails(0.5, 2.25), X_ANGLE),
+    "vonmises_k": ("VonMises(-1.0, 80.0)", von_mises_tails(-1.0, 80.0), X_ANGLE),
     "poisson": ("Poisson(3.5)", stats.poisson(3.5), X_COUNT),
     "nb2": ("NegativeBinomial2(4.0, 2.5)",
             stats.nbinom(2.5, 2.5 / (2.5 + 4.0)), X_COUNT),

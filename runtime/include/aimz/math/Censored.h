@@ -31,6 +31,7 @@
 
 #include "aimz/math/BoundedFamilies.h"
 #include "aimz/math/Cdf.h"
+#include "aimz/math/Circular.h"
 #include "aimz/math/EventDistributions.h"
 #include "aimz/math/PositiveFamilies.h"
 #include "aimz/math/RealLineFamilies.h"

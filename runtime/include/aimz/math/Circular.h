@@ -2,11 +2,13 @@
 //
 //   VonMises(loc, concentration)     NumPyro: density e^(k cos(x - loc)) /
 //                                    (2 pi I0(k)), periodic in x; draws in
-//                                    [-pi, pi)
+//                                    [-pi, pi); its CDF over that support,
+//                                    P(-pi <= X <= x)
 #pragma once
 
 #include "aimz/math/Samplers.h"
 #include "aimz/math/SpecialFunctions.h"
+#include "aimz/math/TruncatedByCdf.h"
 
 namespace aimz {
 namespace math {
@@ -53,6 +55,68 @@ template <class T> AIMZ_MATH_FN T von_mises_sample(RandomStream& s, T loc, T con
   T y = T(x);
   y = y < T(-detail::kPi) ? T(-detail::kPi) : y;
   return detail::finish(s, y >= T(detail::kPi) ? T(-detail::kPi) : y);
+}
+
+namespace detail {
+/// The unwrapped CDF G(y) of the centred von Mises (G(y + 2 pi) = G(y) +
+/// 1), as SciPy's vonmises.cdf: Hill's (1977) backward series below k = 50,
+/// the normal approximation Phi(b sin(y / 2)), b = sqrt(2 / pi) / i0e(k),
+/// above. `log`: log G on [-pi, pi] (the normal's far tail keeps its
+/// digits there).
+AIMZ_MATH_FN double von_mises_unwrapped_cdf(double k, double y, bool log) {
+  const double two_pi = 2.0 * kPi;
+  const double turns = std::nearbyint(y / two_pi);
+  const double x = y - turns * two_pi;
+  double f;
+  if (k < 50.0) {
+    const int p = int(std::ceil(28.0 + 0.5 * k - 100.0 / (k + 5.0)));
+    const double s = std::sin(x), c = std::cos(x);
+    double sn = std::sin(p * x), cn = std::cos(p * x), r = 0.0, v = 0.0;
+    for (int n = p - 1; n > 0; --n) {
+      const double sn1 = sn * c - cn * s;
+      cn = cn * c + sn * s;
+      sn = sn1;
+      r = 1.0 / (2.0 * n / k + r);
+      v = r * (sn / n + v);
+    }
+    f = 0.5 + x / two_pi + v / kPi;
+    f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+    if (log && turns == 0.0) return std::log(f);
+  } else {
+    const double z = std::sqrt(2.0 / kPi) / special::i0e(k) * std::sin(0.5 * x);
+    if (log && turns == 0.0) return log_ndtr(z);
+    f = 0.5 * std::erfc(-z * kSqrtHalf);
+  }
+  return log ? std::log(f + turns) : f + turns;
+}
+
+/// VonMises(loc, k) on its support [-pi, pi): F(x) = G(x - loc) - G(-pi -
+/// loc), S(x) = G(pi - loc) - G(x - loc); whichever is the smaller side is
+/// taken from its own end. Quantiles by bisection.
+struct VonMisesCdf {
+  double loc, k;
+  AIMZ_MATH_FN bool valid() const { return std::isfinite(loc) && pos_finite(k); }
+  AIMZ_MATH_FN double lo() const { return -kPi; }
+  AIMZ_MATH_FN double hi() const { return kPi; }
+  AIMZ_MATH_FN double g(double y) const { return von_mises_unwrapped_cdf(k, y, false); }
+  AIMZ_MATH_FN double log_cdf(double x) const {
+    if (x <= lo()) return -inf<double>();
+    if (x >= hi()) return 0.0;
+    return std::log(g(x - loc) - g(-kPi - loc));
+  }
+  AIMZ_MATH_FN double log_sf(double x) const {
+    if (x <= lo()) return 0.0;
+    if (x >= hi()) return -inf<double>();
+    return std::log(g(kPi - loc) - g(x - loc));
+  }
+  AIMZ_MATH_FN double lower(double) const { return nan<double>(); }  // bisection
+  AIMZ_MATH_FN double upper(double) const { return nan<double>(); }
+  AIMZ_MATH_FN double log_pdf(double x) const { return von_mises_log_prob<double>(x, loc, k); }
+};
+}  // namespace detail
+
+template <class T> AIMZ_MATH_FN auto von_mises_cdf(T loc, T concentration) {
+  return detail::VonMisesCdf{double(loc), double(concentration)};
 }
 
 }  // namespace math

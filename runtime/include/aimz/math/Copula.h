@@ -19,7 +19,7 @@
 // with a positive diagonal give NaN.
 #pragma once
 
-#include "aimz/math/Cdf.h"
+#include "aimz/math/Censored.h"
 #include "aimz/math/EventDistributions.h"
 
 namespace aimz {
