@@ -151,6 +151,7 @@ std::string compositeName(DistKind Kind, llvm::StringRef Base) {
                        : Kind == DistKind::IntervalCensoredDistribution
                            ? "Interval("
                        : Kind == DistKind::GaussianCopula ? "Copula("
+                       : Kind == DistKind::SineSkewed     ? "SineSkewed("
                            : "OrderedTransform(";
   return Prefix + Base.str() + ")";
 }
@@ -262,6 +263,18 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
     C.Symbol = Symbol + Sym;
     C.Event = Prefix == "Interval(";
     C.ValueEventRank = C.Event ? 1 : 0;
+    return C;
+  }
+  // A sine-skewed von Mises: the base's parameters, then the skewness.
+  if (Dist.consume_front("SineSkewed(")) {
+    const DistSpec *Base = lookupDistribution(Dist.drop_back());
+    if (!Dist.consume_back(")") || !Base || Params.empty() ||
+        Base->canonical().Kind != DistKind::VonMises)
+      return std::nullopt;
+    RuntimeCall C;
+    C.Symbol = "sineskewed_" + runtimeSymbol(*Base, Params.drop_back());
+    C.Event = true;
+    C.ValueEventRank = 1;
     return C;
   }
   // A Gaussian copula: the base's parameters along the event, then the

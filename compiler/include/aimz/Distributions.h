@@ -95,7 +95,8 @@ struct DistSpec {
            Kind == DistKind::TruncatedDistribution ||
            Kind == DistKind::FoldedDistribution ||
            Kind == DistKind::MaskedDistribution ||
-           Kind == DistKind::GaussianCopula || isCensored();
+           Kind == DistKind::GaussianCopula ||
+           Kind == DistKind::SineSkewed || isCensored();
   }
   bool isCensored() const {
     return Kind == DistKind::LeftCensoredDistribution ||

@@ -233,6 +233,7 @@ private:
   /// (Censored.cpp).
   std::optional<BoundCall> bindCensored(SampleStmt &S);
   std::optional<BoundCall> bindCopula(SampleStmt &S);
+  std::optional<BoundCall> bindSineSkewed(SampleStmt &S);
   bool bindCorrelation(SampleStmt &S, BoundCall &R, Shape &Batch);
   std::optional<BoundCall> bindFolded(SampleStmt &S);
   std::optional<BoundCall> bindMasked(SampleStmt &S, bool IsOutput);

@@ -51,7 +51,8 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
   bool Scalar = Spec->Kind == DistKind::TruncatedDistribution ||
                 Spec->Kind == DistKind::FoldedDistribution ||
                 Spec->isCensored() || Mixture ||
-                Spec->Kind == DistKind::GaussianCopula;
+                Spec->Kind == DistKind::GaussianCopula ||
+                Spec->Kind == DistKind::SineSkewed;
   if (!Scalar && (Spec->isComposite() || Spec->Improper)) {
     Diags.report(diag::E_LOGPROB_DIST_KIND, D->Loc)
         << Spec->Name
@@ -68,6 +69,7 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     Site.Spec = Spec;
     Bound = Spec->isCensored() ? bindCensored(Site)
             : Spec->Kind == DistKind::GaussianCopula ? bindCopula(Site)
+            : Spec->Kind == DistKind::SineSkewed     ? bindSineSkewed(Site)
             : Mixture          ? bindMixture(Site)
             : Spec->Kind == DistKind::FoldedDistribution ? bindFolded(Site)
                                                          : bindTruncated(Site);

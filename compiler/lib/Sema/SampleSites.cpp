@@ -118,6 +118,8 @@ Analyzer::bindSampleCall(SampleStmt &S, const DistSpec &Spec, bool IsOutput) {
     return bindCensored(S);
   if (Spec.Kind == DistKind::GaussianCopula)
     return bindCopula(S);
+  if (Spec.Kind == DistKind::SineSkewed)
+    return bindSineSkewed(S);
   if (Spec.Kind == DistKind::FoldedDistribution)
     return bindFolded(S);
   if (Spec.Kind == DistKind::MaskedDistribution)

@@ -621,6 +621,19 @@ CASES.update({
                                  scale=1 / p["b"].astype(np.float64)).ppf(u)),
 })
 
+
+def l1(rng, shape):
+    """Skewness vectors inside NumPyro's l1 ball (sum |s| <= 0.9)."""
+    s = rng.uniform(-1, 1, shape)
+    return 0.9 * rng.uniform(0, 1, shape[:-1] + (1,)) * s / np.abs(s).sum(-1, keepdims=True)
+
+
+CASES["sineskewed_vonmises"] = vector_case(
+    "SineSkewed(VonMises(a, b), s)",
+    dict(a=(V, lambda r, s: r.uniform(-np.pi, np.pi, s)), b=(V, pos), s=(V, l1)),
+    lambda p: dist.SineSkewed(dist.VonMises(p["a"], p["b"]).to_event(1), p["s"]), "f", 0.5)
+
+
 class _ScipyTruncated:
     """The reference where NumPyro has none (it truncates only bases with
     real support): scipy's frozen base renormalized on [low, high]; for

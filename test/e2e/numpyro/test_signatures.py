@@ -63,7 +63,7 @@ BY_DESIGN = {
 NOT_YET = {
     "CirculantNormal",
     "MatrixNormal", "MixtureGeneral",
-    "SineBivariateVonMises", "SineSkewed", "TruncatedPolyaGamma",
+    "SineBivariateVonMises", "TruncatedPolyaGamma",
 }
 
 # NumPyro defaults of None that fail when left so: required here.

@@ -662,6 +662,52 @@ class Copulas(E.E2ETestCase):
     def test_f32(self):
         self.check("f32", 2e-5)
 
+
+class SineSkewedTorus(E.E2ETestCase):
+    """SineSkewed(VonMises(loc, k), skewness) on the 3-torus against SciPy
+    (prod vonmises.pdf times 1 + sum s_i sin(x_i - loc_i)); draws on the
+    circle against the skewed density's CDF; a skewness outside the l1 ball
+    is NaN."""
+    LOC, K, S = [0.5, -2.0, 3.0], [2.0, 0.7, 6.0], [0.5, -0.2, 0.25]
+
+    def test_log_density_and_draws(self):
+        lit = lambda a: np.array2string(np.asarray(a), separator=", ")  # noqa: E731
+        src = ("model t(bad: f64, x: f64[n]) -> (y: f64[n, 3]) {\n"
+               "  c ~ SineSkewed(VonMises(0.5, 2.0), [0.6])[4000];\n"
+               "  plate obs(n) {\n    y ~ SineSkewed(VonMises(%s, %s), %s);\n  }\n"
+               "  deterministic nan = log_prob(SineSkewed(VonMises(%s, %s), [bad, 0.5, 0.0]),"
+               " [0.0, 0.0, 0.0]);\n}\n") % (lit(self.LOC), lit(self.K), lit(self.S),
+                                              lit(self.LOC), lit(self.K))
+        so = self.compile_source("sineskewed", src)
+        rng = np.random.default_rng(8)
+        y = rng.uniform(-np.pi, np.pi, (50, 3))
+        y[0, 1] = np.inf  # not an angle
+        data = {"bad": self.save("bad.npy", np.array(0.7)), "x": self.save("x.npy", y[:, 0]),
+                "y": self.save("y.npy", y)}
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out,
+                  posterior=self.savez("p.npz", c=np.zeros((1, 4000, 1))))
+        got = E.read_arrays(out)["y"][0]
+        loc, k, s = map(np.array, (self.LOC, self.K, self.S))
+        with np.errstate(invalid="ignore"):
+            want = (stats.vonmises(k, loc=loc).logpdf(y).sum(axis=1)
+                    + np.log1p((s * np.sin(y - loc)).sum(axis=1)))
+        want[0] = -np.inf
+        np.testing.assert_allclose(got, want, rtol=1e-11)
+        out = self.fresh(".npz")
+        del data["y"]
+        E.run_cmd("prior-predictive", so, data, out, num_samples=1, seed=2, sites=["c", "nan"])
+        got = E.read_arrays(out)
+        self.assertTrue(np.isnan(got["nan"][0]))  # |0.7| + |0.5| > 1
+        c = got["c"][0][:, 0]
+        self.assertTrue(np.all((c >= -np.pi) & (c < np.pi)))
+        grid = np.linspace(-np.pi, np.pi, 4001)
+        dens = stats.vonmises(2.0, loc=0.5).pdf(grid) * (1 + 0.6 * np.sin(grid - 0.5))
+        cdf = np.concatenate([[0], np.cumsum((dens[1:] + dens[:-1]) / 2 * np.diff(grid))])
+        self.assertAlmostEqual(cdf[-1], 1, places=6)
+        self.assertGreater(stats.kstest(c, lambda a: np.interp(a, grid, cdf)).pvalue, 1e-4)
+
+
 class LargeLKJ(E.E2ETestCase):
     """LKJ's density past its 16 x 16 double scratch (the factor kept in
     the value's copy): (eta - 1) log det C less the normalizer, against

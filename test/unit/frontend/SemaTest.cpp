@@ -276,6 +276,21 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
     EXPECT_EQ(Row->Arity, D->Params.size()) << Symbol;
     Used.insert(Symbol);
   }
+  // SineSkewed over its one base: VonMises's parameters, the skewness.
+  {
+    auto C = aimz::runtimeCall("SineSkewed(VonMises)",
+                               {"loc", "concentration", "skewness"});
+    ASSERT_TRUE(C.has_value());
+    const aimz::RuntimeDistribution *Row = nullptr;
+    for (const aimz::RuntimeDistribution &R : aimz::runtimeDistributions())
+      if (C->Symbol == R.Symbol)
+        Row = &R;
+    ASSERT_NE(Row, nullptr) << "no row '" << C->Symbol << "'";
+    EXPECT_TRUE(Row->Event && C->Event);
+    EXPECT_EQ(Row->ValueEventRank, 1u);
+    EXPECT_EQ(Row->Arity, 3u);
+    Used.insert(C->Symbol);
+  }
   // And no row is left without a distribution.
   EXPECT_EQ(aimz::runtimeDistributions().size(), Used.size());
 }

@@ -4,10 +4,16 @@
 //                                    (2 pi I0(k)), periodic in x; draws in
 //                                    [-pi, pi); its CDF over that support,
 //                                    P(-pi <= X <= x)
+//   SineSkewed(VonMises(loc, k), s)  NumPyro: on the K-torus (the event),
+//                                    density prod_i vm(x_i) (1 + sum_i s_i
+//                                    sin(x_i - loc_i)); a draw reflects a
+//                                    von Mises draw about loc when a
+//                                    uniform exceeds (1 + that sum) / 2
 #pragma once
 
 #include "aimz/math/Samplers.h"
 #include "aimz/math/SpecialFunctions.h"
+#include "aimz/math/EventDistributions.h"
 #include "aimz/math/TruncatedByCdf.h"
 
 namespace aimz {
@@ -117,6 +123,61 @@ struct VonMisesCdf {
 
 template <class T> AIMZ_MATH_FN auto von_mises_cdf(T loc, T concentration) {
   return detail::VonMisesCdf{double(loc), double(concentration)};
+}
+
+// ------------------------------------------------------------- SineSkewed
+
+namespace detail {
+/// An angle in [-pi, pi).
+AIMZ_MATH_FN double wrap_angle(double x) {
+  const double two_pi = 2.0 * kPi;
+  double y = std::fmod(x + kPi, two_pi);
+  y = (y < 0.0 ? y + two_pi : y) - kPi;
+  return y >= kPi ? -kPi : y;
+}
+
+/// 1 + sum_i s_i sin(x_i - loc_i): the skewing factor (NumPyro's eq. 2.1).
+template <class T, class X>
+AIMZ_MATH_FN double sine_skew_factor(std::int64_t K, X x, EventView<const T> loc, EventView<const T> skewness) {
+  double acc = 0.0;
+  for (std::int64_t i = 0; i < K; ++i) acc += double(skewness[i]) * std::sin(double(x(i)) - double(loc[i]));
+  return 1.0 + acc;
+}
+
+/// NumPyro's l1_ball constraint on the skewness: sum |s_i| <= 1 (to f64
+/// rounding), so the density stays normalized and non-negative.
+template <class T> AIMZ_MATH_FN bool l1_ball(std::int64_t K, EventView<const T> skewness) {
+  double acc = 0.0;
+  for (std::int64_t i = 0; i < K; ++i) acc += std::fabs(double(skewness[i]));
+  return acc == acc && acc <= 1.0 + 1e-6;
+}
+}  // namespace detail
+
+template <class T>
+AIMZ_MATH_FN void sine_skewed_von_mises_sample(RandomStream& s, std::int64_t K, EventView<T> out, EventView<const T> loc,
+                                               EventView<const T> concentration, EventView<const T> skewness) {
+  bool ok = detail::l1_ball<T>(K, skewness);
+  for (std::int64_t i = 0; i < K; ++i) {
+    ok = ok && std::isfinite(loc[i]) && detail::pos_finite(concentration[i]);
+    out[i] = ok ? von_mises_sample<T>(s, loc[i], concentration[i]) : detail::nan<T>();
+  }
+  const double u = uniform01<double>(s);
+  const double keep = 0.5 * detail::sine_skew_factor<T>(K, [&](std::int64_t i) { return out[i]; }, loc, skewness);
+  for (std::int64_t i = 0; i < K; ++i)
+    out[i] = !ok || !s.ok() ? detail::nan<T>()
+             : u <= keep    ? out[i]
+                            : T(detail::wrap_angle(2.0 * double(loc[i]) - double(out[i])));
+}
+
+/// sum_i log vm(x_i) + log(1 + sum_i s_i sin(x_i - loc_i)).
+template <class T>
+AIMZ_MATH_FN T sine_skewed_von_mises_log_prob(EventView<T> x, std::int64_t K, EventView<const T> loc,
+                                              EventView<const T> concentration, EventView<const T> skewness) {
+  if (!detail::l1_ball<T>(K, skewness)) return detail::nan<T>();
+  double acc = 0.0;
+  for (std::int64_t i = 0; i < K; ++i) acc += double(von_mises_log_prob<T>(x[i], loc[i], concentration[i]));
+  if (acc != acc || acc == -detail::inf<double>()) return T(acc);
+  return T(acc + std::log(detail::sine_skew_factor<T>(K, [&](std::int64_t i) { return x[i]; }, loc, skewness)));
 }
 
 }  // namespace math
