@@ -234,7 +234,8 @@ private:
   std::optional<BoundCall> bindCensored(SampleStmt &S);
   std::optional<BoundCall> bindCopula(SampleStmt &S);
   std::optional<BoundCall> bindSineSkewed(SampleStmt &S);
-  bool bindCorrelation(SampleStmt &S, BoundCall &R, Shape &Batch);
+  std::optional<SampleStmt::LoweredParam>
+  bindCorrelation(SampleStmt &S, const char *&Name, Dim &K, Shape &Batch);
   std::optional<BoundCall> bindFolded(SampleStmt &S);
   std::optional<BoundCall> bindMasked(SampleStmt &S, bool IsOutput);
   /// A composite's base over numbers (argument 0): its call, its spec, its
@@ -248,6 +249,10 @@ private:
     std::string Symbol;
   };
   std::optional<NumberBase> bindNumberBase(SampleStmt &S);
+  bool bindEventComposite(SampleStmt &S, const NumberBase &NB,
+                          SampleStmt::LoweredParam Extra,
+                          const char *ExtraName, const Shape &ExtraBatch,
+                          BoundCall &R);
   /// The composite's argument for its parameter `Index` (the last one that
   /// binds it), or null.
   ExprPtr compositeArg(const SampleStmt &S, size_t Index) const;

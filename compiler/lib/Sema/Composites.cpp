@@ -124,6 +124,42 @@ Analyzer::bindNumberBase(SampleStmt &S) {
   return R;
 }
 
+/// A composite over a base whose last batch axis is the event (a copula's
+/// marginal, a sine-skewed von Mises; parameters without it broadcast
+/// along the event): the base's parameters along the event, then the
+/// composite's own `Extra` (its argument `ExtraName`, whose leading axes
+/// `ExtraBatch` are a batch). R.EventSize is the event size.
+bool Analyzer::bindEventComposite(SampleStmt &S, const NumberBase &NB,
+                                  SampleStmt::LoweredParam Extra,
+                                  const char *ExtraName,
+                                  const Shape &ExtraBatch, BoundCall &R) {
+  const DistSpec &Spec = *S.Spec;
+  for (SampleStmt::LoweredParam P : NB.Bound.Params) {
+    P.Target = Shape(1, Dim()); // along the event
+    R.Params.push_back(P);
+  }
+  R.Params.push_back(std::move(Extra));
+  Shape Base = *NB.Bound.Batch;
+  if (!Base.empty()) {
+    if (Base.back() != *R.EventSize && !Base.back().isOne()) {
+      Diags.report(diag::E_PARAMETER_EVENT_MISMATCH, NB.Call->Loc)
+          << Spec.Params[0].Name << Spec.Name << shapeStr({Base.back()})
+          << "the event size " + shapeStr({*R.EventSize}) + " of '" +
+                 ExtraName + "'";
+      return false;
+    }
+    Base.pop_back();
+  }
+  R.Batch = broadcastShapes(Base, ExtraBatch);
+  if (!R.Batch) {
+    Diags.report(diag::E_PARAMETER_BATCH_MISMATCH, S.DistLoc)
+        << ExtraName << Spec.Name << "batch shape" << shapeStr(ExtraBatch)
+        << shapeStr(Base);
+    return false;
+  }
+  return true;
+}
+
 /// MixtureSameFamily(Categorical(probs=|logits=), Component(...)): the
 /// component's last batch axis is the component axis; the mixing weights
 /// arrive as logits (log of probs).

@@ -45,30 +45,11 @@ std::optional<Analyzer::BoundCall> Analyzer::bindSineSkewed(SampleStmt &S) {
   R.Dist = compositeName(Spec.Kind, NB->Spec->canonical().Name);
   R.ValueEventRank = 1;
   R.EventSize = D.back();
-  for (SampleStmt::LoweredParam P : NB->Bound.Params) {
-    P.Target = Shape(1, Dim()); // along the event
-    R.Params.push_back(P);
-  }
-  R.Params.push_back({"skewness", Skew, Shape(1, Dim()),
-                      SampleStmt::LoweredParam::Transform::None});
-  Shape Base = *NB->Bound.Batch;
-  if (!Base.empty()) {
-    if (Base.back() != *R.EventSize && !Base.back().isOne()) {
-      Diags.report(diag::E_PARAMETER_EVENT_MISMATCH, NB->Call->Loc)
-          << "base_dist" << Spec.Name << shapeStr({Base.back()})
-          << "the skewness's event size " + shapeStr({*R.EventSize});
-      return std::nullopt;
-    }
-    Base.pop_back();
-  }
-  Shape SkewBatch(D.begin(), D.end() - 1);
-  R.Batch = broadcastShapes(Base, SkewBatch);
-  if (!R.Batch) {
-    Diags.report(diag::E_PARAMETER_BATCH_MISMATCH, S.DistLoc)
-        << "skewness" << Spec.Name << "batch shape" << shapeStr(SkewBatch)
-        << shapeStr(Base);
+  if (!bindEventComposite(S, *NB,
+                          {"skewness", Skew, Shape(1, Dim()),
+                           SampleStmt::LoweredParam::Transform::None},
+                          "skewness", Shape(D.begin(), D.end() - 1), R))
     return std::nullopt;
-  }
   return R;
 }
 

@@ -20,6 +20,7 @@
 #pragma once
 
 #include "aimz/math/EventDistributions.h"
+#include "aimz/math/MatrixFamilies.h"
 
 namespace aimz {
 namespace math {
@@ -101,22 +102,13 @@ AIMZ_MATH_FN T gaussian_random_walk_log_prob(EventView<T> x, std::int64_t K, Eve
 
 // --------------------------------------------------------------------- LKJ
 
-/// L L^T of an LKJCholesky draw, formed in place: the upper triangle
-/// (unused by L) first, then mirrored, the diagonal exactly 1.
+/// L L^T of an LKJCholesky draw, formed in place (MatrixFamilies.h), the
+/// diagonal exactly 1.
 template <class T>
 AIMZ_MATH_FN void lkj_sample(RandomStream& s, std::int64_t K, EventView<T> out, EventView<const T> concentration) {
   lkj_cholesky_sample<T>(s, K, out, concentration);
-  for (std::int64_t i = 1; i < K; ++i)
-    for (std::int64_t j = 0; j < i; ++j) {
-      double c = 0.0;
-      for (std::int64_t k = 0; k <= j; ++k) c += double(out(i, k)) * double(out(j, k));
-      out(j, i) = T(c);
-    }
-  for (std::int64_t i = 0; i < K; ++i) {
-    const bool ok = !std::isnan(out(i, i));
-    out(i, i) = ok ? T(1) : detail::nan<T>();
-    for (std::int64_t j = 0; j < i; ++j) out(i, j) = out(j, i);
-  }
+  detail::gram_in_place<T>(K, out);
+  for (std::int64_t i = 0; i < K; ++i) out(i, i) = std::isnan(out(i, i)) ? detail::nan<T>() : T(1);
 }
 
 namespace detail {
