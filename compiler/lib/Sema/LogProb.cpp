@@ -44,9 +44,9 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
   }
   if (Spec->Kind == DistKind::MaskedDistribution)
     return analyzeMaskedLogProb(E, *D, *Spec);
-  // A truncation, a censoring, a folding or a mixture is a distribution of
-  // numbers too: bound as its sample site would be, scored by its runtime
-  // row (a mixture's weights and components along the component axis).
+  // A truncation, a censoring, a folding, a mixture, a copula or a skewing
+  // is bound as its sample site would be and scored by its runtime row (a
+  // mixture's weights and components along the component axis).
   const bool Mixture = Spec->Kind == DistKind::MixtureSameFamily;
   bool Scalar = Spec->Kind == DistKind::TruncatedDistribution ||
                 Spec->Kind == DistKind::FoldedDistribution ||
@@ -67,12 +67,7 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     SampleStmt Site(D->Loc, "", D->Loc, D->Callee, D->Loc, D->Args,
                     std::nullopt);
     Site.Spec = Spec;
-    Bound = Spec->isCensored() ? bindCensored(Site)
-            : Spec->Kind == DistKind::GaussianCopula ? bindCopula(Site)
-            : Spec->Kind == DistKind::SineSkewed     ? bindSineSkewed(Site)
-            : Mixture          ? bindMixture(Site)
-            : Spec->Kind == DistKind::FoldedDistribution ? bindFolded(Site)
-                                                         : bindTruncated(Site);
+    Bound = bindSampleCall(Site, *Spec, /*IsOutput=*/false);
   } else {
     Bound = bindCall(*Spec, D->Args, D->Loc, /*ShapeMayGiveEvent=*/true);
   }
