@@ -524,6 +524,32 @@ class Matrices(E.E2ETestCase):
     def test_f32(self):
         self.check("f32", 2e-5)
 
+    def test_past_the_scratch(self):
+        """K = 20, past the 16 x 16 double scratch: the factor is formed in
+        the value's own copy."""
+        k, nu = 20, 25.0
+        rng = np.random.default_rng(1)
+        a = rng.normal(size=(k, k))
+        s = a @ a.T / k + np.eye(k)
+        w = stats.wishart(df=nu, scale=s).rvs(10, random_state=rng)
+        c = np.linalg.cholesky(w)
+        so = self.compile_source("matrices_20", (
+            "model w(x: f64[n], S: f64[%d, %d]) -> (W: f64[n, %d, %d], C: f64[n, %d, %d]) {\n"
+            "  z ~ Normal(0, 1);\n  plate obs(n) {\n"
+            "    W ~ InverseWishart(%r, scale_matrix=S);\n"
+            "    C ~ WishartCholesky(%r, rate_matrix=S);\n  }\n}\n") % (k, k, k, k, k, k, nu, nu))
+        data = {"x": self.save("x20.npy", np.zeros(10)), "S": self.save("s20.npy", s),
+                "W": self.save("w20.npy", w), "C": self.save("c20.npy", c)}
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out, posterior=self.savez("p20.npz", z=np.zeros(1)))
+        got = E.read_arrays(out)
+        np.testing.assert_allclose(
+            got["W"][0], stats.invwishart(df=nu, scale=s).logpdf(np.moveaxis(w, 0, -1)), rtol=1e-12)
+        jac = k * np.log(2) + (np.log(np.diagonal(c, axis1=1, axis2=2)) * (k - np.arange(k))).sum(1)
+        want = stats.wishart(df=nu, scale=np.linalg.inv(s)).logpdf(np.moveaxis(w, 0, -1)) + jac
+        np.testing.assert_allclose(got["C"][0], want, rtol=1e-11)
+
+
 class Directions(E.E2ETestCase):
     """ProjectedNormal(concentration) in any dimension: the log density
     against the ray integral int_0^inf r^(K-1) N_K(r u | c, I) dr by
