@@ -148,19 +148,17 @@ template <class T> AIMZ_MATH_FN int factor_value(std::int64_t K, EventView<T> x,
   return lower ? 1 : 0;
 }
 
-/// The matrix value factored into the work matrix (in place when it is
-/// the value): -1 NaN, 0 off the support (not symmetric, or not positive
-/// definite), 1 factored.
-template <class T> AIMZ_MATH_FN int factor_matrix_value(std::int64_t K, EventView<T> x, const FactorWork<T>& w) {
-  for (std::int64_t i = 0; i < K; ++i)
-    for (std::int64_t j = 0; j < K; ++j)
-      if (std::isnan(x(i, j))) return -1;
-  if (!symmetric<T>(K, EventView<const T>{x.p, x.s0, x.s1})) return 0;
+/// The Cholesky factor of x's lower triangle, in double, into the work
+/// matrix (in place when it is x: each entry is read before it is
+/// written); its log determinant, -inf when x is not positive definite.
+template <class T> AIMZ_MATH_FN double factor_into(std::int64_t K, EventView<T> x, const FactorWork<T>& w) {
+  double log_det = 0.0;
   for (std::int64_t j = 0; j < K; ++j) {
     double d = double(x(j, j));
     for (std::int64_t k = 0; k < j; ++k) d -= w(j, k) * w(j, k);
-    if (!(d > 0.0) || !std::isfinite(d)) return 0;
+    if (!(d > 0.0) || !std::isfinite(d)) return -inf<double>();
     const double root = std::sqrt(d);
+    log_det += 2.0 * std::log(root);
     w.set(j, j, root);
     for (std::int64_t i = j + 1; i < K; ++i) {
       double v = double(x(i, j));
@@ -168,7 +166,17 @@ template <class T> AIMZ_MATH_FN int factor_matrix_value(std::int64_t K, EventVie
       w.set(i, j, v / root);
     }
   }
-  return 1;
+  return log_det;
+}
+
+/// The matrix value factored into the work matrix: -1 NaN, 0 off the
+/// support (not symmetric, or not positive definite), 1 factored.
+template <class T> AIMZ_MATH_FN int factor_matrix_value(std::int64_t K, EventView<T> x, const FactorWork<T>& w) {
+  for (std::int64_t i = 0; i < K; ++i)
+    for (std::int64_t j = 0; j < K; ++j)
+      if (std::isnan(x(i, j))) return -1;
+  if (!symmetric<T>(K, EventView<const T>{x.p, x.s0, x.s1})) return 0;
+  return factor_into<T>(K, x, w) > -inf<double>() ? 1 : 0;
 }
 
 /// sum_i (first + step i) log C_ii.

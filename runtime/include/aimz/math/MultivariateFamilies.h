@@ -111,33 +111,11 @@ AIMZ_MATH_FN void lkj_sample(RandomStream& s, std::int64_t K, EventView<T> out, 
   for (std::int64_t i = 0; i < K; ++i) out(i, i) = std::isnan(out(i, i)) ? detail::nan<T>() : T(1);
 }
 
-namespace detail {
-/// log det of a symmetric matrix by Cholesky, reading its lower triangle
-/// through get(i, j) and keeping the factor through at(i, j) (a double
-/// scratch, or the value itself when K is past the scratch); -inf when not
-/// positive definite.
-template <class Get, class At> AIMZ_MATH_FN double cholesky_log_det(std::int64_t K, Get get, At at) {
-  double log_det = 0.0;
-  for (std::int64_t j = 0; j < K; ++j) {
-    double d = get(j, j);
-    for (std::int64_t k = 0; k < j; ++k) d -= at(j, k) * at(j, k);
-    if (!(d > 0.0)) return -inf<double>();
-    const double root = std::sqrt(d);
-    log_det += 2.0 * std::log(root);
-    for (std::int64_t i = j + 1; i < K; ++i) {
-      double v = get(i, j);
-      for (std::int64_t k = 0; k < j; ++k) v -= at(i, k) * at(j, k);
-      at(i, j) = v / root;
-    }
-  }
-  return log_det;
-}
-}  // namespace detail
-
 /// NumPyro's LKJ.log_prob: LKJCholesky's density at the matrix's Cholesky
 /// factor less the Jacobian of L -> L L^T, which is (concentration - 1) log
-/// det C less the normalizer. The factor is formed in double (a scratch up
-/// to 16 x 16; in place in the value's copy beyond). Off the support (not
+/// det C less the normalizer. The factor is formed in double
+/// (MatrixFamilies.h's factor_into: a scratch up to 16 x 16, in place in
+/// the value's copy beyond). Off the support (not
 /// symmetric, a diagonal entry not 1 to 1e-4, or not positive definite):
 /// -inf.
 template <class T>
@@ -152,24 +130,9 @@ AIMZ_MATH_FN T lkj_log_prob(EventView<T> x, std::int64_t K, EventView<const T> c
         outside = true;
     }
   if (outside) return -detail::inf<T>();
-  constexpr std::int64_t kScratch = 16;
+  constexpr std::int64_t kScratch = detail::FactorWork<T>::kScratch;
   double scratch[kScratch * kScratch];
-  auto get = [&](std::int64_t i, std::int64_t j) { return double(x(i, j)); };
-  // The factor's entry (i, j), i > j: the scratch, or the value's upper
-  // triangle (j, i), read only through here once the lower one is taken.
-  struct Entry {
-    T* slot;
-    double* wide;
-    AIMZ_MATH_FN operator double() const { return wide ? *wide : double(*slot); }
-    AIMZ_MATH_FN Entry& operator=(double v) {
-      if (wide) *wide = v; else *slot = T(v);
-      return *this;
-    }
-  };
-  auto at = [&](std::int64_t i, std::int64_t j) {
-    return K <= kScratch ? Entry{nullptr, &scratch[i * kScratch + j]} : Entry{&x(j, i), nullptr};
-  };
-  const double log_det = detail::cholesky_log_det(K, get, at);
+  const double log_det = detail::factor_into<T>(K, x, {x, K <= kScratch ? scratch : nullptr});
   if (!(log_det > -detail::inf<double>())) return -detail::inf<T>();
   return T((eta - 1.0) * log_det - detail::lkj_log_normalizer(eta, K));
 }
