@@ -82,10 +82,7 @@ AIMZ_MATH_FN T interval_log_prob(EventView<T> x, T left, T right, const B& base,
   if (lower > upper) return nan<T>();
   if (left == T(0)) return log_interval_of<T>(base, lower, upper);
   // Both: outside the interval, F(lower) + S(upper).
-  const double a = double(log_cdf_of<T>(base, lower)), b = double(log_ccdf_of<T>(base, upper));
-  const double m = a > b ? a : b;
-  if (m == -inf<double>()) return -inf<T>();
-  return T(m + std::log1p(std::exp(-std::fabs(a - b))));
+  return T(log_add_exp(double(log_cdf_of<T>(base, lower)), double(log_ccdf_of<T>(base, upper))));
 }
 
 template <class T> AIMZ_MATH_FN void point_interval(EventView<T> out, T x) {

@@ -219,9 +219,7 @@ struct ExGaussianCdf {
   AIMZ_MATH_FN double log_sf(double x) const {
     if (x == lo()) return 0.0;
     if (x == hi()) return -inf<double>();
-    const double a = log_ndtr(-(x - mu) / sigma), b = log_e(x);
-    const double m = a > b ? a : b;
-    return m + std::log1p(std::exp(-std::fabs(a - b)));
+    return log_add_exp(log_ndtr(-(x - mu) / sigma), log_e(x));
   }
   AIMZ_MATH_FN double log_cdf(double x) const {
     if (x == lo()) return -inf<double>();
