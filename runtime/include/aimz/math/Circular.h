@@ -30,6 +30,14 @@ template <class T> AIMZ_MATH_FN T von_mises_log_prob(T x, T loc, T concentration
 }
 
 namespace detail {
+/// An angle in [-pi, pi).
+AIMZ_MATH_FN double wrap_angle(double x) {
+  const double two_pi = 2.0 * kPi;
+  double y = std::fmod(x + kPi, two_pi);
+  y = (y < 0.0 ? y + two_pi : y) - kPi;
+  return y >= kPi ? -kPi : y;
+}
+
 /// Best and Fisher (1979): the centred angle, by rejection from a wrapped
 /// Cauchy envelope. Beyond k = 1e6 the envelope's constants lose their
 /// digits; there, as NumPy does, the normal of variance 1 / k, which the
@@ -55,10 +63,7 @@ AIMZ_MATH_FN double von_mises_centred(RandomStream& s, double k) {
 
 template <class T> AIMZ_MATH_FN T von_mises_sample(RandomStream& s, T loc, T concentration) {
   if (!std::isfinite(loc) || !detail::pos_finite(concentration)) return detail::nan<T>();
-  const double two_pi = 2.0 * detail::kPi;
-  double x = std::fmod(double(loc) + detail::von_mises_centred(s, double(concentration)) + detail::kPi, two_pi);
-  x = (x < 0.0 ? x + two_pi : x) - detail::kPi;
-  T y = T(x);
+  T y = T(detail::wrap_angle(double(loc) + detail::von_mises_centred(s, double(concentration))));
   y = y < T(-detail::kPi) ? T(-detail::kPi) : y;
   return detail::finish(s, y >= T(detail::kPi) ? T(-detail::kPi) : y);
 }
@@ -128,14 +133,6 @@ template <class T> AIMZ_MATH_FN auto von_mises_cdf(T loc, T concentration) {
 // ------------------------------------------------------------- SineSkewed
 
 namespace detail {
-/// An angle in [-pi, pi).
-AIMZ_MATH_FN double wrap_angle(double x) {
-  const double two_pi = 2.0 * kPi;
-  double y = std::fmod(x + kPi, two_pi);
-  y = (y < 0.0 ? y + two_pi : y) - kPi;
-  return y >= kPi ? -kPi : y;
-}
-
 /// 1 + sum_i s_i sin(x_i - loc_i): the skewing factor (NumPyro's eq. 2.1).
 template <class T, class X>
 AIMZ_MATH_FN double sine_skew_factor(std::int64_t K, X x, EventView<const T> loc, EventView<const T> skewness) {
