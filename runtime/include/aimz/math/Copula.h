@@ -5,7 +5,7 @@
 // base's parameters vary along the event (the marginal's last batch axis),
 // scale_tril is the correlation's Cholesky factor L.
 //
-//   draw      z = L e (e standard normal, in index order), x_i = F_i^-1(
+//   draw      z = L e (MultivariateNormal's draw at loc 0), x_i = F_i^-1(
 //             Phi(z_i)), the quantile found from log Phi(z_i) or log
 //             Phi(-z_i), whichever is the tail, so the tails keep their
 //             digits
@@ -69,12 +69,9 @@ AIMZ_MATH_FN double copula_log_density(EventView<T> q, std::int64_t K, EventView
   template <class T>                                                                                          \
   AIMZ_MATH_FN void copula_##SYM##_sample(RandomStream& s, std::int64_t K, EventView<T> out,                 \
                                           AIMZ_COPULA_PARAMS_##ARITY(T), EventView<const T> scale_tril) {    \
+    const T zero = T(0);                                                                                      \
+    multivariate_normal_sample<T>(s, K, out, EventView<const T>{&zero, 0, 0}, scale_tril);                    \
     bool ok = detail::lower_cholesky<T>(K, scale_tril);                                                       \
-    for (std::int64_t i = 0; i < K; ++i) out[i] = T(0);                                                       \
-    for (std::int64_t j = 0; j < K; ++j) {                                                                    \
-      const double e = standard_normal<double>(s);                                                            \
-      for (std::int64_t i = j; i < K; ++i) out[i] = T(double(out[i]) + double(scale_tril(i, j)) * e);       \
-    }                                                                                                         \
     for (std::int64_t i = 0; i < K; ++i) {                                                                    \
       const auto base = CDF<T>(AIMZ_COPULA_ARGS_##ARITY);                                                     \
       ok = ok && base.valid();                                                                                \
