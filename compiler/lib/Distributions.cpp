@@ -245,51 +245,36 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
     C.ValueEventRank = Skip ? 0 : 1;
     return C;
   }
-  // Censoring: the base's parameters, then two (lower, upper or the
-  // left and right indicators); an interval value is (lower, upper).
-  for (auto [Prefix, Symbol] : {std::pair<llvm::StringRef, const char *>{
-                                    "Censored(", "censored_"},
-                                {"Flagged(", "flagged_"},
-                                {"Interval(", "interval_"}}) {
-    if (!Dist.consume_front(Prefix))
+  // Composites over a base of numbers: the base's parameters, then the
+  // composite's own (two for a censoring: lower and upper, or the left and
+  // right indicators; a copula's correlation factor; the skewness). The row
+  // is the form's prefix on the base's symbol, where the support library
+  // defines it (the censorable bases; VonMises for SineSkewed).
+  struct OverBase {
+    llvm::StringRef Prefix;
+    const char *Symbol;
+    size_t Trailing;
+    bool Event; // a vector value: an interval's (lower, upper), the others'
+  };
+  static const OverBase Forms[] = {{"Censored(", "censored_", 2, false},
+                                   {"Flagged(", "flagged_", 2, false},
+                                   {"Interval(", "interval_", 2, true},
+                                   {"Copula(", "copula_", 1, true},
+                                   {"SineSkewed(", "sineskewed_", 1, true}};
+  for (const OverBase &F : Forms) {
+    if (!Dist.consume_front(F.Prefix))
       continue;
     const DistSpec *Base = lookupDistribution(Dist.drop_back());
-    if (!Dist.consume_back(")") || !Base || Params.size() < 2)
-      return std::nullopt;
-    std::string Sym = runtimeSymbol(*Base, Params.drop_back(2));
-    if (!isCensorable(Sym))
+    if (!Dist.consume_back(")") || !Base || Params.size() < F.Trailing)
       return std::nullopt;
     RuntimeCall C;
-    C.Symbol = Symbol + Sym;
-    C.Event = Prefix == "Interval(";
-    C.ValueEventRank = C.Event ? 1 : 0;
-    return C;
-  }
-  // A sine-skewed von Mises: the base's parameters, then the skewness.
-  if (Dist.consume_front("SineSkewed(")) {
-    const DistSpec *Base = lookupDistribution(Dist.drop_back());
-    if (!Dist.consume_back(")") || !Base || Params.empty() ||
-        Base->canonical().Kind != DistKind::VonMises)
+    C.Symbol = F.Symbol + runtimeSymbol(*Base, Params.drop_back(F.Trailing));
+    if (!llvm::any_of(runtimeDistributions(), [&](const RuntimeDistribution &R) {
+          return C.Symbol == R.Symbol;
+        }))
       return std::nullopt;
-    RuntimeCall C;
-    C.Symbol = "sineskewed_" + runtimeSymbol(*Base, Params.drop_back());
-    C.Event = true;
-    C.ValueEventRank = 1;
-    return C;
-  }
-  // A Gaussian copula: the base's parameters along the event, then the
-  // correlation's Cholesky factor.
-  if (Dist.consume_front("Copula(")) {
-    const DistSpec *Base = lookupDistribution(Dist.drop_back());
-    if (!Dist.consume_back(")") || !Base || Params.empty())
-      return std::nullopt;
-    std::string Sym = runtimeSymbol(*Base, Params.drop_back());
-    if (!isCensorable(Sym))
-      return std::nullopt;
-    RuntimeCall C;
-    C.Symbol = "copula_" + Sym;
-    C.Event = true;
-    C.ValueEventRank = 1;
+    C.Event = F.Event;
+    C.ValueEventRank = F.Event ? 1 : 0;
     return C;
   }
   // Masked(<any distribution of numbers>): the base's row, the mask last.
