@@ -138,7 +138,8 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
 /// (CdfDistributions.def).
 bool hasRuntimeCdf(llvm::StringRef Symbol);
 /// The bases whose censored forms exist (CdfDistributions.def's
-/// AIMZ_CENSORABLE rows), by runtime symbol.
+/// AIMZ_CENSORABLE rows, continuous, and AIMZ_CENSORABLE_COUNTS rows), by
+/// runtime symbol.
 bool isCensorable(llvm::StringRef Symbol);
 
 /// Whether the support library folds the row Symbol (folded_<Symbol>,

@@ -16,7 +16,9 @@
 //                                                 (a point's density) where
 //                                                 neither
 //
-// over the continuous bases with a CDF (runtime CdfDistributions.def). The
+// over the bases with a CDF (runtime CdfDistributions.def): the continuous
+// ones and the counts (Poisson, NegativeBinomial2, Binomial), whose value
+// is then a count, PyMC's upper bound scored P(X >= upper). The
 // runtime's censored_<base> / flagged_<base> / interval_<base> take the
 // base's parameters and then two more: lower and upper, or the left and
 // right indicators. Predictive draws are PyMC's clipped base draws, NumPyro's
@@ -36,16 +38,17 @@ std::optional<Analyzer::BoundCall> Analyzer::bindCensored(SampleStmt &S) {
   const CallExpr *BaseCall = NB->Call;
   const DistSpec *Base = NB->Spec;
   if (NB->Symbol.empty() || !isCensorable(NB->Symbol)) {
-    std::vector<std::string> Names;
-    for (const char *B : truncatableBases())
-      if (const DistSpec *D = lookupDistribution(B); D && !D->Discrete)
-        Names.push_back(B);
+    // Every truncatable base has a CDF, and every base with one censors.
+    std::vector<std::string> Names(truncatableBases().begin(),
+                                   truncatableBases().end());
     Diags.report(diag::E_CENSORED_BASE, BaseCall->Loc)
-        << Spec.Name << llvm::join(Names, ", ") << BaseCall->Callee;
+        << Spec.Name << "distribution of numbers with a CDF"
+        << llvm::join(Names, ", ") << BaseCall->Callee;
     return std::nullopt;
   }
   BoundCall R;
   R.Dist = compositeName(Spec.Kind, Base->canonical().Name);
+  R.Discrete = Base->Discrete; // a censored count is a count
   R.Params = NB->Bound.Params;
   R.Batch = NB->Bound.Batch;
   ExprPtr First, Second;

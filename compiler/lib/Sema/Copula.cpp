@@ -51,13 +51,14 @@ std::optional<Analyzer::BoundCall> Analyzer::bindCopula(SampleStmt &S) {
   auto NB = bindNumberBase(S);
   if (!NB)
     return std::nullopt;
-  if (NB->Symbol.empty() || !isCensorable(NB->Symbol)) {
+  if (NB->Symbol.empty() || !isCensorable(NB->Symbol) || NB->Spec->Discrete) {
     std::vector<std::string> Names;
     for (const char *B : truncatableBases())
       if (const DistSpec *D = lookupDistribution(B); D && !D->Discrete)
         Names.push_back(B);
     Diags.report(diag::E_CENSORED_BASE, NB->Call->Loc)
-        << Spec.Name << llvm::join(Names, ", ") << NB->Call->Callee;
+        << Spec.Name << "continuous distribution of numbers with a CDF"
+        << llvm::join(Names, ", ") << NB->Call->Callee;
     return std::nullopt;
   }
   const char *Name = nullptr;

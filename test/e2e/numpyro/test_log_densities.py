@@ -561,6 +561,19 @@ CASES.update({
         lambda p: dist.LogNormal(p["a"], p["b"])),
 })
 
+# Censored counts (NumPyro's censored forms take any base with a cdf; its
+# NegativeBinomial2 is a GammaPoisson): log P(X > x) where right-censored,
+# log P(X <= x) where left-censored.
+CASES.update({
+    "rightcensored_poisson": discrete(
+        "RightCensoredDistribution(Poisson(a), censored=c)", dict(a=(S, pos), c=(S, mask)),
+        lambda p: dist.RightCensoredDistribution(dist.Poisson(p["a"]), p["c"]), None),
+    "leftcensored_nb2": discrete(
+        "LeftCensoredDistribution(NegativeBinomial2(a, b), censored=c)",
+        dict(a=(S, pos), b=(S, pos), c=(S, mask)),
+        lambda p: dist.LeftCensoredDistribution(dist.NegativeBinomial2(p["a"], p["b"]), p["c"]), None),
+})
+
 class _OnSphere:
     """NumPyro's ProjectedNormal with -inf off the unit sphere (its
     log_prob scores any vector by the formula), as ours."""
@@ -771,7 +784,7 @@ NUMPYRO_F64_ERROR = {n: 5e-6 for n in (
     "negativebinomiallogits", "zinb2", "zinb2_logits",
     "zeroinflated_dist_nb2_logits", "multinomial_probs",
     "multinomial_logits", "betabinomial", "hurdle_nb2",
-    "betanegativebinomial")}
+    "betanegativebinomial", "leftcensored_nb2")}
 
 
 def _nb(y, n, q):
@@ -795,6 +808,11 @@ def _multinomial(y, n, probs):
 
 
 SCIPY = {
+    "rightcensored_poisson": lambda y, p: np.where(
+        p["c"] != 0, stats.poisson.logsf(y, p["a"]), stats.poisson.logpmf(y, p["a"])),
+    "leftcensored_nb2": lambda y, p: np.where(
+        p["c"] != 0, stats.nbinom.logcdf(y, p["b"], p["b"] / (p["b"] + p["a"])),
+        _nb(y, p["b"], p["b"] / (p["b"] + p["a"]))),
     # C(n + k - 1, k) B(a + k, b + n) / B(a, b), the coefficient as
     # 1 / ((n + k) B(n, k + 1)) (gammaln's difference loses 1e-8 at k ~
     # 3e8; Debian's SciPy predates stats.betanbinom); JAX's betaln loses

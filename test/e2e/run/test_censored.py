@@ -10,7 +10,12 @@ and three censored survival regressions on log-likelihood and predict:
   values scored by `N_cens * log_ccdf(Exponential(rate), U)`, Stan's
   `target += N_cens * exponential_lccdf(U | rate)`;
 - Weibull and log-normal regressions on interval-censored inspection data
-  with NumPyro's IntervalCensoredDistribution.
+  with NumPyro's IntervalCensoredDistribution;
+- censored counts: a top-coded negative binomial regression (brms's
+  `y | cens(censored) ~ x, family = negbinomial()`, NumPyro's
+  RightCensoredDistribution: log P(Y > y)), a top-coded Poisson regression
+  with PyMC's Censored (log P(Y >= cap) at the cap, draws clipped), and a
+  binomial with a detection limit and interval-censored counts.
 """
 
 import os
@@ -432,6 +437,141 @@ model interval_{name}(x: {t}[n], left: i32[n], right: i32[n]) -> (t: {t}[n, 2]) 
         np.testing.assert_array_equal(t[..., 0], t[..., 1])
         u = d.cdf(t[..., 0])
         self.assertGreater(stats.kstest(u.ravel(), "uniform").pvalue, 1e-4)
+
+class CensoredCounts(E.E2ETestCase):
+    """Counts known only to lie beyond a point: the three censored forms
+    over Poisson, NegativeBinomial2 and Binomial (probs and logits), their
+    log-likelihoods against SciPy's logpmf / logcdf / logsf and their draws."""
+    N, D = 300, 10
+    SRC = """
+model censored_counts(x: {t}[n], top: i32[n], cap: i32[n], lod: i32[n],
+                      left: i32[n], right: i32[n])
+    -> (cigs: i32[n], visits: i32[n], hits: i32[n], w: i32[n, 2]) {{
+  a ~ Normal(1, 1);
+  b ~ Normal(0, 1);
+  phi ~ Gamma(2, 1);
+  plate obs(n) {{
+    cigs ~ RightCensoredDistribution(NegativeBinomial2(exp(a + b * x), phi),
+                                     censored=top);
+    visits ~ Censored(Poisson(exp(a + b * x)), upper=cap);
+    hits ~ Censored(Binomial(20, logits=b * x), lower=lod);
+    w ~ IntervalCensoredDistribution(Binomial(30, expit(a + b * x)),
+                                     left_censored=left, right_censored=right);
+  }}
+}}
+"""
+
+    def setUp(self):
+        super().setUp()
+        rng = np.random.default_rng(53)
+        self.x = rng.normal(size=self.N)
+        self.post = dict(a=rng.normal(1.2, 0.2, self.D),
+                         b=rng.normal(0.5, 0.2, self.D),
+                         phi=rng.uniform(1.0, 4.0, self.D))
+        self.top = (rng.random(self.N) < 0.3).astype(np.int32)
+        self.cap = rng.choice([2, 4, 6], self.N).astype(np.int32)
+        self.lod = rng.choice([0, 8, 10], self.N).astype(np.int32)
+        lo = rng.integers(0, 25, self.N)
+        self.w = np.stack([lo, lo + rng.integers(0, 5, self.N)], axis=1).astype(np.int32)
+        self.left = (rng.random(self.N) < 0.25).astype(np.int32)
+        self.right = (rng.random(self.N) < 0.25).astype(np.int32)
+        self.cigs = rng.poisson(4.0, self.N).astype(np.int32)
+        self.visits = np.minimum(rng.poisson(3.0, self.N), self.cap).astype(np.int32)
+        self.hits = np.maximum(rng.binomial(20, 0.5, self.N), self.lod).astype(np.int32)
+
+    def model(self, ty):
+        dtype = np.float64 if ty == "f64" else np.float32
+        so = self.compile_source("censored_counts_" + ty, self.SRC.format(t=ty))
+        post = {k: v.astype(dtype) for k, v in self.post.items()}
+        data = {"x": self.save("x_%s.npy" % ty, self.x.astype(dtype))}
+        for k in ("top", "cap", "lod", "left", "right"):
+            data[k] = self.save("%s.npy" % k, getattr(self, k))
+        p = {k: v.astype(np.float64)[:, None] for k, v in post.items()}
+        x = self.x.astype(dtype).astype(np.float64)[None]
+        mu = np.exp(p["a"] + p["b"] * x)
+        dists = {"cigs": stats.nbinom(p["phi"], p["phi"] / (p["phi"] + mu)),
+                 "visits": stats.poisson(mu),
+                 "hits": stats.binom(20, special.expit(p["b"] * x)),
+                 "w": stats.binom(30, special.expit(p["a"] + p["b"] * x))}
+        return so, data, self.savez("post_%s.npz" % ty, **post), dists
+
+    def reference(self, d):
+        y, cap, lod = self.cigs[None], self.cap[None], self.lod[None]
+        v = self.visits[None]
+        w = self.w[None].astype(np.float64)
+        with np.errstate(divide="ignore"):
+            return {
+                "cigs": np.where(self.top[None] == 1, d["cigs"].logsf(y), d["cigs"].logpmf(y)),
+                # PyMC: the cap's own mass belongs to the censored tail.
+                "visits": np.where(v == cap, d["visits"].logsf(cap - 1), d["visits"].logpmf(v)),
+                "hits": np.where(self.hits[None] == lod, d["hits"].logcdf(lod),
+                                 d["hits"].logpmf(self.hits[None])),
+                "w": self.interval(d["w"], w[..., 0], w[..., 1]),
+            }
+
+    def interval(self, d, lower, upper):
+        """NumPyro's cases over a count: P(lower < Y <= upper) inside."""
+        left, right = self.left[None], self.right[None]
+        with np.errstate(divide="ignore"):
+            inside = np.log(d.cdf(upper) - d.cdf(lower))
+            return np.select([(left != 0) & (right == 0), (right != 0) & (left == 0),
+                              (left != 0) & (right != 0), lower == upper],
+                             [d.logcdf(upper), d.logsf(lower),
+                              np.logaddexp(d.logcdf(lower), d.logsf(upper)), d.logpmf(lower)],
+                             inside)
+
+    def check_log_likelihood(self, ty, tol):
+        so, data, pp, d = self.model(ty)
+        for k in ("cigs", "visits", "hits", "w"):
+            data[k] = self.save("%s.npy" % k, getattr(self, k))
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out, posterior=pp)
+        got = E.read_arrays(out)
+        self.assertGreater((self.visits == self.cap).sum(), 20)
+        self.assertGreater((self.hits == self.lod).sum(), 10)
+        for k, want in self.reference(d).items():
+            self.assertTrue(np.isfinite(want).all(), k)
+            np.testing.assert_allclose(got[k], want, rtol=tol, atol=tol, err_msg=k)
+
+    def test_log_likelihood_f64(self):
+        self.check_log_likelihood("f64", 1e-10)
+
+    def test_log_likelihood_f32(self):
+        self.check_log_likelihood("f32", 3e-5)
+
+    def test_predict(self):
+        so, data, pp, d = self.model("f64")
+        out = self.fresh(".npz")
+        E.run_cmd("predict", so, data, out, posterior=pp, seed=9)
+        got = E.read_arrays(out)
+        for k in ("cigs", "visits", "hits", "w"):
+            self.assertEqual(got[k].dtype, np.int32, k)
+        # PyMC's draws are clipped to the bounds; the share at the cap is
+        # P(Y >= cap), at the detection limit P(Y <= lod).
+        v, h = got["visits"], got["hits"]
+        self.assertTrue(np.all(v <= self.cap[None]))
+        self.assertTrue(np.all(h >= self.lod[None]))
+        self.assertLess(abs((v == self.cap[None]).mean() - d["visits"].sf(self.cap[None] - 1).mean()), 0.03)
+        m = self.lod[None] > 0
+        self.assertLess(abs((h == self.lod[None])[np.broadcast_to(m, h.shape)].mean() -
+                            np.broadcast_to(d["hits"].cdf(self.lod[None]), h.shape)[np.broadcast_to(m, h.shape)].mean()),
+                        0.04)
+        # NumPyro's draws are the base's own; an interval's is a point.
+        self.assertLess(abs(got["cigs"].mean() - d["cigs"].mean().mean()), 0.3)
+        np.testing.assert_array_equal(got["w"][..., 0], got["w"][..., 1])
+
+    def test_bound_not_a_whole_number_is_nan(self):
+        so, data, pp, _ = self.model("f64")
+        src = self.SRC.format(t="f64").replace("upper=cap", "upper=cap + 0.5")
+        so = self.compile_source("censored_counts_half", src)
+        for k in ("cigs", "visits", "hits", "w"):
+            data[k] = self.save("%s.npy" % k, getattr(self, k))
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out, posterior=pp)
+        got = E.read_arrays(out)
+        self.assertTrue(np.isnan(got["visits"]).all())
+        self.assertTrue(np.isfinite(got["cigs"]).all())
+
 
 class StanCensoredFactor(E.E2ETestCase):
     """Stan User's Guide, "Censored data": the uncensored values are the

@@ -20,6 +20,13 @@
 //       to NumPyro's isclose). A reversed interval is NaN. A draw is the
 //       point interval (x, x) of a base draw x.
 //
+// Over counts (CdfDistributions.def's AIMZ_CENSORABLE_COUNTS rows) the
+// same three forms, with the tails of a discrete law: log F(k) = log
+// P(X <= k), log S(k) = log P(X > k) (NumPyro's right censoring, Stan's
+// _lccdf), a value at PyMC's `upper` scored log P(X >= upper) (PyMC adds
+// the bound's own mass for a discrete base), and a PyMC bound that is not
+// a whole number (or infinite) NaN, as is a draw clipped to it.
+//
 // The tails are Cdf.h's, computed without cancellation, so a far-censored
 // value scores its true log tail where NumPyro clips F at 100 tiny.
 //
@@ -85,6 +92,25 @@ AIMZ_MATH_FN T interval_log_prob(EventView<T> x, T left, T right, const B& base,
   return T(log_add_exp(double(log_cdf_of<T>(base, lower)), double(log_ccdf_of<T>(base, upper))));
 }
 
+/// A PyMC bound on counts: a whole number or infinite.
+template <class T> AIMZ_MATH_FN bool count_bound_ok(T b) { return std::isinf(b) || std::floor(b) == b; }
+
+template <class T> AIMZ_MATH_FN std::int32_t censor_count_draw(std::int32_t k, T lower, T upper) {
+  if (!count_bound_ok(lower) || !count_bound_ok(upper) || lower > upper || k == kInvalidCount) return kInvalidCount;
+  if (double(k) < double(lower)) return lower < T(2147483647.0) ? std::int32_t(lower) : kInvalidCount;
+  if (double(k) > double(upper)) return std::int32_t(upper);
+  return k;
+}
+
+template <class T, class B, class Density>
+AIMZ_MATH_FN T censored_count_log_prob(T x, T lower, T upper, const B& base, Density density) {
+  if (x != x || !count_bound_ok(lower) || !count_bound_ok(upper) || lower > upper || !base.valid()) return nan<T>();
+  if (x < lower || x > upper) return -inf<T>();
+  if (x == lower && lower > -inf<T>()) return log_cdf_of<T>(base, x);
+  if (x == upper && upper < inf<T>()) return log_ccdf_of<T>(base, T(double(x) - 1.0));
+  return density();
+}
+
 template <class T> AIMZ_MATH_FN void point_interval(EventView<T> out, T x) {
   out[0] = x;
   out[1] = x;
@@ -136,6 +162,38 @@ template <class T> AIMZ_MATH_FN void point_interval(EventView<T> out, T x) {
   AIMZ_MATH_FN T flagged_##SYM##_log_prob(T x, AIMZ_CENSORED_PARAMS_##ARITY(T), T left, T right) {             \
     return detail::flagged_log_prob<T>(x, left, right, CDF<T>(AIMZ_CENSORED_ARGS_##ARITY),                      \
                                        [&] { return LOG_PROB<T>(x, AIMZ_CENSORED_ARGS_##ARITY); });            \
+  }
+#define AIMZ_CENSORABLE_COUNTS(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)                                       \
+  template <class T>                                                                                             \
+  AIMZ_MATH_FN void interval_##SYM##_sample(RandomStream& s, std::int64_t, EventView<std::int32_t> out,         \
+                                            AIMZ_INTERVAL_PARAMS_##ARITY(T), EventView<const T>,                \
+                                            EventView<const T>) {                                                \
+    detail::point_interval<std::int32_t>(out, SAMPLE<T>(s, AIMZ_INTERVAL_ARGS_##ARITY));                        \
+  }                                                                                                              \
+  template <class T>                                                                                             \
+  AIMZ_MATH_FN T interval_##SYM##_log_prob(EventView<T> x, std::int64_t, AIMZ_INTERVAL_PARAMS_##ARITY(T),       \
+                                           EventView<const T> left, EventView<const T> right) {                 \
+    return detail::interval_log_prob<T>(x, left[0], right[0], CDF<T>(AIMZ_INTERVAL_ARGS_##ARITY),               \
+                                        [&](T v) { return LOG_PROB<T, T>(v, AIMZ_INTERVAL_ARGS_##ARITY); });    \
+  }                                                                                                              \
+  template <class T>                                                                                             \
+  AIMZ_MATH_FN std::int32_t censored_##SYM##_sample(RandomStream& s, AIMZ_CENSORED_PARAMS_##ARITY(T), T lower,  \
+                                                    T upper) {                                                   \
+    return detail::censor_count_draw(SAMPLE<T>(s, AIMZ_CENSORED_ARGS_##ARITY), lower, upper);                   \
+  }                                                                                                              \
+  template <class T, class X>                                                                                    \
+  AIMZ_MATH_FN T censored_##SYM##_log_prob(X x, AIMZ_CENSORED_PARAMS_##ARITY(T), T lower, T upper) {          \
+    return detail::censored_count_log_prob<T>(T(x), lower, upper, CDF<T>(AIMZ_CENSORED_ARGS_##ARITY),           \
+                                              [&] { return LOG_PROB<T, X>(x, AIMZ_CENSORED_ARGS_##ARITY); });  \
+  }                                                                                                              \
+  template <class T>                                                                                             \
+  AIMZ_MATH_FN std::int32_t flagged_##SYM##_sample(RandomStream& s, AIMZ_CENSORED_PARAMS_##ARITY(T), T, T) {    \
+    return SAMPLE<T>(s, AIMZ_CENSORED_ARGS_##ARITY);                                                             \
+  }                                                                                                              \
+  template <class T, class X>                                                                                    \
+  AIMZ_MATH_FN T flagged_##SYM##_log_prob(X x, AIMZ_CENSORED_PARAMS_##ARITY(T), T left, T right) {             \
+    return detail::flagged_log_prob<T>(T(x), left, right, CDF<T>(AIMZ_CENSORED_ARGS_##ARITY),                   \
+                                       [&] { return LOG_PROB<T, X>(x, AIMZ_CENSORED_ARGS_##ARITY); });         \
   }
 #define AIMZ_CDF_FAMILY(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)                                            \
   template <class T>                                                                                            \
