@@ -123,7 +123,7 @@ llvm::json::Value specJSON(const DistSpec &D) {
       {"value_event_rank", D.ValueEventRank},
       {"truncatable", truncatable(D)},
       {"cdf", truncatable(D)},
-      {"censorable", truncatable(D) && !D.Discrete},
+      {"censorable", truncatable(D)}, // every base with a CDF
       {"params", std::move(Params)},
       {"exactly_one_of", std::move(Group)}};
 }
@@ -150,9 +150,9 @@ void printDistributionCatalogue(llvm::raw_ostream &OS, bool Json) {
         "`test/e2e/numpyro/test_signatures.py` checks every\n"
         "row against `numpyro.distributions` itself.\n\n"
         "CDF: `TruncatedDistribution` takes it, `log_cdf` / `log_ccdf` "
-        "score it, and a\n"
-        "continuous one can be censored (`RightCensoredDistribution`, "
-        "`Censored`, ...).\n\n"
+        "score it, and it can\n"
+        "be censored (`RightCensoredDistribution`, `Censored`, ...; a "
+        "censored count is a count).\n\n"
         "| Distribution | Signature | Values | CDF | Notes |\n"
         "|--------------|-----------|--------|-----|-------|\n";
   for (const DistSpec *D : All) {
@@ -162,9 +162,7 @@ void printDistributionCatalogue(llvm::raw_ostream &OS, bool Json) {
            : D->ValueEventRank == 2 ? " matrix"
                                     : "")
        << " | "
-       << (!truncatable(*D)  ? ""
-           : D->Discrete ? "truncate, log_cdf"
-                         : "truncate, log_cdf, censor")
+       << (truncatable(*D) ? "truncate, log_cdf, censor" : "")
        << " | " << notes(*D)
        << " |\n";
   }

@@ -218,7 +218,7 @@ bool isCensorable(llvm::StringRef Symbol) {
 #define AIMZ_CENSORABLE(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)              \
   if (Symbol == #SYM)                                                          \
     return true;
-#define AIMZ_CENSORABLE_COUNTS(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)       \
+#define AIMZ_COUNT_FAMILY(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)       \
   AIMZ_CENSORABLE(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)
 #include "aimz/math/CdfDistributions.def"
   return false;

@@ -138,7 +138,7 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
 /// (CdfDistributions.def).
 bool hasRuntimeCdf(llvm::StringRef Symbol);
 /// The bases whose censored forms exist (CdfDistributions.def's
-/// AIMZ_CENSORABLE rows, continuous, and AIMZ_CENSORABLE_COUNTS rows), by
+/// AIMZ_CENSORABLE rows, continuous, and AIMZ_COUNT_FAMILY rows), by
 /// runtime symbol.
 bool isCensorable(llvm::StringRef Symbol);
 

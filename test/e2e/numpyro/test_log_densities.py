@@ -568,6 +568,10 @@ CASES.update({
     "rightcensored_poisson": discrete(
         "RightCensoredDistribution(Poisson(a), censored=c)", dict(a=(S, pos), c=(S, mask)),
         lambda p: dist.RightCensoredDistribution(dist.Poisson(p["a"]), p["c"]), None),
+    "rightcensored_gammapoisson": discrete(
+        "RightCensoredDistribution(GammaPoisson(a, b), censored=c)",
+        dict(a=(S, pos), b=(S, pos), c=(S, mask)),
+        lambda p: dist.RightCensoredDistribution(dist.GammaPoisson(p["a"], p["b"]), p["c"]), None),
     "leftcensored_nb2": discrete(
         "LeftCensoredDistribution(NegativeBinomial2(a, b), censored=c)",
         dict(a=(S, pos), b=(S, pos), c=(S, mask)),
@@ -763,6 +767,23 @@ CASES.update({
     "truncated_binomial_probs": truncated(
         "TruncatedDistribution(Binomial(n, probs=a), low=1)", dict(n=(S, counts), a=(S, unit)),
         lambda p: _ScipyTruncated(stats.binom(p["n"], p["a"]), 1, np.inf, True), True, 0),
+    "truncated_gammapoisson": truncated(
+        "TruncatedDistribution(GammaPoisson(a, b), low=1)", dict(a=(S, pos), b=(S, pos)),
+        lambda p: _ScipyTruncated(stats.nbinom(p["a"], p["b"] / (1 + p["b"])), 1, np.inf, True),
+        True, 0),
+    "truncated_nbprobs": truncated(
+        "TruncatedDistribution(NegativeBinomialProbs(a, b), low=n, high=n + 6)",
+        dict(a=(S, pos), b=(S, unit), n=(S, counts)),
+        lambda p: _ScipyTruncated(stats.nbinom(p["a"], 1 - p["b"]), p["n"], p["n"] + 6, True), True, 0),
+    "truncated_nblogits": truncated(
+        "TruncatedDistribution(NegativeBinomialLogits(a, b), high=4)", dict(a=(S, pos), b=(S, real)),
+        lambda p: _ScipyTruncated(stats.nbinom(p["a"], special.expit(-p["b"])), -np.inf, 4, True), True, 5),
+    "truncated_geometric": truncated(
+        "TruncatedDistribution(Geometric(a), low=2)", dict(a=(S, unit)),
+        lambda p: _ScipyTruncated(stats.geom(p["a"], loc=-1), 2, np.inf, True), True, 1),
+    "truncated_geometric_logits": truncated(
+        "TruncatedDistribution(Geometric(logits=a), low=1, high=9)", dict(a=(S, real)),
+        lambda p: _ScipyTruncated(stats.geom(special.expit(p["a"]), loc=-1), 1, 9, True), True, 10),
     "truncated_binomial_logits": truncated(
         "TruncatedDistribution(Binomial(n, logits=a), high=2)", dict(n=(S, counts), a=(S, real)),
         lambda p: _ScipyTruncated(stats.binom(p["n"], special.expit(p["a"])), -np.inf, 2, True),
@@ -784,7 +805,7 @@ NUMPYRO_F64_ERROR = {n: 5e-6 for n in (
     "negativebinomiallogits", "zinb2", "zinb2_logits",
     "zeroinflated_dist_nb2_logits", "multinomial_probs",
     "multinomial_logits", "betabinomial", "hurdle_nb2",
-    "betanegativebinomial", "leftcensored_nb2")}
+    "betanegativebinomial", "leftcensored_nb2", "rightcensored_gammapoisson")}
 
 
 def _nb(y, n, q):

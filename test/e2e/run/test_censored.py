@@ -150,6 +150,15 @@ CASES = {
     "binomial": ("Binomial(12, 0.3)", stats.binom(12, 0.3), X_COUNT),
     "binomlogits": ("Binomial(12, logits=-0.8)",
                     stats.binom(12, special.expit(-0.8)), X_COUNT),
+    "gammapoisson": ("GammaPoisson(2.5, 0.6)", stats.nbinom(2.5, 0.6 / 1.6), X_COUNT),
+    "nbprobs": ("NegativeBinomialProbs(3.0, 0.4)", stats.nbinom(3.0, 0.6), X_COUNT),
+    "nblogits": ("NegativeBinomialLogits(3.0, -0.5)",
+                 stats.nbinom(3.0, special.expit(0.5)), X_COUNT),
+    "geometric": ("Geometric(0.3)", stats.geom(0.3, loc=-1), X_COUNT),
+    "geomlogits": ("Geometric(logits=-1.0)", stats.geom(special.expit(-1.0), loc=-1),
+                   X_COUNT),
+    "bernoulli": ("Bernoulli(0.3)", stats.bernoulli(0.3), X_COUNT),
+    "bernlogits": ("Bernoulli(logits=0.7)", stats.bernoulli(special.expit(0.7)), X_COUNT),
 }
 
 

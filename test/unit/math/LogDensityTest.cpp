@@ -16,6 +16,7 @@
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Truncated.h"
 #include "aimz/math/TruncatedByCdf.h"
+#include "aimz/math/Censored.h"
 #include "aimz/math/TruncatedCounts.h"
 
 namespace am = aimz::math;
@@ -90,8 +91,8 @@ template <class T, class X> T eval(const LogDensityCase& c, X x) {
   if (d == "truncated_chi2") return am::truncated_chi2_log_prob(xt, p0, p1, p2);
   if (d == "truncated_beta_proportion") return am::truncated_beta_proportion_log_prob(xt, p0, p1, p2, p3);
   if (d == "truncated_poisson") return am::truncated_poisson_log_prob(x, p0, p1, p2);
-  if (d == "truncated_negative_binomial2") return am::truncated_negative_binomial2_log_prob(x, p0, p1, p2, p3);
-  if (d == "truncated_binomial") return am::truncated_binomial_log_prob(x, p0, p1, p2, p3);
+  if (d == "truncated_negative_binomial2") return am::truncated_negativebinomial2_log_prob(x, p0, p1, p2, p3);
+  if (d == "truncated_binomial") return am::truncated_binomial_probs_log_prob(x, p0, p1, p2, p3);
   if (d == "truncated_binomial_logits") return am::truncated_binomial_logits_log_prob(x, p0, p1, p2, p3);
   if (d == "asymmetric_laplace") return am::asymmetric_laplace_log_prob(xt, p0, p1, p2);
   if (d == "kumaraswamy") return am::kumaraswamy_log_prob(xt, p0, p1);

@@ -24,6 +24,7 @@
 #include "aimz/math/Samplers.h"
 #include "aimz/math/Truncated.h"
 #include "aimz/math/TruncatedByCdf.h"
+#include "aimz/math/Censored.h"
 #include "aimz/math/TruncatedCounts.h"
 
 namespace am = aimz::math;
@@ -787,16 +788,36 @@ TYPED_TEST(Sampler, TruncatedCounts) {
         [](double k) { return am::poisson_log_prob(k, 4.0); }, lo, hi);
     truncated_count_case(
         "NegativeBinomial2(3, 2)",
-        [&](RandomStream& s) { return am::truncated_negative_binomial2_sample<T>(s, T(3), T(2), T(lo), T(hi)); },
+        [&](RandomStream& s) { return am::truncated_negativebinomial2_sample<T>(s, T(3), T(2), T(lo), T(hi)); },
         [](double k) { return am::negative_binomial2_log_prob(k, 3.0, 2.0); }, lo, hi);
     truncated_count_case(
         "Binomial(20, 0.3)",
-        [&](RandomStream& s) { return am::truncated_binomial_sample<T>(s, T(20), T(0.3), T(lo), T(hi)); },
+        [&](RandomStream& s) { return am::truncated_binomial_probs_sample<T>(s, T(20), T(0.3), T(lo), T(hi)); },
         [](double k) { return am::binomial_log_prob(k, 20.0, 0.3); }, lo, std::min(hi, 20.0));
     truncated_count_case(
         "Binomial(20, logits=-1)",
         [&](RandomStream& s) { return am::truncated_binomial_logits_sample<T>(s, T(20), T(-1), T(lo), T(hi)); },
         [](double k) { return am::binomial_logits_log_prob(k, 20.0, -1.0); }, lo, std::min(hi, 20.0));
+    truncated_count_case(
+        "GammaPoisson(2.5, 0.6)",
+        [&](RandomStream& s) { return am::truncated_gammapoisson_sample<T>(s, T(2.5), T(0.6), T(lo), T(hi)); },
+        [](double k) { return am::gamma_poisson_log_prob(k, 2.5, 0.6); }, lo, hi);
+    truncated_count_case(
+        "NegativeBinomialProbs(3, 0.7)",
+        [&](RandomStream& s) { return am::truncated_negativebinomialprobs_sample<T>(s, T(3), T(0.7), T(lo), T(hi)); },
+        [](double k) { return am::negative_binomial_probs_log_prob(k, 3.0, 0.7); }, lo, hi);
+    truncated_count_case(
+        "NegativeBinomialLogits(3, 0.5)",
+        [&](RandomStream& s) { return am::truncated_negativebinomiallogits_sample<T>(s, T(3), T(0.5), T(lo), T(hi)); },
+        [](double k) { return am::negative_binomial_logits_log_prob(k, 3.0, 0.5); }, lo, hi);
+    truncated_count_case(
+        "Geometric(0.2)",
+        [&](RandomStream& s) { return am::truncated_geometric_probs_sample<T>(s, T(0.2), T(lo), T(hi)); },
+        [](double k) { return am::geometric_log_prob(k, 0.2); }, lo, hi);
+    truncated_count_case(
+        "Geometric(logits=-1.5)",
+        [&](RandomStream& s) { return am::truncated_geometric_logits_sample<T>(s, T(-1.5), T(lo), T(hi)); },
+        [](double k) { return am::geometric_logits_log_prob(k, -1.5); }, lo, hi);
   }
   // A small rate truncated away from 0: inversion, not rejection.
   truncated_count_case(
@@ -804,7 +825,7 @@ TYPED_TEST(Sampler, TruncatedCounts) {
       [](double k) { return am::poisson_log_prob(k, 0.01); }, 1, inf);
   RandomStream s(1, 2, 3, 4, 5);
   EXPECT_EQ(am::truncated_poisson_sample<T>(s, T(4), T(5), T(3)), am::kInvalidCount);
-  EXPECT_EQ(am::truncated_binomial_sample<T>(s, T(10), T(0.5), T(11), T(20)), am::kInvalidCount);
+  EXPECT_EQ(am::truncated_binomial_probs_sample<T>(s, T(10), T(0.5), T(11), T(20)), am::kInvalidCount);
   EXPECT_EQ(am::truncated_poisson_sample<T>(s, T(-1), T(0), T(3)), am::kInvalidCount);
 }
 

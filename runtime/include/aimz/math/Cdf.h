@@ -149,7 +149,31 @@ template <class T> AIMZ_MATH_FN auto poisson_cdf(T rate) {
   return detail::CountCdf<detail::PoissonCounts>{{double(rate)}};
 }
 template <class T> AIMZ_MATH_FN auto negative_binomial2_cdf(T mean, T concentration) {
-  return detail::CountCdf<detail::NegativeBinomial2Counts>{{double(mean), double(concentration)}};
+  const double m = double(mean), c = double(concentration), sum = m + c;
+  return detail::CountCdf<detail::NegativeBinomialCounts>{
+      {c, c / sum, m / sum, detail::pos_finite(m) && detail::pos_finite(c)}};
+}
+template <class T> AIMZ_MATH_FN auto gamma_poisson_cdf(T concentration, T rate) {
+  const double c = double(concentration), r = double(rate);
+  return detail::CountCdf<detail::NegativeBinomialCounts>{
+      {c, r / (1.0 + r), 1.0 / (1.0 + r), detail::pos_finite(c) && detail::pos_finite(r)}};
+}
+template <class T> AIMZ_MATH_FN auto negative_binomial_probs_cdf(T total_count, T probs) {
+  const double n = double(total_count), p = double(probs);
+  return detail::CountCdf<detail::NegativeBinomialCounts>{{n, 1.0 - p, p, detail::pos_finite(n) && p >= 0.0 && p < 1.0}};
+}
+template <class T> AIMZ_MATH_FN auto negative_binomial_logits_cdf(T total_count, T logits) {
+  const double n = double(total_count), l = double(logits);
+  return detail::CountCdf<detail::NegativeBinomialCounts>{
+      {n, sigmoid(-l), sigmoid(l), detail::pos_finite(n) && !std::isnan(l) && l != detail::inf<double>()}};
+}
+template <class T> AIMZ_MATH_FN auto geometric_cdf(T probs) {
+  const double p = double(probs);
+  return detail::CountCdf<detail::GeometricCounts>{{std::log1p(-p), p > 0.0 && p <= 1.0}};
+}
+template <class T> AIMZ_MATH_FN auto geometric_logits_cdf(T logits) {
+  const double l = double(logits);
+  return detail::CountCdf<detail::GeometricCounts>{{-softplus(l), !std::isnan(l) && l != -detail::inf<double>()}};
 }
 template <class T> AIMZ_MATH_FN auto binomial_cdf(T total_count, T probs) {
   const double p = double(probs);
@@ -159,6 +183,8 @@ template <class T> AIMZ_MATH_FN auto binomial_logits_cdf(T total_count, T logits
   const double l = double(logits);
   return detail::CountCdf<detail::BinomialCounts>{{double(total_count), sigmoid(l), sigmoid(-l)}};
 }
+template <class T> AIMZ_MATH_FN auto bernoulli_cdf(T probs) { return binomial_cdf(T(1), probs); }
+template <class T> AIMZ_MATH_FN auto bernoulli_logits_cdf(T logits) { return binomial_logits_cdf(T(1), logits); }
 
 }  // namespace math
 }  // namespace aimz

@@ -20,8 +20,8 @@
 //       to NumPyro's isclose). A reversed interval is NaN. A draw is the
 //       point interval (x, x) of a base draw x.
 //
-// Over counts (CdfDistributions.def's AIMZ_CENSORABLE_COUNTS rows) the
-// same three forms, with the tails of a discrete law: log F(k) = log
+// Over counts (CdfDistributions.def's AIMZ_COUNT_FAMILY rows) the
+// truncation truncated_<base> (TruncatedCounts.h) and the same three forms, with the tails of a discrete law: log F(k) = log
 // P(X <= k), log S(k) = log P(X > k) (NumPyro's right censoring, Stan's
 // _lccdf), a value at PyMC's `upper` scored log P(X >= upper) (PyMC adds
 // the bound's own mass for a discrete base), and a PyMC bound that is not
@@ -163,7 +163,21 @@ template <class T> AIMZ_MATH_FN void point_interval(EventView<T> out, T x) {
     return detail::flagged_log_prob<T>(x, left, right, CDF<T>(AIMZ_CENSORED_ARGS_##ARITY),                      \
                                        [&] { return LOG_PROB<T>(x, AIMZ_CENSORED_ARGS_##ARITY); });            \
   }
-#define AIMZ_CENSORABLE_COUNTS(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)                                       \
+#define AIMZ_DOUBLE_ARGS_1 double(a)
+#define AIMZ_DOUBLE_ARGS_2 double(a), double(b)
+#define AIMZ_DOUBLE_ARGS_3 double(a), double(b), double(c)
+#define AIMZ_COUNT_FAMILY(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)                                       \
+  template <class T>                                                                                             \
+  AIMZ_MATH_FN std::int32_t truncated_##SYM##_sample(RandomStream& s, AIMZ_CENSORED_PARAMS_##ARITY(T), T low,   \
+                                                     T high) {                                                   \
+    return detail::truncated_count_sample(s, CDF<double>(AIMZ_DOUBLE_ARGS_##ARITY).counts, low, high,           \
+                                          [&] { return SAMPLE<double>(s, AIMZ_DOUBLE_ARGS_##ARITY); });         \
+  }                                                                                                              \
+  template <class T, class X>                                                                                    \
+  AIMZ_MATH_FN T truncated_##SYM##_log_prob(X x, AIMZ_CENSORED_PARAMS_##ARITY(T), T low, T high) {             \
+    return detail::truncated_count_log_prob<T>(LOG_PROB<double, X>(x, AIMZ_DOUBLE_ARGS_##ARITY), x,             \
+                                               CDF<double>(AIMZ_DOUBLE_ARGS_##ARITY).counts, low, high);        \
+  }                                                                                                              \
   template <class T>                                                                                             \
   AIMZ_MATH_FN void interval_##SYM##_sample(RandomStream& s, std::int64_t, EventView<std::int32_t> out,         \
                                             AIMZ_INTERVAL_PARAMS_##ARITY(T), EventView<const T>,                \
@@ -220,6 +234,9 @@ template <class T> AIMZ_MATH_FN void point_interval(EventView<T> out, T x) {
 #undef AIMZ_INTERVAL_ARGS_2
 #undef AIMZ_INTERVAL_ARGS_3
 #undef AIMZ_INTERVAL
+#undef AIMZ_DOUBLE_ARGS_1
+#undef AIMZ_DOUBLE_ARGS_2
+#undef AIMZ_DOUBLE_ARGS_3
 
 }  // namespace math
 }  // namespace aimz

@@ -1,5 +1,5 @@
-// TruncatedDistribution(Base, low, high) over counts: Poisson,
-// NegativeBinomial2 and Binomial (probs or logits) restricted to the
+// TruncatedDistribution(Base, low, high) over counts (CdfDistributions.def's
+// AIMZ_COUNT_FAMILY rows; Censored.h defines truncated_<row>) restricted to the
 // integers k with low <= k <= high, both ends included (Stan's
 // `poisson(lambda) T[L, U]`, PyMC's pm.Truncated):
 //
@@ -42,9 +42,30 @@ struct PoissonCounts {
   }
 };
 
-struct NegativeBinomial2Counts {
-  double mean, concentration;
-  AIMZ_MATH_FN bool valid() const { return pos_finite(mean) && pos_finite(concentration); }
+/// The negative binomial of r failures and success odds y / x (x + y = 1,
+/// both given exactly): F(k) = I_x(r, k + 1); y = 0 puts all mass at 0.
+/// `ok` is the family's own parameter check (NegativeBinomial2,
+/// GammaPoisson, NegativeBinomialProbs / Logits).
+struct NegativeBinomialCounts {
+  double r, x, y;
+  bool ok;
+  AIMZ_MATH_FN bool valid() const { return ok; }
+  AIMZ_MATH_FN double top() const { return inf<double>(); }
+  AIMZ_MATH_FN void tails(double k, double* lp, double* lq) const {
+    if (k < 0.0 || y == 0.0) {
+      *lp = k < 0.0 ? -inf<double>() : 0.0;
+      *lq = k < 0.0 ? 0.0 : -inf<double>();
+      return;
+    }
+    log_incomplete_beta(r, k + 1.0, x, y, lp, lq);
+  }
+};
+
+/// Geometric with log P(X > 0) = log_q: S(k) = q^(k + 1).
+struct GeometricCounts {
+  double log_q;
+  bool ok;
+  AIMZ_MATH_FN bool valid() const { return ok; }
   AIMZ_MATH_FN double top() const { return inf<double>(); }
   AIMZ_MATH_FN void tails(double k, double* lp, double* lq) const {
     if (k < 0.0) {
@@ -52,8 +73,8 @@ struct NegativeBinomial2Counts {
       *lq = 0.0;
       return;
     }
-    const double sum = mean + concentration;
-    log_incomplete_beta(concentration, k + 1.0, concentration / sum, mean / sum, lp, lq);
+    *lq = (k + 1.0) * log_q;
+    *lp = log1m_exp_d(*lq);
   }
 };
 
@@ -173,55 +194,6 @@ AIMZ_MATH_FN T truncated_count_log_prob(double base_log_prob, X x, const B& base
 }
 
 }  // namespace detail
-
-template <class T> AIMZ_MATH_FN std::int32_t truncated_poisson_sample(RandomStream& s, T rate, T low, T high) {
-  return detail::truncated_count_sample(s, detail::PoissonCounts{double(rate)}, low, high,
-                                        [&] { return poisson_sample<double>(s, double(rate)); });
-}
-template <class T, class X> AIMZ_MATH_FN T truncated_poisson_log_prob(X x, T rate, T low, T high) {
-  return detail::truncated_count_log_prob<T>(poisson_log_prob<double, X>(x, double(rate)), x,
-                                             detail::PoissonCounts{double(rate)}, low, high);
-}
-
-template <class T>
-AIMZ_MATH_FN std::int32_t truncated_negative_binomial2_sample(RandomStream& s, T mean, T concentration, T low, T high) {
-  return detail::truncated_count_sample(
-      s, detail::NegativeBinomial2Counts{double(mean), double(concentration)}, low, high,
-      [&] { return negative_binomial2_sample<double>(s, double(mean), double(concentration)); });
-}
-template <class T, class X>
-AIMZ_MATH_FN T truncated_negative_binomial2_log_prob(X x, T mean, T concentration, T low, T high) {
-  return detail::truncated_count_log_prob<T>(
-      negative_binomial2_log_prob<double, X>(x, double(mean), double(concentration)), x,
-      detail::NegativeBinomial2Counts{double(mean), double(concentration)}, low, high);
-}
-
-template <class T>
-AIMZ_MATH_FN std::int32_t truncated_binomial_sample(RandomStream& s, T total_count, T probs, T low, T high) {
-  return detail::truncated_count_sample(
-      s, detail::BinomialCounts{double(total_count), double(probs), 1.0 - double(probs)}, low, high,
-      [&] { return binomial_sample<double>(s, double(total_count), double(probs)); });
-}
-template <class T, class X> AIMZ_MATH_FN T truncated_binomial_log_prob(X x, T total_count, T probs, T low, T high) {
-  return detail::truncated_count_log_prob<T>(
-      binomial_log_prob<double, X>(x, double(total_count), double(probs)), x,
-      detail::BinomialCounts{double(total_count), double(probs), 1.0 - double(probs)}, low, high);
-}
-
-template <class T>
-AIMZ_MATH_FN std::int32_t truncated_binomial_logits_sample(RandomStream& s, T total_count, T logits, T low, T high) {
-  const double l = double(logits);
-  return detail::truncated_count_sample(
-      s, detail::BinomialCounts{double(total_count), sigmoid(l), sigmoid(-l)}, low, high,
-      [&] { return binomial_logits_sample<double>(s, double(total_count), l); });
-}
-template <class T, class X>
-AIMZ_MATH_FN T truncated_binomial_logits_log_prob(X x, T total_count, T logits, T low, T high) {
-  const double l = double(logits);
-  return detail::truncated_count_log_prob<T>(binomial_logits_log_prob<double, X>(x, double(total_count), l), x,
-                                             detail::BinomialCounts{double(total_count), sigmoid(l), sigmoid(-l)},
-                                             low, high);
-}
 
 }  // namespace math
 }  // namespace aimz
