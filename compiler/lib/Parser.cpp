@@ -601,18 +601,31 @@ x3::rule<class factorStmtClass, StmtPtr> const factorStmt = "statement";
 const auto factorStmt_def = (kw("factor") > ident > '=' > expr >
                              ';')[assignAction<Stmt::Kind::Factor>()];
 
+// `.expand([k])`, `.to_event(1)`, `.mask(m)` after a site's distribution.
+x3::rule<class distMethodClass, DistMethod> const distMethod = "method";
+const auto distMethod_def = (x3::lit('.') > ident > '(' > argList >
+                             ')')[([](auto &C) {
+  auto &A = x3::_attr(C);
+  const Ident &N = fusion::at_c<0>(A);
+  x3::_val(C) = DistMethod{N.Name, locOf(N.Pos),
+                           std::move(fusion::at_c<1>(A))};
+})];
+BOOST_SPIRIT_DEFINE(distMethod)
+
 x3::rule<class sampleStmtClass, StmtPtr> const sampleStmt = "statement";
 const auto sampleStmt_def = (ident >> '~' > distName > '(' > argList > ')' >
-                         -dimList > ';')[([](auto &C) {
+                         *distMethod > -dimList > ';')[([](auto &C) {
   auto &A = x3::_attr(C);
   const Ident &N = fusion::at_c<0>(A);
   const Ident &D = fusion::at_c<1>(A);
   std::optional<std::vector<DimSyntax>> Shape;
-  if (fusion::at_c<3>(A))
-    Shape = *fusion::at_c<3>(A);
-  x3::_val(C) = std::make_shared<SampleStmt>(
+  if (fusion::at_c<4>(A))
+    Shape = *fusion::at_c<4>(A);
+  auto S = std::make_shared<SampleStmt>(
       locOf(N.Pos), N.Name, locOf(N.Pos), D.Name, locOf(D.Pos),
       std::move(fusion::at_c<2>(A)), std::move(Shape));
+  S->Methods = std::move(fusion::at_c<3>(A));
+  x3::_val(C) = S;
 })];
 
 template <Stmt::Kind K> auto blockAction() {

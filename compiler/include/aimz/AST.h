@@ -382,13 +382,23 @@ struct AssignStmt : Stmt {
       : Stmt(K, L, std::move(N), NL), Value(std::move(V)) {}
 };
 
-/// `x ~ Dist(args)[shape];`
+/// A method NumPyro calls on a distribution, `.expand([k])`,
+/// `.to_event(1)`, `.mask(m)`: Sema rewrites the site by them
+/// (DistributionMethods.cpp).
+struct DistMethod {
+  std::string Name;
+  SMLoc Loc;
+  std::vector<Arg> Args;
+};
+
+/// `x ~ Dist(args)[shape];`, `x ~ Dist(args).expand([k]).to_event(1);`
 struct SampleStmt : Stmt {
   static bool classof(const Stmt *N) { return N->K == Kind::Sample; }
   std::string Dist;
   SMLoc DistLoc;
   std::vector<Arg> Args;
   std::optional<std::vector<DimSyntax>> ExplicitShape;
+  std::vector<DistMethod> Methods;
   // Filled in by Sema: the distribution, what the back end passes and the
   // shape of one draw inside the enclosing plates.
   const struct DistSpec *Spec = nullptr;

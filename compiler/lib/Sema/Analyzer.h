@@ -267,6 +267,7 @@ private:
   /// gate=) become the named distribution they equal (GatedComposites.cpp).
   static bool isGatedComposite(llvm::StringRef Dist);
   bool rewriteGatedComposite(SampleStmt &S);
+  bool applyDistMethods(SampleStmt &S, bool IsOutput);
   bool rewriteDistributionSugar(std::string &Dist, std::vector<Arg> &Args,
                                 SMLoc Loc);
   const CallExpr *distributionArg(const SampleStmt &S, size_t Index,

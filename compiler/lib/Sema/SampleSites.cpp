@@ -22,9 +22,13 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     poison(S);
     return;
   }
-  const DistSpec *Spec = lookupDistribution(S.Dist);
   const Param *OutParam = M.findOutput(S.Name);
   bool IsOutput = OutParam != nullptr;
+  if (!applyDistMethods(S, IsOutput)) {
+    poison(S);
+    return;
+  }
+  const DistSpec *Spec = lookupDistribution(S.Dist);
   bool Ok = true;
   if (const BlockStmt *Scan = enclosingScan()) {
     Diags.report(diag::E_SAMPLE_IN_SCAN, S.NameLoc) << S.Name << Scan->Name;

@@ -3,7 +3,9 @@ NumPyro's AsymmetricLaplaceQuantile (quantile regression) and
 Left/Right/TwoSidedTruncatedDistribution, PyMC's HalfStudentT, scored
 against SciPy or the closed form (Yu & Moyeed's asymmetric Laplace
 likelihood) and drawn with the right support and quantile; PyMC's keyword
-names (a PyMC radon model written with them) against SciPy.
+names (a PyMC radon model written with them) against SciPy; NumPyro's
+methods on a site's distribution (`.expand`, `.to_event`, `.mask`) give
+the same bytes as the language's own spellings.
 """
 
 import os
@@ -145,6 +147,55 @@ class PyMCKeywords(E.E2ETestCase):
         np.testing.assert_allclose(
             got["c"], stats.nbinom.logpmf(c, phi, phi / (phi + mu)),
             rtol=1e-10)
+
+METHODS = """
+model m(x: f64[n, k], seen: bool[n]) -> (y: f64[n]) {{
+  beta ~ {beta};
+  sigma ~ {sigma};
+  plate obs(n) {{
+    y ~ {y};
+  }}
+}}
+"""
+
+
+class DistributionMethods(E.E2ETestCase):
+    """NumPyro's hierarchical-regression spelling, `dist.Normal(0,
+    1).expand([k]).to_event(1)` for the coefficients and `.mask(seen)` on
+    missing outputs, against the language's `Normal(0, 1)[k]` and
+    MaskedDistribution: the same bytes from predict, log-likelihood and
+    prior-predictive."""
+
+    def test_same_bytes_as_the_languages_spellings(self):
+        numpyro = METHODS.format(beta="Normal(0, 1).expand([k]).to_event(1)",
+                                 sigma="HalfNormal(1).to_event()",
+                                 y="Normal(x @ beta, sigma).mask(seen)")
+        native = METHODS.format(beta="Normal(0, 1)[k]", sigma="HalfNormal(1)",
+                                y="MaskedDistribution(Normal(x @ beta, sigma), seen)")
+        rng = np.random.default_rng(11)
+        x = rng.normal(size=(40, 3))
+        seen = rng.random(40) < 0.7
+        y = np.where(seen, x @ [0.5, -1.0, 0.2] + rng.normal(size=40), np.nan)
+        data = {"x": self.save("x.npy", x), "seen": self.save("seen.npy", seen)}
+        post = self.savez("post.npz", beta=rng.normal(size=(6, 3)),
+                          sigma=rng.uniform(0.5, 2.0, 6))
+        outs = []
+        for name, src in (("methods", numpyro), ("native", native)):
+            so = self.compile_source("spelling_" + name, src)
+            got = {}
+            for cmd, extra in (("predict", dict(posterior=post, seed=3)),
+                               ("log-likelihood", dict(posterior=post)),
+                               ("prior-predictive", dict(num_samples=5, seed=4))):
+                d = dict(data, y=self.save("y.npy", y)) if cmd == "log-likelihood" else data
+                out = self.fresh(".npz")
+                E.run_cmd(cmd, so, d, out, **extra)
+                got[cmd] = E.read_arrays(out)
+            outs.append(got)
+        for cmd in outs[0]:
+            self.assert_same_arrays(outs[0][cmd], outs[1][cmd])
+        ll = outs[0]["log-likelihood"]["y"]
+        self.assertTrue(np.all(ll[:, ~seen] == 0))
+
 
 if __name__ == "__main__":
     E.main()
