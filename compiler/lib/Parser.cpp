@@ -290,7 +290,7 @@ ExprPtr negate(Ctx &C, const std::vector<Range> &Negs, ExprPtr E) {
 bool isModulePrefix(llvm::StringRef Name) {
   static const llvm::StringRef Modules[] = {
       "jnp", "np", "numpy", "jax", "nn", "scipy", "special", "lax", "math",
-      "dist", "numpyro", "distributions", "pm", "pt"};
+      "dist", "numpyro", "distributions", "transforms", "pm", "pt"};
   return llvm::is_contained(Modules, Name);
 }
 

@@ -268,6 +268,8 @@ private:
   static bool isGatedComposite(llvm::StringRef Dist);
   bool rewriteGatedComposite(SampleStmt &S);
   bool applyDistMethods(SampleStmt &S, bool IsOutput);
+  bool rewriteTransformed(std::string &Dist, std::vector<Arg> &Args,
+                          SMLoc Loc);
   bool rewriteDistributionSugar(std::string &Dist, std::vector<Arg> &Args,
                                 SMLoc Loc);
   const CallExpr *distributionArg(const SampleStmt &S, size_t Index,

@@ -391,6 +391,8 @@ namespace sema {
 bool Analyzer::rewriteDistributionSugar(std::string &Dist,
                                         std::vector<Arg> &Args, SMLoc Loc) {
   renamePyMCKeywords(Dist, Args);
+  if (!rewriteTransformed(Dist, Args, Loc))
+    return false;
   const SugarForm *F = sugarForm(Dist);
   if (!F)
     return true;

@@ -561,6 +561,36 @@ CASES.update({
         lambda p: dist.LogNormal(p["a"], p["b"])),
 })
 
+# TransformedDistribution over elementwise transforms whose result is a
+# named distribution (TransformedSugar.cpp), against NumPyro's own
+# TransformedDistribution (its log_prob inverts the transforms and adds
+# their log-Jacobians); a negative affine scale included.
+_T = dist.transforms
+CASES.update({
+    "transformed_affine_normal": continuous(
+        "TransformedDistribution(Normal(a, b), AffineTransform(c, d))",
+        dict(a=(S, real), b=(S, pos), c=(S, real), d=(S, real)),
+        lambda p: dist.TransformedDistribution(dist.Normal(p["a"], p["b"]),
+                                               _T.AffineTransform(p["c"], p["d"]))),
+    "transformed_affine_studentt": continuous(
+        "TransformedDistribution(StudentT(a), [AffineTransform(b, c), AffineTransform(d, 2.0)])",
+        dict(a=(S, pos), b=(S, real), c=(S, real), d=(S, real)),
+        lambda p: dist.TransformedDistribution(
+            dist.StudentT(p["a"]), [_T.AffineTransform(p["b"], p["c"]),
+                                    _T.AffineTransform(p["d"], 2.0)])),
+    "transformed_exp": continuous(
+        "TransformedDistribution(Normal(a, b), [AffineTransform(c, d), ExpTransform()])",
+        dict(a=(S, real), b=(S, pos), c=(S, real), d=(S, real)),
+        lambda p: dist.TransformedDistribution(dist.Normal(p["a"], p["b"]),
+                                               [_T.AffineTransform(p["c"], p["d"]),
+                                                _T.ExpTransform()])),
+    "transformed_sigmoid": continuous(
+        "TransformedDistribution(base_distribution=Normal(a, b), transforms=SigmoidTransform())",
+        dict(a=(S, real), b=(S, pos)),
+        lambda p: dist.TransformedDistribution(dist.Normal(p["a"], p["b"]),
+                                               _T.SigmoidTransform())),
+})
+
 # Censored counts (NumPyro's censored forms take any base with a cdf; its
 # NegativeBinomial2 is a GammaPoisson): log P(X > x) where right-censored,
 # log P(X <= x) where left-censored.
@@ -808,6 +838,13 @@ NUMPYRO_F64_ERROR = {n: 5e-6 for n in (
     "betanegativebinomial", "leftcensored_nb2", "rightcensored_gammapoisson")}
 
 
+# A transformed distribution's parameters are composed in the model's
+# precision (loc c + d a, scale |d| b), and the density's z amplifies that
+# rounding where the composed scale is small: at f32, 1e-4.
+F32_COMPOSED_ERROR = {n: 1e-4 for n in (
+    "transformed_affine_normal", "transformed_affine_studentt", "transformed_exp")}
+
+
 def _nb(y, n, q):
     return stats.nbinom.logpmf(y, n, q)
 
@@ -923,6 +960,8 @@ class LogDensities(E.E2ETestCase):
         self.assertEqual(got.shape, ref.shape)
         tol = 1e-10 if prec == "f64" else 1e-5
         tol = max(tol, NUMPYRO_F64_ERROR.get(name, 0))
+        if prec == "f32":
+            tol = max(tol, F32_COMPOSED_ERROR.get(name, 0))
         finite = np.isfinite(ref)
         np.testing.assert_array_equal(np.isfinite(got), finite,
                                       "%s %s: support differs" % (name, prec))

@@ -5,7 +5,8 @@ against SciPy or the closed form (Yu & Moyeed's asymmetric Laplace
 likelihood) and drawn with the right support and quantile; PyMC's keyword
 names (a PyMC radon model written with them) against SciPy; NumPyro's
 methods on a site's distribution (`.expand`, `.to_event`, `.mask`) give
-the same bytes as the language's own spellings.
+the same bytes as the language's own spellings, and so does NumPyro's
+non-centred eight schools, written with TransformedDistribution.
 """
 
 import os
@@ -195,6 +196,41 @@ class DistributionMethods(E.E2ETestCase):
             self.assert_same_arrays(outs[0][cmd], outs[1][cmd])
         ll = outs[0]["log-likelihood"]["y"]
         self.assertTrue(np.all(ll[:, ~seen] == 0))
+
+
+EIGHT_SCHOOLS = """
+model eight_schools(sigma: f64[J]) -> (obs: f64[J]) {{
+  mu ~ Normal(0, 5);
+  tau ~ HalfCauchy(5);
+  plate schools(J) {{
+    theta ~ {theta};
+    obs ~ Normal(theta, sigma);
+  }}
+}}
+"""
+
+
+class EightSchoolsNonCentred(E.E2ETestCase):
+    """NumPyro's "Bad posterior geometry" example: theta ~
+    TransformedDistribution(Normal(0, 1), AffineTransform(mu, tau)) is
+    Normal(mu, tau), drawn with the same bytes; its draws standardize to
+    N(0, 1)."""
+
+    def test_same_draws_as_normal(self):
+        sigma = self.save("sigma.npy", np.array([15., 10, 16, 11, 9, 11, 10, 18]))
+        outs = []
+        for name, theta in (
+                ("transformed", "TransformedDistribution(Normal(0., 1.), "
+                                "dist.transforms.AffineTransform(mu, tau))"),
+                ("normal", "Normal(mu, tau)")):
+            so = self.compile_source("eight_" + name, EIGHT_SCHOOLS.format(theta=theta))
+            out = self.fresh(".npz")
+            E.run_cmd("prior-predictive", so, {"sigma": sigma}, out, num_samples=2000, seed=12,
+                      sites=["mu", "tau", "theta", "obs"])
+            outs.append(E.read_arrays(out))
+        self.assert_same_arrays(outs[0], outs[1])
+        z = (outs[0]["theta"] - outs[0]["mu"][:, None]) / outs[0]["tau"][:, None]
+        self.assertGreater(stats.kstest(z.ravel(), "norm").pvalue, 1e-4)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,128 @@
+//===- TransformedSugar.cpp - Transformed distributions that are named ones ===//
+//
+// NumPyro's TransformedDistribution(base, transforms) over elementwise
+// bijections whose result is a distribution of the table: the call is
+// rewritten into it before it is bound, so its draws and density are that
+// distribution's. The transforms apply left to right, as NumPyro's list:
+//
+//   AffineTransform(a, b) of Normal, StudentT, Cauchy, Laplace, Logistic
+//       the same family at loc a + b loc, scale |b| scale (each is
+//       symmetric, so a negative b reflects it onto itself)
+//   ExpTransform() of Normal(loc, scale)       LogNormal(loc, scale)
+//   SigmoidTransform() of Normal(loc, scale)   LogitNormal(loc, scale)
+//
+// `TransformedDistribution(Normal(0, 1), AffineTransform(mu, tau))`, a
+// non-centred hierarchy's prior, is Normal(mu, tau). OrderedTransform is
+// Composites.cpp's; another transform is an error that lists these.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+#include "SyntaxBuilders.h"
+#include "aimz/Distributions.h"
+
+namespace aimz {
+namespace sema {
+namespace {
+
+/// The argument at `Position` or under `Keyword`, or null.
+ExprPtr argument(const std::vector<Arg> &Args, size_t Position,
+                 llvm::StringRef Keyword) {
+  for (size_t I = 0; I < Args.size(); ++I)
+    if (Args[I].Keyword == Keyword ||
+        (Args[I].Keyword.empty() && I == Position))
+      return Args[I].Value;
+  return nullptr;
+}
+
+/// Where a symmetric location-scale family keeps loc and scale.
+std::optional<std::pair<size_t, size_t>> locScale(DistKind K) {
+  switch (K) {
+  case DistKind::Normal:
+  case DistKind::Cauchy:
+  case DistKind::Laplace:
+  case DistKind::Logistic:
+    return std::pair<size_t, size_t>{0, 1};
+  case DistKind::StudentT:
+    return std::pair<size_t, size_t>{1, 2};
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+bool Analyzer::rewriteTransformed(std::string &Dist, std::vector<Arg> &Args,
+                                  SMLoc Loc) {
+  if (Dist != "TransformedDistribution")
+    return true;
+  ExprPtr BaseE = argument(Args, 0, "base_distribution");
+  ExprPtr TE = argument(Args, 1, "transforms");
+  const auto *Base = llvm::dyn_cast_or_null<CallExpr>(BaseE.get());
+  if (!Base || !TE)
+    return true; // the composite's own checks say what is missing
+  std::vector<const CallExpr *> Ts;
+  if (const auto *L = llvm::dyn_cast<ArrayExpr>(TE.get())) {
+    for (const ExprPtr &E : L->Elements)
+      Ts.push_back(llvm::dyn_cast<CallExpr>(E.get()));
+  } else {
+    Ts.push_back(llvm::dyn_cast<CallExpr>(TE.get()));
+  }
+  if (llvm::is_contained(Ts, nullptr) ||
+      llvm::any_of(Ts, [](const CallExpr *T) {
+        return T->Callee == "OrderedTransform";
+      }))
+    return true;
+  const DistSpec *Spec = lookupDistribution(Base->Callee);
+  if (!Spec)
+    return true;
+  Spec = &Spec->canonical();
+  // The base's parameters in its order, defaults filled in.
+  std::vector<ExprPtr> P;
+  for (size_t I = 0; I < Spec->Params.size(); ++I) {
+    ExprPtr E = argument(Base->Args, I, Spec->Params[I].Name);
+    if (!E && Spec->Params[I].Default)
+      E = number(Base->Loc, *Spec->Params[I].Default);
+    if (!E) {
+      Diags.report(diag::E_MISSING_PARAMETER, Base->Loc)
+          << Spec->Name << Spec->Params[I].Name;
+      return false;
+    }
+    P.push_back(E);
+  }
+  for (const CallExpr *T : Ts) {
+    auto LS = locScale(Spec->Kind);
+    const DistSpec *Next = nullptr;
+    if (T->Callee == "AffineTransform" && LS) {
+      ExprPtr A = argument(T->Args, 0, "loc");
+      ExprPtr B = argument(T->Args, 1, "scale");
+      if (!A || !B) {
+        Diags.report(diag::E_COMPOSITE_MISSING, T->Loc)
+            << "AffineTransform" << (A ? "scale" : "loc");
+        return false;
+      }
+      P[LS->first] = binary(BinaryOp::Add, A, binary(BinaryOp::Mul, B, P[LS->first]));
+      P[LS->second] = binary(BinaryOp::Mul, call(T->Loc, "abs", {Arg{"", T->Loc, B}}),
+                             P[LS->second]);
+      continue;
+    }
+    if (Spec->Kind == DistKind::Normal && T->Args.empty())
+      Next = T->Callee == "ExpTransform"       ? lookupDistribution("LogNormal")
+             : T->Callee == "SigmoidTransform" ? lookupDistribution("LogitNormal")
+                                               : nullptr;
+    if (!Next) {
+      Diags.report(diag::E_TRANSFORM_NOT_NAMED, T->Loc)
+          << T->Callee << Spec->Name;
+      return false;
+    }
+    Spec = Next;
+  }
+  std::vector<Arg> NewArgs;
+  for (size_t I = 0; I < P.size(); ++I)
+    NewArgs.push_back(Arg{Spec->Params[I].Name, Loc, P[I]});
+  Dist = Spec->Name;
+  Args = std::move(NewArgs);
+  return true;
+}
+
+} // namespace sema
+} // namespace aimz
