@@ -270,6 +270,7 @@ private:
   bool applyDistMethods(SampleStmt &S, bool IsOutput);
   bool rewriteTransformed(std::string &Dist, std::vector<Arg> &Args,
                           SMLoc Loc);
+  void liftTransformedShape(SampleStmt &S);
   bool rewriteDistributionSugar(std::string &Dist, std::vector<Arg> &Args,
                                 SMLoc Loc);
   const CallExpr *distributionArg(const SampleStmt &S, size_t Index,

@@ -16,25 +16,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "SyntaxBuilders.h"
 
 namespace aimz {
 namespace sema {
 
 namespace {
-
-/// A dimension written as an expression (`k`, `3`, `K - 1`), as the
-/// parser reads one in `[...]`.
-DimSyntax dimSyntaxOf(const ExprPtr &E) {
-  DimSyntax D;
-  D.Loc = E->Loc;
-  if (auto *N = llvm::dyn_cast<NameExpr>(E.get()))
-    D.Name = N->Name;
-  else if (auto *L = llvm::dyn_cast<NumberExpr>(E.get()); L && L->IsInteger)
-    D.Value = static_cast<int64_t>(L->Value);
-  else
-    D.Arith = E;
-  return D;
-}
 
 /// The one argument of a method (positional or under `Keyword`), or null.
 const Arg *onlyArg(const DistMethod &M, llvm::StringRef Keyword) {

@@ -14,6 +14,7 @@ namespace aimz {
 namespace sema {
 
 void Analyzer::analyzeSample(SampleStmt &S) {
+  liftTransformedShape(S);
   if (!rewriteDistributionSugar(S.Dist, S.Args, S.DistLoc)) {
     poison(S);
     return;

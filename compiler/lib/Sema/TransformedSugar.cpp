@@ -12,7 +12,9 @@
 //   SigmoidTransform() of Normal(loc, scale)   LogitNormal(loc, scale)
 //
 // `TransformedDistribution(Normal(0, 1), AffineTransform(mu, tau))`, a
-// non-centred hierarchy's prior, is Normal(mu, tau). OrderedTransform is
+// non-centred hierarchy's prior, is Normal(mu, tau); a site's base with a
+// shape, `Normal(0, 1)[k]` or NumPyro's `Normal(0, 1).expand([k])`, gives
+// the site that shape. OrderedTransform is
 // Composites.cpp's; another transform is an error that lists these.
 //
 //===----------------------------------------------------------------------===//
@@ -49,7 +51,54 @@ std::optional<std::pair<size_t, size_t>> locScale(DistKind K) {
   }
 }
 
+bool isOrdered(const ExprPtr &Transforms) {
+  auto Named = [](const ExprPtr &E) {
+    const auto *C = llvm::dyn_cast_or_null<CallExpr>(E.get());
+    return C && C->Callee == "OrderedTransform";
+  };
+  if (const auto *L = llvm::dyn_cast_or_null<ArrayExpr>(Transforms.get()))
+    return llvm::any_of(L->Elements, Named);
+  return Named(Transforms);
+}
+
 } // namespace
+
+/// A site's TransformedDistribution(Base(...)[dims], T) or
+/// (Base(...).expand(dims), T) other than an ordering: the site takes the
+/// shape, the base stays a call.
+void Analyzer::liftTransformedShape(SampleStmt &S) {
+  if (S.Dist != "TransformedDistribution" || S.ExplicitShape)
+    return;
+  for (size_t I = 0; I < S.Args.size(); ++I) {
+    Arg &A = S.Args[I];
+    if (!(A.Keyword == "base_distribution" || (A.Keyword.empty() && I == 0)))
+      continue;
+    if (isOrdered(argument(S.Args, 1, "transforms")))
+      return;
+    std::vector<ExprPtr> Dims;
+    ExprPtr Call;
+    if (auto *Ix = llvm::dyn_cast<IndexExpr>(A.Value.get())) {
+      Call = Ix->Base;
+      Dims = Ix->Indices;
+    } else if (auto *C = llvm::dyn_cast<CallExpr>(A.Value.get());
+               C && C->Callee == "expand" && C->Args.size() == 2) {
+      Call = C->Args[0].Value;
+      const ExprPtr &Shape = C->Args[1].Value;
+      if (auto *L = llvm::dyn_cast<ArrayExpr>(Shape.get()))
+        Dims = L->Elements;
+      else
+        Dims = {Shape};
+    }
+    if (!Call || !llvm::isa<CallExpr>(Call.get()))
+      return;
+    std::vector<DimSyntax> Shape;
+    for (const ExprPtr &D : Dims)
+      Shape.push_back(dimSyntaxOf(D));
+    S.ExplicitShape = std::move(Shape);
+    A.Value = Call;
+    return;
+  }
+}
 
 bool Analyzer::rewriteTransformed(std::string &Dist, std::vector<Arg> &Args,
                                   SMLoc Loc) {
