@@ -187,16 +187,7 @@ x3::rule<class AddClass, ExprPtr> const additive = "expression";
 // A name, an integer, or arithmetic on them (`K - 1`), which Sema checks.
 x3::rule<class DimClass, DimSyntax> const dim = "dimension";
 const auto dim_def = additive[([](auto &C) {
-  ExprPtr E = x3::_attr(C);
-  DimSyntax D;
-  D.Loc = E->Loc;
-  if (auto *N = llvm::dyn_cast<NameExpr>(E.get()))
-    D.Name = N->Name;
-  else if (auto *L = llvm::dyn_cast<NumberExpr>(E.get()); L && L->IsInteger)
-    D.Value = static_cast<int64_t>(L->Value);
-  else
-    D.Arith = E;
-  x3::_val(C) = std::move(D);
+  x3::_val(C) = dimSyntaxOf(x3::_attr(C));
 })];
 
 x3::rule<class DimListClass, std::vector<DimSyntax>> const dimList =

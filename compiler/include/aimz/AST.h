@@ -117,6 +117,20 @@ struct NameExpr : Expr {
   NameExpr(SMLoc L, std::string N) : Expr(Kind::Name, L), Name(std::move(N)) {}
 };
 
+/// A dimension written as an expression (`k`, `3`, `K - 1`): in `[...]`,
+/// and in NumPyro's `.expand([k])`.
+inline DimSyntax dimSyntaxOf(const ExprPtr &E) {
+  DimSyntax D;
+  D.Loc = E->Loc;
+  if (auto *N = llvm::dyn_cast<NameExpr>(E.get()))
+    D.Name = N->Name;
+  else if (auto *L = llvm::dyn_cast<NumberExpr>(E.get()); L && L->IsInteger)
+    D.Value = static_cast<int64_t>(L->Value);
+  else
+    D.Arith = E;
+  return D;
+}
+
 struct UnaryExpr : Expr { // only negation
   static bool classof(const Expr *N) { return N->K == Kind::Unary; }
   ExprPtr Operand;

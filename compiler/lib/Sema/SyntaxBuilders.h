@@ -32,20 +32,6 @@ inline ExprPtr call(SMLoc Loc, const char *Callee, std::vector<Arg> Args) {
   return Node;
 }
 
-/// A dimension written as an expression (`k`, `3`, `K - 1`), as the
-/// parser reads one in `[...]`.
-inline DimSyntax dimSyntaxOf(const ExprPtr &E) {
-  DimSyntax D;
-  D.Loc = E->Loc;
-  if (auto *N = llvm::dyn_cast<NameExpr>(E.get()))
-    D.Name = N->Name;
-  else if (auto *L = llvm::dyn_cast<NumberExpr>(E.get()); L && L->IsInteger)
-    D.Value = static_cast<int64_t>(L->Value);
-  else
-    D.Arith = E;
-  return D;
-}
-
 /// `Base[:, :, None]`: one index per character of `Pattern`, ':' keeping
 /// an axis and 'N' inserting one.
 inline ExprPtr axes(ExprPtr Base, llvm::StringRef Pattern) {
