@@ -47,11 +47,13 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
        truncated_uniform_sample(s, T(-1), T(3), T(0), T(1)) + truncated_log_uniform_log_prob(x[i], T(1), T(9), T(2), T(3)) +
        truncated_asymmetric_laplace_sample(s, T(1), T(0.5), T(2), T(0), inf) + truncated_chi2_sample(s, T(3), T(1), T(5)) +
        truncated_beta_proportion_log_prob(x[i], T(0.3), T(10), T(0.1), T(0.4)) +
-       truncated_poisson_log_prob(x[i], T(4), T(1), inf) + truncated_negative_binomial2_log_prob(x[i], T(3), T(2), T(1), inf) +
-       truncated_binomial_log_prob(x[i], T(20), T(0.3), T(1), T(5)) +
+       truncated_poisson_log_prob(x[i], T(4), T(1), inf) + truncated_negativebinomial2_log_prob(x[i], T(3), T(2), T(1), inf) +
+       truncated_binomial_probs_log_prob(x[i], T(20), T(0.3), T(1), T(5)) +
+       censored_poisson_log_prob(x[i], T(4), T(1), T(9)) + flagged_negativebinomial2_log_prob(x[i], T(3), T(2), T(0), T(1)) +
        truncated_binomial_logits_log_prob(x[i], T(20), T(-1), T(1), T(5));
-  cnt[i] += truncated_poisson_sample(s, T(4), T(1), inf) + truncated_negative_binomial2_sample(s, T(3), T(2), T(2), T(9)) +
-            truncated_binomial_sample(s, T(20), T(0.3), T(1), T(5)) +
+  cnt[i] += truncated_poisson_sample(s, T(4), T(1), inf) + truncated_negativebinomial2_sample(s, T(3), T(2), T(2), T(9)) +
+            truncated_binomial_probs_sample(s, T(20), T(0.3), T(1), T(5)) +
+            truncated_geometric_probs_sample(s, T(0.2), T(2), inf) + censored_binomial_probs_sample(s, T(20), T(0.3), T(2), T(9)) +
             truncated_binomial_logits_sample(s, T(20), T(-1), T(1), T(5));
   cnt[i] += geometric_sample(s, T(0.3)) + geometric_logits_sample(s, x[i]);
   cnt[i] += hurdle_poisson_sample(s, T(0.3), x[i]) + hurdle_negative_binomial2_sample(s, T(0.3), x[i], T(0.5));
