@@ -245,6 +245,18 @@ struct ArrayExpr : Expr {
   }
 };
 
+/// A shape written as NumPyro's `.expand` takes it: a list or tuple of
+/// dimensions, or one.
+inline std::vector<DimSyntax> shapeSyntaxOf(const ExprPtr &E) {
+  std::vector<DimSyntax> Dims;
+  if (const auto *L = llvm::dyn_cast<ArrayExpr>(E.get()))
+    for (const ExprPtr &D : L->Elements)
+      Dims.push_back(dimSyntaxOf(D));
+  else
+    Dims.push_back(dimSyntaxOf(E));
+  return Dims;
+}
+
 /// An index that is not a value: `:` (keep the axis), `None` (insert an
 /// axis of extent 1), as in NumPy's `tau[:, None]`, or `...` (as many `:`
 /// as the other indices leave axes; Sema expands it).

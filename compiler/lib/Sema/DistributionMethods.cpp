@@ -46,13 +46,7 @@ bool Analyzer::applyDistMethods(SampleStmt &S, bool IsOutput) {
         Diags.report(diag::E_EXPAND_AND_SHAPE, M.Loc) << S.Name;
         return false;
       }
-      std::vector<DimSyntax> Dims;
-      if (const auto *L = llvm::dyn_cast<ArrayExpr>(A->Value.get()))
-        for (const ExprPtr &E : L->Elements)
-          Dims.push_back(dimSyntaxOf(E));
-      else
-        Dims.push_back(dimSyntaxOf(A->Value));
-      S.ExplicitShape = std::move(Dims);
+      S.ExplicitShape = shapeSyntaxOf(A->Value);
     } else if (M.Name == "to_event") {
       const Arg *A = onlyArg(M, "reinterpreted_batch_ndims");
       const auto *N = A ? llvm::dyn_cast<NumberExpr>(A->Value.get()) : nullptr;

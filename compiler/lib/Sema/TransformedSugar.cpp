@@ -75,25 +75,19 @@ void Analyzer::liftTransformedShape(SampleStmt &S) {
       continue;
     if (isOrdered(argument(S.Args, 1, "transforms")))
       return;
-    std::vector<ExprPtr> Dims;
+    std::vector<DimSyntax> Shape;
     ExprPtr Call;
     if (auto *Ix = llvm::dyn_cast<IndexExpr>(A.Value.get())) {
       Call = Ix->Base;
-      Dims = Ix->Indices;
+      for (const ExprPtr &D : Ix->Indices)
+        Shape.push_back(dimSyntaxOf(D));
     } else if (auto *C = llvm::dyn_cast<CallExpr>(A.Value.get());
                C && C->Callee == "expand" && C->Args.size() == 2) {
       Call = C->Args[0].Value;
-      const ExprPtr &Shape = C->Args[1].Value;
-      if (auto *L = llvm::dyn_cast<ArrayExpr>(Shape.get()))
-        Dims = L->Elements;
-      else
-        Dims = {Shape};
+      Shape = shapeSyntaxOf(C->Args[1].Value);
     }
     if (!Call || !llvm::isa<CallExpr>(Call.get()))
       return;
-    std::vector<DimSyntax> Shape;
-    for (const ExprPtr &D : Dims)
-      Shape.push_back(dimSyntaxOf(D));
     S.ExplicitShape = std::move(Shape);
     A.Value = Call;
     return;
@@ -116,10 +110,7 @@ bool Analyzer::rewriteTransformed(std::string &Dist, std::vector<Arg> &Args,
   } else {
     Ts.push_back(llvm::dyn_cast<CallExpr>(TE.get()));
   }
-  if (llvm::is_contained(Ts, nullptr) ||
-      llvm::any_of(Ts, [](const CallExpr *T) {
-        return T->Callee == "OrderedTransform";
-      }))
+  if (llvm::is_contained(Ts, nullptr) || isOrdered(TE))
     return true;
   const DistSpec *Spec = lookupDistribution(Base->Callee);
   if (!Spec)
