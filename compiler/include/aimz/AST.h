@@ -188,6 +188,9 @@ struct CallExpr : Expr {
   std::string LogProbDist;
   std::vector<std::string> LogProbParamNames;
   std::vector<ExprPtr> LogProbParams;
+  /// A TransformedDistribution's transforms (ValueTransforms.def's words);
+  /// their parameters end LogProbParams.
+  std::vector<std::string> LogProbValueMap;
   /// With a vector or matrix distribution (or vector parameters): each
   /// parameter's local shape (the result's ++ its event axes) and
   /// transform (SampleStmt::LoweredParam::Transform), the value's shape.
@@ -440,6 +443,9 @@ struct SampleStmt : Stmt {
   /// ("MixtureSameFamily(Normal)").
   std::string LoweredDist;
   std::vector<LoweredParam> Lowered;
+  /// A TransformedDistribution's transforms (ValueTransforms.def's words),
+  /// applied to the base's draws; their parameters end Lowered.
+  std::vector<std::string> ValueMap;
   Shape OwnShape;
   SampleStmt(SMLoc L, std::string N, SMLoc NL, std::string D, SMLoc DL,
              std::vector<Arg> A, std::optional<std::vector<DimSyntax>> S)

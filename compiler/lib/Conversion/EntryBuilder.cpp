@@ -168,7 +168,7 @@ void EntryBuilder::planScratch(ArrayRef<Operation *> Global,
     // A vector log_prob scores a copy of its values in its precision.
     if (auto LP = dyn_cast<ir::LogProbOp>(Op)) {
       auto VT = LP.getValue().getType();
-      if (distCall(LP.getDist(), LP.getParamNames()).ValueEventRank)
+      if (distCall(LP.getDist(), distOperands(LP).Names).ValueEventRank)
         CopyOffsets[Op] = Take(ir::ArrayType::get(Ctx, VT.getDims(),
                                                   T.getElementType()));
     }

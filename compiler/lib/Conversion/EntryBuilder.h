@@ -274,16 +274,27 @@ private:
   Value integerPow(Value X, int64_t N);
   Value log1mExp(Value X);
   Value logAddExp(Value X, Value Y);
-  /// The site's values: given (posterior, intervention) or drawn.
-  View emitSample(Operation *Op, StringRef Dist, ArrayAttr ParamNames,
-                  ValueRange Params, int64_t SiteId, bool ReadsPosterior);
+  /// The site's values: given (posterior, intervention) or drawn (and
+  /// mapped through `Map`'s transforms, when it has any).
+  View emitSample(Operation *Op, StringRef Dist, const ir::DistOperands &D,
+                  int64_t SiteId, bool ReadsPosterior);
   View emitLogDensity(ir::ObserveOp Op);
   /// Out[i] = aimz_rt_logp_<Symbol>(Y[i], Params[i]...) for a distribution
   /// of numbers (or its lcdf_ / lccdf_ by Family); every view of Out's dims.
+  /// With a value map, the density is the base's at the map's inverse of
+  /// Y[i] plus the inverse's log Jacobian (LowerValueMaps.cpp).
   void emitScalarLogDensities(
       StringRef Symbol, Type Prec, const View &Y, ValueRange Params,
       const View &Out,
-      abi::SupportFamily Family = abi::SupportFamily::LogProb);
+      abi::SupportFamily Family = abi::SupportFamily::LogProb,
+      const ir::DistOperands *Map = nullptr);
+  // A TransformedDistribution's value map (LowerValueMaps.cpp), in the
+  // parameters' precision: X through the transforms, in place on Out; the
+  // inverse of Y at Ivs with the inverse's log Jacobian, and where Y is
+  // outside the map's range.
+  void applyValueMap(const ir::DistOperands &D, const View &Out, Type Prec);
+  Value invertValueMap(const ir::DistOperands &D, ValueRange Ivs, Value Y,
+                       Value &LogDet, Value &Outside);
   void emitMaskedLogDensities(StringRef Symbol, Type Prec, const View &Y,
                               ValueRange Params, const View &Out);
   void givenOr(int64_t SiteId, ir::ArrayType T, const View &Out,

@@ -42,11 +42,12 @@ Value EntryBuilder::siteAddressElement(ir::ArrayType T, ValueRange Ivs,
 }
 
 View EntryBuilder::emitSample(Operation *Op, StringRef Dist,
-                              ArrayAttr ParamNames, ValueRange Params,
-                              int64_t SiteId, bool ReadsPosterior) {
+                              const ir::DistOperands &D, int64_t SiteId,
+                              bool ReadsPosterior) {
   auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
+  ValueRange Params = D.Params;
   // A masked site draws as its base: the mask (last) only scores.
-  RuntimeCall C = distCall(Dist, ParamNames);
+  RuntimeCall C = distCall(Dist, D.Names);
   if (C.Masked)
     Params = Params.drop_back();
   View Out = buffer(Op, T);
@@ -106,10 +107,17 @@ View EntryBuilder::emitSample(Operation *Op, StringRef Dist,
       };
     }
   }
-  if (!ReadsPosterior)
+  // A TransformedDistribution's draws go through its transforms; a
+  // posterior's values are the site's own.
+  std::function<void()> DrawMapped = [&]() {
     DrawAll();
+    if (!D.Map.empty())
+      applyValueMap(D, Out, Prec);
+  };
+  if (!ReadsPosterior)
+    DrawMapped();
   else
-    givenOr(SiteId, T, Out, DrawAll);
+    givenOr(SiteId, T, Out, DrawMapped);
   return Out;
 }
 
@@ -193,7 +201,7 @@ Value EntryBuilder::eventSize(const RuntimeCall &C, const View &Value0,
 ir::ArrayType EntryBuilder::logDensityType(ir::ObserveOp Op) {
   auto T = Op.getResult().getType();
   Type Prec = cast<ir::ArrayType>(Op.getParams()[0].getType()).getElementType();
-  unsigned Event = distCall(Op.getDist(), Op.getParamNames()).ValueEventRank;
+  unsigned Event = distCall(Op.getDist(), distOperands(Op).Names).ValueEventRank;
   return ir::ArrayType::get(
       Ctx, B->getArrayAttr(T.getDims().getValue().drop_back(Event)), Prec);
 }
@@ -320,28 +328,40 @@ void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
 void EntryBuilder::emitScalarLogDensities(StringRef Symbol, Type Prec,
                                           const View &Y, ValueRange Params,
                                           const View &Out,
-                                          abi::SupportFamily Family) {
+                                          abi::SupportFamily Family,
+                                          const ir::DistOperands *Map) {
   std::string Fn =
       abi::supportFunction(Family, Symbol.str(), precisionSuffix(Prec));
   func::FuncOp Callee =
       runtimeFunction(Fn, SmallVector<Type>(1 + ScalarParamSlots, Prec), Prec);
   SmallVector<View> PViews = viewsOf(Params);
   forEach(Out.Sizes, [&](ValueRange Ivs) {
-    SmallVector<Value> Args = {convert(load(Y, Ivs), Prec)};
+    Value X = convert(load(Y, Ivs), Prec), LogDet, Outside;
+    if (Map && !Map->Map.empty())
+      X = invertValueMap(*Map, Ivs, X, LogDet, Outside);
+    SmallVector<Value> Args = {X};
     for (const View &P : PViews)
       Args.push_back(load(P, Ivs));
     while (Args.size() < 1 + ScalarParamSlots)
       Args.push_back(B->create<arith::ConstantOp>(Loc, B->getFloatAttr(Prec, 0)));
-    store(Out, Ivs, B->create<func::CallOp>(Loc, Callee, Args).getResult(0));
+    Value L = B->create<func::CallOp>(Loc, Callee, Args).getResult(0);
+    if (LogDet)
+      L = B->create<arith::SelectOp>(
+          Loc, Outside,
+          B->create<arith::ConstantOp>(
+              Loc, B->getFloatAttr(Prec, -std::numeric_limits<double>::infinity())),
+          B->create<arith::AddFOp>(Loc, L, LogDet));
+    store(Out, Ivs, L);
   });
 }
 
 View EntryBuilder::lowerLogProb(ir::LogProbOp Op) {
   auto T = Op.getResult().getType();
   View Out = buffer(Op, T);
-  RuntimeCall C = distCall(Op.getDist(), Op.getParamNames());
+  ir::DistOperands D = distOperands(Op);
+  RuntimeCall C = distCall(Op.getDist(), D.Names);
   if (C.Event) { // a vector distribution (Sema allows only log_prob)
-    emitEventLogDensity(Op, Op.getValue().getType(), Op.getParams(), C,
+    emitEventLogDensity(Op, Op.getValue().getType(), D.Params, C,
                         viewOf(Op.getValue()), Out, T.getElementType());
     return Out;
   }
@@ -349,7 +369,7 @@ View EntryBuilder::lowerLogProb(ir::LogProbOp Op) {
                 : Op.getFn() == "log_ccdf" ? abi::SupportFamily::LogCcdf
                                            : abi::SupportFamily::LogProb;
   emitScalarLogDensities(C.Symbol, T.getElementType(), viewOf(Op.getValue()),
-                         Op.getParams(), Out, Family);
+                         D.Params, Out, Family, &D);
   return Out;
 }
 
@@ -364,14 +384,16 @@ View EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
                                                    InputOrigin));
   ir::ArrayType LLType = logDensityType(Op);
   View Out = buffer(Op, LLType);
-  RuntimeCall C = distCall(Op.getDist(), Op.getParamNames());
+  ir::DistOperands D = distOperands(Op);
+  RuntimeCall C = distCall(Op.getDist(), D.Names);
   if (C.Event)
-    emitEventLogDensity(Op, Op.getResult().getType(), Op.getParams(), C, Y,
-                        Out, Prec);
+    emitEventLogDensity(Op, Op.getResult().getType(), D.Params, C, Y, Out,
+                        Prec);
   else if (C.Masked)
-    emitMaskedLogDensities(C.Symbol, Prec, Y, Op.getParams(), Out);
+    emitMaskedLogDensities(C.Symbol, Prec, Y, D.Params, Out);
   else
-    emitScalarLogDensities(C.Symbol, Prec, Y, Op.getParams(), Out);
+    emitScalarLogDensities(C.Symbol, Prec, Y, D.Params, Out,
+                           abi::SupportFamily::LogProb, &D);
   // Write the densities to the output site's result slot.
   auto If = B->create<scf::IfOp>(Loc, siteWanted(Op.getSiteId()), false);
   OpBuilder::InsertionGuard G(*B);
@@ -418,8 +440,8 @@ void EntryBuilder::copyOut(Value V, const View &Src, int64_t SiteId) {
 /// A latent: the posterior's draw (or an intervention's value) when given,
 /// else drawn.
 View EntryBuilder::lowerSample(ir::SampleOp Op) {
-  View Out = emitSample(Op, Op.getDist(), Op.getParamNames(), Op.getParams(),
-                        Op.getSiteId(), /*ReadsPosterior=*/true);
+  View Out = emitSample(Op, Op.getDist(), distOperands(Op), Op.getSiteId(),
+                        /*ReadsPosterior=*/true);
   copyOut(Op.getResult(), Out, Op.getSiteId());
   return Out;
 }
@@ -429,8 +451,8 @@ View EntryBuilder::lowerSample(ir::SampleOp Op) {
 View EntryBuilder::lowerObserve(ir::ObserveOp Op) {
   if (Kind == Entry::LogLikelihood)
     return emitLogDensity(Op);
-  View Out = emitSample(Op, Op.getDist(), Op.getParamNames(), Op.getParams(),
-                        Op.getSiteId(), /*ReadsPosterior=*/false);
+  View Out = emitSample(Op, Op.getDist(), distOperands(Op), Op.getSiteId(),
+                        /*ReadsPosterior=*/false);
   copyOut(Op.getResult(), Out, Op.getSiteId());
   return Out;
 }

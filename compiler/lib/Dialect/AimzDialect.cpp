@@ -2,10 +2,12 @@
 #include "aimz/Dialect/AimzDialect.h"
 #include "aimz/DimExpr.h"
 #include "aimz/Distributions.h"
+#include "aimz/ValueTransforms.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <limits>
@@ -152,37 +154,80 @@ LogicalResult InverseOp::verify() {
                               getResult().getType());
 }
 
-/// The distribution and the parameters given must name runtime functions.
+DistOperands aimz::ir::splitDistOperands(ArrayAttr Names, ValueRange Params,
+                                         ArrayAttr Map) {
+  size_t Extra = 0;
+  for (Attribute A : Map) {
+    const aimz::ValueTransform *T =
+        aimz::valueTransformByKind(cast<StringAttr>(A).getValue());
+    if (!T)
+      return {};
+    Extra += T->Arity;
+  }
+  if (Extra > Params.size() || Names.size() != Params.size())
+    return {};
+  size_t Base = Params.size() - Extra;
+  return {ArrayAttr::get(Names.getContext(), Names.getValue().take_front(Base)),
+          Params.take_front(Base), Map, Params.drop_front(Base)};
+}
+
+/// The distribution and the parameters given must name runtime functions;
+/// a value map, transforms of the table (ValueTransforms.def) with their
+/// operands, of a continuous distribution of numbers.
 static LogicalResult verifyDistribution(Operation *Op, StringRef Dist,
                                         ArrayAttr ParamNames,
-                                        ValueRange Params) {
-  if (ParamNames.size() != Params.size())
+                                        ValueRange AllParams,
+                                        ArrayAttr Map = {}) {
+  if (ParamNames.size() != AllParams.size())
     return Op->emitOpError("needs one name per parameter");
+  if (!Map)
+    Map = ArrayAttr::get(Op->getContext(), {});
+  DistOperands D = splitDistOperands(ParamNames, AllParams, Map);
+  if (!D.Names) {
+    SmallVector<StringRef> Kinds;
+    for (const aimz::ValueTransform &T : aimz::valueTransforms())
+      Kinds.push_back(T.Kind);
+    return Op->emitOpError("value_map needs transforms of the table (")
+           << llvm::join(Kinds, ", ") << "), each with its operands";
+  }
   SmallVector<StringRef> Names;
-  for (Attribute A : ParamNames)
+  for (Attribute A : D.Names)
     Names.push_back(cast<StringAttr>(A).getValue());
   if (Dist == "ImproperUniform")
-    return success();
-  if (!aimz::runtimeCall(Dist, Names))
+    return Map.empty() ? success()
+                       : Op->emitOpError("a flat prior has no value map");
+  auto Call = aimz::runtimeCall(Dist, Names);
+  if (!Call)
     return Op->emitOpError("unknown distribution '") << Dist << "'";
+  if (!Map.empty() && (Call->Event || Call->ValueEventRank || Call->Masked ||
+                       !isa<FloatType>(cast<ArrayType>(
+                                           Op->getResult(0).getType())
+                                           .getElementType())))
+    return Op->emitOpError("a value map needs a continuous distribution of "
+                           "numbers; '")
+           << Dist << "' is not one";
   return success();
 }
 
 LogicalResult SampleOp::verify() {
-  return verifyDistribution(*this, getDist(), getParamNames(), getParams());
+  return verifyDistribution(*this, getDist(), getParamNames(), getParams(),
+                            getValueMap());
 }
 
 LogicalResult ObserveOp::verify() {
-  return verifyDistribution(*this, getDist(), getParamNames(), getParams());
+  return verifyDistribution(*this, getDist(), getParamNames(), getParams(),
+                            getValueMap());
 }
 
 LogicalResult LogProbOp::verify() {
   if (failed(verifyDistribution(*this, getDist(), getParamNames(),
-                                getParams())))
+                                getParams(), getValueMap())))
     return failure();
   SmallVector<StringRef> Names;
-  for (Attribute A : getParamNames())
+  for (Attribute A : distOperands(*this).Names)
     Names.push_back(cast<StringAttr>(A).getValue());
+  if (!getValueMap().empty() && getFn() != "log_prob")
+    return emitOpError("a value map has no CDF here");
   if (getDist() == "ImproperUniform")
     return emitOpError("needs a distribution with a density; '")
            << getDist() << "' has none";

@@ -109,6 +109,7 @@ private:
                      const Shape &Target);
   int64_t siteId(const std::string &Name) const;
   ArrayAttr plateNames();
+  ArrayAttr strArray(ArrayRef<std::string> Words);
 };
 
 } // namespace mlirgen

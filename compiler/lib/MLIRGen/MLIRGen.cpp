@@ -499,7 +499,8 @@ Value Generator::genLogProb(const CallExpr &E) {
   return B.create<ir::LogProbOp>(CurLoc, arrayType(inPlates(E.Ty.Dims),
                                                    Info.Precision),
                                  E.LogProbDist, B.getStrArrayAttr(Names), V,
-                                 Params, E.Callee);
+                                 Params, E.Callee,
+                                 strArray(E.LogProbValueMap));
 }
 
 Value Generator::genConstructor(const CallExpr &E) {
@@ -635,9 +636,11 @@ int64_t Generator::siteId(const std::string &Name) const {
   return -1;
 }
 
-ArrayAttr Generator::plateNames() {
-  SmallVector<StringRef> Names(PlateNames.begin(), PlateNames.end());
-  return B.getStrArrayAttr(Names);
+ArrayAttr Generator::plateNames() { return strArray(PlateNames); }
+
+ArrayAttr Generator::strArray(ArrayRef<std::string> Words) {
+  SmallVector<StringRef> Refs(Words.begin(), Words.end());
+  return B.getStrArrayAttr(Refs);
 }
 
 /// A distribution's parameter in the model's precision, transformed as
@@ -687,12 +690,13 @@ void Generator::genSample(const SampleStmt &S) {
                             S.Name, siteId(S.Name), S.LoweredDist,
                             B.getStrArrayAttr(ParamNames), plateNames(),
                             static_cast<uint64_t>(Info.outputIndex(S.Name)),
-                            Params);
+                            Params, strArray(S.ValueMap));
   else
     R = B.create<ir::SampleOp>(CurLoc, arrayType(Full, Si->Type),
                            S.Name, siteId(S.Name), S.LoweredDist,
                            B.getStrArrayAttr(ParamNames),
-                           siteClassName(Si->Class), plateNames(), Params);
+                           siteClassName(Si->Class), plateNames(), Params,
+                           strArray(S.ValueMap));
   Values[S.Name] = R;
   FullShapes[S.Name] = Full;
 }

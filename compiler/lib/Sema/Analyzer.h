@@ -75,6 +75,9 @@ struct OpenBlock {
 
 const char *kindWord(Symbol::Kind K);
 inline bool isNumeric(DType T) { return T != DType::Bool; }
+/// A TransformedDistribution's transforms with an OrderedTransform
+/// (TransformedSugar.cpp).
+bool isOrderedTransform(const ExprPtr &Transforms);
 /// A literal as the user would write it: `-1`, `0.5`.
 std::string formatNumber(double V);
 /// "a" or "an" before a word.
@@ -178,6 +181,9 @@ private:
     /// must come from the site's explicit shape (its last axis).
     bool EventFromShape = false;
     std::string EventParams; // "'concentration'", for the message
+    /// A TransformedDistribution's transforms (ValueTransforms.def's
+    /// words), whose parameters end Params.
+    std::vector<std::string> ValueMap;
   };
   /// `ShapeMayGiveEvent`: a sample site with an explicit shape, whose last
   /// axis may give the event size the parameters do not.
@@ -228,6 +234,10 @@ private:
   // Composites (Composites.cpp, GatedComposites.cpp).
   std::optional<BoundCall> bindMixture(SampleStmt &S);
   std::optional<BoundCall> bindOrdered(SampleStmt &S, bool IsOutput);
+  /// TransformedDistribution: ordered (bindOrdered), or a base of numbers
+  /// whose values go through elementwise transforms (Transformed.cpp).
+  std::optional<BoundCall> bindTransformed(SampleStmt &S, bool IsOutput);
+  bool bindValueTransform(const CallExpr &T, BoundCall &R);
   std::optional<BoundCall> bindTruncated(SampleStmt &S);
   /// LeftCensoredDistribution, RightCensoredDistribution, Censored
   /// (Censored.cpp).

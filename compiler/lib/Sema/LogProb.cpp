@@ -12,8 +12,10 @@
 // Categorical's probability vector, LKJ) scores each value along the
 // value's last axes, as its sample site would; a MixtureSameFamily scores
 // numbers with its weights and components along the component axis; a
-// MaskedDistribution is NumPyro's where(mask, base.log_prob(x), 0). Not
-// flat priors (no normalized density) nor an ordered transform.
+// MaskedDistribution is NumPyro's where(mask, base.log_prob(x), 0); a
+// TransformedDistribution over elementwise transforms (Transformed.cpp)
+// is its base's density at the inverse plus the log Jacobian. Not flat
+// priors (no normalized density) nor an ordered transform.
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
@@ -48,7 +50,14 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
   // is bound as its sample site would be and scored by its runtime row (a
   // mixture's weights and components along the component axis).
   const bool Mixture = Spec->Kind == DistKind::MixtureSameFamily;
-  bool Scalar = Spec->Kind == DistKind::TruncatedDistribution ||
+  ExprPtr Transforms;
+  for (size_t I = 0; D && I < D->Args.size(); ++I)
+    if (D->Args[I].Keyword == "transforms" ||
+        (D->Args[I].Keyword.empty() && I == 1))
+      Transforms = D->Args[I].Value;
+  const bool Mapped = Spec->Kind == DistKind::TransformedDistribution &&
+                      Transforms && !isOrderedTransform(Transforms);
+  bool Scalar = Mapped || Spec->Kind == DistKind::TruncatedDistribution ||
                 Spec->Kind == DistKind::FoldedDistribution ||
                 Spec->isCensored() || Mixture ||
                 Spec->Kind == DistKind::GaussianCopula ||
@@ -77,7 +86,11 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
     return false;
   // The `dist` attribute the lowering resolves to a runtime row.
   const std::string Dist = Scalar ? Bound->Dist : Spec->Name;
-  if (E.Callee != "log_prob") {
+  if (E.Callee != "log_prob" && !Bound->ValueMap.empty()) {
+    Diags.report(diag::E_NO_CDF, D->Loc) << "a TransformedDistribution"
+                                         << E.Callee;
+    return false;
+  } else if (E.Callee != "log_prob") {
     std::vector<llvm::StringRef> Names;
     for (const SampleStmt::LoweredParam &P : Bound->Params)
       Names.push_back(P.Name);
@@ -132,6 +145,7 @@ void Analyzer::recordLogProb(CallExpr &E, const BoundCall &Bound,
     llvm::append_range(E.LogProbValueTarget, *ValueEvent);
   }
   E.LogProbDist = Dist;
+  E.LogProbValueMap = Bound.ValueMap;
   E.Ty = {Info.Precision, Out, false};
 }
 

@@ -116,7 +116,7 @@ Analyzer::bindSampleCall(SampleStmt &S, const DistSpec &Spec, bool IsOutput) {
   if (Spec.Kind == DistKind::MixtureSameFamily)
     return bindMixture(S);
   if (Spec.Kind == DistKind::TransformedDistribution)
-    return bindOrdered(S, IsOutput);
+    return bindTransformed(S, IsOutput);
   if (Spec.Kind == DistKind::TruncatedDistribution)
     return bindTruncated(S);
   if (Spec.isCensored())
@@ -167,6 +167,7 @@ Shape Analyzer::siteShape(SampleStmt &S, BoundCall &Call, bool &Ok) {
 void Analyzer::lowerParams(SampleStmt &S, BoundCall &Call, const Shape &Own) {
   S.LoweredDist = Call.Dist;
   S.Lowered = std::move(Call.Params);
+  S.ValueMap = Call.ValueMap;
   for (SampleStmt::LoweredParam &P : S.Lowered) {
     Shape Target = Own;
     if (Call.EventSize)

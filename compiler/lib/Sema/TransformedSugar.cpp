@@ -51,7 +51,18 @@ std::optional<std::pair<size_t, size_t>> locScale(DistKind K) {
   }
 }
 
-bool isOrdered(const ExprPtr &Transforms) {
+/// `Spec(p0=..., p1=...)` with the parameters in its order.
+ExprPtr namedCall(const DistSpec &Spec, const std::vector<ExprPtr> &P,
+                  SMLoc Loc) {
+  std::vector<Arg> Args;
+  for (size_t I = 0; I < P.size(); ++I)
+    Args.push_back(Arg{Spec.Params[I].Name, Loc, P[I]});
+  return call(Loc, Spec.Name, std::move(Args));
+}
+
+} // namespace
+
+bool isOrderedTransform(const ExprPtr &Transforms) {
   auto Named = [](const ExprPtr &E) {
     const auto *C = llvm::dyn_cast_or_null<CallExpr>(E.get());
     return C && C->Callee == "OrderedTransform";
@@ -60,8 +71,6 @@ bool isOrdered(const ExprPtr &Transforms) {
     return llvm::any_of(L->Elements, Named);
   return Named(Transforms);
 }
-
-} // namespace
 
 /// A site's TransformedDistribution(Base(...)[dims], T) or
 /// (Base(...).expand(dims), T) other than an ordering: the site takes the
@@ -73,7 +82,7 @@ void Analyzer::liftTransformedShape(SampleStmt &S) {
     Arg &A = S.Args[I];
     if (!(A.Keyword == "base_distribution" || (A.Keyword.empty() && I == 0)))
       continue;
-    if (isOrdered(argument(S.Args, 1, "transforms")))
+    if (isOrderedTransform(argument(S.Args, 1, "transforms")))
       return;
     std::vector<DimSyntax> Shape;
     ExprPtr Call;
@@ -103,14 +112,13 @@ bool Analyzer::rewriteTransformed(std::string &Dist, std::vector<Arg> &Args,
   const auto *Base = llvm::dyn_cast_or_null<CallExpr>(BaseE.get());
   if (!Base || !TE)
     return true; // the composite's own checks say what is missing
+  std::vector<ExprPtr> TEs = {TE};
+  if (const auto *L = llvm::dyn_cast<ArrayExpr>(TE.get()))
+    TEs = L->Elements;
   std::vector<const CallExpr *> Ts;
-  if (const auto *L = llvm::dyn_cast<ArrayExpr>(TE.get())) {
-    for (const ExprPtr &E : L->Elements)
-      Ts.push_back(llvm::dyn_cast<CallExpr>(E.get()));
-  } else {
-    Ts.push_back(llvm::dyn_cast<CallExpr>(TE.get()));
-  }
-  if (llvm::is_contained(Ts, nullptr) || isOrdered(TE))
+  for (const ExprPtr &E : TEs)
+    Ts.push_back(llvm::dyn_cast<CallExpr>(E.get()));
+  if (llvm::is_contained(Ts, nullptr) || isOrderedTransform(TE))
     return true;
   const DistSpec *Spec = lookupDistribution(Base->Callee);
   if (!Spec)
@@ -129,7 +137,8 @@ bool Analyzer::rewriteTransformed(std::string &Dist, std::vector<Arg> &Args,
     }
     P.push_back(E);
   }
-  for (const CallExpr *T : Ts) {
+  for (size_t K = 0; K < Ts.size(); ++K) {
+    const CallExpr *T = Ts[K];
     auto LS = locScale(Spec->Kind);
     const DistSpec *Next = nullptr;
     if (T->Callee == "AffineTransform" && LS) {
@@ -150,17 +159,20 @@ bool Analyzer::rewriteTransformed(std::string &Dist, std::vector<Arg> &Args,
              : T->Callee == "SigmoidTransform" ? lookupDistribution("LogitNormal")
                                                : nullptr;
     if (!Next) {
-      Diags.report(diag::E_TRANSFORM_NOT_NAMED, T->Loc)
-          << T->Callee << Spec->Name;
-      return false;
+      // From here the transforms map the values (Transformed.cpp), over
+      // the base the ones before have made.
+      if (K == 0)
+        return true;
+      std::vector<ExprPtr> Rest(TEs.begin() + K, TEs.end());
+      Args = {Arg{"base_distribution", Loc, namedCall(*Spec, P, Base->Loc)},
+              Arg{"transforms", Loc,
+                  std::make_shared<ArrayExpr>(Ts[K]->Loc, std::move(Rest))}};
+      return true;
     }
     Spec = Next;
   }
-  std::vector<Arg> NewArgs;
-  for (size_t I = 0; I < P.size(); ++I)
-    NewArgs.push_back(Arg{Spec->Params[I].Name, Loc, P[I]});
   Dist = Spec->Name;
-  Args = std::move(NewArgs);
+  Args = std::static_pointer_cast<CallExpr>(namedCall(*Spec, P, Loc))->Args;
   return true;
 }
 

@@ -591,6 +591,54 @@ CASES.update({
                                                _T.SigmoidTransform())),
 })
 
+# TransformedDistribution over transforms whose result is no named
+# distribution: the base's density at the inverse plus the inverse's log
+# Jacobian (Sema/Transformed.cpp, Conversion/LowerValueMaps.cpp), each
+# elementwise transform of ValueTransforms.def once, a chain whose prefix
+# is rewritten (Exp of Normal is LogNormal, then an affine map of it), and
+# a reflected (negative-scale) affine map of a bounded base.
+CASES.update({
+    "transformed_exp_gamma": continuous(
+        "TransformedDistribution(Gamma(a, b), ExpTransform())",
+        dict(a=(S, pos), b=(S, pos)),
+        lambda p: dist.TransformedDistribution(dist.Gamma(p["a"], p["b"]),
+                                               _T.ExpTransform())),
+    "transformed_affine_beta": continuous(
+        "TransformedDistribution(Beta(a, b), AffineTransform(c, d))",
+        dict(a=(S, lambda rng, shape: pos(rng, shape, 1.0, 5.0)),
+             b=(S, lambda rng, shape: pos(rng, shape, 1.0, 5.0)),
+             c=(S, real), d=(S, real)),
+        lambda p: dist.TransformedDistribution(dist.Beta(p["a"], p["b"]),
+                                               _T.AffineTransform(p["c"], p["d"]))),
+    "transformed_power_gamma": continuous(
+        "TransformedDistribution(Gamma(a, b), PowerTransform(exponent=c))",
+        dict(a=(S, pos), b=(S, pos), c=(S, pos)),
+        lambda p: dist.TransformedDistribution(dist.Gamma(p["a"], p["b"]),
+                                               _T.PowerTransform(p["c"]))),
+    "transformed_softplus_normal": continuous(
+        "TransformedDistribution(Normal(a, b), SoftplusTransform())",
+        dict(a=(S, real), b=(S, pos)),
+        lambda p: dist.TransformedDistribution(dist.Normal(p["a"], p["b"]),
+                                               _T.SoftplusTransform())),
+    # The values NumPyro's f32 sigmoid draws (clipped to [tiny, 1 - eps]
+    # of f32): a heavy tail's 1 - 1e-9 would round onto 1 in f32, where
+    # NumPyro's density is NaN and the map's -inf.
+    "transformed_sigmoid_studentt": given_values(
+        "TransformedDistribution(StudentT(a, b, c), [SigmoidTransform(), IdentityTransform()])",
+        dict(a=(S, pos), b=(S, real), c=(S, pos)),
+        lambda p: dist.TransformedDistribution(dist.StudentT(p["a"], p["b"], p["c"]),
+                                               _T.SigmoidTransform()),
+        lambda rng, p: np.clip(
+            special.expit(stats.t.rvs(p["a"], p["b"], p["c"], random_state=rng)),
+            np.finfo(np.float32).tiny, 1 - np.finfo(np.float32).eps)),
+    "transformed_shifted_lognormal": continuous(
+        "TransformedDistribution(Normal(a, b), [ExpTransform(), AffineTransform(c, 2.0)])",
+        dict(a=(S, real), b=(S, pos), c=(S, real)),
+        lambda p: dist.TransformedDistribution(dist.Normal(p["a"], p["b"]),
+                                               [_T.ExpTransform(),
+                                                _T.AffineTransform(p["c"], 2.0)])),
+})
+
 # Censored counts (NumPyro's censored forms take any base with a cdf; its
 # NegativeBinomial2 is a GammaPoisson): log P(X > x) where right-censored,
 # log P(X <= x) where left-censored.
@@ -866,6 +914,15 @@ def _multinomial(y, n, probs):
 
 
 SCIPY = {
+    "transformed_power_gamma": lambda y, p: stats.gamma.logpdf(
+        y ** (1 / p["c"]), p["a"], scale=1 / p["b"]) + (1 / p["c"] - 1) * np.log(y)
+        - np.log(p["c"]),
+    "transformed_affine_beta": lambda y, p: stats.beta.logpdf(
+        (y - p["c"]) / p["d"], p["a"], p["b"]) - np.log(np.abs(p["d"])),
+    "transformed_exp_gamma": lambda y, p: stats.gamma.logpdf(
+        np.log(y), p["a"], scale=1 / p["b"]) - np.log(y),
+    "transformed_shifted_lognormal": lambda y, p: stats.lognorm.logpdf(
+        y, p["b"], loc=p["c"], scale=2.0 * np.exp(p["a"])),
     "rightcensored_poisson": lambda y, p: np.where(
         p["c"] != 0, stats.poisson.logsf(y, p["a"]), stats.poisson.logpmf(y, p["a"])),
     "leftcensored_nb2": lambda y, p: np.where(

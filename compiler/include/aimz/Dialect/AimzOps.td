@@ -290,12 +290,16 @@ def Aimz_LogProbOp : Aimz_Op<"log_prob", [Pure]> {
     "log_ccdf" its log CDF / log survival function (CdfDistributions.def),
     at each element of the
     value, the value and the parameters all of the result's dims (the
-    parameters and the result in the model's precision).
+    parameters and the result in the model's precision). A `value_map`
+    (ValueTransforms.def) scores a TransformedDistribution: the base's
+    density at the inverse map of the value plus the inverse's log
+    Jacobian; its parameters follow the base's.
   }];
   let arguments = (ins StrAttr:$dist, StrArrayAttr:$param_names,
                        Aimz_ArrayType:$value,
                        Variadic<Aimz_ArrayType>:$params,
-                       DefaultValuedStrAttr<StrAttr, "log_prob">:$fn);
+                       DefaultValuedStrAttr<StrAttr, "log_prob">:$fn,
+                       DefaultValuedAttr<StrArrayAttr, "{}">:$value_map);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = [{
     $dist `(` $params `)` `at` $value attr-dict `:` `(` type($params) `)`
@@ -309,12 +313,15 @@ def Aimz_SampleOp : Aimz_Op<"sample"> {
   let description = [{
     Parameters are broadcast to the site's full shape. The value comes from
     the caller's posterior when it has this site, otherwise it is drawn with
-    the counter-based generator at (site_id, draw, observation, element).
+    the counter-based generator at (site_id, draw, observation, element)
+    and, with a `value_map` (ValueTransforms.def, its parameters after the
+    base's), mapped through it.
   }];
   let arguments = (ins StrAttr:$name, I64Attr:$site_id, StrAttr:$dist,
                        StrArrayAttr:$param_names, StrAttr:$site_class,
                        StrArrayAttr:$plates,
-                       Variadic<Aimz_ArrayType>:$params);
+                       Variadic<Aimz_ArrayType>:$params,
+                       DefaultValuedAttr<StrArrayAttr, "{}">:$value_map);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = [{
     $name `=` $dist `(` $params `)` attr-dict `:` functional-type($params, $result)
@@ -328,11 +335,15 @@ def Aimz_ObserveOp : Aimz_Op<"observe"> {
   let description = [{
     `output_index` is the output's position in the signature: the
     log-likelihood reads its observed values from `observed[output_index]`.
+    A `value_map` (ValueTransforms.def, its parameters after the base's)
+    maps the base's draws, and scores a value by the base's density at its
+    inverse plus the inverse's log Jacobian.
   }];
   let arguments = (ins StrAttr:$name, I64Attr:$site_id, StrAttr:$dist,
                        StrArrayAttr:$param_names, StrArrayAttr:$plates,
                        DefaultValuedAttr<I64Attr, "0">:$output_index,
-                       Variadic<Aimz_ArrayType>:$params);
+                       Variadic<Aimz_ArrayType>:$params,
+                       DefaultValuedAttr<StrArrayAttr, "{}">:$value_map);
   let results = (outs Aimz_ArrayType:$result);
   let assemblyFormat = [{
     $name `=` $dist `(` $params `)` attr-dict `:` functional-type($params, $result)
