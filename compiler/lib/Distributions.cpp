@@ -2,6 +2,7 @@
 #include "aimz/Distributions.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <cmath>
 
@@ -224,8 +225,41 @@ bool isCensorable(llvm::StringRef Symbol) {
   return false;
 }
 
+/// "MixtureGeneral(Normal,StudentT)" with the parameters "logits", "0.loc",
+/// "0.scale", "1.df", ...: each component a distribution of numbers of its
+/// row, all counts or all continuous.
+static std::optional<RuntimeCall>
+generalMixtureCall(llvm::StringRef Dist, llvm::ArrayRef<llvm::StringRef> Params) {
+  if (!Dist.consume_front("MixtureGeneral(") || !Dist.consume_back(")") ||
+      Params.empty() || Params[0] != "logits")
+    return std::nullopt;
+  llvm::SmallVector<llvm::StringRef> Names;
+  Dist.split(Names, ',');
+  RuntimeCall C;
+  C.Symbol = "mixture_general";
+  size_t At = 1;
+  for (size_t K = 0; K < Names.size(); ++K) {
+    std::string Prefix = std::to_string(K) + ".";
+    std::vector<llvm::StringRef> Own;
+    size_t First = At;
+    while (At < Params.size() && Params[At].starts_with(Prefix))
+      Own.push_back(Params[At++].drop_front(Prefix.size()));
+    const DistSpec *Spec = lookupDistribution(Names[K]);
+    auto Row = Spec ? runtimeCall(Names[K], Own) : std::nullopt;
+    if (!Row || Row->Event || Row->Masked || !Row->Components.empty() ||
+        Spec->isComposite() || (K && Spec->Discrete != C.Components[0].Discrete))
+      return std::nullopt;
+    C.Components.push_back({Row->Symbol, Spec->Discrete, First, Own.size()});
+  }
+  if (At != Params.size() || C.Components.size() < 2)
+    return std::nullopt;
+  return C;
+}
+
 std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
                                        llvm::ArrayRef<llvm::StringRef> Params) {
+  if (Dist.starts_with("MixtureGeneral("))
+    return generalMixtureCall(Dist, Params);
   // Composites: "<Composite>(<Base>)", the base's parameters after the
   // mixing logits (MixtureSameFamily) or alone (OrderedTransform).
   for (auto [Prefix, Skip] : {std::pair<llvm::StringRef, size_t>{

@@ -91,6 +91,7 @@ struct DistSpec {
   size_t positionalCount() const;
   bool isComposite() const {
     return Kind == DistKind::MixtureSameFamily ||
+           Kind == DistKind::MixtureGeneral ||
            Kind == DistKind::TransformedDistribution ||
            Kind == DistKind::TruncatedDistribution ||
            Kind == DistKind::FoldedDistribution ||
@@ -130,6 +131,14 @@ struct RuntimeCall {
   /// MaskedDistribution: the last parameter is the mask, the others the
   /// base's (scored where the mask is non-zero, 0 elsewhere).
   bool Masked = false;
+  /// MixtureGeneral(<Dist>,<Dist>,...): each component's row and where its
+  /// parameters are among the call's (after the mixing logits, first).
+  struct Component {
+    std::string Symbol;
+    bool Discrete = false;
+    size_t First = 0, Count = 0;
+  };
+  std::vector<Component> Components;
 };
 std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
                                        llvm::ArrayRef<llvm::StringRef> Params);

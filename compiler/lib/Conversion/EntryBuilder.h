@@ -288,6 +288,19 @@ private:
       const View &Out,
       abi::SupportFamily Family = abi::SupportFamily::LogProb,
       const ir::DistOperands *Map = nullptr);
+  // MixtureGeneral of different families (LowerGeneralMixture.cpp).
+  Value logSumExpOf(ArrayRef<Value> Xs);
+  Value scalarRowCall(StringRef Symbol, abi::SupportFamily Family, Type Prec,
+                      Type Ret, ArrayRef<Value> Lead, ArrayRef<Value> Params);
+  void mixtureOperandsAt(const RuntimeCall &C, ArrayRef<View> PViews,
+                         ValueRange Ivs, SmallVectorImpl<Value> &Logits,
+                         SmallVectorImpl<SmallVector<Value>> &Comp);
+  void emitGeneralMixtureLogDensities(const RuntimeCall &C, Type Prec,
+                                      const View &Y, ValueRange Params,
+                                      const View &Out);
+  void emitGeneralMixtureSample(ir::ArrayType T, const RuntimeCall &C,
+                                const View &Out, ValueRange Params,
+                                int64_t SiteId, Type Prec);
   // A TransformedDistribution's value map (LowerValueMaps.cpp), in the
   // parameters' precision: X through the transforms, in place on Out; the
   // inverse of Y at Ivs with the inverse's log Jacobian, and where Y is

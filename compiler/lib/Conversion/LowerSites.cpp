@@ -73,7 +73,11 @@ View EntryBuilder::emitSample(Operation *Op, StringRef Dist,
   std::function<void()> DrawAll = [&]() {
     emitEventSample(Op, C, Out, Params, SiteId, Prec);
   };
-  if (!C.Event) {
+  if (!C.Components.empty()) {
+    DrawAll = [&]() {
+      emitGeneralMixtureSample(T, C, Out, Params, SiteId, Prec);
+    };
+  } else if (!C.Event) {
     std::string Fn = abi::supportFunction(abi::SupportFamily::Sample, C.Symbol,
                                           precisionSuffix(Prec));
     bool Discrete = T.getElementType().isInteger(32) ||
@@ -360,6 +364,11 @@ View EntryBuilder::lowerLogProb(ir::LogProbOp Op) {
   View Out = buffer(Op, T);
   ir::DistOperands D = distOperands(Op);
   RuntimeCall C = distCall(Op.getDist(), D.Names);
+  if (!C.Components.empty()) {
+    emitGeneralMixtureLogDensities(C, T.getElementType(),
+                                   viewOf(Op.getValue()), D.Params, Out);
+    return Out;
+  }
   if (C.Event) { // a vector distribution (Sema allows only log_prob)
     emitEventLogDensity(Op, Op.getValue().getType(), D.Params, C,
                         viewOf(Op.getValue()), Out, T.getElementType());
@@ -386,7 +395,9 @@ View EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
   View Out = buffer(Op, LLType);
   ir::DistOperands D = distOperands(Op);
   RuntimeCall C = distCall(Op.getDist(), D.Names);
-  if (C.Event)
+  if (!C.Components.empty())
+    emitGeneralMixtureLogDensities(C, Prec, Y, D.Params, Out);
+  else if (C.Event)
     emitEventLogDensity(Op, Op.getResult().getType(), D.Params, C, Y, Out,
                         Prec);
   else if (C.Masked)

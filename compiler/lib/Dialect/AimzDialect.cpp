@@ -35,6 +35,11 @@ void AimzDialect::initialize() {
       >();
 }
 
+static bool isKnown(Attribute A, size_t N) {
+  auto I = dyn_cast<IntegerAttr>(A);
+  return I && I.getInt() == static_cast<int64_t>(N);
+}
+
 static bool isKnownOne(Attribute A) {
   auto I = dyn_cast<IntegerAttr>(A);
   return I && I.getInt() == 1;
@@ -200,6 +205,7 @@ static LogicalResult verifyDistribution(Operation *Op, StringRef Dist,
   if (!Call)
     return Op->emitOpError("unknown distribution '") << Dist << "'";
   if (!Map.empty() && (Call->Event || Call->ValueEventRank || Call->Masked ||
+                       !Call->Components.empty() ||
                        !isa<FloatType>(cast<ArrayType>(
                                            Op->getResult(0).getType())
                                            .getElementType())))
@@ -252,11 +258,20 @@ LogicalResult LogProbOp::verify() {
   };
   if (!Leads(getValue().getType()))
     return emitOpError("the value must have the result's dims");
-  for (Value P : getParams()) {
+  // A general mixture's logits (first) end in the component axis.
+  const size_t Components =
+      aimz::runtimeCall(getDist(), Names)->Components.size();
+  for (auto [I, P] : llvm::enumerate(getParams())) {
     auto T = cast<ArrayType>(P.getType());
-    if (!Leads(T) || T.getElementType() != R.getElementType())
+    auto D = T.getDims().getValue();
+    bool Shaped = Components && I == 0
+                      ? D.drop_back() == R.getDims().getValue() && !D.empty() &&
+                            isKnown(D.back(), Components)
+                      : Leads(T);
+    if (!Shaped || T.getElementType() != R.getElementType())
       return emitOpError("every parameter must have the result's dims and "
-                         "element type");
+                         "element type (a general mixture's logits and a "
+                         "last axis of one per component)");
   }
   return success();
 }

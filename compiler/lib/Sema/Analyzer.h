@@ -237,6 +237,12 @@ private:
   /// TransformedDistribution: ordered (bindOrdered), or a base of numbers
   /// whose values go through elementwise transforms (Transformed.cpp).
   std::optional<BoundCall> bindTransformed(SampleStmt &S, bool IsOutput);
+  /// MixtureGeneral(Categorical(...), [A(...), B(...), ...]) of different
+  /// families (MixtureGeneral.cpp); one family is rewritten into
+  /// MixtureSameFamily before (MixtureSugar.cpp).
+  std::optional<BoundCall> bindMixtureGeneral(SampleStmt &S);
+  bool rewriteMixture(std::string &Dist, std::vector<Arg> &Args, SMLoc Loc);
+  ExprPtr stackComponents(const std::vector<CallExpr *> &Comps, SMLoc Loc);
   bool bindValueTransform(const CallExpr &T, BoundCall &R);
   std::optional<BoundCall> bindTruncated(SampleStmt &S);
   /// LeftCensoredDistribution, RightCensoredDistribution, Censored

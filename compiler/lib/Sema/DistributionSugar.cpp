@@ -130,6 +130,18 @@ const SugarForm SugarForms[] = {
      "correlation_matrix=None, correlation_cholesky=None)",
      "GaussianCopula(Beta(concentration1, concentration0), "
      "correlation_matrix=, correlation_cholesky=)"},
+    // Mixtures (MixtureSugar.cpp; listed here, rewritten there).
+    {"Mixture",
+     {{"mixing_distribution", std::nullopt},
+      {"component_distributions", std::nullopt}},
+     "Mixture(mixing_distribution, component_distributions), PyMC's "
+     "Mixture(w, comp_dists)",
+     "MixtureSameFamily(mixing_distribution, component_distributions), or "
+     "MixtureGeneral for a list; PyMC's weights are Categorical(probs=w)"},
+    {"NormalMixture",
+     {{"w", std::nullopt}, {"mu", std::nullopt}, {"sigma", std::nullopt}},
+     "NormalMixture(w, mu, sigma) (PyMC's)",
+     "MixtureSameFamily(Categorical(probs=w), Normal(mu, sigma))"},
     {"LowRankMultivariateNormal",
      {{"loc", std::nullopt}, {"cov_factor", std::nullopt},
       {"cov_diag", std::nullopt}},
@@ -391,7 +403,7 @@ namespace sema {
 bool Analyzer::rewriteDistributionSugar(std::string &Dist,
                                         std::vector<Arg> &Args, SMLoc Loc) {
   renamePyMCKeywords(Dist, Args);
-  if (!rewriteTransformed(Dist, Args, Loc))
+  if (!rewriteTransformed(Dist, Args, Loc) || !rewriteMixture(Dist, Args, Loc))
     return false;
   const SugarForm *F = sugarForm(Dist);
   if (!F)

@@ -49,7 +49,8 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
   // A truncation, a censoring, a folding, a mixture, a copula or a skewing
   // is bound as its sample site would be and scored by its runtime row (a
   // mixture's weights and components along the component axis).
-  const bool Mixture = Spec->Kind == DistKind::MixtureSameFamily;
+  const bool Mixture = Spec->Kind == DistKind::MixtureSameFamily ||
+                       Spec->Kind == DistKind::MixtureGeneral;
   ExprPtr Transforms;
   for (size_t I = 0; D && I < D->Args.size(); ++I)
     if (D->Args[I].Keyword == "transforms" ||

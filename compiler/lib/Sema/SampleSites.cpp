@@ -115,6 +115,8 @@ std::optional<Analyzer::BoundCall>
 Analyzer::bindSampleCall(SampleStmt &S, const DistSpec &Spec, bool IsOutput) {
   if (Spec.Kind == DistKind::MixtureSameFamily)
     return bindMixture(S);
+  if (Spec.Kind == DistKind::MixtureGeneral)
+    return bindMixtureGeneral(S);
   if (Spec.Kind == DistKind::TransformedDistribution)
     return bindTransformed(S, IsOutput);
   if (Spec.Kind == DistKind::TruncatedDistribution)

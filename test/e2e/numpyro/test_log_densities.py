@@ -639,6 +639,44 @@ CASES.update({
                                                 _T.AffineTransform(p["c"], 2.0)])),
 })
 
+# Mixtures written as a list of components (Sema/MixtureSugar.cpp,
+# MixtureGeneral.cpp): of different families (NumPyro's MixtureGeneral,
+# PyMC's Mixture(w, comp_dists)), continuous and counts; of one family
+# (stacked into MixtureSameFamily, a scalar parameter broadcast with the
+# others), and PyMC's NormalMixture(w, mu, sigma).
+W2 = (2,)
+CASES.update({
+    "mixturegeneral_normal_studentt": continuous(
+        "MixtureGeneral(Categorical(probs=w), [Normal(a, b), StudentT(3.0, c, b)])",
+        dict(w=(W2, simplex), a=(S, real), b=(S, pos), c=(S, real)),
+        lambda p: dist.MixtureGeneral(dist.Categorical(probs=p["w"]),
+                                      [dist.Normal(p["a"], p["b"]),
+                                       dist.StudentT(3.0, p["c"], p["b"])])),
+    "mixturegeneral_counts": discrete(
+        "MixtureGeneral(Categorical(logits=w), [Poisson(a), Geometric(probs=u)])",
+        dict(w=(W2, real), a=(S, pos), u=(S, unit)),
+        lambda p: dist.MixtureGeneral(dist.Categorical(logits=p["w"]),
+                                      [dist.Poisson(p["a"]),
+                                       dist.Geometric(probs=p["u"])]), None),
+    "mixturegeneral_one_family": continuous(
+        "MixtureGeneral(Categorical(probs=w), [Normal(a, b), Normal(c)])",
+        dict(w=(W2, simplex), a=(S, real), b=(S, pos), c=(S, real)),
+        lambda p: dist.MixtureGeneral(dist.Categorical(probs=p["w"]),
+                                      [dist.Normal(p["a"], p["b"]),
+                                       dist.Normal(p["c"], 1.0)])),
+    "pymc_mixture_gamma_lognormal": continuous(
+        "Mixture(w=w, comp_dists=[Gamma(alpha=a, beta=b), LogNormal(mu=c, sigma=b)])",
+        dict(w=(W2, simplex), a=(S, pos), b=(S, pos), c=(S, real)),
+        lambda p: dist.MixtureGeneral(dist.Categorical(probs=p["w"]),
+                                      [dist.Gamma(p["a"], p["b"]),
+                                       dist.LogNormal(p["c"], p["b"])])),
+    "pymc_normalmixture": continuous(
+        "NormalMixture(w, a, b)",
+        dict(w=(V, simplex), a=(V, real), b=(V, pos)),
+        lambda p: dist.MixtureSameFamily(dist.Categorical(probs=p["w"]),
+                                         dist.Normal(p["a"], p["b"]))),
+})
+
 # Censored counts (NumPyro's censored forms take any base with a cdf; its
 # NegativeBinomial2 is a GammaPoisson): log P(X > x) where right-censored,
 # log P(X <= x) where left-censored.
@@ -914,6 +952,12 @@ def _multinomial(y, n, probs):
 
 
 SCIPY = {
+    "mixturegeneral_normal_studentt": lambda y, p: np.logaddexp(
+        np.log(p["w"][:, 0]) + stats.norm.logpdf(y, p["a"], p["b"]),
+        np.log(p["w"][:, 1]) + stats.t.logpdf(y, 3.0, p["c"], p["b"])),
+    "mixturegeneral_counts": lambda y, p: np.logaddexp(
+        special.log_softmax(p["w"], -1)[:, 0] + stats.poisson.logpmf(y, p["a"]),
+        special.log_softmax(p["w"], -1)[:, 1] + stats.geom.logpmf(y + 1, p["u"])),
     "transformed_power_gamma": lambda y, p: stats.gamma.logpdf(
         y ** (1 / p["c"]), p["a"], scale=1 / p["b"]) + (1 / p["c"] - 1) * np.log(y)
         - np.log(p["c"]),

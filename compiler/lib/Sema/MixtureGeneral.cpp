@@ -1,0 +1,93 @@
+//===- MixtureGeneral.cpp - A mixture of different families ---------------===//
+//
+// NumPyro's MixtureGeneral(Categorical(probs=|logits=), [A(...), B(...)])
+// (and PyMC's Mixture(w, [A.dist(...), B.dist(...)])) whose components are
+// not one family (one family is MixtureSameFamily, MixtureSugar.cpp): each
+// component a distribution of numbers of the table, all continuous or all
+// counts, one per category of the mixing distribution. The site's batch
+// shape broadcasts the mixing distribution's with every component's. The
+// lowered call is "MixtureGeneral(A,B,...)" with the mixing logits (the
+// log of probs) along a last axis of K, then each component's parameters
+// named "k.<name>"; Conversion/LowerGeneralMixture.cpp draws and scores
+// it.
+//
+//===----------------------------------------------------------------------===//
+#include "Analyzer.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace aimz {
+namespace sema {
+
+std::optional<Analyzer::BoundCall>
+Analyzer::bindMixtureGeneral(SampleStmt &S) {
+  const CallExpr *Mix = distributionArg(S, 0,
+                                        "a Categorical(probs=...) or "
+                                        "Categorical(logits=...)");
+  ExprPtr ListE = compositeArg(S, 1);
+  const auto *List = llvm::dyn_cast_or_null<ArrayExpr>(ListE.get());
+  if (!Mix)
+    return std::nullopt;
+  if (!List) {
+    Diags.report(diag::E_COMPOSITE_ARG_KIND, ListE ? ListE->Loc : S.DistLoc)
+        << "MixtureGeneral" << "component_distributions"
+        << "a list of distributions";
+    return std::nullopt;
+  }
+  const DistSpec *MixSpec = lookupDistribution(Mix->Callee);
+  if (MixSpec->canonical().Kind != DistKind::Categorical) {
+    Diags.report(diag::E_MIXTURE_NOT_CATEGORICAL, Mix->Loc) << Mix->Callee;
+    return std::nullopt;
+  }
+  auto M = bindCall(*MixSpec, Mix->Args, Mix->Loc);
+  if (!M || !M->Ok || !M->Batch || !M->EventSize)
+    return std::nullopt;
+  const size_t K = List->Elements.size();
+  if (!(*M->EventSize == Dim::known(static_cast<int64_t>(K)))) {
+    Diags.report(diag::E_MIXTURE_GENERAL_COUNT, Mix->Loc)
+        << std::to_string(K) << shapeStr({*M->EventSize});
+    return std::nullopt;
+  }
+  BoundCall R;
+  R.EventSize = M->EventSize;
+  R.Batch = M->Batch;
+  SampleStmt::LoweredParam W = M->Params.front();
+  if (W.Name == "probs")
+    W.Fn = SampleStmt::LoweredParam::Transform::Log;
+  W.Name = "logits";
+  R.Params.push_back(W);
+  std::vector<std::string> Names;
+  for (size_t I = 0; I < K; ++I) {
+    const auto *C = llvm::dyn_cast<CallExpr>(List->Elements[I].get());
+    const DistSpec *Spec = C ? lookupDistribution(C->Callee) : nullptr;
+    if (!Spec || Spec->hasEvent() || Spec->isComposite() || Spec->Improper ||
+        (I && Spec->Discrete != R.Discrete)) {
+      Diags.report(diag::E_MIXTURE_GENERAL_COMPONENT,
+                   List->Elements[I]->Loc)
+          << (C ? C->Callee : std::string("an expression"));
+      return std::nullopt;
+    }
+    R.Discrete = Spec->Discrete;
+    auto B = bindCall(*Spec, C->Args, C->Loc);
+    if (!B || !B->Ok || !B->Batch)
+      return std::nullopt;
+    auto Both = broadcastShapes(*R.Batch, *B->Batch);
+    if (!Both) {
+      Diags.report(diag::E_MIXTURE_GENERAL_BATCH, C->Loc)
+          << shapeStr(*B->Batch) << shapeStr(*R.Batch);
+      return std::nullopt;
+    }
+    R.Batch = Both;
+    for (SampleStmt::LoweredParam P : B->Params) {
+      P.Name = std::to_string(I) + "." + P.Name;
+      P.Target = Shape{}; // the batch: one value per element and component
+      R.Params.push_back(P);
+    }
+    Names.push_back(Spec->canonical().Name);
+  }
+  R.Dist = "MixtureGeneral(" + llvm::join(Names, ",") + ")";
+  return R;
+}
+
+} // namespace sema
+} // namespace aimz
