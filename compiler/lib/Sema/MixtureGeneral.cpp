@@ -44,8 +44,9 @@ Analyzer::bindMixtureGeneral(SampleStmt &S) {
     return std::nullopt;
   const size_t K = List->Elements.size();
   if (!(*M->EventSize == Dim::known(static_cast<int64_t>(K)))) {
+    const std::string Categories = shapeStr({*M->EventSize});
     Diags.report(diag::E_MIXTURE_GENERAL_COUNT, Mix->Loc)
-        << std::to_string(K) << shapeStr({*M->EventSize});
+        << std::to_string(K) << Categories.substr(1, Categories.size() - 2);
     return std::nullopt;
   }
   BoundCall R;

@@ -153,15 +153,13 @@ bool Analyzer::rewriteMixture(std::string &Dist, std::vector<Arg> &Args,
     std::vector<CallExpr *> Calls;
     for (const ExprPtr &E : L->Elements) {
       auto *C = llvm::dyn_cast<CallExpr>(E.get());
-      if (!C || !lookupDistribution(C->Callee)) {
-        if (!C || !isDistributionSugar(C->Callee)) {
-          Diags.report(diag::E_MIXTURE_GENERAL_COMPONENT, E->Loc)
-              << (C ? C->Callee : std::string("an expression"));
-          return false;
-        }
-      }
-      if (!rewriteDistributionSugar(C->Callee, C->Args, C->Loc))
+      if (C && !rewriteDistributionSugar(C->Callee, C->Args, C->Loc))
         return false;
+      if (!C || !lookupDistribution(C->Callee)) {
+        Diags.report(diag::E_MIXTURE_GENERAL_COMPONENT, E->Loc)
+            << (C ? C->Callee : std::string("an expression"));
+        return false;
+      }
       Calls.push_back(C);
     }
     const bool OneFamily =
