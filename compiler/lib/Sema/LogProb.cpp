@@ -51,11 +51,7 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
   // mixture's weights and components along the component axis).
   const bool Mixture = Spec->Kind == DistKind::MixtureSameFamily ||
                        Spec->Kind == DistKind::MixtureGeneral;
-  ExprPtr Transforms;
-  for (size_t I = 0; D && I < D->Args.size(); ++I)
-    if (D->Args[I].Keyword == "transforms" ||
-        (D->Args[I].Keyword.empty() && I == 1))
-      Transforms = D->Args[I].Value;
+  ExprPtr Transforms = D ? argumentAt(D->Args, 1, "transforms") : nullptr;
   const bool Mapped = Spec->Kind == DistKind::TransformedDistribution &&
                       Transforms && !isOrderedTransform(Transforms);
   bool Scalar = Mapped || Spec->Kind == DistKind::TruncatedDistribution ||

@@ -26,16 +26,6 @@ namespace aimz {
 namespace sema {
 namespace {
 
-/// The argument at `Position` or under `Keyword`, or null.
-ExprPtr argumentOf(const std::vector<Arg> &Args, size_t Position,
-                   llvm::StringRef Keyword) {
-  for (size_t I = 0; I < Args.size(); ++I)
-    if (Args[I].Keyword == Keyword ||
-        (Args[I].Keyword.empty() && I == Position))
-      return Args[I].Value;
-  return nullptr;
-}
-
 bool isCategoricalCall(const ExprPtr &E) {
   const auto *C = llvm::dyn_cast_or_null<CallExpr>(E.get());
   const DistSpec *S = C ? lookupDistribution(C->Callee) : nullptr;
@@ -58,11 +48,11 @@ ExprPtr Analyzer::stackComponents(const std::vector<CallExpr *> &Comps,
     const size_t Position = P.KeywordOnly ? SIZE_MAX : I;
     bool Any = false;
     for (CallExpr *C : Comps)
-      Any = Any || argumentOf(C->Args, Position, P.Name);
+      Any = Any || argumentAt(C->Args, Position, P.Name);
     if (!Any)
       continue;
     for (CallExpr *C : Comps) {
-      ExprPtr E = argumentOf(C->Args, Position, P.Name);
+      ExprPtr E = argumentAt(C->Args, Position, P.Name);
       if (!E && P.Default)
         E = number(C->Loc, *P.Default);
       if (!E) {
@@ -123,20 +113,20 @@ bool Analyzer::rewriteMixture(std::string &Dist, std::vector<Arg> &Args,
                   A.Loc);
   ExprPtr Mixing, Comps;
   if (Dist == "NormalMixture") {
-    ExprPtr W = argumentOf(Args, 0, "w"), Mu = argumentOf(Args, 1, "mu"),
-            Sigma = argumentOf(Args, 2, "sigma");
+    ExprPtr W = argumentAt(Args, 0, "w"), Mu = argumentAt(Args, 1, "mu"),
+            Sigma = argumentAt(Args, 2, "sigma");
     if (!W || !Mu || !Sigma || Args.size() != 3)
       return Fail("NormalMixture takes w, mu and sigma", Loc);
     Mixing = call(Loc, "Categorical", {Arg{"probs", W->Loc, W}});
     Comps = call(Loc, "Normal", {Arg{"loc", Mu->Loc, Mu},
                                  Arg{"scale", Sigma->Loc, Sigma}});
   } else {
-    Mixing = argumentOf(Args, 0, "mixing_distribution");
-    Comps = argumentOf(Args, 1, "component_distributions");
+    Mixing = argumentAt(Args, 0, "mixing_distribution");
+    Comps = argumentAt(Args, 1, "component_distributions");
     if (!General && !isCategoricalCall(Mixing)) {
       // PyMC's Mixture(w, comp_dists): the weights are the probabilities.
-      ExprPtr W = argumentOf(Args, 0, "w");
-      Comps = argumentOf(Args, 1, "comp_dists");
+      ExprPtr W = argumentAt(Args, 0, "w");
+      Comps = argumentAt(Args, 1, "comp_dists");
       if (!W || !Comps || Args.size() != 2)
         return Fail("Mixture takes a Categorical and the components, or "
                     "PyMC's weights w and comp_dists",

@@ -15,6 +15,17 @@
 namespace aimz {
 namespace sema {
 
+/// The argument at `Position` (when given by position) or under `Keyword`,
+/// or null.
+inline ExprPtr argumentAt(const std::vector<Arg> &Args, size_t Position,
+                          llvm::StringRef Keyword) {
+  for (size_t I = 0; I < Args.size(); ++I)
+    if (Args[I].Keyword == Keyword ||
+        (Args[I].Keyword.empty() && I == Position))
+      return Args[I].Value;
+  return nullptr;
+}
+
 inline ExprPtr number(SMLoc Loc, double V) {
   return std::make_shared<NumberExpr>(Loc, V, false);
 }

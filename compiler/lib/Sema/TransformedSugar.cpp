@@ -26,16 +26,6 @@ namespace aimz {
 namespace sema {
 namespace {
 
-/// The argument at `Position` or under `Keyword`, or null.
-ExprPtr argument(const std::vector<Arg> &Args, size_t Position,
-                 llvm::StringRef Keyword) {
-  for (size_t I = 0; I < Args.size(); ++I)
-    if (Args[I].Keyword == Keyword ||
-        (Args[I].Keyword.empty() && I == Position))
-      return Args[I].Value;
-  return nullptr;
-}
-
 /// Where a symmetric location-scale family keeps loc and scale.
 std::optional<std::pair<size_t, size_t>> locScale(DistKind K) {
   switch (K) {
@@ -82,7 +72,7 @@ void Analyzer::liftTransformedShape(SampleStmt &S) {
     Arg &A = S.Args[I];
     if (!(A.Keyword == "base_distribution" || (A.Keyword.empty() && I == 0)))
       continue;
-    if (isOrderedTransform(argument(S.Args, 1, "transforms")))
+    if (isOrderedTransform(argumentAt(S.Args, 1, "transforms")))
       return;
     std::vector<DimSyntax> Shape;
     ExprPtr Call;
@@ -107,8 +97,8 @@ bool Analyzer::rewriteTransformed(std::string &Dist, std::vector<Arg> &Args,
                                   SMLoc Loc) {
   if (Dist != "TransformedDistribution")
     return true;
-  ExprPtr BaseE = argument(Args, 0, "base_distribution");
-  ExprPtr TE = argument(Args, 1, "transforms");
+  ExprPtr BaseE = argumentAt(Args, 0, "base_distribution");
+  ExprPtr TE = argumentAt(Args, 1, "transforms");
   const auto *Base = llvm::dyn_cast_or_null<CallExpr>(BaseE.get());
   if (!Base || !TE)
     return true; // the composite's own checks say what is missing
@@ -127,7 +117,7 @@ bool Analyzer::rewriteTransformed(std::string &Dist, std::vector<Arg> &Args,
   // The base's parameters in its order, defaults filled in.
   std::vector<ExprPtr> P;
   for (size_t I = 0; I < Spec->Params.size(); ++I) {
-    ExprPtr E = argument(Base->Args, I, Spec->Params[I].Name);
+    ExprPtr E = argumentAt(Base->Args, I, Spec->Params[I].Name);
     if (!E && Spec->Params[I].Default)
       E = number(Base->Loc, *Spec->Params[I].Default);
     if (!E) {
@@ -142,8 +132,8 @@ bool Analyzer::rewriteTransformed(std::string &Dist, std::vector<Arg> &Args,
     auto LS = locScale(Spec->Kind);
     const DistSpec *Next = nullptr;
     if (T->Callee == "AffineTransform" && LS) {
-      ExprPtr A = argument(T->Args, 0, "loc");
-      ExprPtr B = argument(T->Args, 1, "scale");
+      ExprPtr A = argumentAt(T->Args, 0, "loc");
+      ExprPtr B = argumentAt(T->Args, 1, "scale");
       if (!A || !B) {
         Diags.report(diag::E_COMPOSITE_MISSING, T->Loc)
             << "AffineTransform" << (A ? "scale" : "loc");
