@@ -127,6 +127,7 @@ struct ParamRows {
 volatile double Sink;
 
 #define AIMZ_ARGS_1 P.A
+#define AIMZ_ARGS_0 m::NoParam{}
 #define AIMZ_ARGS_2 P.A, P.B
 #define AIMZ_ARGS_3 P.A, P.B, P.C
 #define AIMZ_ARGS_4 P.A, P.B, P.C, P.D

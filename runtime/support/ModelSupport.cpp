@@ -62,6 +62,7 @@ namespace m = aimz::math;
   AIMZ_SCALAR_FN(logp, NAME, T, SUFFIX, CALL)
 
 // Both, for every row of the distribution list, in f32 and f64.
+#define AIMZ_ARGS_0 m::NoParam{}
 #define AIMZ_ARGS_1 a
 #define AIMZ_ARGS_2 a, b
 #define AIMZ_ARGS_3 a, b, c
@@ -218,12 +219,14 @@ namespace m = aimz::math;
 // mixing logits, slots b.. the component parameters along the component
 // axis) and an ordered vector (TransformedDistribution with
 // OrderedTransform; continuous bases, slots a.. along the vector).
+#define AIMZ_MIX_ARGS_0 m::NoParam{}
 #define AIMZ_MIX_ARGS_1 pb[k * pb1]
 #define AIMZ_MIX_ARGS_2 pb[k * pb1], pc[k * pc1]
 #define AIMZ_MIX_ARGS_3 pb[k * pb1], pc[k * pc1], pd[k * pd1]
 #define AIMZ_MIX_ARGS_4 pb[k * pb1], pc[k * pc1], pd[k * pd1], pe[k * pe1]
 #define AIMZ_MIX_ARGS_5                                                       \
   pb[k * pb1], pc[k * pc1], pd[k * pd1], pe[k * pe1], pf[k * pf1]
+#define AIMZ_ORD_ARGS_0 m::NoParam{}
 #define AIMZ_ORD_ARGS_1 pa[k * pa1]
 #define AIMZ_ORD_ARGS_2 pa[k * pa1], pb[k * pb1]
 #define AIMZ_ORD_ARGS_3 pa[k * pa1], pb[k * pb1], pc[k * pc1]

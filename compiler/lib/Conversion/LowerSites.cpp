@@ -20,6 +20,15 @@ RuntimeCall distCall(StringRef Dist, ArrayAttr ParamNames) {
   return *C;
 }
 
+/// The model's precision, as the parameters have it (a row without
+/// parameters, TruncatedPolyaGamma, is continuous: its value's).
+Type paramPrecision(ir::ObserveOp Op) {
+  ValueRange Params = Op.getParams();
+  return cast<ir::ArrayType>(Params.empty() ? Op.getResult().getType()
+                                            : Params[0].getType())
+      .getElementType();
+}
+
 /// The element's (observation, element) address: the absolute observation
 /// when the site has the observation axis (else 0) and the row-major index
 /// over its other dims, whose extents do not depend on the block.
@@ -204,7 +213,7 @@ Value EntryBuilder::eventSize(const RuntimeCall &C, const View &Value0,
 
 ir::ArrayType EntryBuilder::logDensityType(ir::ObserveOp Op) {
   auto T = Op.getResult().getType();
-  Type Prec = cast<ir::ArrayType>(Op.getParams()[0].getType()).getElementType();
+  Type Prec = paramPrecision(Op);
   unsigned Event = distCall(Op.getDist(), distOperands(Op).Names).ValueEventRank;
   return ir::ArrayType::get(
       Ctx, B->getArrayAttr(T.getDims().getValue().drop_back(Event)), Prec);
@@ -386,7 +395,7 @@ View EntryBuilder::lowerLogProb(ir::LogProbOp Op) {
 /// result slot; its value, for later ops, is the observed data.
 View EntryBuilder::emitLogDensity(ir::ObserveOp Op) {
   auto T = Op.getResult().getType();
-  Type Prec = cast<ir::ArrayType>(Op.getParams()[0].getType()).getElementType();
+  Type Prec = paramPrecision(Op);
   // The observed values, viewed like an input.
   View Y = viewOfCallArray(FObserved, Op.getOutputIndex(), T, false, Value(),
                            B->create<arith::SubIOp>(Loc, BlockStart,

@@ -677,6 +677,13 @@ CASES.update({
                                          dist.Normal(p["a"], p["b"]))),
 })
 
+# TruncatedPolyaGamma takes no parameters (its batch_shape is the site's).
+CASES["truncatedpolyagamma"] = given_values(
+    "TruncatedPolyaGamma()", {},
+    lambda p: dist.TruncatedPolyaGamma(batch_shape=(N,)),
+    lambda rng, p: np.asarray(dist.TruncatedPolyaGamma(batch_shape=(N,)).sample(
+        jax.random.PRNGKey(rng.integers(1 << 30)))))
+
 # Censored counts (NumPyro's censored forms take any base with a cdf; its
 # NegativeBinomial2 is a GammaPoisson): log P(X > x) where right-censored,
 # log P(X <= x) where left-censored.
@@ -1077,6 +1084,24 @@ class LogDensities(E.E2ETestCase):
             ok = np.isfinite(sref)
             err = np.abs(got[ok] - sref[ok]) / np.maximum(1, np.abs(sref[ok]))
             self.assertLess(err.max(), 1e-10, "%s: against scipy" % name)
+
+
+class TruncatedPolyaGammaDraws(E.E2ETestCase):
+    """Draws against NumPyro's own sampler (two-sample KS): the same law,
+    clipped at 2.5."""
+
+    def test_same_law_as_numpyro(self):
+        so = self.compile_source("tpg", "model m(x: f64[n]) -> (y: f64[n]) {\n"
+                                 "  plate obs(n) {\n    y ~ TruncatedPolyaGamma();\n"
+                                 "  }\n}\n")
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so, {"x": self.save("x.npy", np.zeros(4000))},
+                  out, num_samples=5, seed=2)
+        ours = E.read_arrays(out)["y"].ravel()
+        theirs = np.asarray(dist.TruncatedPolyaGamma(batch_shape=(20000,)).sample(
+            jax.random.PRNGKey(5)))
+        self.assertTrue(np.all((ours > 0) & (ours <= 2.5)))
+        self.assertGreater(stats.ks_2samp(ours, theirs).pvalue, 1e-4)
 
 
 def add_tests():

@@ -39,8 +39,10 @@ IMPLEMENTATION_OPTIONS = {
 # ImproperUniform(support, batch_shape, event_shape) takes a constraint
 # object and shapes; here `support=real|positive` is a keyword and the
 # shapes are the site's `[...]` (README, "Distributions"); MixtureGeneral's
-# `support` is a constraint object (its components' support here).
-NOT_VALUE_SIGNATURES = {"ImproperUniform", "MixtureGeneral"}
+# `support` is a constraint object (its components' support here);
+# TruncatedPolyaGamma(batch_shape) has no parameters but its shape (the
+# site's `[...]`).
+NOT_VALUE_SIGNATURES = {"ImproperUniform", "MixtureGeneral", "TruncatedPolyaGamma"}
 
 # PyMC's alternative parameterizations, which the PyMC rows leave out
 # (a call with one is "no parameter"): precision for scale, Rice's b,
@@ -64,7 +66,7 @@ BY_DESIGN = {
 NOT_YET = {
     "CirculantNormal",
     "MatrixNormal",
-    "SineBivariateVonMises", "TruncatedPolyaGamma",
+    "SineBivariateVonMises",
 }
 
 # NumPyro defaults of None that fail when left so: required here.

@@ -5,6 +5,7 @@
 //
 //   LogitNormal(mu, sigma)           PyMC: expit(Normal(mu, sigma)) on (0, 1)
 //   Triangular(lower, upper, c)      PyMC (its positional order): mode c
+//   TruncatedPolyaGamma()            NumPyro: PG(1, 0) truncated at 2.5
 #pragma once
 
 #include "aimz/math/Samplers.h"
@@ -99,6 +100,38 @@ template <class T> AIMZ_MATH_FN T triangular_log_prob(T x, T lower, T upper, T c
 }
 template <class T> AIMZ_MATH_FN T triangular_sample(RandomStream& s, T lower, T upper, T c) {
   return detail::sample_by_inversion<T>(s, triangular_cdf(lower, upper, c));
+}
+
+// ----------------------------------------------------- TruncatedPolyaGamma
+// NumPyro's TruncatedPolyaGamma(), without parameters: a draw is NumPyro's,
+// the sum of 8 standard exponentials over (k + 1/2)^2 times 1 / (2 pi^2),
+// clipped at 2.5; the density NumPyro's alternating series of 7 terms,
+// summed in double, on [0, 2.5] (-inf outside).
+namespace detail {
+inline constexpr double kPolyaGammaTruncation = 2.5;
+}  // namespace detail
+
+template <class T> AIMZ_MATH_FN T truncated_polya_gamma_log_prob(T x, NoParam) {
+  if (std::isnan(x)) return detail::nan<T>();
+  if (!(x > T(0)) || double(x) > detail::kPolyaGammaTruncation) return -detail::inf<T>();
+  const double v = double(x), lv = elementary::log(v);
+  double even = 0.0, odd = 0.0;
+  for (int n = 0; n < 7; ++n) {
+    const double t = 2.0 * n + 1.0;
+    const double term = elementary::exp(elementary::log(t) - 1.5 * lv - 0.125 * t * t / v);
+    (n % 2 == 0 ? even : odd) += term;
+  }
+  return T(elementary::log(even - odd) - 0.5 * elementary::log(2.0 * detail::kPi));
+}
+
+template <class T> AIMZ_MATH_FN T truncated_polya_gamma_sample(RandomStream& s, NoParam) {
+  double x = 0.0;
+  for (int k = 0; k < 8; ++k) {
+    const double d = k + 0.5;
+    x += -elementary::log_uniform(uniform01<double>(s)) / (d * d);
+  }
+  x *= 0.5 / (detail::kPi * detail::kPi);
+  return detail::finish(s, T(x < detail::kPolyaGammaTruncation ? x : detail::kPolyaGammaTruncation));
 }
 
 }  // namespace math

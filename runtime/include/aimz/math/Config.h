@@ -43,6 +43,10 @@ namespace math {
 /// every discrete distribution in this library.
 constexpr std::int32_t kInvalidCount = -1;
 
+/// What a row without parameters (TruncatedPolyaGamma) takes where a
+/// row's parameters go, so that the tables' call sites stay one form.
+struct NoParam {};
+
 namespace detail {
 
 template <class T> struct IsReal : std::integral_constant<bool, std::is_same<T, float>::value || std::is_same<T, double>::value> {};
