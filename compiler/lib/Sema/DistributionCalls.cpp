@@ -95,8 +95,15 @@ std::vector<ExprPtr> Analyzer::bindArguments(const DistSpec &Spec,
         std::vector<std::string> Names;
         for (const DistParam &P : Spec.Params)
           Names.push_back(P.Name);
+        // NumPyro's shapes of a draw are the site's `[...]` here.
+        const bool Shape =
+            A.Keyword == "batch_shape" || A.Keyword == "event_shape";
         Diags.report(diag::E_NO_SUCH_PARAMETER, A.Loc)
-            << Spec.Name << A.Keyword << llvm::join(Names, ", ");
+            << Spec.Name << A.Keyword
+            << (Names.empty() ? std::string("none") : llvm::join(Names, ", ")) +
+                   (Shape ? "; a site's shape is written after the call: `" +
+                                std::string(Spec.Name) + "(...)[dims]`"
+                          : std::string());
         Ok = false;
         continue;
       }

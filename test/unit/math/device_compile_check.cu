@@ -55,6 +55,7 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
             truncated_binomial_probs_sample(s, T(20), T(0.3), T(1), T(5)) +
             truncated_geometric_probs_sample(s, T(0.2), T(2), inf) + censored_binomial_probs_sample(s, T(20), T(0.3), T(2), T(9)) +
             truncated_binomial_logits_sample(s, T(20), T(-1), T(1), T(5));
+  r += truncated_polya_gamma_sample<T>(s, NoParam{}) + truncated_polya_gamma_log_prob(x[i], NoParam{});
   cnt[i] += geometric_sample(s, T(0.3)) + geometric_logits_sample(s, x[i]);
   cnt[i] += hurdle_poisson_sample(s, T(0.3), x[i]) + hurdle_negative_binomial2_sample(s, T(0.3), x[i], T(0.5));
   out[i] = r;
