@@ -65,6 +65,10 @@ std::vector<ExprPtr> Analyzer::bindArguments(const DistSpec &Spec,
   std::vector<ExprPtr> Bound(Spec.Params.size());
   size_t Positional = 0;
   for (const Arg &A : Args) {
+    // `kw=None` is the parameter left out (NumPyro's and PyMC's default).
+    if (const auto *N = llvm::dyn_cast<NameExpr>(A.Value.get());
+        N && N->Name == "None" && !A.Keyword.empty())
+      continue;
     size_t Index = Spec.Params.size();
     if (A.Keyword.empty()) {
       // NumPyro's keyword-only parameters (after `*`) take no position.

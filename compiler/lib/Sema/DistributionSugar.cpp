@@ -106,6 +106,14 @@ const SugarForm SugarForms[] = {
      {{"base_dist", std::nullopt}, {"gate_logits", std::nullopt}},
      "HurdleLogits(base_dist, gate_logits)",
      "HurdleDistribution(base_dist, gate_logits=gate_logits)"},
+    // PyMC's Truncated(dist, lower=None, upper=None): NumPyro's
+    // TruncatedDistribution under PyMC's names.
+    {"Truncated",
+     {{"dist", std::nullopt},
+      {"lower", std::nullopt, Constraint::Real, true},
+      {"upper", std::nullopt, Constraint::Real, true}},
+     "Truncated(dist, lower=None, upper=None) (PyMC's)",
+     "TruncatedDistribution(dist, low=lower, high=upper)"},
     {"HalfStudentT",
      {{"nu", 1.0, Constraint::Positive}, {"sigma", 1.0, Constraint::Positive}},
      "HalfStudentT(nu=1.0, sigma=1.0) (PyMC's)",
@@ -244,6 +252,15 @@ void renamePyMCKeywords(std::string &Dist, std::vector<Arg> &Args) {
   }
 }
 
+/// `kw=None`: NumPyro and PyMC take the parameter's default for None, as
+/// for one not given (PyMC's `Censored(dist, lower=None, upper=c)`).
+void dropNoneKeywords(std::vector<Arg> &Args) {
+  llvm::erase_if(Args, [](const Arg &A) {
+    const auto *N = llvm::dyn_cast_or_null<NameExpr>(A.Value.get());
+    return !A.Keyword.empty() && N && N->Name == "None";
+  });
+}
+
 const SugarForm *sugarForm(llvm::StringRef Name) {
   for (const SugarForm &F : SugarForms)
     if (Name == F.Name)
@@ -312,6 +329,16 @@ void rewriteSugarCall(const SugarForm &F, std::vector<ExprPtr> Bound,
     for (size_t I = 2; I < 4; ++I)
       if (Bound[I])
         Args.push_back(Kw(F.Params[I].Name, Bound[I]));
+    return;
+  }
+  if (Name == "Truncated") {
+    std::vector<Arg> T{Arg{"", Bound[0]->Loc, Bound[0]}};
+    if (Bound[1])
+      T.push_back(Kw("low", Bound[1]));
+    if (Bound[2])
+      T.push_back(Kw("high", Bound[2]));
+    Dist = "TruncatedDistribution";
+    Args = std::move(T);
     return;
   }
   if (Name == "HalfStudentT") {
@@ -402,7 +429,16 @@ namespace sema {
 /// the forms above; false after an error (reported).
 bool Analyzer::rewriteDistributionSugar(std::string &Dist,
                                         std::vector<Arg> &Args, SMLoc Loc) {
+  dropNoneKeywords(Args);
   renamePyMCKeywords(Dist, Args);
+  // A distribution given to this one (PyMC's `Truncated(Normal.dist(mu=m,
+  // sigma=s), ...)`) is spelled as its own call would be.
+  static const std::vector<std::string> Spellings = distributionSpellings();
+  for (Arg &A : Args)
+    if (auto *C = llvm::dyn_cast<CallExpr>(A.Value.get());
+        C && llvm::is_contained(Spellings, C->Callee) &&
+        !rewriteDistributionSugar(C->Callee, C->Args, C->Loc))
+      return false;
   if (!rewriteTransformed(Dist, Args, Loc) || !rewriteMixture(Dist, Args, Loc))
     return false;
   const SugarForm *F = sugarForm(Dist);

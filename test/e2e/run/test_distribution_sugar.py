@@ -233,5 +233,47 @@ class EightSchoolsNonCentred(E.E2ETestCase):
         self.assertGreater(stats.kstest(z.ravel(), "norm").pvalue, 1e-4)
 
 
+# pymc-examples, "Bayesian regression with truncated or censored data": the
+# truncated model, `pm.Truncated("obs", pm.Normal.dist(mu=mu, sigma=sigma),
+# lower=bounds[0], upper=bounds[1], observed=y)`, and the censored one with
+# PyMC's `lower=None` (no lower bound, as left out).
+PYMC_TRUNCATED = """
+model truncated_regression(x: f64[n]) -> (y: f64[n], yc: f64[n]) {
+  slope ~ Normal(mu=0, sigma=1);
+  intercept ~ Normal(mu=0, sigma=1);
+  sigma ~ HalfNormal(sigma=1);
+  plate obs(n) {
+    y ~ Truncated(Normal(mu=slope * x + intercept, sigma=sigma), lower=-5.0, upper=5.0);
+    yc ~ Censored(Normal(mu=slope * x + intercept, sigma=sigma), lower=None, upper=5.0);
+  }
+}
+"""
+
+
+class PyMCTruncated(E.E2ETestCase):
+    def test_against_scipy(self):
+        rng = np.random.default_rng(21)
+        n, D = 50, 4
+        x = rng.uniform(-10, 10, n)
+        y = np.clip(rng.normal(1.0 * x, 2.0), -4.99, 4.99)
+        yc = np.minimum(rng.normal(1.0 * x, 2.0), 5.0)
+        post = dict(slope=rng.normal(1, 0.1, D), intercept=rng.normal(0, 0.1, D),
+                    sigma=rng.uniform(1.5, 2.5, D))
+        so = self.compile_source("pymc_truncated", PYMC_TRUNCATED)
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so,
+                  {"x": self.save("tx.npy", x), "y": self.save("ty.npy", y),
+                   "yc": self.save("tyc.npy", yc)}, out,
+                  posterior=self.savez("tpost.npz", **post))
+        got = E.read_arrays(out)
+        mu = post["slope"][:, None] * x + post["intercept"][:, None]
+        sd = post["sigma"][:, None]
+        ref = stats.truncnorm.logpdf(y, (-5 - mu) / sd, (5 - mu) / sd, mu, sd)
+        np.testing.assert_allclose(got["y"], ref, rtol=1e-10)
+        refc = np.where(yc >= 5.0, stats.norm.logsf(5.0, mu, sd),
+                        stats.norm.logpdf(yc, mu, sd))
+        np.testing.assert_allclose(got["yc"], refc, rtol=1e-10)
+
+
 if __name__ == "__main__":
     E.main()
