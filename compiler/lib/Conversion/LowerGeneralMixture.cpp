@@ -40,26 +40,6 @@ Value EntryBuilder::logSumExpOf(ArrayRef<Value> Xs) {
   return S;
 }
 
-/// aimz_rt_<family>_<Symbol>_<prec>(Lead..., Params..., 0...): a scalar
-/// row's sampler (Lead the stream's coordinates) or log density (Lead the
-/// value), its parameter slots padded with zeros.
-Value EntryBuilder::scalarRowCall(StringRef Symbol, abi::SupportFamily Family,
-                                  Type Prec, Type Ret, ArrayRef<Value> Lead,
-                                  ArrayRef<Value> Params) {
-  SmallVector<Type> ArgTypes;
-  for (Value V : Lead)
-    ArgTypes.push_back(V.getType());
-  ArgTypes.append(ScalarParamSlots, Prec);
-  func::FuncOp Callee = runtimeFunction(
-      abi::supportFunction(Family, Symbol.str(), precisionSuffix(Prec)),
-      ArgTypes, Ret);
-  SmallVector<Value> Args(Lead.begin(), Lead.end());
-  Args.append(Params.begin(), Params.end());
-  while (Args.size() < ArgTypes.size())
-    Args.push_back(B->create<arith::ConstantOp>(Loc, B->getFloatAttr(Prec, 0)));
-  return B->create<func::CallOp>(Loc, Callee, Args).getResult(0);
-}
-
 /// The mixing logits at element Ivs (one per component, along the last
 /// axis) and each component's parameters there.
 void EntryBuilder::mixtureOperandsAt(const RuntimeCall &C,

@@ -338,26 +338,40 @@ void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
   });
 }
 
+/// aimz_rt_<family>_<Symbol>_<prec>(Lead..., Params..., 0...): a scalar
+/// row's sampler (Lead the stream's coordinates) or log density (Lead the
+/// value), its parameter slots padded with zeros.
+Value EntryBuilder::scalarRowCall(StringRef Symbol, abi::SupportFamily Family,
+                                  Type Prec, Type Ret, ArrayRef<Value> Lead,
+                                  ArrayRef<Value> Params) {
+  SmallVector<Type> ArgTypes;
+  for (Value V : Lead)
+    ArgTypes.push_back(V.getType());
+  ArgTypes.append(ScalarParamSlots, Prec);
+  func::FuncOp Callee = runtimeFunction(
+      abi::supportFunction(Family, Symbol.str(), precisionSuffix(Prec)),
+      ArgTypes, Ret);
+  SmallVector<Value> Args(Lead.begin(), Lead.end());
+  Args.append(Params.begin(), Params.end());
+  while (Args.size() < ArgTypes.size())
+    Args.push_back(B->create<arith::ConstantOp>(Loc, B->getFloatAttr(Prec, 0)));
+  return B->create<func::CallOp>(Loc, Callee, Args).getResult(0);
+}
+
 void EntryBuilder::emitScalarLogDensities(StringRef Symbol, Type Prec,
                                           const View &Y, ValueRange Params,
                                           const View &Out,
                                           abi::SupportFamily Family,
                                           const ir::DistOperands *Map) {
-  std::string Fn =
-      abi::supportFunction(Family, Symbol.str(), precisionSuffix(Prec));
-  func::FuncOp Callee =
-      runtimeFunction(Fn, SmallVector<Type>(1 + ScalarParamSlots, Prec), Prec);
   SmallVector<View> PViews = viewsOf(Params);
   forEach(Out.Sizes, [&](ValueRange Ivs) {
     Value X = convert(load(Y, Ivs), Prec), LogDet, Outside;
     if (Map && !Map->Map.empty())
       X = invertValueMap(*Map, Ivs, X, LogDet, Outside);
-    SmallVector<Value> Args = {X};
+    SmallVector<Value> Ps;
     for (const View &P : PViews)
-      Args.push_back(load(P, Ivs));
-    while (Args.size() < 1 + ScalarParamSlots)
-      Args.push_back(B->create<arith::ConstantOp>(Loc, B->getFloatAttr(Prec, 0)));
-    Value L = B->create<func::CallOp>(Loc, Callee, Args).getResult(0);
+      Ps.push_back(load(P, Ivs));
+    Value L = scalarRowCall(Symbol, Family, Prec, Prec, {X}, Ps);
     if (LogDet)
       L = B->create<arith::SelectOp>(
           Loc, Outside,
