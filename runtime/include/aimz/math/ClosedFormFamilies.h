@@ -12,6 +12,7 @@
 //                                             success, P(k) = p (1 - p)^k
 #pragma once
 
+#include "aimz/math/GammaFamilies.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Samplers.h"
 

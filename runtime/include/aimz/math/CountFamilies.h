@@ -1,4 +1,4 @@
-// Count distributions beyond those of LogDensity.h and Samplers.h, each
+// Count distributions beyond BinomialFamilies.h and PoissonFamilies.h, each
 // with its log mass and sampler:
 //
 //   DiscreteUniform(low, high)       NumPyro: every integer of [low, high];
@@ -13,7 +13,10 @@
 //                                    share, not the zeros')
 #pragma once
 
+#include "aimz/math/BinomialFamilies.h"
+#include "aimz/math/GammaFamilies.h"
 #include "aimz/math/LogDensity.h"
+#include "aimz/math/PoissonFamilies.h"
 #include "aimz/math/Samplers.h"
 
 namespace aimz {

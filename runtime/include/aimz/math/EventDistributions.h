@@ -14,6 +14,8 @@
 // summed in index order, so results never depend on how work was split.
 #pragma once
 
+#include "aimz/math/BinomialFamilies.h"
+#include "aimz/math/GammaFamilies.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Samplers.h"
 

@@ -15,7 +15,10 @@
 // loop for long: 1000 tries at rate 0.001).
 #pragma once
 
+#include "aimz/math/GammaFamilies.h"
 #include "aimz/math/LogDensity.h"
+#include "aimz/math/NormalFamilies.h"
+#include "aimz/math/PoissonFamilies.h"
 #include "aimz/math/Samplers.h"
 
 namespace aimz {

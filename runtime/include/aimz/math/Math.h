@@ -3,6 +3,7 @@
 #pragma once
 
 #include "aimz/math/Config.h"
+#include "aimz/math/BinomialFamilies.h"
 #include "aimz/math/BoundedFamilies.h"
 #include "aimz/math/Censored.h"
 #include "aimz/math/Circular.h"
@@ -11,11 +12,15 @@
 #include "aimz/math/CountFamilies.h"
 #include "aimz/math/EventDistributions.h"
 #include "aimz/math/Folded.h"
+#include "aimz/math/GammaFamilies.h"
 #include "aimz/math/Hurdle.h"
+#include "aimz/math/InvertibleFamilies.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/MatrixFamilies.h"
 #include "aimz/math/MultivariateFamilies.h"
+#include "aimz/math/NormalFamilies.h"
 #include "aimz/math/Philox.h"
+#include "aimz/math/PoissonFamilies.h"
 #include "aimz/math/PositiveFamilies.h"
 #include "aimz/math/RealLineFamilies.h"
 #include "aimz/math/Samplers.h"

@@ -1,5 +1,5 @@
 // Distributions on the positive half-line (from a location, for Levy and
-// Wald) beyond those of LogDensity.h, each with its log density, sampler
+// Wald) beyond those of GammaFamilies.h, each with its log density, sampler
 // and, where it has one, its CDF (CdfDistributions.def's AIMZ_CDF_FAMILY
 // rows take truncation, censoring and log_cdf / log_ccdf from it):
 //

@@ -1,7 +1,8 @@
 // Distributions on the whole real line beyond the location-scale families
-// of LogDensity.h, each with its log density, sampler and (where it has one
-// in closed form) its CDF, whose table row gives it truncation, censoring
-// and log_cdf / log_ccdf (CdfDistributions.def's AIMZ_CDF_FAMILY):
+// of NormalFamilies.h and InvertibleFamilies.h, each with its log density,
+// sampler and (where it has one in closed form) its CDF, whose table row
+// gives it truncation, censoring and log_cdf / log_ccdf
+// (CdfDistributions.def's AIMZ_CDF_FAMILY):
 //
 //   SoftLaplace(loc, scale)          NumPyro: density 1 / (pi scale cosh z);
 //                                    CDF (2 / pi) atan(e^z)

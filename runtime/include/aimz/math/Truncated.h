@@ -19,7 +19,10 @@
 // (truncated_student_t_sample_first).
 #pragma once
 
+#include "aimz/math/GammaFamilies.h"
+#include "aimz/math/InvertibleFamilies.h"
 #include "aimz/math/LogDensity.h"
+#include "aimz/math/NormalFamilies.h"
 #include "aimz/math/Samplers.h"
 
 namespace aimz {

@@ -25,6 +25,8 @@
 #pragma once
 
 #include "aimz/math/ClosedFormFamilies.h"
+#include "aimz/math/GammaFamilies.h"
+#include "aimz/math/InvertibleFamilies.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/Samplers.h"
 #include "aimz/math/Truncated.h"

@@ -16,7 +16,9 @@
 // evaluations, wherever the interval lies).
 #pragma once
 
+#include "aimz/math/BinomialFamilies.h"
 #include "aimz/math/LogDensity.h"
+#include "aimz/math/PoissonFamilies.h"
 #include "aimz/math/Samplers.h"
 #include "aimz/math/TruncatedByCdf.h"
 
