@@ -11,12 +11,17 @@
 
 #include "Reference.h"
 #include "TestUtil.h"
+#include "aimz/math/BinomialFamilies.h"
+#include "aimz/math/Censored.h"
 #include "aimz/math/ClosedFormFamilies.h"
+#include "aimz/math/GammaFamilies.h"
 #include "aimz/math/Hurdle.h"
+#include "aimz/math/InvertibleFamilies.h"
 #include "aimz/math/LogDensity.h"
+#include "aimz/math/NormalFamilies.h"
+#include "aimz/math/PoissonFamilies.h"
 #include "aimz/math/Truncated.h"
 #include "aimz/math/TruncatedByCdf.h"
-#include "aimz/math/Censored.h"
 #include "aimz/math/TruncatedCounts.h"
 
 namespace am = aimz::math;
