@@ -175,6 +175,7 @@ namespace m = aimz::math;
   AIMZ_EV_VIEW(T, pa), AIMZ_EV_VIEW(T, pb), AIMZ_EV_VIEW(T, pc)
 #define AIMZ_EV_ARGS_4(T) AIMZ_EV_ARGS_3(T), AIMZ_EV_VIEW(T, pd)
 #define AIMZ_EV_ARGS_5(T) AIMZ_EV_ARGS_4(T), AIMZ_EV_VIEW(T, pe)
+#define AIMZ_EV_ARGS_6(T) AIMZ_EV_ARGS_5(T), AIMZ_EV_VIEW(T, pf)
 // The value a log density scores: a number (VALUE_RANK 0) or a view.
 #define AIMZ_EV_X_0(T) x[0]
 #define AIMZ_EV_X_1(T) m::EventView<T>{x, x0, x1}

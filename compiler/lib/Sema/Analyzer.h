@@ -265,6 +265,8 @@ private:
     std::string Symbol;
   };
   std::optional<NumberBase> bindNumberBase(SampleStmt &S);
+  bool bindBivariateSkewed(SampleStmt &S, const NumberBase &NB,
+                           SampleStmt::LoweredParam Skewness, BoundCall &R);
   bool bindEventComposite(SampleStmt &S, const NumberBase &NB,
                           SampleStmt::LoweredParam Extra,
                           const char *ExtraName, const Shape &ExtraBatch,

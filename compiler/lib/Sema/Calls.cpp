@@ -83,7 +83,9 @@ bool Analyzer::analyzeCall(CallExpr &E) {
     Diags.report(diag::E_SD_OUTSIDE_DATA, E.Loc);
     return false;
   }
-  bool Reduction = Fn->Family == BuiltinFamily::Reduction;
+  // Sums and running sums count booleans (NumPy's: bool sums are i32 here).
+  bool Reduction = Fn->Family == BuiltinFamily::Reduction ||
+                   Fn->Family == BuiltinFamily::CumSum;
   for (const Arg &Ar : E.Args) {
     if (!isNumeric(Ar.Value->Ty.Type) &&
         !(Reduction && (Fn->Result == BuiltinResult::Sum ||

@@ -33,6 +33,9 @@ Analyzer::bindCall(const DistSpec &Called, const std::vector<Arg> &Args,
   EventSource Event;
   for (size_t I = 0; I < Spec.Params.size(); ++I)
     bindParam(Spec, Spec.Params[I], Bound[I], DistLoc, R, Event);
+  // A pair of angles: the event is fixed, every parameter is batch.
+  if (Spec.Kind == DistKind::SineBivariateVonMises)
+    R.EventSize = Dim::known(2);
   if (Spec.hasEvent() && !R.EventSize && R.Ok) {
     for (const DistParam &P : Spec.Params)
       if (P.EventRank)

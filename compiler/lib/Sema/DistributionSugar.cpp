@@ -22,6 +22,9 @@
 //   LowRankMultivariateNormal(loc, cov_factor, cov_diag)
 //       MultivariateNormal(loc, covariance_matrix=cov_factor @
 //           transpose(cov_factor) + diag(cov_diag))
+//   CirculantNormal(loc, covariance_row=|covariance_rfft=)
+//       MultivariateNormal(loc, covariance_matrix=C), C the symmetric
+//       circulant matrix of the spectrum (circulantCovariance)
 // (the same densities NumPyro computes by other routes; the matrices
 // without batch axes, as diag and transpose take them)
 //
@@ -156,6 +159,14 @@ const SugarForm SugarForms[] = {
      "LowRankMultivariateNormal(loc, cov_factor, cov_diag)",
      "MultivariateNormal(loc, covariance_matrix=cov_factor @ "
      "transpose(cov_factor) + diag(cov_diag))"},
+    {"CirculantNormal",
+     {{"loc", std::nullopt},
+      {"covariance_row", std::nullopt, Constraint::Real, true},
+      {"covariance_rfft", std::nullopt, Constraint::Real, true}},
+     "CirculantNormal(loc, covariance_row=None, covariance_rfft=None)",
+     "MultivariateNormal(loc, covariance_matrix=C), C the circulant matrix "
+     "whose eigenvalues are the real part of rfft(covariance_row), or "
+     "covariance_rfft"},
 };
 
 /// PyMC's keyword names for a distribution of the table (the same
@@ -295,6 +306,82 @@ void rewriteStructuredNormal(llvm::StringRef Name,
   Args = {Pos(Bound[0]), Arg{"covariance_matrix", Loc, Cov}};
 }
 
+/// CirculantNormal's covariance, NumPyro's: the symmetric circulant matrix
+/// whose eigenvalues are lam_k = Re(rfft(covariance_row))_k, or
+/// covariance_rfft. loc and the row or spectrum are vectors without batch
+/// axes (as outer and take take them); n is loc's length.
+///   From the row r: C[i, j] = (r[(j - i) mod n] + r[(i - j) mod n]) / 2,
+///   gathered (the symmetric part of r, whose spectrum is Re(rfft(r))), so
+///   that C holds r's own values in either precision.
+///   From the half spectrum lam (k = 0..n/2), the inverse transform as
+///   sums of cosines and sines, its terms other than k = 0 and k = n / 2
+///   counted twice (the spectrum's mirror):
+///     C = ((Ch * w lam) @ Ch^T + (Sh * w lam) @ Sh^T) / n,
+///     Ch, Sh = cos, sin(2 pi ((i k) mod n) / n).
+ExprPtr circulantCovariance(const std::vector<ExprPtr> &Bound, SMLoc Loc) {
+  auto Pos = [](ExprPtr V) { return Arg{"", V->Loc, V}; };
+  auto Clone = [](const ExprPtr &V) { return cloneExpr(*V); };
+  auto Ones = [&](const ExprPtr &V) {
+    return call(Loc, "ones_like", {Pos(Clone(V))});
+  };
+  // len(v) as an integer and as the model's real.
+  auto Length = [&](const ExprPtr &V) {
+    return call(Loc, "sum", {Pos(binary(BinaryOp::Gt, Ones(V), number(Loc, 0)))});
+  };
+  auto N = [&]() { return call(Loc, "sum", {Pos(Ones(Bound[0]))}); };
+  if (Bound[1]) {
+    // 0, 1, ..., n - 1 (argsort's stable order of equal values).
+    auto Idx = [&]() {
+      return call(Loc, "argsort", {Pos(call(Loc, "zeros_like", {Pos(Clone(Bound[0]))}))});
+    };
+    ExprPtr D = binary(BinaryOp::Sub, axes(Idx(), "N:"), axes(Idx(), ":N"));
+    ExprPtr Wrapped = call(Loc, "where",
+                           {Pos(binary(BinaryOp::Ge, D, number(Loc, 0))),
+                            Pos(Clone(D)),
+                            Pos(binary(BinaryOp::Add, Clone(D), Length(Bound[0])))});
+    ExprPtr Ahead = call(Loc, "take", {Pos(Bound[1]), Pos(Wrapped)});
+    ExprPtr Behind = call(Loc, "take", {Pos(Clone(Bound[1])),
+                                        Pos(call(Loc, "transpose", {Pos(Clone(Wrapped))}))});
+    return binary(BinaryOp::Mul, number(Loc, 0.5), binary(BinaryOp::Add, Ahead, Behind));
+  }
+  const ExprPtr &Lam = Bound[2];
+  auto LastAxis = [&]() {
+    return Arg{"axis", Loc, std::make_shared<NumberExpr>(Loc, -1, true)};
+  };
+  // 0, 1, ..., len(v) - 1 as the model's reals.
+  auto Indices = [&](const ExprPtr &V) {
+    return binary(BinaryOp::Sub, call(Loc, "cumsum", {Pos(Ones(V)), LastAxis()}),
+                  number(Loc, 1));
+  };
+  auto Phase = [&](const char *Fn) {
+    // (i k) mod n first: the angle stays below 2 pi, so that f32 keeps its
+    // digits.
+    ExprPtr Turns = call(
+        Loc, "fmod",
+        {Pos(call(Loc, "outer", {Pos(Indices(Bound[0])), Pos(Indices(Lam))})),
+         Pos(N())});
+    return call(Loc, Fn,
+                {Pos(binary(BinaryOp::Mul, Turns,
+                            binary(BinaryOp::Div, number(Loc, 6.283185307179586),
+                                   N())))});
+  };
+  ExprPtr K = Indices(Lam);
+  ExprPtr Edge = binary(BinaryOp::Eq, binary(BinaryOp::Mul, number(Loc, 2), K), N());
+  ExprPtr W = call(Loc, "where",
+                   {Pos(binary(BinaryOp::Eq, Clone(K), number(Loc, 0))),
+                    Pos(number(Loc, 1)),
+                    Pos(call(Loc, "where", {Pos(Edge), Pos(number(Loc, 1)),
+                                            Pos(number(Loc, 2))}))});
+  ExprPtr Weighted = binary(BinaryOp::Mul, W, Lam);
+  auto Term = [&](const char *Fn) {
+    return binary(BinaryOp::MatMul,
+                  binary(BinaryOp::Mul, Phase(Fn), Clone(Weighted)),
+                  call(Loc, "transpose", {Pos(Phase(Fn))}));
+  };
+  return binary(BinaryOp::Div, binary(BinaryOp::Add, Term("cos"), Term("sin")),
+                N());
+}
+
 /// The form's distribution call, `Dist(Args)`, from its bound arguments
 /// (`Bound`, in the form's parameter order, defaults filled in).
 void rewriteSugarCall(const SugarForm &F, std::vector<ExprPtr> Bound,
@@ -320,6 +407,12 @@ void rewriteSugarCall(const SugarForm &F, std::vector<ExprPtr> Bound,
   }
   if (Name == "CAR" || Name == "LowRankMultivariateNormal")
     return rewriteStructuredNormal(Name, Bound, Loc, Dist, Args);
+  if (Name == "CirculantNormal") {
+    Dist = "MultivariateNormal";
+    Args = {Arg{"", Loc, Bound[0]},
+            Arg{"covariance_matrix", Loc, circulantCovariance(Bound, Loc)}};
+    return;
+  }
   if (Name == "GaussianCopulaBeta") {
     std::vector<Arg> B{Arg{"", Loc, Bound[0]}, Arg{"", Loc, Bound[1]}};
     auto Base = std::make_shared<CallExpr>(Loc, "Beta", std::move(B));
@@ -483,6 +576,11 @@ bool Analyzer::rewriteDistributionSugar(std::string &Dist,
                   Loc);
     Bound[I] = number(Loc, *F->Params[I].Default);
   }
+  if (llvm::StringRef(F->Name) == "CirculantNormal" && !Bound[1] == !Bound[2])
+    return Fail(std::string("CirculantNormal needs exactly one of "
+                            "'covariance_row=' or 'covariance_rfft='") +
+                    (Bound[1] ? "; both were given" : ""),
+                Loc);
   rewriteSugarCall(*F, std::move(Bound), Loc, Dist, Args);
   return true;
 }

@@ -774,6 +774,42 @@ CASES["sineskewed_vonmises"] = vector_case(
     lambda p: dist.SineSkewed(dist.VonMises(p["a"], p["b"]).to_event(1), p["s"]), "f", 0.5)
 
 
+
+def _angles(rng, shape):
+    return rng.uniform(-np.pi, np.pi, shape)
+
+
+def _torus_values(rng, p, d):
+    """NumPyro's draws, a tenth of the rows replaced by uniform angles (away
+    from the modes). (Angles outside [-pi, pi) are scored periodically, as
+    NumPyro does without validation: SineBivariateVonMisesDraws.)"""
+    v = np.array(d.sample(jax.random.PRNGKey(rng.integers(1 << 30))), np.float64)
+    idx = rng.choice(len(v), size=len(v) // 10, replace=False)
+    v[idx] = _angles(rng, (len(idx), 2))
+    return v
+
+
+_SBVM = dict(a=(S, _angles), b=(S, _angles), c=(S, pos), d=(S, pos))
+CASES.update({
+    "sinebivariatevonmises": (
+        "SineBivariateVonMises(a, b, c, d, correlation=e)", dict(_SBVM, e=(S, real)),
+        lambda p: dist.SineBivariateVonMises(p["a"], p["b"], p["c"], p["d"],
+                                             correlation=p["e"]),
+        _torus_values, "f", (2,)),
+    "sinebivariatevonmises_weighted": (
+        "SineBivariateVonMises(a, b, c, d, weighted_correlation=e)",
+        dict(_SBVM, e=(S, lambda r, s: r.uniform(-1.5, 1.5, s))),
+        lambda p: dist.SineBivariateVonMises(p["a"], p["b"], p["c"], p["d"],
+                                             weighted_correlation=p["e"]),
+        _torus_values, "f", (2,)),
+    "sineskewed_sinebivariatevonmises": (
+        "SineSkewed(SineBivariateVonMises(a, b, c, d, correlation=e), s)",
+        dict(_SBVM, e=(S, real), s=((2,), l1)),
+        lambda p: dist.SineSkewed(dist.SineBivariateVonMises(
+            p["a"], p["b"], p["c"], p["d"], correlation=p["e"]), p["s"]),
+        _torus_values, "f", (2,)),
+})
+
 class _ScipyTruncated:
     """The reference where NumPyro has none (it truncates only bases with
     real support): scipy's frozen base renormalized on [low, high]; for
@@ -1103,6 +1139,67 @@ class TruncatedPolyaGammaDraws(E.E2ETestCase):
         self.assertTrue(np.all((ours > 0) & (ours <= 2.5)))
         self.assertGreater(stats.ks_2samp(ours, theirs).pvalue, 1e-4)
 
+
+
+class SineBivariateVonMisesDraws(E.E2ETestCase):
+    """Draws against NumPyro's own sampler (two-sample KS on each angle and
+    on sin(phi - phi_loc) sin(psi - psi_loc), which carries the coupling),
+    in a unimodal, a bimodal (correlation^2 > k1 k2) and a concentrated
+    case; and the density integrates to 1 over the torus (the normalizer
+    summed as a series, checked without NumPyro), periodic in each angle."""
+
+    CASES = [(0.5, -2.0, 2.0, 1.0, 0.8), (0.0, 1.0, 1.0, 1.5, -3.5),
+             (3.0, -3.0, 60.0, 25.0, 20.0)]
+
+    def model(self, prec):
+        return self.compile_source("sbvm_" + prec, (
+            "model m(a: {p}[n], b: {p}[n], c: {p}[n], d: {p}[n], e: {p}[n]) -> "
+            "(y: {p}[n, 2]) {{\n  dummy ~ Normal(0, 1);\n  plate obs(n) {{\n"
+            "    y ~ SineBivariateVonMises(a, b, c, d, e);\n  }}\n}}\n").format(p=prec))
+
+    def inputs(self, tag, params, n, prec):
+        ftype = np.float64 if prec == "f64" else np.float32
+        return {k: self.save("%s_%s.npy" % (tag, k), np.full(n, v, ftype))
+                for k, v in zip("abcde", params)}
+
+    def test_same_law_as_numpyro(self):
+        for prec in ("f64", "f32"):
+            so = self.model(prec)
+            for i, params in enumerate(self.CASES):
+                out = self.fresh(".npz")
+                E.run_cmd("prior-predictive", so, self.inputs("c%d" % i, params, 4000, prec),
+                          out, num_samples=3, seed=11 + i)
+                ours = E.read_arrays(out)["y"].reshape(-1, 2).astype(np.float64)
+                theirs = np.asarray(dist.SineBivariateVonMises(*params).sample(
+                    jax.random.PRNGKey(i), (12000,)))
+                self.assertTrue(np.all((ours >= -np.pi) & (ours < np.pi)), (prec, params))
+                a, b = params[0], params[1]
+                for f in (lambda v: v[:, 0], lambda v: v[:, 1],
+                          lambda v: np.sin(v[:, 0] - a) * np.sin(v[:, 1] - b)):
+                    self.assertGreater(stats.ks_2samp(f(ours), f(theirs)).pvalue, 1e-4,
+                                       (prec, params))
+
+    def test_density_integrates_to_one(self):
+        so = self.model("f64")
+        m = 256  # the periodic trapezoid rule converges geometrically
+        g = -np.pi + 2 * np.pi * np.arange(m) / m
+        y = np.stack(np.meshgrid(g, g, indexing="ij"), -1).reshape(-1, 2)
+        for i, params in enumerate(self.CASES + [(0.0, 0.0, 0.3, 0.2, 0.0)]):
+            data = self.inputs("g%d" % i, params, len(y), "f64")
+            data["y"] = self.save("g%d_y.npy" % i, y)
+            out = self.fresh(".npz")
+            E.run_cmd("log-likelihood", so, data, out,
+                      posterior=self.savez("g%d_post.npz" % i, dummy=np.zeros(1)))
+            lp = E.read_arrays(out)["y"][0]
+            total = np.exp(lp).sum() * (2 * np.pi / m) ** 2
+            self.assertAlmostEqual(total, 1.0, delta=1e-10, msg=params)
+        # Angles a whole number of turns away score the same.
+        shifted = y + 2 * np.pi * np.random.default_rng(3).integers(-3, 4, y.shape)
+        data["y"] = self.save("g_shifted_y.npy", shifted)
+        out2 = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out2,
+                  posterior=self.savez("g_post.npz", dummy=np.zeros(1)))
+        np.testing.assert_allclose(E.read_arrays(out2)["y"][0], lp, rtol=1e-9, atol=1e-9)
 
 def add_tests():
     for name in CASES:

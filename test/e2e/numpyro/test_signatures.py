@@ -64,9 +64,7 @@ BY_DESIGN = {
 # Not supported yet; README's "Not yet supported" paragraph names each one,
 # and a class that lands must leave this list (the test fails otherwise).
 NOT_YET = {
-    "CirculantNormal",
     "MatrixNormal",
-    "SineBivariateVonMises",
 }
 
 # NumPyro defaults of None that fail when left so: required here.

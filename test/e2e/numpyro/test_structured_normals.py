@@ -8,6 +8,11 @@ precisions:
   log-likelihood is CAR's log density, one number per draw (a joint site);
 - LowRankMultivariateNormal per observation (a factor model's marginal:
   loadings cov_factor, uniquenesses cov_diag), one number per row;
+- CirculantNormal as NumPyro's documentation uses it, a stationary
+  Gaussian process on a periodic grid (here hours of the day, one vector
+  per day): the covariance row from a periodic kernel of latent amplitude
+  and length scale, and the same law given by its spectrum
+  (covariance_rfft);
 - draws of each against the covariance they should have."""
 
 import numpy as np
@@ -30,6 +35,27 @@ model lowrank(F: {t}[k, r], d: {t}[k], mu: {t}[n, k]) -> (y: {t}[n, k]) {{
   s ~ Gamma(2, 2);
   plate obs(n) {{
     y ~ LowRankMultivariateNormal(mu, s * F, d);
+  }}
+}}
+"""
+
+CIRCULANT_MODEL = """
+model seasonal(hour: {t}[k], level: {t}[k]) -> (y: {t}[n, k]) {{
+  amp ~ HalfNormal(1);
+  ell ~ HalfNormal(1);
+  let row = amp ** 2 * exp(-2 * sin(3.141592653589793 * hour / 24) ** 2 / ell ** 2)
+            + where(hour == 0, 0.01, 0.0);
+  plate obs(n) {{
+    y ~ CirculantNormal(level, covariance_row=row);
+  }}
+}}
+"""
+
+CIRCULANT_RFFT_MODEL = """
+model spectrum(lam: {t}[m], level: {t}[k]) -> (y: {t}[n, k]) {{
+  s ~ Gamma(2, 2);
+  plate obs(n) {{
+    y ~ CirculantNormal(level, covariance_rfft=s * lam);
   }}
 }}
 """
@@ -116,6 +142,89 @@ class StructuredNormals(E.E2ETestCase):
 
     def test_low_rank_log_density_f32(self):
         self.check_low_rank("f32", 2e-5)
+
+    def circulant_case(self, prec, k):
+        t = np.float64 if prec == "f64" else np.float32
+        rng = np.random.default_rng(8 + k)
+        hour = np.arange(k, dtype=np.float64)
+        level = rng.normal(size=k)
+        y = rng.normal(size=(40, k)) * 1.5
+        return t, rng, hour, level, y
+
+    def check_circulant_row(self, prec, k, tol):
+        t, rng, hour, level, y = self.circulant_case(prec, k)
+        amp, ell = rng.uniform(0.5, 2.0, 5), rng.uniform(0.3, 1.5, 5)
+        so = self.compile_source("circ_%s_%d" % (prec, k), CIRCULANT_MODEL.format(t=prec))
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so,
+                  {"hour": self.save("hour%d.npy" % k, hour.astype(t)),
+                   "level": self.save("level%d_%s.npy" % (k, prec), level.astype(t)),
+                   "y": self.save("cy%d_%s.npy" % (k, prec), y.astype(t))},
+                  out, posterior=self.savez("circ%d_%s.npz" % (k, prec),
+                                            amp=amp.astype(t), ell=ell.astype(t)))
+        got = E.read_arrays(out)["y"]
+        c = lambda a: jnp.asarray(np.asarray(a, t).astype(np.float64))  # noqa: E731
+        for i in range(len(amp)):
+            a, l_ = float(c(amp[i])), float(c(ell[i]))
+            row = a ** 2 * np.exp(-2 * np.sin(np.pi * hour / 24) ** 2 / l_ ** 2) + 0.01 * (hour == 0)
+            # NumPyro's own check of the row fails on rows whose
+            # spectrum is positive (it compares with a tight tolerance).
+            want = np.asarray(dist.CirculantNormal(c(level), covariance_row=jnp.asarray(row),
+                                                   validate_args=False).log_prob(c(y)))
+            np.testing.assert_allclose(got[i], want, rtol=tol, atol=tol)
+
+    def test_circulant_row_f64(self):
+        self.check_circulant_row("f64", 24, 1e-9)
+        self.check_circulant_row("f64", 7, 1e-9)  # an odd length: no Nyquist term
+
+    def test_circulant_row_f32(self):
+        # The kernel row is computed in f32 by the model (a few ulps), and
+        # these covariances' condition numbers are ~2e3: 1e-4 is f32's own
+        # limit here (a MultivariateNormal given the row's exact f32 values
+        # is within 3e-5).
+        self.check_circulant_row("f32", 24, 4e-4)
+
+    def check_circulant_rfft(self, prec, k, tol):
+        t, rng, hour, level, y = self.circulant_case(prec, k)
+        m = k // 2 + 1
+        lam = rng.uniform(0.3, 3.0, m)
+        s = rng.uniform(0.5, 2.0, 4)
+        so = self.compile_source("circr_%s_%d" % (prec, k), CIRCULANT_RFFT_MODEL.format(t=prec))
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so,
+                  {"lam": self.save("lam%d_%s.npy" % (k, prec), lam.astype(t)),
+                   "level": self.save("rlevel%d_%s.npy" % (k, prec), level.astype(t)),
+                   "y": self.save("ry%d_%s.npy" % (k, prec), y.astype(t))},
+                  out, posterior=self.savez("circr%d_%s.npz" % (k, prec), s=s.astype(t)))
+        got = E.read_arrays(out)["y"]
+        c = lambda a: jnp.asarray(np.asarray(a, t).astype(np.float64))  # noqa: E731
+        for i in range(len(s)):
+            want = np.asarray(dist.CirculantNormal(
+                c(level), covariance_rfft=c(s[i]) * c(lam), validate_args=False).log_prob(c(y)))
+            np.testing.assert_allclose(got[i], want, rtol=tol, atol=tol)
+
+    def test_circulant_rfft(self):
+        for k in (12, 9):
+            self.check_circulant_rfft("f64", k, 1e-9)
+        self.check_circulant_rfft("f32", 12, 1e-4)
+
+    def test_circulant_draws_have_its_covariance(self):
+        k, draws = 10, 20000
+        t, rng, hour, level, _ = self.circulant_case("f64", k)
+        so = self.compile_source("circ_draws", CIRCULANT_MODEL.format(t="f64"))
+        out = self.fresh(".npz")
+        E.run_cmd("predict", so, {"hour": self.save("hourd.npy", hour),
+                                  "level": self.save("leveld.npy", level),
+                                  "y": self.save("yd.npy", np.zeros((1, k)))},
+                  out, posterior=self.savez("circd.npz", amp=np.full(draws, 1.3),
+                                            ell=np.full(draws, 0.8)), seed=5,
+                  extra=("--num-observations", "1"))
+        x = E.read_arrays(out)["y"][:, 0, :]
+        row = 1.3 ** 2 * np.exp(-2 * np.sin(np.pi * hour / 24) ** 2 / 0.8 ** 2) + 0.01 * (hour == 0)
+        sym = 0.5 * (row + np.roll(row[::-1], 1))
+        cov = np.array([[sym[(j - i) % k] for j in range(k)] for i in range(k)])
+        np.testing.assert_allclose(x.mean(0), level, atol=5 * np.sqrt(cov[0, 0] / draws))
+        np.testing.assert_allclose(np.cov(x.T), cov, atol=0.05 * np.abs(cov).max())
 
 
 if __name__ == "__main__":

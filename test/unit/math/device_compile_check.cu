@@ -58,6 +58,22 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
   r += truncated_polya_gamma_sample<T>(s, NoParam{}) + truncated_polya_gamma_log_prob(x[i], NoParam{});
   cnt[i] += geometric_sample(s, T(0.3)) + geometric_logits_sample(s, x[i]);
   cnt[i] += hurdle_poisson_sample(s, T(0.3), x[i]) + hurdle_negative_binomial2_sample(s, T(0.3), x[i], T(0.5));
+  {
+    const T p0 = T(0.3), p1 = T(2);
+    const EventView<const T> a{&p0, 0, 0}, b{&p1, 0, 0};
+    T pair[2];
+    const EventView<T> v{pair, 0, 1};
+    sine_bivariate_von_mises_sample(s, 2, v, a, a, b, b, a);
+    sine_bivariate_von_mises_weighted_sample(s, 2, v, a, a, b, b, a);
+    r += sine_bivariate_von_mises_log_prob(v, 2, a, a, b, b, a) +
+         sine_bivariate_von_mises_weighted_log_prob(v, 2, a, a, b, b, a);
+    const T skew[2] = {T(0.2), T(-0.3)};
+    const EventView<const T> sk{skew, 0, 1};
+    sine_skewed_sine_bivariate_sample(s, 2, v, a, a, b, b, a, sk);
+    sine_skewed_sine_bivariate_weighted_sample(s, 2, v, a, a, b, b, a, sk);
+    r += sine_skewed_sine_bivariate_log_prob(v, 2, a, a, b, b, a, sk) +
+         sine_skewed_sine_bivariate_weighted_log_prob(v, 2, a, a, b, b, a, sk);
+  }
   out[i] = r;
 }
 template __global__ void k<float>(float*, int*, const float*, unsigned long long, int);

@@ -9,6 +9,18 @@
 //                                    sin(x_i - loc_i)); a draw reflects a
 //                                    von Mises draw about loc when a
 //                                    uniform exceeds (1 + that sum) / 2
+//   SineBivariateVonMises(phi_loc, psi_loc, phi_concentration,
+//                         psi_concentration, correlation |
+//                         weighted_correlation)
+//                                    NumPyro: a pair of angles, density
+//                                    e^(k1 cos a + k2 cos b + lam sin a
+//                                    sin b) / C (a = phi - phi_loc, b = psi
+//                                    - psi_loc); phi's marginal by Kent,
+//                                    Ganeiber & Mardia's (2018) rejection
+//                                    from an angular central Gaussian, psi
+//                                    given phi a von Mises
+//   SineSkewed(SineBivariateVonMises(...), s)  the same skewing on the
+//                                    2-torus, loc = (phi_loc, psi_loc)
 #pragma once
 
 #include "aimz/math/Samplers.h"
@@ -175,6 +187,205 @@ AIMZ_MATH_FN T sine_skewed_von_mises_log_prob(EventView<T> x, std::int64_t K, Ev
   for (std::int64_t i = 0; i < K; ++i) acc += double(von_mises_log_prob<T>(x[i], loc[i], concentration[i]));
   if (acc != acc || acc == -detail::inf<double>()) return T(acc);
   return T(acc + std::log(detail::sine_skew_factor<T>(K, [&](std::int64_t i) { return x[i]; }, loc, skewness)));
+}
+
+// -------------------------------------------------- SineBivariateVonMises
+
+namespace detail {
+/// log I0(k), k >= 0, without overflow.
+AIMZ_MATH_FN double log_i0(double k) { return std::log(special::i0e(k)) + k; }
+
+/// log C of the sine model: C = 4 pi^2 sum_m binom(2m, m) (lam^2 / (4 k1
+/// k2))^m I_m(k1) I_m(k2) (Singh, Hnizdo & Demchuk 2002), summed in logs
+/// until the terms fall below 1e-17 of the largest (they grow while lam^2
+/// outweighs k1 k2, then fall faster than geometrically); NaN if that takes
+/// more than 100000 terms (lam above ~2e5).
+AIMZ_MATH_FN double sine_bivariate_log_norm(double k1, double k2, double lam) {
+  const double first = log_i0(k1) + log_i0(k2);
+  double max = first, sum = 1.0;  // sum of e^(t_m - max)
+  if (lam != 0.0) {
+    const double log_ratio = std::log(lam * lam) - std::log(4.0 * k1) - std::log(k2);
+    double prev = first;
+    for (int m = 1;; ++m) {
+      if (m > 100000) return nan<double>();
+      const double t = std::lgamma(2.0 * m + 1.0) - 2.0 * std::lgamma(m + 1.0) + m * log_ratio +
+                       special::log_bessel_i(m, k1) + special::log_bessel_i(m, k2);
+      if (t > max) {
+        sum = sum * std::exp(max - t) + 1.0;
+        max = t;
+      } else {
+        sum += std::exp(t - max);
+      }
+      if (t < prev && t < max - 40.0) break;
+      prev = t;
+    }
+  }
+  return 2.0 * std::log(2.0 * kPi) + max + std::log(sum);
+}
+
+struct SineBivariate {
+  double phi_loc, psi_loc, k1, k2, lam;
+  AIMZ_MATH_FN bool valid() const {
+    return std::isfinite(phi_loc) && std::isfinite(psi_loc) && pos_finite(k1) && pos_finite(k2) && std::isfinite(lam);
+  }
+};
+
+/// phi - phi_loc from its marginal, e^(k1 cos a) I0(sqrt(k2^2 + lam^2
+/// sin^2 a)): x = (cos a, sin a) is drawn from the angular central Gaussian
+/// of the matrix I + 2 A / b, A = diag(0, (k1 - lam^2 / k2) / 2) shifted
+/// to be non-negative, and accepted with the target's ratio to Kent et
+/// al.'s envelope (1 - cos a >= sin^2 a / 2 and log I0's slope in its
+/// argument squared, at most 1 / (2 k2), make e^(-x'Ax) bound the target).
+AIMZ_MATH_FN double sine_bivariate_phi(RandomStream& s, const SineBivariate& d) {
+  const double eig = 0.5 * (d.k1 - d.lam * d.lam / d.k2);
+  const double shift = eig < 0.0 ? eig : 0.0;
+  const double a0 = -shift, a1 = eig - shift;  // one of them is 0
+  const double sum = a0 + a1;
+  // Kent et al.'s b: 1 / (b + 2 a0) + 1 / (b + 2 a1) = 1.
+  const double b = 1.0 + 1.0 / (sum + std::sqrt(sum * sum + 1.0));
+  const double sd0 = 1.0 / std::sqrt(1.0 + 2.0 * a0 / b), sd1 = 1.0 / std::sqrt(1.0 + 2.0 * a1 / b);
+  const double log_i0_k2 = log_i0(d.k2);
+  for (int it = 0; it < kMaxRejections && s.ok(); ++it) {
+    const double y0 = sd0 * standard_normal<double>(s), y1 = sd1 * standard_normal<double>(s);
+    const double u = uniform01<double>(s);
+    const double r = std::sqrt(y0 * y0 + y1 * y1);
+    if (!(r > 0.0)) continue;
+    const double x0 = y0 / r, x1 = y1 / r;
+    const double log_target = d.k1 * (x0 - 1.0) + shift +
+                              log_i0(std::sqrt(d.k2 * d.k2 + d.lam * d.lam * x1 * x1)) - log_i0_k2;
+    const double log_envelope_inv = 1.0 - 0.5 * b + std::log(0.5 * b + a0 * x0 * x0 + a1 * x1 * x1);
+    if (std::log(u) < log_target + log_envelope_inv) return std::atan2(x1, x0);
+  }
+  return nan<double>();
+}
+
+template <class T> AIMZ_MATH_FN void sine_bivariate_sample(RandomStream& s, EventView<T> out, const SineBivariate& d) {
+  double phi = nan<double>(), psi = nan<double>();
+  if (d.valid()) {
+    const double a = sine_bivariate_phi(s, d);
+    // psi - psi_loc given a: k2 cos b + lam sin a sin b = k cos(b - mu).
+    const double ls = d.lam * std::sin(a);
+    const double b = std::atan(ls / d.k2) + von_mises_centred(s, std::sqrt(d.k2 * d.k2 + ls * ls));
+    phi = wrap_angle(a + d.phi_loc);
+    psi = wrap_angle(b + d.psi_loc);
+  }
+  out[0] = s.ok() ? T(phi) : nan<T>();
+  out[1] = s.ok() ? T(psi) : nan<T>();
+}
+
+template <class T> AIMZ_MATH_FN T sine_bivariate_log_prob(EventView<T> x, const SineBivariate& d) {
+  if (!d.valid() || std::isnan(x[0]) || std::isnan(x[1])) return nan<T>();
+  if (std::isinf(x[0]) || std::isinf(x[1])) return -inf<T>();
+  const double a = double(x[0]) - d.phi_loc, b = double(x[1]) - d.psi_loc;
+  return T(d.k1 * std::cos(a) + d.k2 * std::cos(b) + d.lam * std::sin(a) * std::sin(b) -
+           sine_bivariate_log_norm(d.k1, d.k2, d.lam));
+}
+
+template <class T>
+AIMZ_MATH_FN SineBivariate sine_bivariate(EventView<const T> phi_loc, EventView<const T> psi_loc, EventView<const T> k1,
+                                          EventView<const T> k2, double lam) {
+  return {double(phi_loc[0]), double(psi_loc[0]), double(k1[0]), double(k2[0]), lam};
+}
+}  // namespace detail
+
+/// correlation given: lam itself. The event is the pair (phi, psi), K = 2.
+template <class T>
+AIMZ_MATH_FN void sine_bivariate_von_mises_sample(RandomStream& s, std::int64_t, EventView<T> out,
+                                                  EventView<const T> phi_loc, EventView<const T> psi_loc,
+                                                  EventView<const T> k1, EventView<const T> k2,
+                                                  EventView<const T> correlation) {
+  detail::sine_bivariate_sample<T>(s, out, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, double(correlation[0])));
+}
+template <class T>
+AIMZ_MATH_FN T sine_bivariate_von_mises_log_prob(EventView<T> x, std::int64_t, EventView<const T> phi_loc,
+                                                 EventView<const T> psi_loc, EventView<const T> k1,
+                                                 EventView<const T> k2, EventView<const T> correlation) {
+  return detail::sine_bivariate_log_prob<T>(x,
+                                            detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, double(correlation[0])));
+}
+
+namespace detail {
+/// weighted_correlation w given: lam = w sqrt(k1 k2), as NumPyro.
+template <class T> AIMZ_MATH_FN double weighted_correlation(EventView<const T> k1, EventView<const T> k2, EventView<const T> w) {
+  return double(w[0]) * std::sqrt(double(k1[0]) * double(k2[0]));
+}
+}  // namespace detail
+
+template <class T>
+AIMZ_MATH_FN void sine_bivariate_von_mises_weighted_sample(RandomStream& s, std::int64_t, EventView<T> out,
+                                                           EventView<const T> phi_loc, EventView<const T> psi_loc,
+                                                           EventView<const T> k1, EventView<const T> k2,
+                                                           EventView<const T> w) {
+  detail::sine_bivariate_sample<T>(
+      s, out, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, detail::weighted_correlation<T>(k1, k2, w)));
+}
+template <class T>
+AIMZ_MATH_FN T sine_bivariate_von_mises_weighted_log_prob(EventView<T> x, std::int64_t, EventView<const T> phi_loc,
+                                                          EventView<const T> psi_loc, EventView<const T> k1,
+                                                          EventView<const T> k2, EventView<const T> w) {
+  return detail::sine_bivariate_log_prob<T>(
+      x, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, detail::weighted_correlation<T>(k1, k2, w)));
+}
+
+// ------------------------------------- SineSkewed(SineBivariateVonMises)
+
+namespace detail {
+template <class T>
+AIMZ_MATH_FN void sine_skewed_bivariate_sample(RandomStream& s, EventView<T> out, const SineBivariate& d,
+                                               EventView<const T> skewness) {
+  const bool ok = l1_ball<T>(2, skewness);
+  sine_bivariate_sample<T>(s, out, d);
+  const double loc[2] = {d.phi_loc, d.psi_loc};
+  const double u = uniform01<double>(s);
+  const double keep =
+      0.5 * (1.0 + double(skewness[0]) * std::sin(double(out[0]) - loc[0]) +
+             double(skewness[1]) * std::sin(double(out[1]) - loc[1]));
+  for (int i = 0; i < 2; ++i)
+    out[i] = !ok || !s.ok() ? nan<T>() : u <= keep ? out[i] : T(wrap_angle(2.0 * loc[i] - double(out[i])));
+}
+
+template <class T>
+AIMZ_MATH_FN T sine_skewed_bivariate_log_prob(EventView<T> x, const SineBivariate& d, EventView<const T> skewness) {
+  if (!l1_ball<T>(2, skewness)) return nan<T>();
+  const T base = sine_bivariate_log_prob<T>(x, d);
+  if (base != base || base == -inf<T>()) return base;
+  return T(double(base) + std::log(1.0 + double(skewness[0]) * std::sin(double(x[0]) - d.phi_loc) +
+                                   double(skewness[1]) * std::sin(double(x[1]) - d.psi_loc)));
+}
+}  // namespace detail
+
+template <class T>
+AIMZ_MATH_FN void sine_skewed_sine_bivariate_sample(RandomStream& s, std::int64_t, EventView<T> out,
+                                                    EventView<const T> phi_loc, EventView<const T> psi_loc,
+                                                    EventView<const T> k1, EventView<const T> k2,
+                                                    EventView<const T> correlation, EventView<const T> skewness) {
+  detail::sine_skewed_bivariate_sample<T>(
+      s, out, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, double(correlation[0])), skewness);
+}
+template <class T>
+AIMZ_MATH_FN T sine_skewed_sine_bivariate_log_prob(EventView<T> x, std::int64_t, EventView<const T> phi_loc,
+                                                   EventView<const T> psi_loc, EventView<const T> k1,
+                                                   EventView<const T> k2, EventView<const T> correlation,
+                                                   EventView<const T> skewness) {
+  return detail::sine_skewed_bivariate_log_prob<T>(
+      x, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, double(correlation[0])), skewness);
+}
+template <class T>
+AIMZ_MATH_FN void sine_skewed_sine_bivariate_weighted_sample(RandomStream& s, std::int64_t, EventView<T> out,
+                                                             EventView<const T> phi_loc, EventView<const T> psi_loc,
+                                                             EventView<const T> k1, EventView<const T> k2,
+                                                             EventView<const T> w, EventView<const T> skewness) {
+  detail::sine_skewed_bivariate_sample<T>(
+      s, out, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, detail::weighted_correlation<T>(k1, k2, w)),
+      skewness);
+}
+template <class T>
+AIMZ_MATH_FN T sine_skewed_sine_bivariate_weighted_log_prob(EventView<T> x, std::int64_t, EventView<const T> phi_loc,
+                                                            EventView<const T> psi_loc, EventView<const T> k1,
+                                                            EventView<const T> k2, EventView<const T> w,
+                                                            EventView<const T> skewness) {
+  return detail::sine_skewed_bivariate_log_prob<T>(
+      x, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, detail::weighted_correlation<T>(k1, k2, w)), skewness);
 }
 
 }  // namespace math
