@@ -5,11 +5,14 @@
     pred = model.predict({"X": X}, mcmc.get_samples(), seed=0)   # xarray.Dataset
     ll = model.log_likelihood({"X": X, "y": y}, "fit-*.csv")     # Stan's CSVs
 
-`data` and `posterior` are dicts of NumPy arrays (a NumPyro
+`data` is a dict of arrays or columns, a data frame (pandas, polars, a
+pyarrow Table, an xarray Dataset) or a path (`.npz`, `.parquet`): a
+column feeds the input of its name, a categorical column its codes
+(`aimzc.frames`). `posterior` is a dict of NumPy arrays (a NumPyro
 `mcmc.get_samples()` dict as it is; `get_samples(group_by_chain=True)`
 keeps its chains), an ArviZ InferenceData or an xarray Dataset with
-(chain, draw, ...) dims (the posterior), or paths (`.npz`; an ArviZ netCDF
-or CmdStan CSV files for the posterior). C-contiguous arrays of the model's dtype are used in place,
+(chain, draw, ...) dims, or paths (`.npz`, an ArviZ netCDF or CmdStan CSV
+files). C-contiguous arrays of the model's dtype are used in place,
 without a copy. The work runs in the same native runtime as `aimz-run`,
 with the GIL released; Ctrl-C stops it cleanly. Results are the CLI's Zarr
 store: opened lazily when `out=` names a directory, else read into memory
@@ -37,6 +40,8 @@ except ImportError as e:  # the package without its compiled part
         "load (%s); build it with `cmake --build build --target "
         "aimzc_python` (tools/test.sh and tools/demo.sh do), then put "
         "build/python on PYTHONPATH" % e) from e
+
+from . import frames  # noqa: E402  (after the native part's check)
 
 Error = _native.Error
 __version__ = _native.version
@@ -128,10 +133,11 @@ def _interventions(arg, what):
     return out
 
 
-def _data(data):
-    """Inputs: a dict of arrays, or an .npz path (memory-mapped by the
-    runtime, as the CLI's --data reads it)."""
-    return {} if data is None else _arrays(data, "data")
+def _data(data, inputs):
+    """Inputs: a dict of arrays or columns, a data frame (frames.py), or an
+    .npz path (memory-mapped by the runtime, as the CLI's --data reads it)
+    or a Parquet path."""
+    return frames.arrays(data, inputs)[0]
 
 
 class Model:
@@ -197,9 +203,10 @@ class Model:
         for key in ("intervention", "baseline_intervention"):
             if key in options:
                 options[key] = _interventions(options[key], key)
+        inputs = {a["name"] for a in self.info.get("inputs", [])} | {
+            a["name"] for a in self.info.get("outputs", [])}
         if "baseline_data" in options:
-            options["baseline_data"] = _arrays(options["baseline_data"],
-                                               "baseline_data")
+            options["baseline_data"] = _data(options["baseline_data"], inputs)
         if options.get("resume") and out is None:
             raise ValueError("resume=True continues the store at `out` that "
                              "an interrupted run left; give out=")
@@ -210,8 +217,8 @@ class Model:
             tmp, "out.zarr")
         try:
             try:
-                report, warnings = self._native.run(command, _data(data),
-                                                    post, store, options)
+                report, warnings = self._native.run(
+                    command, _data(data, inputs), post, store, options)
             finally:
                 if bar is not None:
                     bar.close()

@@ -1,0 +1,148 @@
+"""(Not a pytest module: run by the venv's Python, python.frames in ctest.)
+Data frames as data (aimzc/frames.py), run by the reference venv's Python
+(pandas, polars, pyarrow): each kind of frame gives the same bytes as the
+same run from NumPy arrays; a categorical column feeds a group index with
+its codes; missing values, text and lossy conversions are errors that name
+the column (and the rows).
+
+The model is the README's hierarchical regression (dsl-examples/
+hierarchical.aimz): y ~ Normal(a[g] + b x, sigma), g a county's index.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+try:
+    import numpy as np
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    import xarray as xr
+except ImportError as e:  # not the reference venv
+    print("skipped: %s" % e)
+    sys.exit(77)
+
+import aimzc
+
+AIMZC = os.environ["AIMZC"]
+EXAMPLES = os.environ["AIMZ_EXAMPLES"]
+COUNTIES = ["Aitkin", "Anoka", "Becker", "Beltrami", "Benton", "Big Stone",
+            "Blue Earth", "Brown"]
+
+
+class Frames(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="aimzc-frames-")
+        so = os.path.join(cls.tmp, "hierarchical.so")
+        subprocess.run([AIMZC, os.path.join(EXAMPLES, "hierarchical.aimz"), "-o", so],
+                       check=True)
+        cls.model = aimzc.load(so)
+        rng = np.random.default_rng(3)
+        n, draws = 500, 6
+        cls.county = rng.choice(COUNTIES, n)
+        cls.x = rng.normal(size=n).astype(np.float32)
+        cls.y = rng.normal(size=n).astype(np.float32)
+        cls.g = np.array([sorted(COUNTIES).index(c) for c in cls.county], np.int32)
+        cls.post = dict(mu_a=rng.normal(size=draws).astype(np.float32),
+                        sigma_a=rng.uniform(0.5, 1, draws).astype(np.float32),
+                        a=rng.normal(size=(draws, 8)).astype(np.float32),
+                        b=rng.normal(size=draws).astype(np.float32),
+                        sigma=rng.uniform(0.5, 1, draws).astype(np.float32))
+        cls.ref_pred = cls.model.predict({"x": cls.x, "g": cls.g}, cls.post, seed=5,
+                                         progress=False)
+        cls.ref_ll = cls.model.log_likelihood({"x": cls.x, "g": cls.g, "y": cls.y},
+                                              cls.post, progress=False)
+
+    def pandas_frame(self):
+        return pd.DataFrame({"x": self.x, "y": self.y,
+                             "g": pd.Categorical(self.county, categories=sorted(COUNTIES)),
+                             "note": ["a row"] * len(self.x)})
+
+    def same(self, data):
+        pred = self.model.predict(data, self.post, seed=5, progress=False)
+        np.testing.assert_array_equal(pred["y"].values, self.ref_pred["y"].values)
+        ll = self.model.log_likelihood(data, self.post, progress=False)
+        np.testing.assert_array_equal(ll["y"].values, self.ref_ll["y"].values)
+
+    def test_pandas(self):
+        df = self.pandas_frame()
+        self.same(df)  # the frame itself; 'note' is no input and is left alone
+        self.same({"x": df["x"], "g": df["g"], "y": df["y"]})
+
+    def test_polars(self):
+        df = pl.from_pandas(self.pandas_frame().drop(columns="note"))
+        self.assertIsInstance(df["g"].dtype, (pl.Categorical, pl.Enum))
+        self.same(df)
+        enum = pl.Enum(sorted(COUNTIES))
+        self.same(df.with_columns(pl.Series("g", self.county, dtype=enum)))
+
+    def test_pyarrow_and_parquet(self):
+        table = pa.Table.from_pandas(self.pandas_frame(), preserve_index=False)
+        self.assertTrue(pa.types.is_dictionary(table.schema.field("g").type))
+        self.same(table)
+        path = os.path.join(self.tmp, "obs.parquet")
+        pq.write_table(table, path)
+        self.same(path)
+
+    def test_xarray(self):
+        ds = xr.Dataset({"x": ("obs", self.x), "g": ("obs", self.g), "y": ("obs", self.y)})
+        self.same(ds)
+
+    def test_several_columns_feed_a_matrix(self):
+        so = os.path.join(self.tmp, "linreg.so")
+        subprocess.run([AIMZC, os.path.join(EXAMPLES, "linreg.aimz"), "-o", so], check=True)
+        m = aimzc.load(so)
+        rng = np.random.default_rng(1)
+        X = rng.normal(size=(40, 2)).astype(np.float32)
+        post = dict(alpha=np.zeros(2, np.float32), beta=np.ones((2, 2), np.float32),
+                    sigma=np.ones(2, np.float32))
+        ref = m.predict({"X": X}, post, seed=1, progress=False)["y"].values
+        df = pd.DataFrame({"a": X[:, 0], "b": X[:, 1]})
+        got = m.predict({"X": df[["a", "b"]]}, post, seed=1, progress=False)["y"].values
+        np.testing.assert_array_equal(got, ref)
+        got = m.predict({"X": pl.from_pandas(df)}, post, seed=1, progress=False)["y"].values
+        np.testing.assert_array_equal(got, ref)
+
+    def test_missing_values_name_the_rows(self):
+        df = self.pandas_frame()
+        g = df["g"].copy()
+        g[[3, 17]] = np.nan
+        with self.assertRaisesRegex(ValueError, r"column 'g' has 2 missing value\(s\) \(rows 3, 17\)"):
+            self.model.predict(df.assign(g=g), self.post, progress=False)
+        x = pd.array(self.x.astype(np.float64), dtype="Float64")
+        x[5] = pd.NA
+        with self.assertRaisesRegex(ValueError, r"column 'x' has 1 missing value\(s\) \(rows 5\)"):
+            self.model.predict(df.assign(x=x), self.post, progress=False)
+        pdf = pl.from_pandas(df.drop(columns="note")).with_columns(
+            pl.when(pl.int_range(pl.len()) == 9).then(None).otherwise(pl.col("x")).alias("x"))
+        with self.assertRaisesRegex(ValueError, r"column 'x' has 1 missing value\(s\) \(rows 9\)"):
+            self.model.predict(pdf, self.post, progress=False)
+
+    def test_text_and_lossy_columns_are_refused(self):
+        df = self.pandas_frame()
+        with self.assertRaisesRegex(ValueError, "column 'g' holds text"):
+            self.model.predict(df.assign(g=self.county), self.post, progress=False)
+        with self.assertRaisesRegex(ValueError, "column 'g' holds text"):
+            self.model.predict(pl.DataFrame({"x": self.x, "g": self.county}), self.post,
+                               progress=False)
+        # float64 values that f32 cannot hold: the runtime's refusal, naming x.
+        with self.assertRaisesRegex(aimzc.Error, "'x' has dtype float64"):
+            self.model.predict(df.assign(x=self.x.astype(np.float64) + 1e-9), self.post,
+                               progress=False)
+
+    def test_categories_are_reported(self):
+        from aimzc import frames
+        arrays, labels = frames.arrays(self.pandas_frame(), {"x", "g"})
+        self.assertEqual(labels, {"g": sorted(COUNTIES)})
+        self.assertEqual(arrays["g"].dtype, np.int32)
+        np.testing.assert_array_equal(arrays["g"], self.g)
+        self.assertEqual(set(arrays), {"x", "g"})
+
+
+if __name__ == "__main__":
+    unittest.main()
