@@ -69,10 +69,10 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
          sine_bivariate_von_mises_weighted_log_prob(v, 2, a, a, b, b, a);
     const T skew[2] = {T(0.2), T(-0.3)};
     const EventView<const T> sk{skew, 0, 1};
-    sine_skewed_sine_bivariate_sample(s, 2, v, a, a, b, b, a, sk);
-    sine_skewed_sine_bivariate_weighted_sample(s, 2, v, a, a, b, b, a, sk);
-    r += sine_skewed_sine_bivariate_log_prob(v, 2, a, a, b, b, a, sk) +
-         sine_skewed_sine_bivariate_weighted_log_prob(v, 2, a, a, b, b, a, sk);
+    sine_skewed_sine_bivariate_von_mises_sample(s, 2, v, a, a, b, b, a, sk);
+    sine_skewed_sine_bivariate_von_mises_weighted_sample(s, 2, v, a, a, b, b, a, sk);
+    r += sine_skewed_sine_bivariate_von_mises_log_prob(v, 2, a, a, b, b, a, sk) +
+         sine_skewed_sine_bivariate_von_mises_weighted_log_prob(v, 2, a, a, b, b, a, sk);
   }
   out[i] = r;
 }

@@ -259,134 +259,78 @@ AIMZ_MATH_FN double sine_bivariate_phi(RandomStream& s, const SineBivariate& d) 
   return nan<double>();
 }
 
-template <class T> AIMZ_MATH_FN void sine_bivariate_sample(RandomStream& s, EventView<T> out, const SineBivariate& d) {
-  double phi = nan<double>(), psi = nan<double>();
-  if (d.valid()) {
+/// A draw of the pair; with a skewness (SineSkewed), reflected about the
+/// locations when a uniform exceeds (1 + s0 sin(phi - phi_loc) + s1
+/// sin(psi - psi_loc)) / 2, as for a skewed von Mises.
+template <class T>
+AIMZ_MATH_FN void sine_pair_sample(RandomStream& s, EventView<T> out, const SineBivariate& d,
+                                   const EventView<const T>* skew) {
+  double x[2] = {nan<double>(), nan<double>()};
+  if (d.valid() && (!skew || l1_ball<T>(2, *skew))) {
     const double a = sine_bivariate_phi(s, d);
     // psi - psi_loc given a: k2 cos b + lam sin a sin b = k cos(b - mu).
     const double ls = d.lam * std::sin(a);
     const double b = std::atan(ls / d.k2) + von_mises_centred(s, std::sqrt(d.k2 * d.k2 + ls * ls));
-    phi = wrap_angle(a + d.phi_loc);
-    psi = wrap_angle(b + d.psi_loc);
+    const double loc[2] = {d.phi_loc, d.psi_loc}, c[2] = {a, b};
+    const double u = skew ? uniform01<double>(s) : 0.0;
+    const double keep = skew ? 0.5 * (1.0 + double((*skew)[0]) * std::sin(a) + double((*skew)[1]) * std::sin(b)) : 1.0;
+    for (int i = 0; i < 2; ++i) x[i] = wrap_angle(u <= keep ? loc[i] + c[i] : loc[i] - c[i]);
   }
-  out[0] = s.ok() ? T(phi) : nan<T>();
-  out[1] = s.ok() ? T(psi) : nan<T>();
+  for (int i = 0; i < 2; ++i) out[i] = s.ok() ? T(x[i]) : nan<T>();
 }
 
-template <class T> AIMZ_MATH_FN T sine_bivariate_log_prob(EventView<T> x, const SineBivariate& d) {
-  if (!d.valid() || std::isnan(x[0]) || std::isnan(x[1])) return nan<T>();
+/// The pair's log density; with a skewness, plus log(1 + s0 sin(phi -
+/// phi_loc) + s1 sin(psi - psi_loc)).
+template <class T>
+AIMZ_MATH_FN T sine_pair_log_prob(EventView<T> x, const SineBivariate& d, const EventView<const T>* skew) {
+  if (!d.valid() || std::isnan(x[0]) || std::isnan(x[1]) || (skew && !l1_ball<T>(2, *skew))) return nan<T>();
   if (std::isinf(x[0]) || std::isinf(x[1])) return -inf<T>();
   const double a = double(x[0]) - d.phi_loc, b = double(x[1]) - d.psi_loc;
+  const double skewing =
+      skew ? std::log(1.0 + double((*skew)[0]) * std::sin(a) + double((*skew)[1]) * std::sin(b)) : 0.0;
   return T(d.k1 * std::cos(a) + d.k2 * std::cos(b) + d.lam * std::sin(a) * std::sin(b) -
-           sine_bivariate_log_norm(d.k1, d.k2, d.lam));
+           sine_bivariate_log_norm(d.k1, d.k2, d.lam) + skewing);
 }
 
-template <class T>
-AIMZ_MATH_FN SineBivariate sine_bivariate(EventView<const T> phi_loc, EventView<const T> psi_loc, EventView<const T> k1,
-                                          EventView<const T> k2, double lam) {
+/// The pair's parameters; Weighted: NumPyro's weighted_correlation w,
+/// lam = w sqrt(k1 k2), else its correlation lam.
+template <bool Weighted, class T>
+AIMZ_MATH_FN SineBivariate sine_pair(EventView<const T> phi_loc, EventView<const T> psi_loc, EventView<const T> k1,
+                                     EventView<const T> k2, EventView<const T> c) {
+  const double lam = Weighted ? double(c[0]) * std::sqrt(double(k1[0]) * double(k2[0])) : double(c[0]);
   return {double(phi_loc[0]), double(psi_loc[0]), double(k1[0]), double(k2[0]), lam};
 }
 }  // namespace detail
 
-/// correlation given: lam itself. The event is the pair (phi, psi), K = 2.
-template <class T>
-AIMZ_MATH_FN void sine_bivariate_von_mises_sample(RandomStream& s, std::int64_t, EventView<T> out,
-                                                  EventView<const T> phi_loc, EventView<const T> psi_loc,
-                                                  EventView<const T> k1, EventView<const T> k2,
-                                                  EventView<const T> correlation) {
-  detail::sine_bivariate_sample<T>(s, out, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, double(correlation[0])));
-}
-template <class T>
-AIMZ_MATH_FN T sine_bivariate_von_mises_log_prob(EventView<T> x, std::int64_t, EventView<const T> phi_loc,
-                                                 EventView<const T> psi_loc, EventView<const T> k1,
-                                                 EventView<const T> k2, EventView<const T> correlation) {
-  return detail::sine_bivariate_log_prob<T>(x,
-                                            detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, double(correlation[0])));
-}
-
-namespace detail {
-/// weighted_correlation w given: lam = w sqrt(k1 k2), as NumPyro.
-template <class T> AIMZ_MATH_FN double weighted_correlation(EventView<const T> k1, EventView<const T> k2, EventView<const T> w) {
-  return double(w[0]) * std::sqrt(double(k1[0]) * double(k2[0]));
-}
-}  // namespace detail
-
-template <class T>
-AIMZ_MATH_FN void sine_bivariate_von_mises_weighted_sample(RandomStream& s, std::int64_t, EventView<T> out,
-                                                           EventView<const T> phi_loc, EventView<const T> psi_loc,
-                                                           EventView<const T> k1, EventView<const T> k2,
-                                                           EventView<const T> w) {
-  detail::sine_bivariate_sample<T>(
-      s, out, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, detail::weighted_correlation<T>(k1, k2, w)));
-}
-template <class T>
-AIMZ_MATH_FN T sine_bivariate_von_mises_weighted_log_prob(EventView<T> x, std::int64_t, EventView<const T> phi_loc,
-                                                          EventView<const T> psi_loc, EventView<const T> k1,
-                                                          EventView<const T> k2, EventView<const T> w) {
-  return detail::sine_bivariate_log_prob<T>(
-      x, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, detail::weighted_correlation<T>(k1, k2, w)));
-}
-
-// ------------------------------------- SineSkewed(SineBivariateVonMises)
-
-namespace detail {
-template <class T>
-AIMZ_MATH_FN void sine_skewed_bivariate_sample(RandomStream& s, EventView<T> out, const SineBivariate& d,
-                                               EventView<const T> skewness) {
-  const bool ok = l1_ball<T>(2, skewness);
-  sine_bivariate_sample<T>(s, out, d);
-  const double loc[2] = {d.phi_loc, d.psi_loc};
-  const double u = uniform01<double>(s);
-  const double keep =
-      0.5 * (1.0 + double(skewness[0]) * std::sin(double(out[0]) - loc[0]) +
-             double(skewness[1]) * std::sin(double(out[1]) - loc[1]));
-  for (int i = 0; i < 2; ++i)
-    out[i] = !ok || !s.ok() ? nan<T>() : u <= keep ? out[i] : T(wrap_angle(2.0 * loc[i] - double(out[i])));
-}
-
-template <class T>
-AIMZ_MATH_FN T sine_skewed_bivariate_log_prob(EventView<T> x, const SineBivariate& d, EventView<const T> skewness) {
-  if (!l1_ball<T>(2, skewness)) return nan<T>();
-  const T base = sine_bivariate_log_prob<T>(x, d);
-  if (base != base || base == -inf<T>()) return base;
-  return T(double(base) + std::log(1.0 + double(skewness[0]) * std::sin(double(x[0]) - d.phi_loc) +
-                                   double(skewness[1]) * std::sin(double(x[1]) - d.psi_loc)));
-}
-}  // namespace detail
-
-template <class T>
-AIMZ_MATH_FN void sine_skewed_sine_bivariate_sample(RandomStream& s, std::int64_t, EventView<T> out,
-                                                    EventView<const T> phi_loc, EventView<const T> psi_loc,
-                                                    EventView<const T> k1, EventView<const T> k2,
-                                                    EventView<const T> correlation, EventView<const T> skewness) {
-  detail::sine_skewed_bivariate_sample<T>(
-      s, out, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, double(correlation[0])), skewness);
-}
-template <class T>
-AIMZ_MATH_FN T sine_skewed_sine_bivariate_log_prob(EventView<T> x, std::int64_t, EventView<const T> phi_loc,
-                                                   EventView<const T> psi_loc, EventView<const T> k1,
-                                                   EventView<const T> k2, EventView<const T> correlation,
-                                                   EventView<const T> skewness) {
-  return detail::sine_skewed_bivariate_log_prob<T>(
-      x, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, double(correlation[0])), skewness);
-}
-template <class T>
-AIMZ_MATH_FN void sine_skewed_sine_bivariate_weighted_sample(RandomStream& s, std::int64_t, EventView<T> out,
-                                                             EventView<const T> phi_loc, EventView<const T> psi_loc,
-                                                             EventView<const T> k1, EventView<const T> k2,
-                                                             EventView<const T> w, EventView<const T> skewness) {
-  detail::sine_skewed_bivariate_sample<T>(
-      s, out, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, detail::weighted_correlation<T>(k1, k2, w)),
-      skewness);
-}
-template <class T>
-AIMZ_MATH_FN T sine_skewed_sine_bivariate_weighted_log_prob(EventView<T> x, std::int64_t, EventView<const T> phi_loc,
-                                                            EventView<const T> psi_loc, EventView<const T> k1,
-                                                            EventView<const T> k2, EventView<const T> w,
-                                                            EventView<const T> skewness) {
-  return detail::sine_skewed_bivariate_log_prob<T>(
-      x, detail::sine_bivariate<T>(phi_loc, psi_loc, k1, k2, detail::weighted_correlation<T>(k1, k2, w)), skewness);
-}
+// The runtime's rows (EventDistributions.def): the event is the pair (phi,
+// psi), K = 2; correlation= or weighted_correlation=, then for SineSkewed
+// the skewness.
+#define AIMZ_SINE_PAIR_PARAMS                                                                       \
+  EventView<const T> phi_loc, EventView<const T> psi_loc, EventView<const T> k1, EventView<const T> k2, \
+      EventView<const T> c
+#define AIMZ_SINE_PAIR_ROWS(NAME, WEIGHTED)                                                            \
+  template <class T>                                                                                   \
+  AIMZ_MATH_FN void NAME##_sample(RandomStream& s, std::int64_t, EventView<T> out, AIMZ_SINE_PAIR_PARAMS) { \
+    detail::sine_pair_sample<T>(s, out, detail::sine_pair<WEIGHTED, T>(phi_loc, psi_loc, k1, k2, c), nullptr); \
+  }                                                                                                    \
+  template <class T>                                                                                   \
+  AIMZ_MATH_FN T NAME##_log_prob(EventView<T> x, std::int64_t, AIMZ_SINE_PAIR_PARAMS) {                \
+    return detail::sine_pair_log_prob<T>(x, detail::sine_pair<WEIGHTED, T>(phi_loc, psi_loc, k1, k2, c), nullptr); \
+  }                                                                                                    \
+  template <class T>                                                                                   \
+  AIMZ_MATH_FN void sine_skewed_##NAME##_sample(RandomStream& s, std::int64_t, EventView<T> out,      \
+                                                AIMZ_SINE_PAIR_PARAMS, EventView<const T> skew) {      \
+    detail::sine_pair_sample<T>(s, out, detail::sine_pair<WEIGHTED, T>(phi_loc, psi_loc, k1, k2, c), &skew); \
+  }                                                                                                    \
+  template <class T>                                                                                   \
+  AIMZ_MATH_FN T sine_skewed_##NAME##_log_prob(EventView<T> x, std::int64_t, AIMZ_SINE_PAIR_PARAMS,   \
+                                               EventView<const T> skew) {                              \
+    return detail::sine_pair_log_prob<T>(x, detail::sine_pair<WEIGHTED, T>(phi_loc, psi_loc, k1, k2, c), &skew); \
+  }
+AIMZ_SINE_PAIR_ROWS(sine_bivariate_von_mises, false)
+AIMZ_SINE_PAIR_ROWS(sine_bivariate_von_mises_weighted, true)
+#undef AIMZ_SINE_PAIR_ROWS
+#undef AIMZ_SINE_PAIR_PARAMS
 
 }  // namespace math
 }  // namespace aimz
