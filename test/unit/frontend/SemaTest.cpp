@@ -280,11 +280,19 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
     EXPECT_EQ(Row->Arity, D->Params.size()) << Symbol;
     Used.insert(Symbol);
   }
-  // SineSkewed over its one base: VonMises's parameters, the skewness.
-  {
-    auto C = aimz::runtimeCall("SineSkewed(VonMises)",
-                               {"loc", "concentration", "skewness"});
-    ASSERT_TRUE(C.has_value());
+  // SineSkewed over its bases: VonMises's parameters, or a
+  // SineBivariateVonMises's (either correlation), then the skewness.
+  const std::vector<std::pair<const char *, std::vector<llvm::StringRef>>>
+      Skewed = {{"SineSkewed(VonMises)", {"loc", "concentration", "skewness"}},
+                {"SineSkewed(SineBivariateVonMises)",
+                 {"phi_loc", "psi_loc", "phi_concentration",
+                  "psi_concentration", "correlation", "skewness"}},
+                {"SineSkewed(SineBivariateVonMises)",
+                 {"phi_loc", "psi_loc", "phi_concentration",
+                  "psi_concentration", "weighted_correlation", "skewness"}}};
+  for (const auto &[Dist, Params] : Skewed) {
+    auto C = aimz::runtimeCall(Dist, Params);
+    ASSERT_TRUE(C.has_value()) << Dist;
     const aimz::RuntimeDistribution *Row = nullptr;
     for (const aimz::RuntimeDistribution &R : aimz::runtimeDistributions())
       if (C->Symbol == R.Symbol)
@@ -292,7 +300,7 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
     ASSERT_NE(Row, nullptr) << "no row '" << C->Symbol << "'";
     EXPECT_TRUE(Row->Event && C->Event);
     EXPECT_EQ(Row->ValueEventRank, 1u);
-    EXPECT_EQ(Row->Arity, 3u);
+    EXPECT_EQ(Row->Arity, Params.size());
     Used.insert(C->Symbol);
   }
   // And no row is left without a distribution.
