@@ -55,6 +55,9 @@ struct SugarForm {
   std::vector<SugarParam> Params;
   const char *Shown; // the call, for messages and the catalogue
   const char *Means;
+  /// Parameters of which exactly one must be given (NumPyro's choice of
+  /// parameterization), when the rewrite needs to know which.
+  std::vector<const char *> ExactlyOneOf = {};
 };
 
 const SugarForm SugarForms[] = {
@@ -166,7 +169,8 @@ const SugarForm SugarForms[] = {
      "CirculantNormal(loc, covariance_row=None, covariance_rfft=None)",
      "MultivariateNormal(loc, covariance_matrix=C), C the circulant matrix "
      "whose eigenvalues are the real part of rfft(covariance_row), or "
-     "covariance_rfft"},
+     "covariance_rfft",
+     {"covariance_row", "covariance_rfft"}},
 };
 
 /// PyMC's keyword names for a distribution of the table (the same
@@ -576,11 +580,17 @@ bool Analyzer::rewriteDistributionSugar(std::string &Dist,
                   Loc);
     Bound[I] = number(Loc, *F->Params[I].Default);
   }
-  if (llvm::StringRef(F->Name) == "CirculantNormal" && !Bound[1] == !Bound[2])
-    return Fail(std::string("CirculantNormal needs exactly one of "
-                            "'covariance_row=' or 'covariance_rfft='") +
-                    (Bound[1] ? "; both were given" : ""),
-                Loc);
+  if (!F->ExactlyOneOf.empty()) {
+    size_t Given = 0;
+    for (size_t I = 0; I < Bound.size(); ++I)
+      Given += Bound[I] && llvm::is_contained(F->ExactlyOneOf,
+                                              llvm::StringRef(F->Params[I].Name));
+    if (Given != 1)
+      return Fail(Dist + " needs exactly one of '" +
+                      llvm::join(F->ExactlyOneOf, "=' or '") + "='" +
+                      (Given ? "; both were given" : ""),
+                  Loc);
+  }
   rewriteSugarCall(*F, std::move(Bound), Loc, Dist, Args);
   return true;
 }
