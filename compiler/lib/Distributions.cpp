@@ -20,6 +20,8 @@ const std::vector<DistSpec> &allDistributions() {
   DistParam{#NAME, Constraint::CONSTRAINT, __VA_ARGS__}
 #define AIMZ_KW_PARAM(...) keywordOnly(AIMZ_PARAM(__VA_ARGS__))
 #define AIMZ_EXT_PARAM(...) extension(AIMZ_PARAM(__VA_ARGS__))
+#define AIMZ_ROW_PARAM(NAME, CONSTRAINT, DEFAULT, EVENT_RANK, ROW_AXES)       \
+  rowAxes(AIMZ_PARAM(NAME, CONSTRAINT, DEFAULT, EVENT_RANK), ROW_AXES)
 #define AIMZ_NUMPYRO_DISTRIBUTION(KIND, VALUES, DENSITY, VALUE_EVENT_RANK,     \
                                   PARAMS, EXACTLY_ONE_OF)                      \
   DistSpec{DistKind::KIND,   #KIND,   AIMZ_LIST PARAMS, VALUES,                \
@@ -92,6 +94,10 @@ size_t DistSpec::positionalCount() const {
   return N;
 }
 
+bool DistSpec::hasRowAxis() const {
+  return llvm::any_of(Params, [](const DistParam &P) { return P.RowAxes; });
+}
+
 bool DistSpec::hasEvent() const {
   return ValueEventRank > 0 ||
          llvm::any_of(Params, [](const DistParam &P) { return P.EventRank; });
@@ -106,6 +112,8 @@ llvm::ArrayRef<RuntimeDistribution> runtimeDistributions() {
 #include "aimz/math/Distributions.def"
 #define AIMZ_EVENT_DISTRIBUTION(SYM, KIND, ARITY, RANK, SAMPLE, LOG_PROB)     \
   {#SYM, KIND, ARITY, true, RANK},
+#define AIMZ_ROWS_EVENT_DISTRIBUTION(SYM, KIND, ARITY, SAMPLE, LOG_PROB)      \
+  {#SYM, KIND, ARITY, true, 2, true},
 #include "aimz/math/EventDistributions.def"
 #undef CONTINUOUS
 #undef DISCRETE
@@ -350,6 +358,7 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
   C.Symbol = runtimeSymbol(*Spec, Params);
   C.Event = Spec->hasEvent();
   C.ValueEventRank = Spec->ValueEventRank;
+  C.Rows = Spec->hasRowAxis();
   return C;
 }
 

@@ -214,6 +214,26 @@ namespace m = aimz::math;
 #define AIMZ_EVENT_DISTRIBUTION(SYM, KIND, ARITY, RANK, SAMPLE, LOG_PROB)     \
   AIMZ_EVENT_BOTH(SYM, KIND, ARITY, RANK, SAMPLE, LOG_PROB, float, f32)       \
   AIMZ_EVENT_BOTH(SYM, KIND, ARITY, RANK, SAMPLE, LOG_PROB, double, f64)
+// A matrix value [R, K] with rows of their own: R follows K.
+#define AIMZ_ROWS_EVENT_BOTH(SYM, KIND, ARITY, SAMPLE, LOG_PROB, T, SUFFIX)   \
+  AIMZ_SUPPORT AIMZ_NOINLINE void aimz_rt_vsample_##SYM##_##SUFFIX(           \
+      uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs,              \
+      uint64_t elem, int64_t K, int64_t R, void *out, int64_t o0, int64_t o1, \
+      AIMZ_EV_PARAMS(T)) {                                                    \
+    AIMZ_EV_UNUSED;                                                           \
+    RandomStream s(seed, static_cast<uint32_t>(site), draw, obs, elem);       \
+    m::SAMPLE<T>(s, K, R, AIMZ_EV_OUT(KIND, T), AIMZ_EV_ARGS_##ARITY(T));     \
+  }                                                                           \
+  AIMZ_SUPPORT T aimz_rt_vlogp_##SYM##_##SUFFIX(T *x, int64_t x0, int64_t x1, \
+                                                int64_t K, int64_t R,         \
+                                                AIMZ_EV_PARAMS(T)) {          \
+    AIMZ_EV_UNUSED;                                                           \
+    return m::LOG_PROB<T>(m::EventView<T>{x, x0, x1}, K, R,                   \
+                          AIMZ_EV_ARGS_##ARITY(T));                           \
+  }
+#define AIMZ_ROWS_EVENT_DISTRIBUTION(SYM, KIND, ARITY, SAMPLE, LOG_PROB)      \
+  AIMZ_ROWS_EVENT_BOTH(SYM, KIND, ARITY, SAMPLE, LOG_PROB, float, f32)        \
+  AIMZ_ROWS_EVENT_BOTH(SYM, KIND, ARITY, SAMPLE, LOG_PROB, double, f64)
 #include "aimz/math/EventDistributions.def"
 
 // Composites over every scalar distribution: MixtureSameFamily (slot a the

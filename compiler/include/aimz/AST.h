@@ -438,6 +438,9 @@ struct SampleStmt : Stmt {
     ExprPtr Value;
     Shape Target; // broadcast to this local shape (batch ++ its event)
     Transform Fn = Transform::None;
+    /// Its leading event axes that are a matrix value's rows, not K
+    /// (MatrixNormal's scale_tril_row: 2).
+    unsigned RowAxes = 0;
   };
   /// The `dist` attribute: the table's name, or a composite's
   /// ("MixtureSameFamily(Normal)").

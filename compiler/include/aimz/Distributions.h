@@ -53,6 +53,10 @@ struct DistParam {
   /// The project's own parameter, which NumPyro's class lacks; always
   /// keyword-only, so that it never changes what a NumPyro call means.
   bool Extension = false;
+  /// Of its event axes, how many lead with the value's row count rather
+  /// than the event size K (MatrixNormal's loc [rows, K]: 1;
+  /// scale_tril_row [rows, rows]: 2).
+  unsigned RowAxes = 0;
 };
 
 /// AIMZ_KW_PARAM and AIMZ_EXT_PARAM of NumPyroDistributions.def.
@@ -62,6 +66,11 @@ inline DistParam keywordOnly(DistParam P) {
 }
 inline DistParam extension(DistParam P) {
   P.KeywordOnly = P.Extension = true;
+  return P;
+}
+/// AIMZ_ROW_PARAM: a parameter whose first `N` event axes are the rows.
+inline DistParam rowAxes(DistParam P, unsigned N) {
+  P.RowAxes = N;
   return P;
 }
 
@@ -84,6 +93,9 @@ struct DistSpec {
   /// Has a parameter or value with an event axis: called through the
   /// strided convention of EventDistributions.def.
   bool hasEvent() const;
+  /// A matrix value [rows, K] whose row count is its own (MatrixNormal):
+  /// the runtime functions take the rows after K.
+  bool hasRowAxis() const;
   /// The row a call of this spec lowers to (itself, or an alias's target).
   const DistSpec &canonical() const { return AliasOf ? *AliasOf : *this; }
   /// How many parameters may be given by position (those before the
@@ -115,6 +127,7 @@ struct RuntimeDistribution {
   unsigned Arity;
   bool Event = false;         // a row of EventDistributions.def
   unsigned ValueEventRank = 0;
+  bool Rows = false; // AIMZ_ROWS_EVENT_DISTRIBUTION: takes the rows after K
 };
 
 /// Every row of Distributions.def, then of EventDistributions.def.
@@ -128,6 +141,8 @@ struct RuntimeCall {
   std::string Symbol;          // aimz_rt_[v]sample_<Symbol>_<f32|f64>
   bool Event = false;          // the strided convention ([v]sample, [v]logp)
   unsigned ValueEventRank = 0; // trailing axes of the value
+  /// The value is [rows, K], the rows its own count: passed after K.
+  bool Rows = false;
   /// MaskedDistribution: the last parameter is the mask, the others the
   /// base's (scored where the mask is non-zero, 0 elsewhere).
   bool Masked = false;

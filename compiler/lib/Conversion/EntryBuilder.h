@@ -327,6 +327,9 @@ private:
                          size_t NumArgs, SmallVectorImpl<Value> &Args);
   Value eventSize(const RuntimeCall &C, const View &Value0,
                   ArrayRef<View> Params, unsigned BatchRank);
+  void appendEventSizes(const RuntimeCall &C, const View &Value0,
+                        ArrayRef<View> Params, unsigned BatchRank,
+                        SmallVectorImpl<Value> &Args);
   void emitEventSample(Operation *Op, const RuntimeCall &C, const View &Out,
                        ValueRange Params, int64_t SiteId, Type Prec);
   /// One log density per value of `Op`'s value type `T` (its last

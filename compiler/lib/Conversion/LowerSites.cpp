@@ -211,6 +211,15 @@ Value EntryBuilder::eventSize(const RuntimeCall &C, const View &Value0,
   return i64(1);
 }
 
+/// K, then the rows of a matrix value whose rows are their own count.
+void EntryBuilder::appendEventSizes(const RuntimeCall &C, const View &Value0,
+                                    ArrayRef<View> Params, unsigned BatchRank,
+                                    SmallVectorImpl<Value> &Args) {
+  Args.push_back(eventSize(C, Value0, Params, BatchRank));
+  if (C.Rows)
+    Args.push_back(toI64(Value0.Sizes[Value0.Sizes.size() - 2]));
+}
+
 ir::ArrayType EntryBuilder::logDensityType(ir::ObserveOp Op) {
   auto T = Op.getResult().getType();
   Type Prec = paramPrecision(Op);
@@ -229,7 +238,7 @@ void EntryBuilder::emitEventSample(Operation *Op, const RuntimeCall &C,
   SmallVector<View> PViews = viewsOf(Params);
   std::string Fn = abi::supportFunction(abi::SupportFamily::EventSample,
                                         C.Symbol, precisionSuffix(Prec));
-  SmallVector<Type> ArgTypes(6, B->getI64Type());
+  SmallVector<Type> ArgTypes(C.Rows ? 7 : 6, B->getI64Type());
   for (unsigned I = 0; I < 1 + EventParamSlots; ++I)
     ArgTypes.append({ptrType(), B->getI64Type(), B->getI64Type()});
   func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, {});
@@ -240,8 +249,8 @@ void EntryBuilder::emitEventSample(Operation *Op, const RuntimeCall &C,
   forEach(ArrayRef<Value>(Out.Sizes).take_front(Rb), [&](ValueRange Ivs) {
     Value Obs;
     Value ElemAddr = siteAddressElement(T, Ivs, Obs);
-    SmallVector<Value> Args = {Seed, i64(SiteId), toI64(Draw), Obs, ElemAddr,
-                               eventSize(C, Out, PViews, Rb)};
+    SmallVector<Value> Args = {Seed, i64(SiteId), toI64(Draw), Obs, ElemAddr};
+    appendEventSizes(C, Out, PViews, Rb, Args);
     if (Slot)
       Args.append({Slot, i64(0), i64(0)});
     else
@@ -264,6 +273,8 @@ void EntryBuilder::emitEventLogDensity(Operation *Op, ir::ArrayType T,
                                         C.Symbol, precisionSuffix(Prec));
   SmallVector<Type> ArgTypes = {ptrType(), B->getI64Type(), B->getI64Type(),
                                 B->getI64Type()};
+  if (C.Rows)
+    ArgTypes.push_back(B->getI64Type());
   for (unsigned I = 0; I < EventParamSlots; ++I)
     ArgTypes.append({ptrType(), B->getI64Type(), B->getI64Type()});
   func::FuncOp Callee = runtimeFunction(Fn, ArgTypes, Prec);
@@ -290,7 +301,7 @@ void EntryBuilder::emitEventLogDensity(Operation *Op, ir::ArrayType T,
       });
       eventArgs(Copy, Ivs, C.ValueEventRank, Args);
     }
-    Args.push_back(eventSize(C, Y, PViews, Rb));
+    appendEventSizes(C, Y, PViews, Rb, Args);
     appendEventParams(Params, PViews, Ivs, Rb, ArgTypes.size(), Args);
     store(Out, Ivs, B->create<func::CallOp>(Loc, Callee, Args).getResult(0));
   });

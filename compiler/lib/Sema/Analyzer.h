@@ -174,6 +174,9 @@ private:
     std::vector<SampleStmt::LoweredParam> Params; // Target: event rank only
     std::optional<Shape> Batch;
     std::optional<Dim> EventSize;
+    /// A matrix value [EventRows, EventSize] whose rows are their own
+    /// count (MatrixNormal).
+    std::optional<Dim> EventRows;
     unsigned ValueEventRank = 0;
     bool Discrete = false;
     bool Ok = true;
@@ -184,6 +187,15 @@ private:
     /// A TransformedDistribution's transforms (ValueTransforms.def's
     /// words), whose parameters end Params.
     std::vector<std::string> ValueMap;
+    /// `Rank` event axes, the first `Rows` of them the rows.
+    Shape eventAxes(size_t Rank, unsigned Rows) const {
+      Shape S(Rows, EventRows ? *EventRows : Dim());
+      S.insert(S.end(), Rank - Rows, *EventSize);
+      return S;
+    }
+    Shape valueEvent() const {
+      return eventAxes(ValueEventRank, EventRows ? 1 : 0);
+    }
   };
   /// `ShapeMayGiveEvent`: a sample site with an explicit shape, whose last
   /// axis may give the event size the parameters do not.
@@ -212,6 +224,10 @@ private:
     const char *Param = nullptr;
     Shape Dims;
   };
+  /// The event size's source, and the rows' (MatrixNormal).
+  struct EventSources {
+    EventSource Size, Rows;
+  };
   bool checkTruncationInterval(const Expr &Low, const Expr &High, bool Counts,
                                SMLoc Loc);
   std::vector<ExprPtr> aliasArguments(const DistSpec &Alias,
@@ -223,13 +239,13 @@ private:
                          const std::vector<ExprPtr> &Bound, SMLoc DistLoc,
                          bool &Ok);
   void bindParam(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
-                 SMLoc DistLoc, BoundCall &R, EventSource &Event);
+                 SMLoc DistLoc, BoundCall &R, EventSources &Event);
   void bindDefault(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
                    SMLoc DistLoc, BoundCall &R);
   bool checkParamValue(const DistSpec &Spec, const DistParam &P, Expr &E,
                        std::optional<double> &V, bool &Ok);
   void mergeEventShape(const DistSpec &Spec, const DistParam &P, const Expr &E,
-                       const Shape &PEvent, BoundCall &R, EventSource &Event);
+                       const Shape &PEvent, BoundCall &R, EventSources &Event);
 
   // Composites (Composites.cpp, GatedComposites.cpp).
   std::optional<BoundCall> bindMixture(SampleStmt &S);

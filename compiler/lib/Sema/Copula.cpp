@@ -36,7 +36,7 @@ Analyzer::bindCorrelation(SampleStmt &S, const char *&Name, Dim &K,
   if (!isNumeric(E->Ty.Type) || D.size() < 2 ||
       D[D.size() - 1] != D[D.size() - 2]) {
     Diags.report(diag::E_PARAMETER_NOT_MATRIX, E->Loc)
-        << Name << Spec.Name << shapeStr(D);
+        << Name << Spec.Name << shapeStr(D) << "K, K";
     return std::nullopt;
   }
   Batch.assign(D.begin(), D.end() - 2);

@@ -30,12 +30,18 @@ Analyzer::bindCall(const DistSpec &Called, const std::vector<Arg> &Args,
   // Type every argument and check it against its constraint; split its
   // shape into batch and event axes.
   R.Batch = Shape{};
-  EventSource Event;
+  EventSources Event;
   for (size_t I = 0; I < Spec.Params.size(); ++I)
     bindParam(Spec, Spec.Params[I], Bound[I], DistLoc, R, Event);
   // A pair of angles: the event is fixed, every parameter is batch.
   if (Spec.Kind == DistKind::SineBivariateVonMises)
     R.EventSize = Dim::known(2);
+  // A matrix with rows of its own: every parameter is required, so an axis
+  // no parameter sized is one that every parameter broadcasts (extent 1).
+  if (Spec.hasRowAxis()) {
+    R.EventRows = R.EventRows.value_or(Dim::known(1));
+    R.EventSize = R.EventSize.value_or(Dim::known(1));
+  }
   if (Spec.hasEvent() && !R.EventSize && R.Ok) {
     for (const DistParam &P : Spec.Params)
       if (P.EventRank)
@@ -213,7 +219,7 @@ void Analyzer::bindSizeParam(const DistSpec &Spec, const DistParam &P,
 /// its event axes merged into the event size and its batch axes into the
 /// call's batch shape.
 void Analyzer::bindParam(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
-                         SMLoc DistLoc, BoundCall &R, EventSource &Event) {
+                         SMLoc DistLoc, BoundCall &R, EventSources &Event) {
   if (!Arg) {
     bindDefault(Spec, P, Arg, DistLoc, R);
     return;
@@ -227,8 +233,11 @@ void Analyzer::bindParam(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
   if (!checkParamValue(Spec, P, E, V, R.Ok))
     return;
   if (P.EventRank == 2 && E.Ty.Dims.size() < 2) {
+    const char *Axes = P.RowAxes == 2   ? "rows, rows"
+                       : P.RowAxes == 1 ? "rows, K"
+                                        : "K, K";
     Diags.report(diag::E_PARAMETER_NOT_MATRIX, E.Loc)
-        << P.Name << Spec.Name << shapeStr(E.Ty.Dims);
+        << P.Name << Spec.Name << shapeStr(E.Ty.Dims) << Axes;
     R.Ok = false;
     return;
   }
@@ -255,7 +264,8 @@ void Analyzer::bindParam(const DistSpec &Spec, const DistParam &P, ExprPtr &Arg,
                       Passed.Form == MatrixParamForm::Cholesky ? Fn::Cholesky
                       : Passed.Form == MatrixParamForm::CholeskyOfInverse
                           ? Fn::CholeskyOfInverse
-                          : Fn::None});
+                          : Fn::None,
+                      P.RowAxes});
 }
 
 /// A parameter not given: NumPyro's default when it has one; an error
@@ -323,9 +333,13 @@ bool Analyzer::checkParamValue(const DistSpec &Spec, const DistParam &P,
 /// broadcasts along the event.
 void Analyzer::mergeEventShape(const DistSpec &Spec, const DistParam &P,
                                const Expr &E, const Shape &PEvent, BoundCall &R,
-                               EventSource &Event) {
-  std::optional<Dim> &K = R.EventSize;
-  for (const Dim &D : PEvent) {
+                               EventSources &Event) {
+  for (size_t I = 0; I < PEvent.size(); ++I) {
+    const Dim &D = PEvent[I];
+    // A matrix value's rows lead the parameter's event axes.
+    const bool Rows = PEvent.size() == P.EventRank && I < P.RowAxes;
+    std::optional<Dim> &K = Rows ? R.EventRows : R.EventSize;
+    EventSource &Source = Rows ? Event.Rows : Event.Size;
     if (D.isOne() && P.EventRank)
       continue; // broadcasts along the event
     // The observation axis as the value's event axis makes a joint site
@@ -340,15 +354,15 @@ void Analyzer::mergeEventShape(const DistSpec &Spec, const DistParam &P,
     if (K && *K != D) {
       Diags.report(diag::E_PARAMETER_EVENT_MISMATCH, E.Loc)
           << P.Name << Spec.Name << shapeStr(PEvent)
-          << (Event.Param ? "'" + std::string(Event.Param) + "' with " +
-                                "event shape " + shapeStr(Event.Dims)
-                          : std::string("its event size ") + shapeStr({*K}));
+          << (Source.Param ? "'" + std::string(Source.Param) + "' with " +
+                                 "event shape " + shapeStr(Source.Dims)
+                           : std::string("its event size ") + shapeStr({*K}));
       R.Ok = false;
       return;
     }
     K = D;
-    Event.Param = P.Name;
-    Event.Dims = PEvent;
+    Source.Param = P.Name;
+    Source.Dims = PEvent;
   }
 }
 

@@ -133,7 +133,7 @@ void Analyzer::recordLogProb(CallExpr &E, const BoundCall &Bound,
     if (!ValueEvent)
       continue;
     Shape Target = Out;
-    Target.insert(Target.end(), P.Target.size(), *Bound.EventSize);
+    llvm::append_range(Target, Bound.eventAxes(P.Target.size(), P.RowAxes));
     E.LogProbParamTargets.push_back(Target);
     E.LogProbParamTransforms.push_back(static_cast<int>(P.Fn));
   }
@@ -195,7 +195,7 @@ bool Analyzer::bindLogProbEvent(CallExpr &E, const DistSpec &Spec,
     reportMissingEventSize(Spec, Bound, E.Loc);
     return false;
   }
-  ValueEvent.assign(Rank, *Bound.EventSize);
+  ValueEvent = Bound.valueEvent();
   const Shape &XD = X.Ty.Dims;
   if (XD.size() < Rank ||
       !std::equal(ValueEvent.begin(), ValueEvent.end(), XD.end() - Rank)) {

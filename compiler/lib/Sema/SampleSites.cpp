@@ -173,12 +173,12 @@ void Analyzer::lowerParams(SampleStmt &S, BoundCall &Call, const Shape &Own) {
   for (SampleStmt::LoweredParam &P : S.Lowered) {
     Shape Target = Own;
     if (Call.EventSize)
-      Target.insert(Target.end(), P.Target.size(), *Call.EventSize);
+      llvm::append_range(Target, Call.eventAxes(P.Target.size(), P.RowAxes));
     P.Target = Target;
   }
   S.OwnShape = Own;
   if (Call.EventSize)
-    S.OwnShape.insert(S.OwnShape.end(), Call.ValueEventRank, *Call.EventSize);
+    llvm::append_range(S.OwnShape, Call.valueEvent());
 }
 
 /// An output's site against its declaration: the same shape, a dtype

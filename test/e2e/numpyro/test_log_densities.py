@@ -810,6 +810,23 @@ CASES.update({
         _torus_values, "f", (2,)),
 })
 
+
+# MatrixNormal: 3 x K matrices, the rows' and the columns' factors drawn
+# per row; values are its draws, 1 in 20 with an entry set to 40 (far in
+# the tail, still in the support).
+_MN = (3, K)
+
+
+def _matrix_values(rng, p, d):
+    v = np.array(d.sample(jax.random.PRNGKey(rng.integers(1 << 30))))
+    v[rng.choice(len(v), size=len(v) // 20, replace=False), 1, 2] = 40.0
+    return v
+
+
+CASES["matrixnormal"] = (
+    "MatrixNormal(a, A, B)", dict(a=(_MN, real), A=((3, 3), tril), B=((K, K), tril)),
+    lambda p: dist.MatrixNormal(p["a"], p["A"], p["B"]), _matrix_values, "f", _MN)
+
 class _ScipyTruncated:
     """The reference where NumPyro has none (it truncates only bases with
     real support): scipy's frozen base renormalized on [low, high]; for
@@ -995,6 +1012,9 @@ def _multinomial(y, n, probs):
 
 
 SCIPY = {
+    "matrixnormal": lambda y, p: np.array([
+        stats.matrix_normal.logpdf(y[i], p["a"][i], p["A"][i] @ p["A"][i].T,
+                                   p["B"][i] @ p["B"][i].T) for i in range(len(y))]),
     "mixturegeneral_normal_studentt": lambda y, p: np.logaddexp(
         np.log(p["w"][:, 0]) + stats.norm.logpdf(y, p["a"], p["b"]),
         np.log(p["w"][:, 1]) + stats.t.logpdf(y, 3.0, p["c"], p["b"])),

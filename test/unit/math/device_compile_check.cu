@@ -74,6 +74,15 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
     r += sine_skewed_sine_bivariate_von_mises_log_prob(v, 2, a, a, b, b, a, sk) +
          sine_skewed_sine_bivariate_von_mises_weighted_log_prob(v, 2, a, a, b, b, a, sk);
   }
+  {
+    // MatrixNormal: a 2 x 2 value (its rows passed after K), unit factors.
+    const T one[4] = {T(1), T(0), T(0), T(1)};
+    const EventView<const T> loc{one, 2, 1}, f{one, 2, 1};
+    T m[4];
+    const EventView<T> v{m, 2, 1};
+    matrix_normal_sample(s, 2, 2, v, loc, f, f);
+    r += matrix_normal_log_prob(v, 2, 2, loc, f, f);
+  }
   out[i] = r;
 }
 template __global__ void k<float>(float*, int*, const float*, unsigned long long, int);

@@ -17,6 +17,10 @@
 //                                              standard normal: a direction
 //                                              on the unit sphere in K
 //                                              dimensions
+//   MatrixNormal(loc, scale_tril_row,          loc + A Z B^T, Z an R x K
+//                scale_tril_column)            matrix of standard normals
+//                                              (drawn row by row), A and B
+//                                              the two factors
 #pragma once
 
 #include "aimz/math/EventDistributions.h"
@@ -244,6 +248,67 @@ AIMZ_MATH_FN T projected_normal_log_prob(EventView<T> x, std::int64_t K, EventVi
   const double tol = sizeof(T) == sizeof(float) ? 1e-5 : 1e-6;
   if (!(std::fabs(std::sqrt(u2) - 1.0) <= tol)) return -detail::inf<T>();
   return T(-double(K) * detail::kLnSqrt2Pi - 0.5 * c2 + detail::projected_normal_log_ray(t, K));
+}
+
+// ------------------------------------------------------------ MatrixNormal
+//
+// The value is R x K (R the rows, a count of its own: EventDistributions.def's
+// AIMZ_ROWS_EVENT_DISTRIBUTION). NaN unless both factors are lower
+// triangular with a positive diagonal, as MultivariateNormal's scale_tril.
+
+template <class T>
+AIMZ_MATH_FN void matrix_normal_sample(RandomStream& s, std::int64_t K, std::int64_t R, EventView<T> out,
+                                       EventView<const T> loc, EventView<const T> row, EventView<const T> col) {
+  bool ok = detail::lower_cholesky<T>(R, row) && detail::lower_cholesky<T>(K, col);
+  for (std::int64_t i = 0; i < R; ++i)
+    for (std::int64_t j = 0; j < K; ++j) out(i, j) = standard_normal<T>(s);
+  // Z B^T row by row, then A (Z B^T) column by column, each in place: an
+  // entry is overwritten only after the entries that read it (the
+  // triangles' later rows read earlier entries, so go from the last).
+  for (std::int64_t i = 0; i < R; ++i)
+    for (std::int64_t j = K - 1; j >= 0; --j) {
+      T acc = T(0);
+      for (std::int64_t k = 0; k <= j; ++k) acc += col(j, k) * out(i, k);
+      out(i, j) = acc;
+    }
+  for (std::int64_t j = 0; j < K; ++j)
+    for (std::int64_t i = R - 1; i >= 0; --i) {
+      T acc = T(0);
+      for (std::int64_t k = 0; k <= i; ++k) acc += row(i, k) * out(k, j);
+      ok = ok && std::isfinite(loc(i, j));
+      out(i, j) = loc(i, j) + acc;
+    }
+  if (!ok || !s.ok())
+    for (std::int64_t i = 0; i < R; ++i)
+      for (std::int64_t j = 0; j < K; ++j) out(i, j) = detail::nan<T>();
+}
+
+/// Y = A^{-1} (x - loc) B^{-T} by two forward substitutions in place of x
+/// (the caller passes a copy); -|Y|^2 / 2 - K log|A| - R log|B| - R K
+/// log(2 pi) / 2.
+template <class T>
+AIMZ_MATH_FN T matrix_normal_log_prob(EventView<T> x, std::int64_t K, std::int64_t R, EventView<const T> loc,
+                                      EventView<const T> row, EventView<const T> col) {
+  if (!detail::lower_cholesky<T>(R, row) || !detail::lower_cholesky<T>(K, col)) return detail::nan<T>();
+  for (std::int64_t j = 0; j < K; ++j)
+    for (std::int64_t i = 0; i < R; ++i) {
+      if (!std::isfinite(loc(i, j)) || std::isnan(x(i, j))) return detail::nan<T>();
+      T r = x(i, j) - loc(i, j);
+      for (std::int64_t k = 0; k < i; ++k) r -= row(i, k) * x(k, j);
+      x(i, j) = r / row(i, i);
+    }
+  T quad = T(0);
+  for (std::int64_t i = 0; i < R; ++i)
+    for (std::int64_t j = 0; j < K; ++j) {
+      T r = x(i, j);
+      for (std::int64_t k = 0; k < j; ++k) r -= col(j, k) * x(i, k);
+      x(i, j) = r / col(j, j);
+      quad += x(i, j) * x(i, j);
+    }
+  T row_logdet = T(0), col_logdet = T(0);
+  for (std::int64_t i = 0; i < R; ++i) row_logdet += std::log(row(i, i));
+  for (std::int64_t j = 0; j < K; ++j) col_logdet += std::log(col(j, j));
+  return T(-0.5) * quad - T(K) * row_logdet - T(R) * col_logdet - T(R) * T(K) * T(detail::kLnSqrt2Pi);
 }
 
 }  // namespace math
