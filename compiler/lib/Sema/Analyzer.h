@@ -299,8 +299,10 @@ private:
   ExprPtr precisionLiteral(SMLoc Loc, double V);
   /// ZeroInflatedDistribution(base, gate=) and HurdleDistribution(base,
   /// gate=) become the named distribution they equal (GatedComposites.cpp).
-  static bool isGatedComposite(llvm::StringRef Dist);
-  bool rewriteGatedComposite(SampleStmt &S);
+  /// ZeroInflatedDistribution / HurdleDistribution(base, gate=): the
+  /// distribution it equals (GatedComposites.cpp); true when not one.
+  bool rewriteGatedComposite(std::string &Dist, std::vector<Arg> &Args,
+                             SMLoc Loc);
   bool applyDistMethods(SampleStmt &S, bool IsOutput);
   bool rewriteTransformed(std::string &Dist, std::vector<Arg> &Args,
                           SMLoc Loc);

@@ -536,7 +536,8 @@ bool Analyzer::rewriteDistributionSugar(std::string &Dist,
         C && llvm::is_contained(Spellings, C->Callee) &&
         !rewriteDistributionSugar(C->Callee, C->Args, C->Loc))
       return false;
-  if (!rewriteTransformed(Dist, Args, Loc) || !rewriteMixture(Dist, Args, Loc))
+  if (!rewriteGatedComposite(Dist, Args, Loc) ||
+      !rewriteTransformed(Dist, Args, Loc) || !rewriteMixture(Dist, Args, Loc))
     return false;
   const SugarForm *F = sugarForm(Dist);
   if (!F)
@@ -592,7 +593,8 @@ bool Analyzer::rewriteDistributionSugar(std::string &Dist,
                   Loc);
   }
   rewriteSugarCall(*F, std::move(Bound), Loc, Dist, Args);
-  return true;
+  // NumPyro's ZeroInflatedProbs is its ZeroInflatedDistribution.
+  return rewriteGatedComposite(Dist, Args, Loc);
 }
 
 } // namespace sema

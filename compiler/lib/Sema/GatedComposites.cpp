@@ -1,14 +1,18 @@
 //===- GatedComposites.cpp - ZeroInflated/HurdleDistribution(base, gate) --===//
 //
 // NumPyro's ZeroInflatedDistribution(base, gate=|gate_logits=) and
-// HurdleDistribution(base, gate=|gate_logits=) over the bases the runtime
-// has rows for become the named distribution they equal
-// (ZeroInflatedPoisson, HurdleNegativeBinomial2, ...): the base's arguments
-// by their parameter names, then the gate. The hurdles take their gate as a
-// probability only, so gate_logits=l becomes gate=sigmoid(l).
+// HurdleDistribution(base, gate=|gate_logits=), in a sample site or a
+// log_prob. Over the bases the runtime has rows for they become the named
+// distribution they equal (ZeroInflatedPoisson, HurdleNegativeBinomial2,
+// ...): the base's arguments by their parameter names, then the gate. The
+// hurdles take their gate as a probability only, so gate_logits=l becomes
+// gate=sigmoid(l). A zero inflation of any other count distribution is the
+// mixture NumPyro's law is: a point mass at 0 (Bernoulli(probs=0)) with
+// weight gate, the base with weight 1 - gate (MixtureGeneral.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
+#include "SyntaxBuilders.h"
 
 #include "aimz/Distributions.h"
 
@@ -46,20 +50,50 @@ std::string basesOf(llvm::StringRef Composite) {
   return llvm::join(Bases, ", ");
 }
 
-} // namespace
-
-bool Analyzer::isGatedComposite(llvm::StringRef Dist) {
-  return llvm::any_of(GatedForms, [&](const GatedForm &F) {
-    return Dist == F.Composite;
-  });
+/// A count distribution of numbers of the table, which a mixture may hold.
+bool isCountBase(const CallExpr &Base) {
+  const DistSpec *Spec = lookupDistribution(Base.Callee);
+  return Spec && Spec->Discrete && !Spec->hasEvent() && !Spec->isComposite() &&
+         !Spec->Improper;
 }
 
-bool Analyzer::rewriteGatedComposite(SampleStmt &S) {
-  const std::string Composite = S.Dist;
+/// MixtureGeneral(Categorical(probs=[gate, 1 - gate]), [Bernoulli(probs=0),
+/// base]); gate_logits=l as the mixing logits [l, 0].
+void zeroInflatedMixture(std::string &Dist, std::vector<Arg> &Args,
+                         ExprPtr Base, const Arg &Gate) {
+  const SMLoc L = Gate.Loc;
+  const bool Logits = Gate.Keyword == "gate_logits";
+  ExprPtr Other = Logits ? call(L, "zeros_like", {Arg{"", L, cloneExpr(*Gate.Value)}})
+                         : binary(BinaryOp::Sub, number(L, 1),
+                                  cloneExpr(*Gate.Value));
+  ExprPtr Pair = std::make_shared<ArrayExpr>(
+      L, std::vector<ExprPtr>{Gate.Value, Other});
+  ExprPtr Weights =
+      call(L, "stack",
+           {Arg{"", L, Pair},
+            Arg{"axis", L, std::make_shared<NumberExpr>(L, -1, true)}});
+  ExprPtr Mixing =
+      call(L, "Categorical", {Arg{Logits ? "logits" : "probs", L, Weights}});
+  ExprPtr Zero = call(L, "Bernoulli", {Arg{"probs", L, number(L, 0)}});
+  ExprPtr Components =
+      std::make_shared<ArrayExpr>(L, std::vector<ExprPtr>{Zero, Base});
+  Dist = "MixtureGeneral";
+  Args = {Arg{"", L, Mixing}, Arg{"", L, Components}};
+}
+
+} // namespace
+
+bool Analyzer::rewriteGatedComposite(std::string &Dist, std::vector<Arg> &Args,
+                                     SMLoc Loc) {
+  if (!llvm::any_of(GatedForms,
+                    [&](const GatedForm &F) { return Dist == F.Composite; }))
+    return true;
+  const std::string Composite = Dist;
   const CallExpr *Base = nullptr;
+  ExprPtr BaseExpr;
   std::vector<Arg> Gates;
   size_t Positional = 0;
-  for (const Arg &A : S.Args) {
+  for (const Arg &A : Args) {
     if (A.Keyword == "gate" || A.Keyword == "gate_logits") {
       Gates.push_back(A);
       continue;
@@ -67,6 +101,7 @@ bool Analyzer::rewriteGatedComposite(SampleStmt &S) {
     if ((A.Keyword.empty() && Positional++ == 0) ||
         A.Keyword == "base_dist") {
       Base = llvm::dyn_cast<CallExpr>(A.Value.get());
+      BaseExpr = A.Value;
       if (!Base) {
         Diags.report(diag::E_GATED_BASE_NOT_CALL, A.Loc) << Composite;
         return false;
@@ -77,36 +112,49 @@ bool Analyzer::rewriteGatedComposite(SampleStmt &S) {
     return false;
   }
   if (!Base) {
-    Diags.report(diag::E_GATED_MISSING_BASE, S.DistLoc) << Composite;
+    Diags.report(diag::E_GATED_MISSING_BASE, Loc) << Composite;
     return false;
   }
   const GatedForm *Form = llvm::find_if(GatedForms, [&](const GatedForm &F) {
     return Composite == F.Composite && Base->Callee == F.Base;
   });
+  const bool Inflated = Composite == "ZeroInflatedDistribution";
+  if (Form == std::end(GatedForms) && Inflated && isCountBase(*Base)) {
+    if (Gates.size() != 1) {
+      Diags.report(diag::E_GATED_GATE, Loc) << Composite;
+      return false;
+    }
+    zeroInflatedMixture(Dist, Args, BaseExpr, Gates.front());
+    return true;
+  }
   if (Form == std::end(GatedForms)) {
     Diags.report(diag::E_GATED_BASE, Base->Loc)
-        << Composite << basesOf(Composite) << Base->Callee;
+        << Composite
+        << (Inflated ? "a distribution of counts (Poisson, Binomial, "
+                       "GammaPoisson, ...)"
+                     : basesOf(Composite))
+        << Base->Callee;
     return false;
   }
   // The base's positional arguments take its parameters' names, so the
   // gate can follow them by keyword.
   const DistSpec *BaseSpec = lookupDistribution(Base->Callee);
-  std::vector<Arg> Args;
+  std::vector<Arg> Named;
   size_t At = 0;
   for (const Arg &A : Base->Args) {
-    Arg Named = A;
-    if (Named.Keyword.empty()) {
+    Arg Given = A;
+    if (Given.Keyword.empty()) {
       if (At >= BaseSpec->positionalCount()) {
         Diags.report(diag::E_GATED_BASE_ARGS, A.Loc)
             << Base->Callee << BaseSpec->positionalCount();
         return false;
       }
-      Named.Keyword = BaseSpec->Params[At++].Name;
+      Given.Keyword = BaseSpec->Params[At++].Name;
     }
-    Args.push_back(std::move(Named));
+    Named.push_back(std::move(Given));
   }
   if (!Form->GateLogits && Gates.size() != 1) {
-    Diags.report(diag::E_GATED_GATE, S.DistLoc) << Composite;
+    Diags.report(diag::E_GATED_GATE, Loc) << Composite;
     return false;
   }
   for (Arg &G : Gates) {
@@ -115,10 +163,10 @@ bool Analyzer::rewriteGatedComposite(SampleStmt &S) {
       G.Value = std::make_shared<CallExpr>(G.Loc, "sigmoid", std::move(Logits));
       G.Keyword = "gate";
     }
-    Args.push_back(G);
+    Named.push_back(G);
   }
-  S.Dist = Form->Target;
-  S.Args = std::move(Args);
+  Dist = Form->Target;
+  Args = std::move(Named);
   return true;
 }
 

@@ -19,10 +19,6 @@ void Analyzer::analyzeSample(SampleStmt &S) {
     poison(S);
     return;
   }
-  if (isGatedComposite(S.Dist) && !rewriteGatedComposite(S)) {
-    poison(S);
-    return;
-  }
   const Param *OutParam = M.findOutput(S.Name);
   bool IsOutput = OutParam != nullptr;
   if (!applyDistMethods(S, IsOutput)) {

@@ -270,6 +270,29 @@ CASES = {
         dict(a=(S, pos), b=(S, pos), c=(S, real)),
         lambda p: dist.ZeroInflatedDistribution(
             dist.NegativeBinomial2(p["a"], p["b"]), gate_logits=p["c"])),
+    # Over a count base with no zero-inflated row of its own: the mixture
+    # of a point mass at 0 and the base (GatedComposites.cpp).
+    "zeroinflated_dist_binomial": discrete(
+        "ZeroInflatedDistribution(Binomial(n, probs=a), gate=c)",
+        dict(n=(S, counts), a=(S, unit), c=(S, unit)),
+        lambda p: dist.ZeroInflatedDistribution(dist.Binomial(p["n"], probs=p["a"]),
+                                                gate=p["c"])),
+    "zeroinflated_dist_gammapoisson_logits": discrete(
+        "ZeroInflatedDistribution(GammaPoisson(a, b), gate_logits=c)",
+        dict(a=(S, pos), b=(S, pos), c=(S, real)),
+        lambda p: dist.ZeroInflatedDistribution(dist.GammaPoisson(p["a"], p["b"]),
+                                                gate_logits=p["c"])),
+    "zeroinflated_dist_betabinomial": discrete(
+        "ZeroInflatedDistribution(base_dist=BetaBinomial(a, b, n), gate=c)",
+        dict(a=(S, pos), b=(S, pos), n=(S, counts), c=(S, unit)),
+        lambda p: dist.ZeroInflatedDistribution(dist.BetaBinomial(p["a"], p["b"], p["n"]),
+                                                gate=p["c"])),
+    # NumPyro's Geometric scores values off its support as if on it.
+    "zeroinflated_dist_geometric_logits": discrete(
+        "ZeroInflatedDistribution(Geometric(logits=a), gate_logits=c)",
+        dict(a=(S, real), c=(S, real)),
+        lambda p: dist.ZeroInflatedDistribution(dist.Geometric(logits=p["a"]),
+                                                gate_logits=p["c"]), None),
     "zinb2": discrete(
         "ZeroInflatedNegativeBinomial2(a, b, gate=c)",
         dict(a=(S, pos), b=(S, pos), c=(S, unit)),
@@ -980,6 +1003,7 @@ NUMPYRO_F64_ERROR = {n: 5e-6 for n in (
     "gammapoisson", "negativebinomial2", "negativebinomialprobs",
     "negativebinomiallogits", "zinb2", "zinb2_logits",
     "zeroinflated_dist_nb2_logits", "multinomial_probs",
+    "zeroinflated_dist_gammapoisson_logits", "zeroinflated_dist_betabinomial",
     "multinomial_logits", "betabinomial", "hurdle_nb2",
     "betanegativebinomial", "leftcensored_nb2", "rightcensored_gammapoisson")}
 
@@ -1043,6 +1067,10 @@ SCIPY = {
         -special.betaln(p["c"], y + 1) - np.log(p["c"] + y)
         + special.betaln(p["a"] + y, p["b"] + p["c"]) - special.betaln(p["a"], p["b"])),
     "betabinomial": lambda y, p: stats.betabinom.logpmf(y, p["n"], p["a"], p["b"]),
+    "zeroinflated_dist_binomial": lambda y, p: _zi(
+        y, p["c"], stats.binom.logpmf(y, p["n"], p["a"])),
+    "zeroinflated_dist_betabinomial": lambda y, p: _zi(
+        y, p["c"], stats.betabinom.logpmf(y, p["n"], p["a"], p["b"])),
     "gammapoisson": lambda y, p: _nb(y, p["a"], p["b"] / (1 + p["b"])),
     "negativebinomial2": lambda y, p: _nb(y, p["b"], p["b"] / (p["b"] + p["a"])),
     "negativebinomialprobs": lambda y, p: _nb(y, p["a"], 1 - p["b"]),

@@ -2,7 +2,7 @@
 reported as a continuous site's NaN is: a warning by default, an error
 under --strict, in predict and in prior-predictive. Each invalid parameter
 affects its own site only: a hurdle gate above 1, a zero-inflation gate
-below 0, a hurdle rate of 0, a truncation with no integer in it or a
+below 0 (of a Poisson, or above 1 or below 0 of a binomial), a hurdle rate of 0, a truncation with no integer in it or a
 reversed one, a truncated binomial whose low is above total_count."""
 
 import os
@@ -41,7 +41,7 @@ class InvalidCounts(E.E2ETestCase):
     def test_each_invalid_parameter_is_reported(self):
         cases = [("h", dict(g=1.5)), ("z", dict(g=-0.2)), ("h", dict(r=0.0)),
                  ("t", dict(lo=1.5, hi=1.7)), ("t", dict(lo=4.0, hi=2.0)),
-                 ("b", dict(lo=6.0))]
+                 ("b", dict(lo=6.0)), ("zb", dict(g=1.5)), ("zb", dict(g=-0.2))]
         for site, change in cases:
             with self.subTest(site=site, change=change):
                 r, out = self.run_with(False, **change)

@@ -1,0 +1,134 @@
+"""NumPyro's ZeroInflatedDistribution over any count base (a point mass at
+0 with probability gate, else the base), checked with SciPy only:
+
+- the site-occupancy model of MacKenzie et al. (2002), as Kery and Schaub's
+  "Bayesian Population Analysis" ch. 13 writes it in Stan
+  (example-models/BPA/Ch.13/site-occ.stan: log_sum_exp(log(psi) +
+  binomial_lpmf(0 | R, p), log1m(psi)) for a site never seen,
+  log(psi) + binomial_lpmf(y | R, p) otherwise), in NumPyro's spelling:
+  detections out of R visits ~ ZeroInflatedDistribution(Binomial(R, p),
+  gate=1 - psi); its log-likelihood against that formula, its predictive
+  zeros and the law of its non-zero counts;
+- gate_logits= over a GammaPoisson (NumPyro's zero-inflated negative
+  binomial in its other parameterization): the same checks;
+- log_prob(ZeroInflatedDistribution(...), k) in a model equals the site's
+  log-likelihood."""
+
+import os
+import sys
+
+import numpy as np
+from scipy import special, stats
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aimz_e2e as E  # noqa: E402
+
+OCCUPANCY = """
+model site_occ(R: i32[n], forest: f64[n]) -> (y: i32[n]) {
+  alpha ~ Normal(0, 2);
+  beta ~ Normal(0, 2);
+  logit_p ~ Normal(0, 2);
+  plate sites(n) {
+    let psi = expit(alpha + beta * forest);
+    y ~ ZeroInflatedDistribution(Binomial(R, logits=logit_p), gate=1 - psi);
+  }
+}
+"""
+
+ZI_GAMMA_POISSON = """
+model zigp(x: f64[n], k: i32[n]) -> (y: i32[n]) {
+  a ~ Gamma(2, 1);
+  b ~ Gamma(2, 1);
+  g ~ Normal(0, 1);
+  plate obs(n) {
+    y ~ ZeroInflatedDistribution(GammaPoisson(a, b * exp(0.1 * x)), gate_logits=g + x);
+    deterministic s = log_prob(ZeroInflatedDistribution(
+        GammaPoisson(a, b * exp(0.1 * x)), gate_logits=g + x), k);
+  }
+}
+"""
+
+
+def zi_log_pmf(k, gate, log_base):
+    with np.errstate(divide="ignore"):
+        return np.where(k == 0, np.logaddexp(np.log(gate), np.log1p(-gate) + log_base),
+                        np.log1p(-gate) + log_base)
+
+
+class ZeroInflatedBases(E.E2ETestCase):
+    def occupancy(self):
+        rng = np.random.default_rng(31)
+        n = 300
+        R = rng.integers(2, 6, n).astype(np.int32)
+        forest = rng.uniform(-1, 1, n)
+        data = {"R": self.save("R.npy", R), "forest": self.save("forest.npy", forest)}
+        return self.compile_source("site_occ", OCCUPANCY), data, R, forest, rng
+
+    def test_occupancy_log_likelihood(self):
+        so, data, R, forest, rng = self.occupancy()
+        draws = 6
+        post = dict(alpha=rng.normal(0, 1, draws), beta=rng.normal(0, 1, draws),
+                    logit_p=rng.normal(0, 1, draws))
+        psi = special.expit(post["alpha"][:, None] + post["beta"][:, None] * forest)
+        p = special.expit(post["logit_p"])[:, None]
+        y = (rng.random(len(R)) < 0.6) * rng.binomial(R, 0.4)
+        data["y"] = self.save("y.npy", y.astype(np.int32))
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out, posterior=self.savez("occ.npz", **post))
+        got = E.read_arrays(out)["y"]
+        # Stan's site-occ.stan, term by term.
+        want = np.where(y == 0,
+                        np.logaddexp(np.log(psi) + stats.binom.logpmf(0, R, p),
+                                     np.log1p(-psi)),
+                        np.log(psi) + stats.binom.logpmf(y, R, p))
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+
+    def test_occupancy_draws(self):
+        so, data, R, forest, _ = self.occupancy()
+        draws = 4000
+        post = dict(alpha=np.full(draws, 0.3), beta=np.full(draws, 1.2),
+                    logit_p=np.full(draws, -0.4))
+        out = self.fresh(".npz")
+        E.run_cmd("predict", so, data, out, posterior=self.savez("occ1.npz", **post), seed=5)
+        y = E.read_arrays(out)["y"]
+        psi = special.expit(0.3 + 1.2 * forest)
+        p = special.expit(-0.4)
+        zeros = (1 - psi) + psi * (1 - p) ** R
+        # The zero fraction per site, within 5 standard errors.
+        se = np.sqrt(zeros * (1 - zeros) / draws)
+        self.assertLess(np.max(np.abs((y == 0).mean(0) - zeros) / se), 5.5)
+        # Non-zero counts at sites with R = 4 follow Binomial(4, p) given > 0.
+        k = y[:, R == 4]
+        k = k[k > 0]
+        expected = stats.binom.pmf(np.arange(1, 5), 4, p)
+        expected = expected / expected.sum() * len(k)
+        observed = np.array([(k == j).sum() for j in range(1, 5)])
+        self.assertGreater(stats.chisquare(observed, expected).pvalue, 1e-4)
+
+    def test_gate_logits_over_gamma_poisson(self):
+        rng = np.random.default_rng(7)
+        n, draws = 200, 5
+        x = rng.normal(size=n)
+        post = dict(a=rng.uniform(0.5, 3, draws), b=rng.uniform(0.3, 2, draws),
+                    g=rng.normal(0, 1, draws))
+        y = rng.poisson(2.0, n).astype(np.int32) * (rng.random(n) < 0.7)
+        so = self.compile_source("zigp", ZI_GAMMA_POISSON)
+        out = self.fresh(".npz")
+        data = {"x": self.save("x.npy", x), "k": self.save("k.npy", y.astype(np.int32)),
+                "y": self.save("gy.npy", y.astype(np.int32))}
+        E.run_cmd("log-likelihood", so, data, out, posterior=self.savez("gp.npz", **post))
+        got = E.read_arrays(out)["y"]
+        a, b, g = (post[k][:, None] for k in "abg")
+        rate = b * np.exp(0.1 * x)
+        base = stats.nbinom.logpmf(y, a, rate / (1 + rate))
+        want = zi_log_pmf(y, special.expit(g + x), base)
+        np.testing.assert_allclose(got, want, rtol=1e-9)
+        # log_prob of the same distribution, as a deterministic site.
+        out = self.fresh(".npz")
+        E.run_cmd("predict", so, data, out, posterior=self.savez("gp2.npz", **post),
+                  sites=["s"])
+        np.testing.assert_allclose(E.read_arrays(out)["s"], want, rtol=1e-9)
+
+
+if __name__ == "__main__":
+    E.main()
