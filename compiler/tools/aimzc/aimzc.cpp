@@ -71,8 +71,8 @@ enum class PrecisionKind { Auto, F32, F64 };
 cl::opt<PrecisionKind> Precision(
     "precision",
     cl::desc("Floating precision of latents and arithmetic (default auto: "
-             "f64 when an input is f64, else f32; f64 for models whose "
-             "inputs and outputs are all integers)"),
+             "f64 when an input or output is f64, else f32; ask for f64 "
+             "where the data are all integers)"),
     cl::values(clEnumValN(PrecisionKind::Auto, "auto", "from the inputs"),
                clEnumValN(PrecisionKind::F32, "f32", "single precision"),
                clEnumValN(PrecisionKind::F64, "f64", "double precision")),

@@ -907,6 +907,46 @@ class _Kumaraswamy:
         return np.where((x > 0) & (x < 1), v, -np.inf)
 
 
+class _ZeroInflated:
+    """A scipy-like frozen count distribution with extra mass g at 0."""
+
+    def __init__(self, frozen, g):
+        self.f, self.g = frozen, np.asarray(g, np.float64)
+
+    def cdf(self, k):
+        return np.where(k < 0, 0.0, self.g + (1 - self.g) * self.f.cdf(k))
+
+    def sf(self, k):
+        return np.where(k < 0, 1.0, (1 - self.g) * self.f.sf(k))
+
+    def ppf(self, u):
+        inner = np.clip((u - self.g) / (1 - self.g), 0, 1)
+        return np.where(u <= self.cdf(0), 0.0, self.f.ppf(inner))
+
+    def logpmf(self, k):
+        with np.errstate(divide="ignore"):
+            base = self.f.logpmf(k)
+            return np.where(k == 0, np.logaddexp(np.log(self.g), np.log1p(-self.g) + base),
+                            np.log1p(-self.g) + base)
+
+
+class _RightCensored:
+    """scipy's count law, right-censored where c is set: log S(y) there."""
+
+    def __init__(self, frozen, c):
+        self.f, self.c = frozen, np.asarray(c) != 0
+
+    def sample(self, key):
+        rng = np.random.default_rng(int(jax.random.randint(key, (), 0, 1 << 30)))
+        u = rng.uniform(size=len(self.c))
+        return self.f.ppf(u)
+
+    def log_prob(self, y):
+        y = np.asarray(y, np.float64)
+        with np.errstate(divide="ignore"):
+            return np.where(self.c, self.f.logsf(y), self.f.logpmf(y))
+
+
 def truncated(call, params, make, discrete, outside):
     """A truncation scored against _ScipyTruncated, on its own draws with a
     few values outside [low, high]."""
@@ -983,6 +1023,38 @@ CASES.update({
     "truncated_geometric_logits": truncated(
         "TruncatedDistribution(Geometric(logits=a), low=1, high=9)", dict(a=(S, real)),
         lambda p: _ScipyTruncated(stats.geom(special.expit(p["a"]), loc=-1), 1, 9, True), True, 10),
+    # Count CDFs summed term by term (BetaBinomial), in closed form
+    # (DiscreteUniform), and the zero-inflated counts' g + (1 - g) F.
+    "truncated_betabinomial": truncated(
+        "TruncatedDistribution(BetaBinomial(a, b, n), low=1)",
+        dict(a=(S, pos), b=(S, pos), n=(S, counts)),
+        lambda p: _ScipyTruncated(stats.betabinom(p["n"], p["a"], p["b"]), 1, np.inf, True),
+        True, 0),
+    "truncated_discreteuniform": truncated(
+        "TruncatedDistribution(DiscreteUniform(n, n + 6), low=n + a)",
+        dict(n=(S, counts), a=(S, lambda r, s: r.uniform(0.5, 4.5, s))),
+        lambda p: _ScipyTruncated(stats.randint(p["n"], p["n"] + 7), p["n"] + p["a"], np.inf, True),
+        True, 0),
+    "truncated_zip": truncated(
+        "TruncatedDistribution(ZeroInflatedPoisson(c, a), high=3)", dict(a=(S, pos), c=(S, unit)),
+        lambda p: _ScipyTruncated(_ZeroInflated(stats.poisson(p["a"]), p["c"]), -np.inf, 3, True),
+        True, 5),
+    "truncated_zinb2_logits": truncated(
+        "TruncatedDistribution(ZeroInflatedNegativeBinomial2(a, b, gate_logits=c), high=n + 2)",
+        dict(a=(S, pos), b=(S, pos), c=(S, real), n=(S, counts)),
+        lambda p: _ScipyTruncated(_ZeroInflated(stats.nbinom(p["b"], p["b"] / (p["b"] + p["a"])),
+                                                special.expit(p["c"])), -np.inf, p["n"] + 2, True),
+        True, 40),
+    "truncated_zib": truncated(
+        "TruncatedDistribution(ZeroInflatedBinomial(c, n, a), low=0, high=2)",
+        dict(a=(S, unit), c=(S, unit), n=(S, counts)),
+        lambda p: _ScipyTruncated(_ZeroInflated(stats.binom(p["n"], p["a"]), 1 - p["c"]), 0, 2, True),
+        True, 3),
+    "rightcensored_betabinomial": discrete(
+        "RightCensoredDistribution(BetaBinomial(a, b, n), censored=c)",
+        dict(a=(S, pos), b=(S, pos), n=(S, counts), c=(S, mask)),
+        lambda p: _RightCensored(stats.betabinom(np.asarray(p["n"]), np.asarray(p["a"]),
+                                                 np.asarray(p["b"])), p["c"]), None),
     "truncated_binomial_logits": truncated(
         "TruncatedDistribution(Binomial(n, logits=a), high=2)", dict(n=(S, counts), a=(S, real)),
         lambda p: _ScipyTruncated(stats.binom(p["n"], special.expit(p["a"])), -np.inf, 2, True),

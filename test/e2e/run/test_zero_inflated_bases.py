@@ -12,7 +12,9 @@
 - gate_logits= over a GammaPoisson (NumPyro's zero-inflated negative
   binomial in its other parameterization): the same checks;
 - log_prob(ZeroInflatedDistribution(...), k) in a model equals the site's
-  log-likelihood."""
+  log-likelihood;
+- the zero-inflated counts and the beta-binomial truncated (their CDFs:
+  gate + (1 - gate) F, and the beta-binomial's summed term by term)."""
 
 import os
 import sys
@@ -44,6 +46,20 @@ model zigp(x: f64[n], k: i32[n]) -> (y: i32[n]) {
     y ~ ZeroInflatedDistribution(GammaPoisson(a, b * exp(0.1 * x)), gate_logits=g + x);
     deterministic s = log_prob(ZeroInflatedDistribution(
         GammaPoisson(a, b * exp(0.1 * x)), gate_logits=g + x), k);
+  }
+}
+"""
+
+TRUNCATED_COUNTS = """
+model trunc_counts(m: i32[n], x: f64[n]) -> (z: i32[n], w: i32[n]) {
+  # x only makes the model f64.
+  g ~ Uniform(0, 1);
+  r ~ Exponential(1);
+  a ~ Gamma(2, 1);
+  b ~ Gamma(2, 1);
+  plate obs(n) {
+    z ~ TruncatedDistribution(ZeroInflatedPoisson(g, r), high=5);
+    w ~ TruncatedDistribution(BetaBinomial(a, b, m), low=1);
   }
 }
 """
@@ -128,6 +144,54 @@ class ZeroInflatedBases(E.E2ETestCase):
         E.run_cmd("predict", so, data, out, posterior=self.savez("gp2.npz", **post),
                   sites=["s"])
         np.testing.assert_allclose(E.read_arrays(out)["s"], want, rtol=1e-9)
+
+    def test_truncated_zero_inflated_and_beta_binomial(self):
+        so = self.compile_source("trunc_counts", TRUNCATED_COUNTS)
+        rng = np.random.default_rng(17)
+        n, draws = 150, 4
+        m = rng.integers(2, 30, n).astype(np.int32)
+        post = dict(g=rng.uniform(0.1, 0.8, draws), r=rng.uniform(0.5, 6, draws),
+                    a=rng.uniform(0.5, 4, draws), b=rng.uniform(0.5, 4, draws))
+        z = rng.integers(0, 6, n).astype(np.int32)
+        w = np.minimum(rng.integers(1, 30, n), m).astype(np.int32)
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so,
+                  {"m": self.save("tm.npy", m), "z": self.save("tz.npy", z),
+                   "w": self.save("tw.npy", w), "x": self.save("tx.npy", np.zeros(n))},
+                  out, posterior=self.savez("tc.npz", **post))
+        got = E.read_arrays(out)
+        g, r, a, b = (post[k][:, None] for k in "grab")
+        # ZeroInflatedPoisson(g, r) on {0, ..., 5}.
+        zi = zi_log_pmf(z, g, stats.poisson.logpmf(z, r))
+        mass = g + (1 - g) * stats.poisson.cdf(5, r)
+        np.testing.assert_allclose(got["z"], zi - np.log(mass), rtol=1e-10)
+        # BetaBinomial(a, b, m) on {1, ..., m}.
+        bb = stats.betabinom.logpmf(w, m, a, b) - stats.betabinom.logsf(0, m, a, b)
+        np.testing.assert_allclose(got["w"], bb, rtol=1e-9)
+        # Draws: inside the interval, by the truncated laws.
+        draws = 3000
+        post = dict(g=np.full(draws, 0.4), r=np.full(draws, 3.0), a=np.full(draws, 2.0),
+                    b=np.full(draws, 3.0))
+        out = self.fresh(".npz")
+        E.run_cmd("predict", so, {"m": self.save("tm.npy", m), "x": self.save("tx.npy", np.zeros(n))},
+                  out, posterior=self.savez("tc1.npz", **post), seed=9)
+        got = E.read_arrays(out)
+        self.assertTrue(((got["z"] >= 0) & (got["z"] <= 5)).all())
+        self.assertTrue(((got["w"] >= 1) & (got["w"] <= m)).all())
+        k = np.arange(6)
+        pz = np.exp(zi_log_pmf(k, 0.4, stats.poisson.logpmf(k, 3.0)))
+        observed = np.array([(got["z"] == j).sum() for j in k])
+        self.assertGreater(stats.chisquare(observed, pz / pz.sum() * observed.sum()).pvalue, 1e-4)
+        sel = got["w"][:, m == m[0]]
+        k = np.arange(1, m[0] + 1)
+        pw = stats.betabinom.pmf(k, m[0], 2.0, 3.0)
+        observed = np.array([(sel == j).sum() for j in k])
+        expected = pw / pw.sum() * observed.sum()
+        keep = expected > 5  # chi-square's rule of thumb; the rest pooled
+        if not keep.all():
+            observed = np.append(observed[keep], observed[~keep].sum())
+            expected = np.append(expected[keep], expected[~keep].sum())
+        self.assertGreater(stats.chisquare(observed, expected).pvalue, 1e-4)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,14 @@ __global__ void k(T* out, int* cnt, const T* x, unsigned long long seed, int n) 
             truncated_binomial_logits_sample(s, T(20), T(-1), T(1), T(5));
   r += truncated_polya_gamma_sample<T>(s, NoParam{}) + truncated_polya_gamma_log_prob(x[i], NoParam{});
   cnt[i] += geometric_sample(s, T(0.3)) + geometric_logits_sample(s, x[i]);
+  // Count CDFs summed term by term, in closed form, and zero-inflated.
+  cnt[i] += truncated_betabinomial_sample(s, T(2), T(3), T(10), T(1), inf) +
+            truncated_discreteuniform_sample(s, T(1), T(9), T(3), inf) +
+            truncated_zeroinflatedpoisson_gate_sample(s, T(0.3), T(4), T(0), T(5)) +
+            truncated_zeroinflatednegativebinomial2_gate_logits_sample(s, T(3), T(2), T(-1), T(0), T(5)) +
+            truncated_zeroinflatedbinomial_sample(s, T(0.7), T(10), T(0.4), T(0), T(2));
+  r += truncated_betabinomial_log_prob(x[i], T(2), T(3), T(10), T(1), inf) +
+       truncated_zeroinflatedpoisson_gate_logits_log_prob(x[i], T(4), T(-1), T(0), T(5));
   cnt[i] += hurdle_poisson_sample(s, T(0.3), x[i]) + hurdle_negative_binomial2_sample(s, T(0.3), x[i], T(0.5));
   {
     const T p0 = T(0.3), p1 = T(2);

@@ -183,6 +183,42 @@ template <class T> AIMZ_MATH_FN auto binomial_logits_cdf(T total_count, T logits
   const double l = double(logits);
   return detail::CountCdf<detail::BinomialCounts>{{double(total_count), sigmoid(l), sigmoid(-l)}};
 }
+template <class T> AIMZ_MATH_FN auto beta_binomial_cdf(T concentration1, T concentration0, T total_count) {
+  return detail::CountCdf<detail::BetaBinomialCounts>{
+      {double(concentration1), double(concentration0), double(total_count)}};
+}
+template <class T> AIMZ_MATH_FN auto discrete_uniform_cdf(T low, T high) {
+  return detail::CountCdf<detail::DiscreteUniformCounts>{{double(low), double(high)}};
+}
+// The zero-inflated counts: the base's CDF and the gate (a probability, or
+// its logits), in the rows' parameter orders.
+template <class T> AIMZ_MATH_FN auto zero_inflated_poisson_cdf(T gate, T rate) {
+  const double g = double(gate);
+  return detail::CountCdf<detail::ZeroInflatedCounts<detail::PoissonCounts>>{
+      {{double(rate)}, std::log(g), std::log1p(-g), detail::valid_prob(g)}};
+}
+template <class T> AIMZ_MATH_FN auto zero_inflated_poisson_logits_cdf(T rate, T gate_logits) {
+  const double l = double(gate_logits);
+  return detail::CountCdf<detail::ZeroInflatedCounts<detail::PoissonCounts>>{
+      {{double(rate)}, -softplus(-l), -softplus(l), !std::isnan(l)}};
+}
+template <class T> AIMZ_MATH_FN auto zero_inflated_negative_binomial2_cdf(T mean, T concentration, T gate) {
+  const double g = double(gate);
+  return detail::CountCdf<detail::ZeroInflatedCounts<detail::NegativeBinomialCounts>>{
+      {negative_binomial2_cdf(mean, concentration).counts, std::log(g), std::log1p(-g), detail::valid_prob(g)}};
+}
+template <class T>
+AIMZ_MATH_FN auto zero_inflated_negative_binomial2_logits_cdf(T mean, T concentration, T gate_logits) {
+  const double l = double(gate_logits);
+  return detail::CountCdf<detail::ZeroInflatedCounts<detail::NegativeBinomialCounts>>{
+      {negative_binomial2_cdf(mean, concentration).counts, -softplus(-l), -softplus(l), !std::isnan(l)}};
+}
+/// PyMC's ZeroInflatedBinomial(psi, n, p): psi is the binomial's share.
+template <class T> AIMZ_MATH_FN auto zero_inflated_binomial_cdf(T psi, T n, T p) {
+  const double s = double(psi), pr = double(p);
+  return detail::CountCdf<detail::ZeroInflatedCounts<detail::BinomialCounts>>{
+      {{double(n), pr, 1.0 - pr}, std::log1p(-s), std::log(s), detail::valid_prob(s)}};
+}
 template <class T> AIMZ_MATH_FN auto bernoulli_cdf(T probs) { return binomial_cdf(T(1), probs); }
 template <class T> AIMZ_MATH_FN auto bernoulli_logits_cdf(T logits) { return binomial_logits_cdf(T(1), logits); }
 

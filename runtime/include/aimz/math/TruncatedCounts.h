@@ -17,6 +17,7 @@
 #pragma once
 
 #include "aimz/math/BinomialFamilies.h"
+#include "aimz/math/CountFamilies.h"
 #include "aimz/math/LogDensity.h"
 #include "aimz/math/PoissonFamilies.h"
 #include "aimz/math/Samplers.h"
@@ -94,6 +95,86 @@ struct BinomialCounts {
       return;
     }
     log_incomplete_beta(n - k, k + 1.0, q, p, lp, lq);
+  }
+};
+
+/// log(sum of exp(l)) over the terms added, without overflow.
+struct LogSum {
+  double m = -inf<double>(), s = 0.0;
+  AIMZ_MATH_FN void add(double l) {
+    if (l == -inf<double>()) return;
+    if (l > m) {
+      s = s * std::exp(m - l) + 1.0;
+      m = l;
+    } else {
+      s += std::exp(l - m);
+    }
+  }
+  AIMZ_MATH_FN double value() const { return m + std::log(s); }
+};
+
+/// BetaBinomial(a, b, n): F(k) and S(k) summed term by term from P(0) =
+/// B(a, n + b) / B(a, b), each next term by the ratio P(j + 1) / P(j) =
+/// (n - j)(j + a) / ((j + 1)(n - j - 1 + b)): O(n), both sides of k in one
+/// pass (no cancellation: each is a sum of positive terms).
+struct BetaBinomialCounts {
+  double a, b, n;
+  AIMZ_MATH_FN bool valid() const { return pos_finite(a) && pos_finite(b) && valid_total_count(n); }
+  AIMZ_MATH_FN double top() const { return n; }
+  AIMZ_MATH_FN void tails(double k, double* lp, double* lq) const {
+    if (k < 0.0) {
+      *lp = -inf<double>();
+      *lq = 0.0;
+      return;
+    }
+    LogSum lower, upper;
+    double l = log_beta(a, n + b) - log_beta(a, b);
+    for (double j = 0.0; j <= n; j += 1.0) {
+      (j <= k ? lower : upper).add(l);
+      l += std::log(n - j) + std::log(j + a) - std::log(j + 1.0) - std::log(n - j - 1.0 + b);
+    }
+    *lp = lower.value();
+    *lq = upper.value();
+  }
+};
+
+/// DiscreteUniform(low, high): F(k) = (k - low + 1) / (high - low + 1).
+struct DiscreteUniformCounts {
+  double low, high;
+  AIMZ_MATH_FN bool valid() const { return discrete_uniform_ok(low, high); }
+  AIMZ_MATH_FN double top() const { return high; }
+  AIMZ_MATH_FN void tails(double k, double* lp, double* lq) const {
+    if (k < low) {
+      *lp = -inf<double>();
+      *lq = 0.0;
+      return;
+    }
+    const double c = k - low + 1.0, all = high - low + 1.0;
+    *lp = std::log(c) - std::log(all);
+    *lq = std::log(all - c) - std::log(all);
+  }
+};
+
+/// A count base B with extra mass g at 0 (log g and log(1 - g) given
+/// exactly): F(k) = g + (1 - g) F_B(k), S(k) = (1 - g) S_B(k).
+template <class B> struct ZeroInflatedCounts {
+  B base;
+  double log_g, log_1mg;
+  bool ok;
+  AIMZ_MATH_FN bool valid() const { return ok && base.valid(); }
+  AIMZ_MATH_FN double top() const { return base.top(); }
+  AIMZ_MATH_FN void tails(double k, double* lp, double* lq) const {
+    if (k < 0.0) {
+      *lp = -inf<double>();
+      *lq = 0.0;
+      return;
+    }
+    double bp, bq;
+    base.tails(k, &bp, &bq);
+    const double hi = log_g > log_1mg + bp ? log_g : log_1mg + bp;
+    const double lo = log_g > log_1mg + bp ? log_1mg + bp : log_g;
+    *lp = hi + std::log1p(std::exp(lo - hi));
+    *lq = log_1mg + bq;
   }
 };
 
