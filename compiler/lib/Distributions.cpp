@@ -252,12 +252,20 @@ generalMixtureCall(llvm::StringRef Dist, llvm::ArrayRef<llvm::StringRef> Params)
     size_t First = At;
     while (At < Params.size() && Params[At].starts_with(Prefix))
       Own.push_back(Params[At++].drop_front(Prefix.size()));
-    const DistSpec *Spec = lookupDistribution(Names[K]);
-    auto Row = Spec ? runtimeCall(Names[K], Own) : std::nullopt;
-    if (!Row || Row->Event || Row->Masked || !Row->Components.empty() ||
-        Spec->isComposite() || (K && Spec->Discrete != C.Components[0].Discrete))
+    // A component is a row of numbers: a table distribution's or a
+    // truncation's.
+    auto Row = runtimeCall(Names[K], Own);
+    const RuntimeDistribution *R =
+        Row ? llvm::find_if(runtimeDistributions(),
+                            [&](const RuntimeDistribution &D) {
+                              return Row->Symbol == D.Symbol;
+                            })
+            : nullptr;
+    if (!Row || R == runtimeDistributions().end() || Row->Event ||
+        Row->Masked || !Row->Components.empty() ||
+        (K && R->Discrete != C.Components[0].Discrete))
       return std::nullopt;
-    C.Components.push_back({Row->Symbol, Spec->Discrete, First, Own.size()});
+    C.Components.push_back({Row->Symbol, R->Discrete, First, Own.size()});
   }
   if (At != Params.size() || C.Components.size() < 2)
     return std::nullopt;

@@ -41,15 +41,6 @@ constexpr GatedForm GatedForms[] = {
     {"HurdleDistribution", "LogNormal", "HurdleLogNormal", false},
 };
 
-/// The bases a composite accepts, for its error message.
-std::string basesOf(llvm::StringRef Composite) {
-  std::vector<std::string> Bases;
-  for (const GatedForm &F : GatedForms)
-    if (Composite == F.Composite)
-      Bases.push_back(F.Base);
-  return llvm::join(Bases, ", ");
-}
-
 /// A count distribution of numbers of the table, which a mixture may hold.
 bool isCountBase(const CallExpr &Base) {
   const DistSpec *Spec = lookupDistribution(Base.Callee);
@@ -58,10 +49,14 @@ bool isCountBase(const CallExpr &Base) {
 }
 
 /// MixtureGeneral(Categorical(probs=[gate, 1 - gate]), [Bernoulli(probs=0),
-/// base]); gate_logits=l as the mixing logits [l, 0].
-void zeroInflatedMixture(std::string &Dist, std::vector<Arg> &Args,
-                         ExprPtr Base, const Arg &Gate) {
+/// base]); gate_logits=l as the mixing logits [l, 0]. A hurdle's base is
+/// truncated to the positive counts.
+void gatedMixture(std::string &Dist, std::vector<Arg> &Args, ExprPtr Base,
+                  const Arg &Gate, bool Hurdle) {
   const SMLoc L = Gate.Loc;
+  if (Hurdle)
+    Base = call(L, "TruncatedDistribution",
+                {Arg{"", L, Base}, Arg{"low", L, number(L, 1)}});
   const bool Logits = Gate.Keyword == "gate_logits";
   ExprPtr Other = Logits ? call(L, "zeros_like", {Arg{"", L, cloneExpr(*Gate.Value)}})
                          : binary(BinaryOp::Sub, number(L, 1),
@@ -119,12 +114,18 @@ bool Analyzer::rewriteGatedComposite(std::string &Dist, std::vector<Arg> &Args,
     return Composite == F.Composite && Base->Callee == F.Base;
   });
   const bool Inflated = Composite == "ZeroInflatedDistribution";
-  if (Form == std::end(GatedForms) && Inflated && isCountBase(*Base)) {
+  // A hurdle truncates its base: any count distribution with a CDF.
+  const bool Mixable =
+      isCountBase(*Base) &&
+      (Inflated || llvm::is_contained(truncatableBases(),
+                                      llvm::StringRef(lookupDistribution(
+                                          Base->Callee)->canonical().Name)));
+  if (Form == std::end(GatedForms) && Mixable) {
     if (Gates.size() != 1) {
       Diags.report(diag::E_GATED_GATE, Loc) << Composite;
       return false;
     }
-    zeroInflatedMixture(Dist, Args, BaseExpr, Gates.front());
+    gatedMixture(Dist, Args, BaseExpr, Gates.front(), !Inflated);
     return true;
   }
   if (Form == std::end(GatedForms)) {
@@ -132,7 +133,8 @@ bool Analyzer::rewriteGatedComposite(std::string &Dist, std::vector<Arg> &Args,
         << Composite
         << (Inflated ? "a distribution of counts (Poisson, Binomial, "
                        "GammaPoisson, ...)"
-                     : basesOf(Composite))
+                     : "Gamma, LogNormal or a distribution of counts with a "
+                       "CDF (Poisson, Binomial, GammaPoisson, ...)")
         << Base->Callee;
     return false;
   }

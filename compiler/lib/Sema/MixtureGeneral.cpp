@@ -61,17 +61,35 @@ Analyzer::bindMixtureGeneral(SampleStmt &S) {
   for (size_t I = 0; I < K; ++I) {
     const auto *C = llvm::dyn_cast<CallExpr>(List->Elements[I].get());
     const DistSpec *Spec = C ? lookupDistribution(C->Callee) : nullptr;
-    if (!Spec || Spec->hasEvent() || Spec->isComposite() || Spec->Improper ||
-        (I && Spec->Discrete != R.Discrete)) {
+    // A truncation is a distribution of numbers too (a hurdle's positive
+    // part, PyMC's Mixture of Truncated.dist components).
+    const bool Truncated =
+        Spec && Spec->Kind == DistKind::TruncatedDistribution;
+    if (!Spec || Spec->hasEvent() || (Spec->isComposite() && !Truncated) ||
+        Spec->Improper) {
       Diags.report(diag::E_MIXTURE_GENERAL_COMPONENT,
                    List->Elements[I]->Loc)
           << (C ? C->Callee : std::string("an expression"));
       return std::nullopt;
     }
-    R.Discrete = Spec->Discrete;
-    auto B = bindCall(*Spec, C->Args, C->Loc);
+    std::optional<BoundCall> B;
+    if (Truncated) {
+      SampleStmt Site(C->Loc, "", C->Loc, C->Callee, C->Loc, C->Args,
+                      std::nullopt);
+      Site.Spec = Spec;
+      B = bindTruncated(Site);
+    } else {
+      B = bindCall(*Spec, C->Args, C->Loc);
+      if (B)
+        B->Dist = Spec->canonical().Name;
+    }
     if (!B || !B->Ok || !B->Batch)
       return std::nullopt;
+    if (I && B->Discrete != R.Discrete) {
+      Diags.report(diag::E_MIXTURE_GENERAL_COMPONENT, C->Loc) << C->Callee;
+      return std::nullopt;
+    }
+    R.Discrete = B->Discrete;
     auto Both = broadcastShapes(*R.Batch, *B->Batch);
     if (!Both) {
       Diags.report(diag::E_MIXTURE_GENERAL_BATCH, C->Loc)
@@ -84,7 +102,7 @@ Analyzer::bindMixtureGeneral(SampleStmt &S) {
       P.Target = Shape{}; // the batch: one value per element and component
       R.Params.push_back(P);
     }
-    Names.push_back(Spec->canonical().Name);
+    Names.push_back(B->Dist);
   }
   R.Dist = "MixtureGeneral(" + llvm::join(Names, ",") + ")";
   return R;

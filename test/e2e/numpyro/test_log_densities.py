@@ -287,6 +287,17 @@ CASES = {
         dict(a=(S, pos), b=(S, pos), n=(S, counts), c=(S, unit)),
         lambda p: dist.ZeroInflatedDistribution(dist.BetaBinomial(p["a"], p["b"], p["n"]),
                                                 gate=p["c"])),
+    # A hurdle over a count base with a CDF and no hurdle row of its own:
+    # the base truncated to the positive counts, in the mixture.
+    "hurdle_dist_gammapoisson": discrete(
+        "HurdleDistribution(GammaPoisson(a, b), gate=c)",
+        dict(a=(S, pos), b=(S, pos), c=(S, unit)),
+        lambda p: dist.HurdleDistribution(dist.GammaPoisson(p["a"], p["b"]), gate=p["c"])),
+    "hurdle_dist_binomial_logits": discrete(
+        "HurdleDistribution(Binomial(n, probs=a), gate_logits=c)",
+        dict(n=(S, counts), a=(S, unit), c=(S, real)),
+        lambda p: dist.HurdleDistribution(dist.Binomial(p["n"], probs=p["a"]),
+                                          gate_logits=p["c"])),
     # NumPyro's Geometric scores values off its support as if on it.
     "zeroinflated_dist_geometric_logits": discrete(
         "ZeroInflatedDistribution(Geometric(logits=a), gate_logits=c)",
@@ -1076,6 +1087,7 @@ NUMPYRO_F64_ERROR = {n: 5e-6 for n in (
     "negativebinomiallogits", "zinb2", "zinb2_logits",
     "zeroinflated_dist_nb2_logits", "multinomial_probs",
     "zeroinflated_dist_gammapoisson_logits", "zeroinflated_dist_betabinomial",
+    "hurdle_dist_gammapoisson",
     "multinomial_logits", "betabinomial", "hurdle_nb2",
     "betanegativebinomial", "leftcensored_nb2", "rightcensored_gammapoisson")}
 

@@ -1,5 +1,7 @@
 """NumPyro's ZeroInflatedDistribution over any count base (a point mass at
-0 with probability gate, else the base), checked with SciPy only:
+0 with probability gate, else the base) and HurdleDistribution over any
+count base with a CDF (a zero with probability gate, else the base
+truncated to the positive counts), checked with SciPy only:
 
 - the site-occupancy model of MacKenzie et al. (2002), as Kery and Schaub's
   "Bayesian Population Analysis" ch. 13 writes it in Stan
@@ -14,7 +16,11 @@
 - log_prob(ZeroInflatedDistribution(...), k) in a model equals the site's
   log-likelihood;
 - the zero-inflated counts and the beta-binomial truncated (their CDFs:
-  gate + (1 - gate) F, and the beta-binomial's summed term by term)."""
+  gate + (1 - gate) F, and the beta-binomial's summed term by term);
+- a hurdle negative binomial in the GammaPoisson parameterization and a
+  hurdle binomial (gate_logits=), their log-likelihoods and draws; a
+  MixtureGeneral with a truncated component (PyMC's
+  Mixture(w, [Poisson.dist(mu), Truncated.dist(Geometric.dist(p), ...)]))."""
 
 import os
 import sys
@@ -64,6 +70,21 @@ model trunc_counts(m: i32[n], x: f64[n]) -> (z: i32[n], w: i32[n]) {
 }
 """
 
+HURDLES = """
+model hurdles(m: i32[n], x: f64[n]) -> (h: i32[n], b: i32[n], z: i32[n]) {
+  g ~ Uniform(0, 1);
+  c ~ Gamma(2, 1);
+  r ~ Gamma(2, 1);
+  p ~ Beta(2, 2);
+  plate obs(n) {
+    h ~ HurdleDistribution(GammaPoisson(c, r), gate=g);
+    b ~ HurdleDistribution(Binomial(m, probs=p), gate_logits=x);
+    z ~ MixtureGeneral(Categorical(probs=[0.3, 0.7]),
+                       [Poisson(c), TruncatedDistribution(Geometric(p), low=2, high=9)]);
+  }
+}
+"""
+
 
 def zi_log_pmf(k, gate, log_base):
     with np.errstate(divide="ignore"):
@@ -71,7 +92,7 @@ def zi_log_pmf(k, gate, log_base):
                         np.log1p(-gate) + log_base)
 
 
-class ZeroInflatedBases(E.E2ETestCase):
+class GatedCounts(E.E2ETestCase):
     def occupancy(self):
         rng = np.random.default_rng(31)
         n = 300
@@ -191,6 +212,73 @@ class ZeroInflatedBases(E.E2ETestCase):
         if not keep.all():
             observed = np.append(observed[keep], observed[~keep].sum())
             expected = np.append(expected[keep], expected[~keep].sum())
+        self.assertGreater(stats.chisquare(observed, expected).pvalue, 1e-4)
+
+    def hurdle_want(self, h, b, z, m, x, post):
+        g, c, r, p = (post[k][:, None] for k in "gcrp")
+        with np.errstate(divide="ignore"):
+            nb = stats.nbinom(c, r / (1 + r))
+            want_h = np.where(h == 0, np.log(g), np.log1p(-g) + nb.logpmf(h) - nb.logsf(0))
+            gb = special.expit(x)
+            bi = stats.binom(m, p)
+            want_b = np.where(b == 0, np.log(gb), np.log1p(-gb) + bi.logpmf(b) - bi.logsf(0))
+            geo = stats.geom(p, loc=-1)  # failures before the first success
+            trunc = np.where((z >= 2) & (z <= 9),
+                             geo.logpmf(z) - np.log(geo.cdf(9) - geo.cdf(1)), -np.inf)
+            want_z = np.logaddexp(np.log(0.3) + stats.poisson.logpmf(z, c),
+                                  np.log(0.7) + trunc)
+        return want_h, want_b, want_z
+
+    def test_hurdles_and_a_truncated_component(self):
+        so = self.compile_source("hurdles", HURDLES)
+        rng = np.random.default_rng(23)
+        n, draws = 200, 4
+        m = rng.integers(1, 15, n).astype(np.int32)
+        x = rng.normal(0, 1.5, n)
+        post = dict(g=rng.uniform(0.1, 0.9, draws), c=rng.uniform(0.5, 4, draws),
+                    r=rng.uniform(0.3, 3, draws), p=rng.uniform(0.2, 0.8, draws))
+        h = rng.poisson(2.0, n) * (rng.random(n) < 0.6)
+        b = np.minimum(rng.poisson(2.0, n), m) * (rng.random(n) < 0.6)
+        z = rng.integers(0, 11, n)
+        data = {"m": self.save("hm.npy", m), "x": self.save("hx.npy", x),
+                "h": self.save("hh.npy", h.astype(np.int32)),
+                "b": self.save("hb.npy", b.astype(np.int32)),
+                "z": self.save("hz.npy", z.astype(np.int32))}
+        out = self.fresh(".npz")
+        E.run_cmd("log-likelihood", so, data, out, posterior=self.savez("hp.npz", **post))
+        got = E.read_arrays(out)
+        want = self.hurdle_want(h, b, z, m, x, post)
+        for name, w in zip("hbz", want):
+            np.testing.assert_allclose(got[name], w, rtol=1e-9, err_msg=name)
+        # Draws: the hurdle's zero fraction is the gate; its positive part
+        # the base given > 0.
+        draws = 4000
+        post = dict(g=np.full(draws, 0.35), c=np.full(draws, 2.0), r=np.full(draws, 0.8),
+                    p=np.full(draws, 0.4))
+        out = self.fresh(".npz")
+        E.run_cmd("predict", so, {"m": data["m"], "x": data["x"]}, out,
+                  posterior=self.savez("hp1.npz", **post), seed=3)
+        got = E.read_arrays(out)
+        zero = (got["h"] == 0).mean()
+        self.assertLess(abs(zero - 0.35), 5 * np.sqrt(0.35 * 0.65 / got["h"].size))
+        np.testing.assert_allclose((got["b"] == 0).mean(0), special.expit(x),
+                                   atol=5 * 0.5 / np.sqrt(draws))
+        pos = got["h"][got["h"] > 0]
+        nb = stats.nbinom(2.0, 0.8 / 1.8)
+        k = np.arange(1, 12)
+        expected = nb.pmf(k) / nb.sf(0) * pos.size
+        observed = np.array([(pos == j).sum() for j in k])
+        observed = np.append(observed, pos.size - observed.sum())
+        expected = np.append(expected, pos.size - expected.sum())
+        self.assertGreater(stats.chisquare(observed, expected).pvalue, 1e-4)
+        # The mixture with a truncated component: its law, k = 0..9 and above.
+        zz = got["z"].reshape(-1)
+        geo = stats.geom(0.4, loc=-1)
+        k = np.arange(10)
+        trunc = np.where(k >= 2, geo.pmf(k) / (geo.cdf(9) - geo.cdf(1)), 0.0)
+        pz = 0.3 * stats.poisson.pmf(k, 2.0) + 0.7 * trunc
+        observed = np.append([(zz == j).sum() for j in k], (zz > 9).sum())
+        expected = np.append(pz, 1 - pz.sum()) * zz.size
         self.assertGreater(stats.chisquare(observed, expected).pvalue, 1e-4)
 
 
