@@ -196,6 +196,57 @@ template <class T> AIMZ_MATH_FN T rice_log_prob(T x, T nu, T sigma) {
   return T(std::log(xd) - std::log(s2) - 0.5 * d * d / s2 + std::log(special::i0e(xd * n / s2)));
 }
 
+namespace detail {
+
+/// (X / sigma)^2 is a noncentral chi-square of 2 degrees of freedom and
+/// noncentrality (nu / sigma)^2: a Poisson(lambda) mixture of Gamma(j + 1)
+/// laws in t = x^2 / (2 sigma^2), lambda = nu^2 / (2 sigma^2). F = sum_j
+/// Pois(j; lambda) P(j + 1, t) and S the same with Q, each a sum of
+/// positive terms, summed out from the Poisson's mode until the weights
+/// (which bound the terms) fall e^-40 below both sums.
+struct RiceCdf {
+  double nu, sigma;
+  AIMZ_MATH_FN bool valid() const { return nu >= 0.0 && !std::isinf(nu) && pos_finite(sigma); }
+  AIMZ_MATH_FN double lo() const { return 0.0; }
+  AIMZ_MATH_FN double hi() const { return inf<double>(); }
+  AIMZ_MATH_FN void tails(double x, double* lp, double* lq) const {
+    const double lam = 0.5 * (nu / sigma) * (nu / sigma), t = 0.5 * (x / sigma) * (x / sigma);
+    const double log_lam = std::log(lam), mode = std::floor(lam);
+    LogSum f, s;
+    auto add = [&](double j) {
+      const double lw = -lam + (j > 0.0 ? j * log_lam : 0.0) - std::lgamma(j + 1.0);
+      double p, q;
+      log_incomplete_gamma(j + 1.0, t, &p, &q);
+      f.add(lw + p);
+      s.add(lw + q);
+      return lw < f.value() - 40.0 && lw < s.value() - 40.0;
+    };
+    for (double j = mode; !add(j) && j < mode + 1e6; j += 1.0) {
+    }
+    for (double j = mode - 1.0; j >= 0.0 && !add(j) && j > mode - 1e6; j -= 1.0) {
+    }
+    *lp = f.value();
+    *lq = s.value();
+  }
+  AIMZ_MATH_FN double log_cdf(double x) const {
+    double p, q;
+    tails(x, &p, &q);
+    return p;
+  }
+  AIMZ_MATH_FN double log_sf(double x) const {
+    double p, q;
+    tails(x, &p, &q);
+    return q;
+  }
+  AIMZ_MATH_FN double lower(double) const { return nan<double>(); }  // bisection
+  AIMZ_MATH_FN double upper(double) const { return nan<double>(); }
+  AIMZ_MATH_FN double log_pdf(double x) const { return rice_log_prob<double>(x, nu, sigma); }
+};
+
+}  // namespace detail
+
+template <class T> AIMZ_MATH_FN auto rice_cdf(T nu, T sigma) { return detail::RiceCdf{double(nu), double(sigma)}; }
+
 template <class T> AIMZ_MATH_FN T rice_sample(RandomStream& s, T nu, T sigma) {
   if (!(nu >= T(0)) || std::isinf(nu) || !detail::pos_finite(sigma)) return detail::nan<T>();
   const double z0 = standard_normal<double>(s), z1 = standard_normal<double>(s);

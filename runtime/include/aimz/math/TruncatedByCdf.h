@@ -46,6 +46,21 @@ AIMZ_MATH_FN double log1m_exp_d(double l) {
   return l > -0.6931471805599453 ? std::log(-std::expm1(l)) : std::log1p(-std::exp(l));
 }
 
+/// log(sum of exp(l)) over the terms added, without overflow.
+struct LogSum {
+  double m = -inf<double>(), s = 0.0;
+  AIMZ_MATH_FN void add(double l) {
+    if (l == -inf<double>()) return;
+    if (l > m) {
+      s = s * std::exp(m - l) + 1.0;
+      m = l;
+    } else {
+      s += std::exp(l - m);
+    }
+  }
+  AIMZ_MATH_FN double value() const { return m + std::log(s); }
+};
+
 /// log P(a, x) and log Q(a, x), the regularized incomplete gamma functions,
 /// for a > 0: the series below a + 1, Lentz's continued fraction above,
 /// with x^a e^-x / Gamma(a + 1) from Loader's form (no cancellation).

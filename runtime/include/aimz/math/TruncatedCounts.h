@@ -98,21 +98,6 @@ struct BinomialCounts {
   }
 };
 
-/// log(sum of exp(l)) over the terms added, without overflow.
-struct LogSum {
-  double m = -inf<double>(), s = 0.0;
-  AIMZ_MATH_FN void add(double l) {
-    if (l == -inf<double>()) return;
-    if (l > m) {
-      s = s * std::exp(m - l) + 1.0;
-      m = l;
-    } else {
-      s += std::exp(l - m);
-    }
-  }
-  AIMZ_MATH_FN double value() const { return m + std::log(s); }
-};
-
 /// BetaBinomial(a, b, n): F(k) and S(k) summed term by term from P(0) =
 /// B(a, n + b) / B(a, b), each next term by the ratio P(j + 1) / P(j) =
 /// (n - j)(j + a) / ((j + 1)(n - j - 1 + b)): O(n), both sides of k in one
