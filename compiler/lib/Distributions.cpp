@@ -121,6 +121,14 @@ llvm::ArrayRef<RuntimeDistribution> runtimeDistributions() {
   return Rows;
 }
 
+/// The runtime's row of that symbol, or null.
+static const RuntimeDistribution *runtimeRow(llvm::StringRef Symbol) {
+  auto Rows = runtimeDistributions();
+  auto It = llvm::find_if(
+      Rows, [&](const RuntimeDistribution &R) { return Symbol == R.Symbol; });
+  return It == Rows.end() ? nullptr : &*It;
+}
+
 PassedParam passedParam(llvm::StringRef Given) {
   if (Given == "covariance_matrix" || Given == "scale_matrix")
     return {"scale_tril", MatrixParamForm::Cholesky};
@@ -180,9 +188,7 @@ llvm::ArrayRef<const char *> truncatableBases() {
             P.Name == llvm::StringRef(D.ExactlyOneOf.front()))
           Given.push_back(P.Name);
       const std::string Sym = truncatedSymbol(D, Given);
-      if (llvm::any_of(runtimeDistributions(), [&](const RuntimeDistribution &R) {
-            return Sym == R.Symbol;
-          }))
+      if (runtimeRow(Sym))
         B.push_back(D.Name);
     }
     return B;
@@ -255,13 +261,8 @@ generalMixtureCall(llvm::StringRef Dist, llvm::ArrayRef<llvm::StringRef> Params)
     // A component is a row of numbers: a table distribution's or a
     // truncation's.
     auto Row = runtimeCall(Names[K], Own);
-    const RuntimeDistribution *R =
-        Row ? llvm::find_if(runtimeDistributions(),
-                            [&](const RuntimeDistribution &D) {
-                              return Row->Symbol == D.Symbol;
-                            })
-            : nullptr;
-    if (!Row || R == runtimeDistributions().end() || Row->Event ||
+    const RuntimeDistribution *R = Row ? runtimeRow(Row->Symbol) : nullptr;
+    if (!R || Row->Event ||
         Row->Masked || !Row->Components.empty() ||
         (K && R->Discrete != C.Components[0].Discrete))
       return std::nullopt;
@@ -321,9 +322,7 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
       return std::nullopt;
     RuntimeCall C;
     C.Symbol = F.Symbol + runtimeSymbol(*Base, Params.drop_back(F.Trailing));
-    if (!llvm::any_of(runtimeDistributions(), [&](const RuntimeDistribution &R) {
-          return C.Symbol == R.Symbol;
-        }))
+    if (!runtimeRow(C.Symbol))
       return std::nullopt;
     C.Event = F.Event;
     C.ValueEventRank = F.Event ? 1 : 0;

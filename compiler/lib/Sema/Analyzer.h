@@ -301,6 +301,7 @@ private:
   /// gate=) become the named distribution they equal (GatedComposites.cpp).
   /// ZeroInflatedDistribution / HurdleDistribution(base, gate=): the
   /// distribution it equals (GatedComposites.cpp); true when not one.
+  bool nameBaseArguments(const CallExpr &Base, std::vector<Arg> &Named);
   bool rewriteGatedComposite(std::string &Dist, std::vector<Arg> &Args,
                              SMLoc Loc);
   bool applyDistMethods(SampleStmt &S, bool IsOutput);

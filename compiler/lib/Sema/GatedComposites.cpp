@@ -78,6 +78,26 @@ void gatedMixture(std::string &Dist, std::vector<Arg> &Args, ExprPtr Base,
 
 } // namespace
 
+/// The base's positional arguments under its parameters' names, so that
+/// the gate can follow them by keyword.
+bool Analyzer::nameBaseArguments(const CallExpr &Base, std::vector<Arg> &Named) {
+  const DistSpec *BaseSpec = lookupDistribution(Base.Callee);
+  size_t At = 0;
+  for (const Arg &A : Base.Args) {
+    Arg Given = A;
+    if (Given.Keyword.empty()) {
+      if (At >= BaseSpec->positionalCount()) {
+        Diags.report(diag::E_GATED_BASE_ARGS, A.Loc)
+            << Base.Callee << BaseSpec->positionalCount();
+        return false;
+      }
+      Given.Keyword = BaseSpec->Params[At++].Name;
+    }
+    Named.push_back(std::move(Given));
+  }
+  return true;
+}
+
 bool Analyzer::rewriteGatedComposite(std::string &Dist, std::vector<Arg> &Args,
                                      SMLoc Loc) {
   if (!llvm::any_of(GatedForms,
@@ -138,23 +158,9 @@ bool Analyzer::rewriteGatedComposite(std::string &Dist, std::vector<Arg> &Args,
         << Base->Callee;
     return false;
   }
-  // The base's positional arguments take its parameters' names, so the
-  // gate can follow them by keyword.
-  const DistSpec *BaseSpec = lookupDistribution(Base->Callee);
   std::vector<Arg> Named;
-  size_t At = 0;
-  for (const Arg &A : Base->Args) {
-    Arg Given = A;
-    if (Given.Keyword.empty()) {
-      if (At >= BaseSpec->positionalCount()) {
-        Diags.report(diag::E_GATED_BASE_ARGS, A.Loc)
-            << Base->Callee << BaseSpec->positionalCount();
-        return false;
-      }
-      Given.Keyword = BaseSpec->Params[At++].Name;
-    }
-    Named.push_back(std::move(Given));
-  }
+  if (!nameBaseArguments(*Base, Named))
+    return false;
   if (!Form->GateLogits && Gates.size() != 1) {
     Diags.report(diag::E_GATED_GATE, Loc) << Composite;
     return false;
