@@ -17,6 +17,7 @@ aimz-run error) is reported as skipped. Run with Debian's /usr/bin/python3
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -38,8 +39,13 @@ def inputs_for(manifest, rng, tmp, obs=OBS):
              for d in manifest["dims"]}
     data, used = [], set()
     for i in manifest["inputs"]:
-        shape = [s if isinstance(s, int) else sizes[s] for s in i["shape"]]
-        used.update(s for s in i["shape"] if isinstance(s, str))
+        # A dim may be an expression of others ("K + 1"): evaluated with
+        # the dims' sizes (names and arithmetic only).
+        shape = [s if isinstance(s, int)
+                 else eval(s, {"__builtins__": {}}, sizes)
+                 for s in i["shape"]]
+        used.update(d for s in i["shape"] if isinstance(s, str)
+                    for d in re.findall(r"[A-Za-z_]\w*", s))
         if i["dtype"].startswith("f"):
             a = rng.normal(size=shape).astype(np.float32 if i["dtype"] == "f32"
                                               else np.float64)

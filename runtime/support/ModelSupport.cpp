@@ -403,6 +403,35 @@ AIMZ_SPECIAL2(ive, m::special::ive)
 AIMZ_SPECIAL2(iv, m::special::iv)
 #undef AIMZ_SPECIAL2
 
+// A scalar site's bookkeeping ----------------------------------------------
+//
+// A site without axes reads its value from posterior[site] when given (a
+// posterior draw or an intervention) and writes it to results[site] when
+// asked. Inline, these loads and null checks were most of a global latent's
+// code, so compile time grew with them; one call each keeps a site to a few
+// instructions. Bits are copied as they are, by the value's width in bytes
+// (1: a boolean, 4, 8).
+#define AIMZ_SITE_SCALAR(BYTES, T)                                             \
+  AIMZ_SUPPORT AIMZ_NOINLINE int32_t aimz_rt_site_given_b##BYTES(              \
+      const aimz_call *c, int64_t site, int64_t draw, T *out) {                \
+    const aimz_view &v = c->posterior[site];                                   \
+    if (!v.data)                                                               \
+      return 0;                                                                \
+    *out = static_cast<const T *>(v.data)[draw * v.strides[0]];                \
+    return 1;                                                                  \
+  }                                                                            \
+  AIMZ_SUPPORT AIMZ_NOINLINE void aimz_rt_site_emit_b##BYTES(                  \
+      const aimz_call *c, int64_t site, int64_t draw, const T *value) {        \
+    const aimz_view &v = c->results[site];                                     \
+    if (v.data)                                                                \
+      static_cast<T *>(                                                        \
+          v.data)[(draw - c->result_draw_origin) * v.strides[0]] = *value;     \
+  }
+AIMZ_SITE_SCALAR(1, uint8_t)
+AIMZ_SITE_SCALAR(4, uint32_t)
+AIMZ_SITE_SCALAR(8, uint64_t)
+#undef AIMZ_SITE_SCALAR
+
 // Matrix products ------------------------------------------------------------
 //
 // C[b, m, n] = sum_k A[b, m, k] * B[b, k, n] with arbitrary element strides.

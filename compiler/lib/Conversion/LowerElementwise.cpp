@@ -69,9 +69,16 @@ Value EntryBuilder::unary(ir::UnaryFn Fn, Value X) {
   case UnaryFn::Neg:
     return F ? Value(B->create<arith::NegFOp>(Loc, X))
              : Value(B->create<arith::SubIOp>(Loc, IConst(0), X));
-  case UnaryFn::Abs:
-    return F ? Value(B->create<math::AbsFOp>(Loc, X))
-             : Value(B->create<math::AbsIOp>(Loc, X));
+  case UnaryFn::Abs: {
+    if (F)
+      return B->create<math::AbsFOp>(Loc, X);
+    // In arith: math.absi has no libm call, so the libm conversion, which
+    // takes every math op, refused it. abs(INT_MIN) wraps, as in NumPy.
+    Value Negative =
+        B->create<arith::CmpIOp>(Loc, arith::CmpIPredicate::slt, X, IConst(0));
+    return B->create<arith::SelectOp>(
+        Loc, Negative, B->create<arith::SubIOp>(Loc, IConst(0), X), X);
+  }
   case UnaryFn::Relu:
     return F ? Value(B->create<arith::MaximumFOp>(Loc, X, FConst(0)))
              : Value(B->create<arith::MaxSIOp>(Loc, X, IConst(0)));

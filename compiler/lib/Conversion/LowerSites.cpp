@@ -138,6 +138,19 @@ View EntryBuilder::emitSample(Operation *Op, StringRef Dist,
 /// an intervention's value) into Out, else run Otherwise (if any).
 void EntryBuilder::givenOr(int64_t SiteId, ir::ArrayType T, const View &Out,
                            const std::function<void()> &Otherwise) {
+  if (T.getRank() == 0 && !Out.Scalar) {
+    Value Got = scalarSiteCall("given", SiteId, Out.Ptr, T.getElementType());
+    if (!Otherwise)
+      return;
+    Value Missing =
+        B->create<arith::CmpIOp>(Loc, arith::CmpIPredicate::eq, Got,
+                                 B->create<arith::ConstantIntOp>(Loc, 0, 32));
+    auto If = B->create<scf::IfOp>(Loc, Missing, /*withElse=*/false);
+    OpBuilder::InsertionGuard G(*B);
+    B->setInsertionPointToStart(If.thenBlock());
+    Otherwise();
+    return;
+  }
   Value Table = loadField(Call, FPosterior, ptrType());
   Value Data = B->create<LLVM::LoadOp>(
       Loc, ptrType(), gep(Table, B->getI64Type(), i64(2 * SiteId)));
@@ -468,8 +481,33 @@ void EntryBuilder::emitMaskedLogDensities(StringRef Symbol, Type Prec,
   });
 }
 
+/// aimz_rt_site_<What>_b<bytes>(call, site, draw, Ptr) for a site without
+/// axes (ModelSupport.cpp): "given" returns 1 when it copied the posterior's
+/// value to Ptr, "emit" copies Ptr's value to the results when asked. One
+/// call in place of the loads and checks that made most of a global
+/// latent's code (and of the compile time of models with many of them).
+Value EntryBuilder::scalarSiteCall(StringRef What, int64_t SiteId, Value Ptr,
+                                   Type Elem) {
+  std::string Fn = abi::supportFunction(abi::SupportFamily::Site, What,
+                                        "b" + std::to_string(byteWidth(Elem)));
+  bool Given = What == "given";
+  SmallVector<Type> Args = {ptrType(), B->getI64Type(), B->getI64Type(),
+                            ptrType()};
+  SmallVector<Type> Results;
+  if (Given)
+    Results.push_back(B->getI32Type());
+  func::FuncOp F = runtimeFunction(Fn, Args, Results);
+  auto C = B->create<func::CallOp>(
+      Loc, F, ValueRange{Call, i64(SiteId), toI64(Draw), Ptr});
+  return Given ? C.getResult(0) : Value();
+}
+
 void EntryBuilder::copyOut(Value V, const View &Src, int64_t SiteId) {
   auto T = cast<ir::ArrayType>(V.getType());
+  if (T.getRank() == 0 && !Src.Scalar) {
+    scalarSiteCall("emit", SiteId, Src.Ptr, T.getElementType());
+    return;
+  }
   auto If = B->create<scf::IfOp>(Loc, siteWanted(SiteId), false);
   OpBuilder::InsertionGuard G(*B);
   B->setInsertionPointToStart(If.thenBlock());

@@ -281,6 +281,9 @@ optimizeForGPU(const llvm::Module &HostIR, llvm::StringRef Arch) {
   return std::move(M);
 }
 
+/// More calls of one function than this make emitPTXFor's back end slow.
+static constexpr unsigned ManyCalls = 64;
+
 /// PTX for Arch from a module optimizeForGPU made (for any architecture):
 /// its functions are retargeted to Arch, then the back end runs.
 static llvm::Expected<std::string> emitPTXFor(llvm::Module &M,
@@ -291,6 +294,16 @@ static llvm::Expected<std::string> emitPTXFor(llvm::Module &M,
   for (llvm::Function &F : M)
     if (!F.isDeclaration())
       F.addFnAttr("target-cpu", Arch);
+  // The back end asks of every argument of every call whether the callee's
+  // address is taken, which walks all the callee's uses: quadratic in the
+  // calls of one function (a sampler, a site's copies: called once per
+  // site, 26 % of the PTX time at 1,000 latents). A function called that
+  // often is made visible, which skips the question; its parameters, scalars
+  // and pointers, have their ABI alignment either way.
+  for (llvm::Function &F : M)
+    if (!F.isDeclaration() && F.hasLocalLinkage() &&
+        F.hasNUsesOrMore(ManyCalls))
+      F.setLinkage(llvm::GlobalValue::ExternalLinkage);
   std::string PTX;
   {
     llvm::raw_string_ostream OS(PTX);

@@ -23,7 +23,8 @@ static llvm::Error makeError(const llvm::Twine &Msg) {
 bool isPrecompiledSupport(llvm::StringRef Name) {
   using abi::SupportFamily;
   // Out of line in every model: scalar samplers (rejection loops), event
-  // samplers, matrix products, row-tile packing, Cholesky, lgamma.
+  // samplers, a scalar site's posterior and result copies, matrix
+  // products, row-tile packing, Cholesky, lgamma.
   // Densities and elementary functions inline into the model's loops and
   // stay bitcode, and so do the row samplers: the model's O3 specializes
   // them to its call sites' constant strides (generic objects made
@@ -35,8 +36,8 @@ bool isPrecompiledSupport(llvm::StringRef Name) {
   if (Name.starts_with(Prefix(SupportFamily::SampleRow)))
     return false;
   for (SupportFamily F : {SupportFamily::Sample, SupportFamily::EventSample,
-                          SupportFamily::Cholesky, SupportFamily::MatMul,
-                          SupportFamily::PackRowTiles})
+                          SupportFamily::Site, SupportFamily::Cholesky,
+                          SupportFamily::MatMul, SupportFamily::PackRowTiles})
     if (Name.starts_with(Prefix(F)))
       return true;
   return Name.starts_with("aimz_rt_lgamma_");

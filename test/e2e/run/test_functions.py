@@ -245,6 +245,30 @@ class Functions(E.E2ETestCase):
         self.assertEqual(got["kk"].dtype, np.int32)
         np.testing.assert_array_equal(got["kk"], np.full((2, 3), 7))
 
+    def test_integer_abs(self):
+        # abs of an integer input stays integer (it once stopped the
+        # lowering: no libm call for math.absi); INT_MIN wraps as in NumPy.
+        so = self.compile_source("iabs", """model iabs(k: i32[n], j: i64[n]) -> (y: f32[n]) {
+  plate obs(n) {
+    deterministic ak = abs(k);
+    deterministic aj = abs(j);
+    y ~ Normal(0, 1);
+  }
+}
+""")
+        k = np.array([-5, 0, 7, -2**31, 2**31 - 1], dtype=np.int32)
+        j = np.array([-2**40, 3, 0, -2**63, -1], dtype=np.int64)
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so,
+                  {"k": self.save("k.npy", k), "j": self.save("j.npy", j)},
+                  out, num_samples=2, seed=1, sites=["ak", "aj"])
+        got = E.read_arrays(out)
+        self.assertEqual(got["ak"].dtype, np.int32)
+        self.assertEqual(got["aj"].dtype, np.int64)
+        with np.errstate(over="ignore"):
+            np.testing.assert_array_equal(got["ak"], [np.abs(k)] * 2)
+            np.testing.assert_array_equal(got["aj"], [np.abs(j)] * 2)
+
     def test_f64(self):
         self.check("f64", 1e-12)
 
