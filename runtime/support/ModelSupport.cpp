@@ -154,6 +154,27 @@ namespace m = aimz::math;
                          double, f64)
 #include "aimz/math/Distributions.def"
 
+// The same rows out of line (aimz_rt_sample_rows_*, precompiled) for the
+// rows of a site without an observation axis: short and drawn once per
+// draw, where a row function inlined at every site only multiplied the
+// code (and the compile time) of models with many vector latents.
+#define AIMZ_OUT_OF_LINE_ROWS(NAME, RET, T, SUFFIX)                           \
+  AIMZ_SUPPORT AIMZ_NOINLINE void aimz_rt_sample_rows_##NAME##_##SUFFIX(      \
+      uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs0,             \
+      uint64_t obs_step, uint64_t elem0, uint64_t elem_step, int64_t n,       \
+      RET *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs,   \
+      const T *c, int64_t cs, const T *d, int64_t ds, const T *e,             \
+      int64_t es) {                                                           \
+    aimz_rt_sample_row_##NAME##_##SUFFIX(seed, site, draw, obs0, obs_step,    \
+                                         elem0, elem_step, n, out, os, a, as, \
+                                         b, bs, c, cs, d, ds, e, es);         \
+  }
+#define AIMZ_VECTOR_SAMPLER(NAME, KIND, ARITY, SAMPLE)                        \
+  AIMZ_OUT_OF_LINE_ROWS(NAME, AIMZ_RET_##KIND(float), float, f32)             \
+  AIMZ_OUT_OF_LINE_ROWS(NAME, AIMZ_RET_##KIND(double), double, f64)
+#include "aimz/math/Distributions.def"
+#undef AIMZ_OUT_OF_LINE_ROWS
+
 // Event distributions ---------------------------------------------------------
 //
 // Parameters and values are strided views (EventDistributions.def has the
@@ -431,6 +452,59 @@ AIMZ_SITE_SCALAR(1, uint8_t)
 AIMZ_SITE_SCALAR(4, uint32_t)
 AIMZ_SITE_SCALAR(8, uint64_t)
 #undef AIMZ_SITE_SCALAR
+
+// The same for an array of rank 1 to 3 without an observation axis: the
+// site's buffer is contiguous (sizes n0, n1, n2; 1 past the rank), the
+// posterior's and the results' views have their own strides after the
+// draw's.
+namespace {
+struct SiteShape {
+  int64_t N[3];
+  int64_t S[3];
+  AIMZ_DEVICE SiteShape(const int64_t *Strides, int64_t Rank, int64_t N0,
+                        int64_t N1, int64_t N2)
+      : N{N0, N1, N2}, S{0, 0, 0} {
+    for (int64_t A = 0; A < Rank; ++A)
+      S[A] = Strides[A];
+  }
+  /// F(offset in the view, index in the buffer) for every element.
+  template <class F> AIMZ_DEVICE void each(F &&Fn) const {
+    int64_t K = 0;
+    for (int64_t I = 0; I < N[0]; ++I)
+      for (int64_t J = 0; J < N[1]; ++J)
+        for (int64_t L = 0; L < N[2]; ++L)
+          Fn(I * S[0] + J * S[1] + L * S[2], K++);
+  }
+};
+} // namespace
+
+#define AIMZ_SITE_ARRAY(BYTES, T)                                              \
+  AIMZ_SUPPORT AIMZ_NOINLINE int32_t aimz_rt_site_given_array_b##BYTES(        \
+      const aimz_call *c, int64_t site, int64_t draw, T *out, int64_t rank,    \
+      int64_t n0, int64_t n1, int64_t n2) {                                    \
+    const aimz_view &v = c->posterior[site];                                   \
+    if (!v.data)                                                               \
+      return 0;                                                                \
+    const T *p = static_cast<const T *>(v.data) + draw * v.strides[0];         \
+    SiteShape(v.strides + 1, rank, n0, n1, n2)                                 \
+        .each([&](int64_t At, int64_t K) { out[K] = p[At]; });                 \
+    return 1;                                                                  \
+  }                                                                            \
+  AIMZ_SUPPORT AIMZ_NOINLINE void aimz_rt_site_emit_array_b##BYTES(            \
+      const aimz_call *c, int64_t site, int64_t draw, const T *value,          \
+      int64_t rank, int64_t n0, int64_t n1, int64_t n2) {                      \
+    const aimz_view &v = c->results[site];                                     \
+    if (!v.data)                                                               \
+      return;                                                                  \
+    T *p = static_cast<T *>(v.data) +                                          \
+           (draw - c->result_draw_origin) * v.strides[0];                      \
+    SiteShape(v.strides + 1, rank, n0, n1, n2)                                 \
+        .each([&](int64_t At, int64_t K) { p[At] = value[K]; });               \
+  }
+AIMZ_SITE_ARRAY(1, uint8_t)
+AIMZ_SITE_ARRAY(4, uint32_t)
+AIMZ_SITE_ARRAY(8, uint64_t)
+#undef AIMZ_SITE_ARRAY
 
 // Matrix products ------------------------------------------------------------
 //

@@ -313,7 +313,8 @@ private:
   void givenOr(int64_t SiteId, ir::ArrayType T, const View &Out,
                const std::function<void()> &Otherwise);
   void copyOut(Value V, const View &Src, int64_t SiteId);
-  Value scalarSiteCall(StringRef What, int64_t SiteId, Value Ptr, Type Elem);
+  Value siteCopyCall(StringRef What, int64_t SiteId, ir::ArrayType T,
+                     const View &V);
   func::FuncOp runtimeFunction(StringRef Name, TypeRange Args,
                                TypeRange Results);
   Value siteAddressElement(ir::ArrayType T, ValueRange Ivs, Value &ObsOut);

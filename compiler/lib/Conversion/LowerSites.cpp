@@ -138,8 +138,7 @@ View EntryBuilder::emitSample(Operation *Op, StringRef Dist,
 /// an intervention's value) into Out, else run Otherwise (if any).
 void EntryBuilder::givenOr(int64_t SiteId, ir::ArrayType T, const View &Out,
                            const std::function<void()> &Otherwise) {
-  if (T.getRank() == 0 && !Out.Scalar) {
-    Value Got = scalarSiteCall("given", SiteId, Out.Ptr, T.getElementType());
+  if (Value Got = siteCopyCall("given", SiteId, T, Out)) {
     if (!Otherwise)
       return;
     Value Missing =
@@ -327,7 +326,13 @@ void EntryBuilder::emitEventLogDensity(Operation *Op, ir::ArrayType T,
 void EntryBuilder::emitRowSample(ir::ArrayType T, const View &Out,
                                  StringRef Symbol, ValueRange Params,
                                  int64_t SiteId, Type Prec) {
-  std::string Fn = abi::supportFunction(abi::SupportFamily::SampleRow,
+  // Rows of observations call the row function that inlines into the
+  // model and specializes to its strides; a global site's rows (short,
+  // once per draw) its out-of-line copy, so that many vector latents do not
+  // carry one inlined loop each.
+  std::string Fn = abi::supportFunction(obsAxis(T) >= 0
+                                            ? abi::SupportFamily::SampleRow
+                                            : abi::SupportFamily::SampleRows,
                                         Symbol.str(), precisionSuffix(Prec));
   SmallVector<Type> ArgTypes(8, B->getI64Type());
   for (unsigned I = 0; I < 1 + RowParamSlots; ++I)
@@ -481,33 +486,47 @@ void EntryBuilder::emitMaskedLogDensities(StringRef Symbol, Type Prec,
   });
 }
 
-/// aimz_rt_site_<What>_b<bytes>(call, site, draw, Ptr) for a site without
-/// axes (ModelSupport.cpp): "given" returns 1 when it copied the posterior's
-/// value to Ptr, "emit" copies Ptr's value to the results when asked. One
-/// call in place of the loads and checks that made most of a global
-/// latent's code (and of the compile time of models with many of them).
-Value EntryBuilder::scalarSiteCall(StringRef What, int64_t SiteId, Value Ptr,
-                                   Type Elem) {
-  std::string Fn = abi::supportFunction(abi::SupportFamily::Site, What,
-                                        "b" + std::to_string(byteWidth(Elem)));
+/// The copies of a site without an observation axis between its buffer V
+/// (contiguous, from buffer()) and posterior[site] ("given": returns the i32
+/// that says whether it copied) or results[site] ("emit": returns a
+/// non-null placeholder), as one support call (ModelSupport.cpp):
+/// aimz_rt_site_<What>_b<bytes>(call, site, draw, ptr) for a number,
+/// aimz_rt_site_<What>_array_b<bytes>(call, site, draw, ptr, rank, n0, n1,
+/// n2) for an array of rank 1 to 3. Inline, these loads, checks and loops
+/// were most of a global site's code (and of the compile time of models with
+/// many). Null where the copy stays inline (an observation axis, rank 4 and
+/// more, a value held as a number).
+Value EntryBuilder::siteCopyCall(StringRef What, int64_t SiteId,
+                                 ir::ArrayType T, const View &V) {
+  constexpr unsigned MaxRank = 3;
+  if (V.Scalar || !V.Ptr || obsAxis(T) >= 0 || T.getRank() > MaxRank)
+    return Value();
+  bool Array = T.getRank() > 0;
+  std::string Fn = abi::supportFunction(
+      abi::SupportFamily::Site, (What + (Array ? "_array" : "")).str(),
+      "b" + std::to_string(byteWidth(T.getElementType())));
   bool Given = What == "given";
   SmallVector<Type> Args = {ptrType(), B->getI64Type(), B->getI64Type(),
                             ptrType()};
+  SmallVector<Value> Vals = {Call, i64(SiteId), toI64(Draw), V.Ptr};
+  if (Array) {
+    Args.append(1 + MaxRank, B->getI64Type());
+    Vals.push_back(i64(T.getRank()));
+    for (unsigned I = 0; I < MaxRank; ++I)
+      Vals.push_back(I < V.Sizes.size() ? toI64(V.Sizes[I]) : i64(1));
+  }
   SmallVector<Type> Results;
   if (Given)
     Results.push_back(B->getI32Type());
   func::FuncOp F = runtimeFunction(Fn, Args, Results);
-  auto C = B->create<func::CallOp>(
-      Loc, F, ValueRange{Call, i64(SiteId), toI64(Draw), Ptr});
-  return Given ? C.getResult(0) : Value();
+  auto C = B->create<func::CallOp>(Loc, F, Vals);
+  return Given ? C.getResult(0) : Value(V.Ptr);
 }
 
 void EntryBuilder::copyOut(Value V, const View &Src, int64_t SiteId) {
   auto T = cast<ir::ArrayType>(V.getType());
-  if (T.getRank() == 0 && !Src.Scalar) {
-    scalarSiteCall("emit", SiteId, Src.Ptr, T.getElementType());
+  if (siteCopyCall("emit", SiteId, T, Src))
     return;
-  }
   auto If = B->create<scf::IfOp>(Loc, siteWanted(SiteId), false);
   OpBuilder::InsertionGuard G(*B);
   B->setInsertionPointToStart(If.thenBlock());

@@ -6,11 +6,11 @@
 // RUN: aimz-opt --aimz-to-llvm %s | FileCheck %s --check-prefix=ONLY
 
 // CHECK: module attributes {aimz.manifest = "{}"}
-// CHECK-DAG: llvm.func @aimz_rt_sample_row_normal_f32(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
+// CHECK-DAG: llvm.func @aimz_rt_sample_rows_normal_f32(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-DAG: llvm.func @aimz_rt_logp_normal_f32(f32, f32, f32, f32, f32, f32) -> f32
 // CHECK-DAG: llvm.func @aimz_rt_row_tiles_times_vector_f32(i64, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-LABEL: llvm.func @aimz_predict(%{{.*}}: !llvm.ptr) -> i32
-// CHECK: llvm.call @aimz_rt_sample_row_normal_f32(
+// CHECK: llvm.call @aimz_rt_sample_rows_normal_f32(
 // CHECK: llvm.call @aimz_rt_row_tiles_times_vector_f32(
 // CHECK: llvm.return
 // CHECK-LABEL: llvm.func @aimz_log_likelihood(%{{.*}}: !llvm.ptr) -> i32

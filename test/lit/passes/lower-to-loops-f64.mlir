@@ -4,7 +4,7 @@
 // loop (with its range check) inside the observation loop.
 // RUN: aimz-opt --aimz-lower-to-loops %s | FileCheck %s
 
-// CHECK-DAG: func.func private @aimz_rt_sample_row_normal_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
+// CHECK-DAG: func.func private @aimz_rt_sample_rows_normal_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-DAG: func.func private @aimz_rt_sample_row_binomial_logits_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-DAG: func.func private @aimz_rt_logp_binomial_logits_f64(f64, f64, f64, f64, f64, f64) -> f64
 // CHECK-DAG: func.func private @aimz_rt_sample_row_bernoulli_probs_f64(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
@@ -12,7 +12,7 @@
 
 // CHECK-LABEL: func.func @aimz_predict(%{{.*}}: !llvm.ptr) -> i32
 // CHECK: scf.for
-// CHECK: call @aimz_rt_sample_row_normal_f64(
+// CHECK: call @aimz_rt_sample_rows_normal_f64(
 // CHECK: scf.for
 // CHECK: call @aimz_rt_sample_row_bernoulli_probs_f64(
 // CHECK: call @aimz_rt_sample_row_binomial_logits_f64(

@@ -2,7 +2,8 @@
 // abi.h, each `i32 (ptr)`, with loops over draws and observation blocks and
 // calls into the support library: samplers (i64 x 5 addresses, then the
 // parameters; a whole row at a time for the vectorizable ones, such as
-// Normal and Poisson) for latents and for the output when predicting, the output's
+// Normal and Poisson, out of line (sample_rows) for a global site's rows)
+// for latents and for the output when predicting, the output's
 // log density for the log-likelihood, and matrix products. The model op is
 // gone; the manifest stays on the module.
 // RUN: aimz-opt --aimz-lower-to-loops %s | FileCheck %s
@@ -10,7 +11,7 @@
 
 // CHECK: module attributes {aimz.manifest = "{\22model\22:\22counts\22}"}
 // CHECK-NOT: aimz.model
-// CHECK-DAG: func.func private @aimz_rt_sample_row_normal_f32(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
+// CHECK-DAG: func.func private @aimz_rt_sample_rows_normal_f32(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-DAG: func.func private @aimz_rt_sample_row_poisson_f32(i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-DAG: func.func private @aimz_rt_logp_poisson_f32(f32, f32, f32, f32, f32, f32) -> f32
 // CHECK-DAG: func.func private @aimz_rt_pack_row_tiles_f32(i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr)
@@ -22,7 +23,7 @@
 // CHECK-LABEL: func.func @aimz_predict(%{{.*}}: !llvm.ptr) -> i32
 // CHECK: call @aimz_rt_pack_row_tiles_f32(
 // CHECK: scf.for
-// CHECK: call @aimz_rt_sample_row_normal_f32(
+// CHECK: call @aimz_rt_sample_rows_normal_f32(
 // CHECK: scf.for
 // CHECK: call @aimz_rt_row_tiles_times_vector_f32(
 // CHECK: call @aimz_rt_sample_row_poisson_f32(
