@@ -14,8 +14,10 @@
 #define AIMZ_DEVICE __device__
 #define AIMZ_SUPPORT extern "C" __device__
 #define AIMZ_NOINLINE __noinline__
+#define AIMZ_ALWAYS_INLINE __forceinline__
 #else
 #define AIMZ_NOINLINE __attribute__((noinline))
+#define AIMZ_ALWAYS_INLINE inline __attribute__((always_inline))
 #define AIMZ_DEVICE
 #define AIMZ_SUPPORT extern "C" __attribute__((visibility("hidden")))
 #endif
@@ -109,13 +111,16 @@ namespace m = aimz::math;
 #define AIMZ_ROW_ARGS_3 a[i * as], b[i * bs], c[i * cs]
 #define AIMZ_ROW_ARGS_4 a[i * as], b[i * bs], c[i * cs], d[i * ds]
 #define AIMZ_ROW_ARGS_5 a[i * as], b[i * bs], c[i * cs], d[i * ds], e[i * es]
-// The row functions' signature, and element i's stream.
-#define AIMZ_ROW_SIGNATURE(NAME, SUFFIX, RET, T)                              \
-  AIMZ_SUPPORT void aimz_rt_sample_row_##NAME##_##SUFFIX(                     \
-      uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs0,             \
+// The row functions' parameters, the loop's signature (row_<name>_<sfx>,
+// inlined into both entries below), and element i's stream.
+#define AIMZ_ROW_PARAMS(RET, T)                                               \
+  uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs0,                 \
       uint64_t obs_step, uint64_t elem0, uint64_t elem_step, int64_t n,       \
       RET *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs,   \
-      const T *c, int64_t cs, const T *d, int64_t ds, const T *e, int64_t es)
+      const T *c, int64_t cs, const T *d, int64_t ds, const T *e, int64_t es
+#define AIMZ_ROW_SIGNATURE(NAME, SUFFIX, RET, T)                              \
+  static AIMZ_ALWAYS_INLINE AIMZ_DEVICE void row_##NAME##_##SUFFIX(          \
+      AIMZ_ROW_PARAMS(RET, T))
 #define AIMZ_ROW_STREAM(s)                                                    \
   RandomStream s(seed, static_cast<uint32_t>(site), draw,                     \
                  obs0 + i * obs_step, elem0 + i * elem_step)
@@ -154,26 +159,37 @@ namespace m = aimz::math;
                          double, f64)
 #include "aimz/math/Distributions.def"
 
-// The same rows out of line (aimz_rt_sample_rows_*, precompiled) for the
-// rows of a site without an observation axis: short and drawn once per
-// draw, where a row function inlined at every site only multiplied the
-// code (and the compile time) of models with many vector latents.
-#define AIMZ_OUT_OF_LINE_ROWS(NAME, RET, T, SUFFIX)                           \
+// The row functions: aimz_rt_sample_row_*, which inlines into the model
+// (rows of observations) and specializes to its strides, and
+// aimz_rt_sample_rows_*, out of line and precompiled, for the rows of a
+// site without an observation axis: drawn once per draw, where a row
+// function inlined at every site only multiplied the code (and the compile
+// time) of models with many vector latents. Its usual row, a contiguous
+// buffer with every parameter one number (Normal(0, 1)[k]), is a copy of
+// the loop with those strides constant, so that it vectorizes as the
+// inlined one does; any other layout takes the general loop.
+#define AIMZ_ROW_ENTRIES(NAME, RET, T, SUFFIX)                                \
+  AIMZ_SUPPORT void aimz_rt_sample_row_##NAME##_##SUFFIX(                     \
+      AIMZ_ROW_PARAMS(RET, T)) {                                              \
+    row_##NAME##_##SUFFIX(seed, site, draw, obs0, obs_step, elem0, elem_step, \
+                          n, out, os, a, as, b, bs, c, cs, d, ds, e, es);     \
+  }                                                                           \
   AIMZ_SUPPORT AIMZ_NOINLINE void aimz_rt_sample_rows_##NAME##_##SUFFIX(      \
-      uint64_t seed, uint64_t site, uint64_t draw, uint64_t obs0,             \
-      uint64_t obs_step, uint64_t elem0, uint64_t elem_step, int64_t n,       \
-      RET *out, int64_t os, const T *a, int64_t as, const T *b, int64_t bs,   \
-      const T *c, int64_t cs, const T *d, int64_t ds, const T *e,             \
-      int64_t es) {                                                           \
-    aimz_rt_sample_row_##NAME##_##SUFFIX(seed, site, draw, obs0, obs_step,    \
-                                         elem0, elem_step, n, out, os, a, as, \
-                                         b, bs, c, cs, d, ds, e, es);         \
+      AIMZ_ROW_PARAMS(RET, T)) {                                              \
+    if (os == 1 && obs_step == 0 && elem_step == 1 &&                        \
+        (as | bs | cs | ds | es) == 0)                                        \
+      row_##NAME##_##SUFFIX(seed, site, draw, obs0, 0, elem0, 1, n, out, 1,   \
+                            a, 0, b, 0, c, 0, d, 0, e, 0);                    \
+    else                                                                      \
+      row_##NAME##_##SUFFIX(seed, site, draw, obs0, obs_step, elem0,          \
+                            elem_step, n, out, os, a, as, b, bs, c, cs, d,    \
+                            ds, e, es);                                       \
   }
 #define AIMZ_VECTOR_SAMPLER(NAME, KIND, ARITY, SAMPLE)                        \
-  AIMZ_OUT_OF_LINE_ROWS(NAME, AIMZ_RET_##KIND(float), float, f32)             \
-  AIMZ_OUT_OF_LINE_ROWS(NAME, AIMZ_RET_##KIND(double), double, f64)
+  AIMZ_ROW_ENTRIES(NAME, AIMZ_RET_##KIND(float), float, f32)                  \
+  AIMZ_ROW_ENTRIES(NAME, AIMZ_RET_##KIND(double), double, f64)
 #include "aimz/math/Distributions.def"
-#undef AIMZ_OUT_OF_LINE_ROWS
+#undef AIMZ_ROW_ENTRIES
 
 // Event distributions ---------------------------------------------------------
 //
