@@ -9,10 +9,10 @@
 #   bench/compile.sh --scaling ["KIND:SITES ..."] [--no-ptx]
 #
 # --scaling compiles generated models (bench/scaling_model.py: latent,
-# chain and det sites) of growing size once each and prints seconds and
-# seconds per site, so that growth faster than the model shows (default
-# "latent:100 latent:300 latent:1000 latent:3000 chain:1000 det:30 det:100
-# det:300").
+# vector, chain and det sites) of growing size once each and prints seconds
+# and seconds per site, so that growth faster than the model shows (default
+# "latent:100 latent:300 latent:1000 latent:3000 vector:1000 chain:1000
+# det:30 det:100 det:300").
 #
 # Environment: BUILD (default <repo>/build; aimzc must be built there).
 # bench/run.sh runs it after the runtime benchmarks; the goal and the
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --scaling)
-      scaling="latent:100 latent:300 latent:1000 latent:3000 chain:1000 det:30 det:100 det:300"
+      scaling="latent:100 latent:300 latent:1000 latent:3000 vector:1000 chain:1000 det:30 det:100 det:300"
       if [ $# -gt 1 ] && [[ "$2" == *:* ]]; then scaling="$2"; shift; fi
       shift ;;
     --no-ptx) extra+=(--no-ptx); shift ;;

@@ -8,6 +8,8 @@ KIND is one of
           mean of one output;
   chain   SITES global latents each centred on the one before (every site's
           value crosses into the next);
+  vector  SITES global vector latents of 3 elements, the first element of
+          the first 50 summed into the mean;
   det     one latent and SITES deterministic sites per observation, each
           computed from the one before (every site is written per row).
 """
@@ -20,6 +22,10 @@ def model(kind, n):
         lines += ["  a%d ~ Normal(0, 1);" % i for i in range(n)]
         mean = " + ".join("a%d" % i for i in range(min(n, 50)))
         lines += ["  plate obs(n) {", "    y ~ Normal((%s) * x, 1);" % mean]
+    elif kind == "vector":
+        lines += ["  a%d ~ Normal(0, 1)[3];" % i for i in range(n)]
+        mean = " + ".join("a%d[0]" % i for i in range(min(n, 50)))
+        lines += ["  plate obs(n) {", "    y ~ Normal((%s) * x, 1);" % mean]
     elif kind == "chain":
         lines.append("  a0 ~ Normal(0, 1);")
         lines += ["  a%d ~ Normal(a%d, 1);" % (i, i - 1) for i in range(1, n)]
@@ -31,7 +37,7 @@ def model(kind, n):
                   for i in range(1, n)]
         lines.append("    y ~ Normal(d%d, 1);" % (n - 1))
     else:
-        sys.exit("scaling_model.py: KIND is latent, chain or det")
+        sys.exit("scaling_model.py: KIND is latent, vector, chain or det")
     return "\n".join(lines + ["  }", "}"]) + "\n"
 
 
