@@ -257,6 +257,7 @@ private:
   /// families (MixtureGeneral.cpp); one family is rewritten into
   /// MixtureSameFamily before (MixtureSugar.cpp).
   std::optional<BoundCall> bindMixtureGeneral(SampleStmt &S);
+  std::optional<BoundCall> bindMixtureComponent(const Expr &E);
   bool rewriteMixture(std::string &Dist, std::vector<Arg> &Args, SMLoc Loc);
   ExprPtr stackComponents(const std::vector<CallExpr *> &Comps, SMLoc Loc);
   bool bindValueTransform(const CallExpr &T, BoundCall &R);

@@ -19,6 +19,36 @@
 namespace aimz {
 namespace sema {
 
+/// One component: a distribution of numbers of the table, or a truncation
+/// of one (a hurdle's positive part, PyMC's Mixture of Truncated.dist
+/// components), bound with its canonical name; none (reported) otherwise.
+std::optional<Analyzer::BoundCall>
+Analyzer::bindMixtureComponent(const Expr &E) {
+  const auto *C = llvm::dyn_cast<CallExpr>(&E);
+  const DistSpec *Spec = C ? lookupDistribution(C->Callee) : nullptr;
+  const bool Truncated = Spec && Spec->Kind == DistKind::TruncatedDistribution;
+  if (!Spec || Spec->hasEvent() || (Spec->isComposite() && !Truncated) ||
+      Spec->Improper) {
+    Diags.report(diag::E_MIXTURE_GENERAL_COMPONENT, E.Loc)
+        << (C ? C->Callee : std::string("an expression"));
+    return std::nullopt;
+  }
+  std::optional<BoundCall> B;
+  if (Truncated) {
+    SampleStmt Site(C->Loc, "", C->Loc, C->Callee, C->Loc, C->Args,
+                    std::nullopt);
+    Site.Spec = Spec;
+    B = bindTruncated(Site);
+  } else {
+    B = bindCall(*Spec, C->Args, C->Loc);
+    if (B)
+      B->Dist = Spec->canonical().Name;
+  }
+  if (!B || !B->Ok || !B->Batch)
+    return std::nullopt;
+  return B;
+}
+
 std::optional<Analyzer::BoundCall>
 Analyzer::bindMixtureGeneral(SampleStmt &S) {
   const CallExpr *Mix = distributionArg(S, 0,
@@ -59,40 +89,19 @@ Analyzer::bindMixtureGeneral(SampleStmt &S) {
   R.Params.push_back(W);
   std::vector<std::string> Names;
   for (size_t I = 0; I < K; ++I) {
-    const auto *C = llvm::dyn_cast<CallExpr>(List->Elements[I].get());
-    const DistSpec *Spec = C ? lookupDistribution(C->Callee) : nullptr;
-    // A truncation is a distribution of numbers too (a hurdle's positive
-    // part, PyMC's Mixture of Truncated.dist components).
-    const bool Truncated =
-        Spec && Spec->Kind == DistKind::TruncatedDistribution;
-    if (!Spec || Spec->hasEvent() || (Spec->isComposite() && !Truncated) ||
-        Spec->Improper) {
-      Diags.report(diag::E_MIXTURE_GENERAL_COMPONENT,
-                   List->Elements[I]->Loc)
-          << (C ? C->Callee : std::string("an expression"));
+    std::optional<BoundCall> B = bindMixtureComponent(*List->Elements[I]);
+    if (!B)
       return std::nullopt;
-    }
-    std::optional<BoundCall> B;
-    if (Truncated) {
-      SampleStmt Site(C->Loc, "", C->Loc, C->Callee, C->Loc, C->Args,
-                      std::nullopt);
-      Site.Spec = Spec;
-      B = bindTruncated(Site);
-    } else {
-      B = bindCall(*Spec, C->Args, C->Loc);
-      if (B)
-        B->Dist = Spec->canonical().Name;
-    }
-    if (!B || !B->Ok || !B->Batch)
-      return std::nullopt;
+    // Bound, so a call.
+    const auto &C = llvm::cast<CallExpr>(*List->Elements[I]);
     if (I && B->Discrete != R.Discrete) {
-      Diags.report(diag::E_MIXTURE_GENERAL_COMPONENT, C->Loc) << C->Callee;
+      Diags.report(diag::E_MIXTURE_GENERAL_COMPONENT, C.Loc) << C.Callee;
       return std::nullopt;
     }
     R.Discrete = B->Discrete;
     auto Both = broadcastShapes(*R.Batch, *B->Batch);
     if (!Both) {
-      Diags.report(diag::E_MIXTURE_GENERAL_BATCH, C->Loc)
+      Diags.report(diag::E_MIXTURE_GENERAL_BATCH, C.Loc)
           << shapeStr(*B->Batch) << shapeStr(*R.Batch);
       return std::nullopt;
     }
