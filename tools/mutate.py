@@ -470,6 +470,17 @@ MUTATIONS = [
      "    return S < 0 || llvm::none_of(M.Sites[S].Shape, [](const ManifestDim &D) {",
      "    return S < 0 || llvm::any_of(M.Sites[S].Shape, [](const ManifestDim &D) {",
      RUN_TARGETS, [e2e("posterior_dims", "-k SizesFromThePosterior")]),
+    # A global site's support calls (compile time, issue 53 item 8): an
+    # array's posterior read from draw 0's row, a number written to the
+    # results without the result origin (draw plan: another batch's place).
+    ("site-array-given-draw", "runtime/support/ModelSupport.cpp",
+     "static_cast<const T *>(v.data) + draw * v.strides[0];",
+     "static_cast<const T *>(v.data) + draw;",
+     ["aimzc"], [e2e("predict", "-k return_sites_with_latents")]),
+    ("site-emit-origin", "runtime/support/ModelSupport.cpp",
+     "v.data)[(draw - c->result_draw_origin) * v.strides[0]] = *value;",
+     "v.data)[draw * v.strides[0]] = *value;",
+     ["aimzc"], [e2e("predict", "-k return_sites_with_latents")]),
 ]
 
 
