@@ -23,8 +23,9 @@ static llvm::Error makeError(const llvm::Twine &Msg) {
 bool isPrecompiledSupport(llvm::StringRef Name) {
   using abi::SupportFamily;
   // Out of line in every model: scalar samplers (rejection loops), event
-  // samplers, a scalar site's posterior and result copies, matrix
-  // products, row-tile packing, Cholesky, lgamma.
+  // samplers, a global site's rows (aimz_rt_sample_rows_, under the Sample
+  // prefix) and its posterior and result copies, matrix products, row-tile
+  // packing, Cholesky, lgamma.
   // Densities and elementary functions inline into the model's loops and
   // stay bitcode, and so do the row samplers: the model's O3 specializes
   // them to its call sites' constant strides (generic objects made
