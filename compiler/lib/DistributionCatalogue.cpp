@@ -81,7 +81,9 @@ std::string notes(const DistSpec &D) {
 }
 
 bool truncatable(const DistSpec &D) {
-  return llvm::is_contained(truncatableBases(),
+  // A folded base has a CDF whichever base it folds (Folded.h).
+  return D.canonical().Kind == DistKind::FoldedDistribution ||
+         llvm::is_contained(truncatableBases(),
                             llvm::StringRef(D.canonical().Name));
 }
 

@@ -2,6 +2,7 @@
 #include "aimz/Distributions.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cmath>
@@ -204,6 +205,16 @@ std::string truncatedSymbol(const DistSpec &Base,
              : "truncated_" + runtimeSymbol(Base, GivenParams);
 }
 
+std::string cdfBaseList(bool ContinuousOnly) {
+  std::vector<llvm::StringRef> Names;
+  for (const char *B : truncatableBases())
+    if (const DistSpec *D = lookupDistribution(B);
+        D && (!ContinuousOnly || !D->Discrete))
+      Names.push_back(B);
+  Names.push_back("FoldedDistribution(...)");
+  return llvm::join(Names, ", ");
+}
+
 bool hasRuntimeCdf(llvm::StringRef Symbol) {
 #define AIMZ_CDF(SYM, KIND, ARITY, CDF)                                       \
   if (Symbol == #SYM)                                                          \
@@ -213,7 +224,7 @@ bool hasRuntimeCdf(llvm::StringRef Symbol) {
 }
 
 bool isFoldable(llvm::StringRef Symbol) {
-#define AIMZ_FOLDABLE(SYM, ARITY, SAMPLE, LOG_PROB)                            \
+#define AIMZ_FOLDABLE(SYM, ARITY, CARITY, CDF, SAMPLE, LOG_PROB)               \
   if (Symbol == #SYM)                                                          \
     return true;
 #include "aimz/math/FoldedDistributions.def"
@@ -273,6 +284,19 @@ generalMixtureCall(llvm::StringRef Dist, llvm::ArrayRef<llvm::StringRef> Params)
   return C;
 }
 
+/// The runtime row of a composite's base of numbers: a table
+/// distribution's, or a row of numbers the base resolves to itself
+/// ("Folded(Normal)", whose row is folded_normal).
+static std::optional<std::string>
+baseRowSymbol(llvm::StringRef Base, llvm::ArrayRef<llvm::StringRef> Params) {
+  if (const DistSpec *Spec = lookupDistribution(Base))
+    return runtimeSymbol(*Spec, Params);
+  auto Row = runtimeCall(Base, Params);
+  if (!Row || Row->Event || Row->Masked || !Row->Components.empty())
+    return std::nullopt;
+  return Row->Symbol;
+}
+
 std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
                                        llvm::ArrayRef<llvm::StringRef> Params) {
   if (Dist.starts_with("MixtureGeneral("))
@@ -317,11 +341,13 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
   for (const OverBase &F : Forms) {
     if (!Dist.consume_front(F.Prefix))
       continue;
-    const DistSpec *Base = lookupDistribution(Dist.drop_back());
-    if (!Dist.consume_back(")") || !Base || Params.size() < F.Trailing)
+    if (!Dist.consume_back(")") || Params.size() < F.Trailing)
+      return std::nullopt;
+    auto Base = baseRowSymbol(Dist, Params.drop_back(F.Trailing));
+    if (!Base)
       return std::nullopt;
     RuntimeCall C;
-    C.Symbol = F.Symbol + runtimeSymbol(*Base, Params.drop_back(F.Trailing));
+    C.Symbol = F.Symbol + *Base;
     if (!runtimeRow(C.Symbol))
       return std::nullopt;
     C.Event = F.Event;
@@ -350,12 +376,19 @@ std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
     return C;
   }
   if (Dist.consume_front("Truncated(")) {
-    const DistSpec *Base = lookupDistribution(Dist.drop_back());
-    if (!Dist.consume_back(")") || !Base || Params.size() < 2 ||
-        !llvm::is_contained(truncatableBases(), Dist))
+    if (!Dist.consume_back(")") || Params.size() < 2)
       return std::nullopt;
     RuntimeCall C;
-    C.Symbol = truncatedSymbol(*Base, Params.drop_back(2)); // low, high
+    if (const DistSpec *Base = lookupDistribution(Dist)) {
+      if (!llvm::is_contained(truncatableBases(), Dist))
+        return std::nullopt;
+      C.Symbol = truncatedSymbol(*Base, Params.drop_back(2)); // low, high
+      return C;
+    }
+    auto Base = baseRowSymbol(Dist, Params.drop_back(2));
+    if (!Base || !runtimeRow("truncated_" + *Base))
+      return std::nullopt;
+    C.Symbol = "truncated_" + *Base;
     return C;
   }
   const DistSpec *Spec = lookupDistribution(Dist);

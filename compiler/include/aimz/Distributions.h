@@ -186,6 +186,9 @@ std::string compositeName(DistKind Kind, llvm::StringRef Base);
 llvm::ArrayRef<const char *> truncatableBases();
 std::string truncatedSymbol(const DistSpec &Base,
                             llvm::ArrayRef<llvm::StringRef> GivenParams);
+/// The bases with a CDF for a message: truncatableBases() (the continuous
+/// ones only if asked), then "FoldedDistribution(...)".
+std::string cdfBaseList(bool ContinuousOnly);
 
 /// How a matrix parameter reaches the runtime: under another name and
 /// transformed (a covariance_matrix or scale_matrix as its Cholesky factor

@@ -275,13 +275,19 @@ private:
   /// bound parameters and its runtime row's symbol; Symbol is empty when
   /// the base is not a distribution of numbers (an event, a composite, an
   /// improper prior). Nullopt after an error in the call itself.
+  /// A composite's base of numbers: its call, its table row, its bound
+  /// parameters, its runtime row (empty for a base with an event or none)
+  /// and its name inside the composite's (compositeName).
   struct NumberBase {
     const CallExpr *Call;
     const DistSpec *Spec;
     BoundCall Bound;
     std::string Symbol;
+    std::string Name;
   };
   std::optional<NumberBase> bindNumberBase(SampleStmt &S);
+  std::optional<NumberBase> bindFoldedBase(const CallExpr &Call,
+                                           const DistSpec &Spec);
   bool bindBivariateSkewed(SampleStmt &S, const NumberBase &NB,
                            SampleStmt::LoweredParam Skewness, BoundCall &R);
   bool bindEventComposite(SampleStmt &S, const NumberBase &NB,

@@ -39,15 +39,13 @@ std::optional<Analyzer::BoundCall> Analyzer::bindCensored(SampleStmt &S) {
   const DistSpec *Base = NB->Spec;
   if (NB->Symbol.empty() || !isCensorable(NB->Symbol)) {
     // Every truncatable base has a CDF, and every base with one censors.
-    std::vector<std::string> Names(truncatableBases().begin(),
-                                   truncatableBases().end());
     Diags.report(diag::E_CENSORED_BASE, BaseCall->Loc)
         << Spec.Name << "distribution of numbers with a CDF"
-        << llvm::join(Names, ", ") << BaseCall->Callee;
+        << cdfBaseList(/*ContinuousOnly=*/false) << BaseCall->Callee;
     return std::nullopt;
   }
   BoundCall R;
-  R.Dist = compositeName(Spec.Kind, Base->canonical().Name);
+  R.Dist = compositeName(Spec.Kind, NB->Name);
   R.Discrete = Base->Discrete; // a censored count is a count
   R.Params = NB->Bound.Params;
   R.Batch = NB->Bound.Batch;

@@ -111,17 +111,45 @@ Analyzer::bindNumberBase(SampleStmt &S) {
   if (!BaseCall)
     return std::nullopt;
   const DistSpec *Base = lookupDistribution(BaseCall->Callee);
+  if (Base->canonical().Kind == DistKind::FoldedDistribution)
+    return bindFoldedBase(*BaseCall, *Base);
+  if (Base->isComposite()) {
+    Diags.report(diag::E_NESTED_COMPOSITE, BaseCall->Loc)
+        << S.Spec->Name << BaseCall->Callee;
+    return std::nullopt;
+  }
   auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
   if (!C || !C->Ok || !C->Batch)
     return std::nullopt;
-  NumberBase R{BaseCall, Base, std::move(*C), ""};
-  if (Base->hasEvent() || Base->isComposite() || Base->Improper)
+  NumberBase R{BaseCall, Base, std::move(*C), "", Base->canonical().Name};
+  if (Base->hasEvent() || Base->Improper)
     return R;
   std::vector<llvm::StringRef> Given;
   for (const SampleStmt::LoweredParam &P : R.Bound.Params)
     Given.push_back(P.Name);
   R.Symbol = runtimeSymbol(Base->canonical(), Given);
   return R;
+}
+
+/// A base written as FoldedDistribution(B(...)): bound as its own site
+/// would be; its row is folded_<B>, which has a CDF (runtime
+/// CdfDistributions.def), and its name in the composite's is "Folded(B)".
+std::optional<Analyzer::NumberBase>
+Analyzer::bindFoldedBase(const CallExpr &Call, const DistSpec &Spec) {
+  SampleStmt Inner(Call.Loc, "", Call.Loc, Call.Callee, Call.Loc, Call.Args,
+                   std::nullopt);
+  Inner.Spec = &Spec;
+  auto B = bindFolded(Inner);
+  if (!B)
+    return std::nullopt;
+  std::vector<llvm::StringRef> Given;
+  for (const SampleStmt::LoweredParam &P : B->Params)
+    Given.push_back(P.Name);
+  auto Row = runtimeCall(B->Dist, Given);
+  if (!Row)
+    return std::nullopt;
+  std::string Name = B->Dist;
+  return NumberBase{&Call, &Spec, std::move(*B), Row->Symbol, std::move(Name)};
 }
 
 /// A composite over a base whose last batch axis is the event (a copula's
@@ -299,21 +327,29 @@ std::optional<Analyzer::BoundCall> Analyzer::bindOrdered(SampleStmt &S,
 /// renormalized on [low, high] (either bound may be left out; for counts,
 /// the integers in it, both ends included).
 std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
+  // A vector base is refused as such, before its own shape rules.
   const CallExpr *BaseCall = distributionArg(S, 0, "a distribution call");
   if (!BaseCall)
     return std::nullopt;
-  const DistSpec *Base = lookupDistribution(BaseCall->Callee);
-  if (!llvm::is_contained(truncatableBases(),
-                          llvm::StringRef(Base->canonical().Name))) {
-    std::vector<std::string> Names(truncatableBases().begin(),
-                                   truncatableBases().end());
+  auto Refuse = [&] {
     Diags.report(diag::E_TRUNCATED_BASE, BaseCall->Loc)
-        << llvm::join(Names, ", ") << BaseCall->Callee;
+        << cdfBaseList(/*ContinuousOnly=*/false) << BaseCall->Callee;
     return std::nullopt;
-  }
-  auto C = bindCall(*Base, BaseCall->Args, BaseCall->Loc);
-  if (!C || !C->Ok || !C->Batch)
+  };
+  if (const DistSpec *B = lookupDistribution(BaseCall->Callee);
+      B->hasEvent() || B->Improper)
+    return Refuse();
+  auto NB = bindNumberBase(S);
+  if (!NB)
     return std::nullopt;
+  const std::string Dist =
+      compositeName(DistKind::TruncatedDistribution, NB->Name);
+  std::vector<llvm::StringRef> Given;
+  for (const SampleStmt::LoweredParam &P : NB->Bound.Params)
+    Given.push_back(P.Name);
+  Given.insert(Given.end(), {"low", "high"});
+  if (NB->Symbol.empty() || !runtimeCall(Dist, Given))
+    return Refuse();
   // low and high: by keyword, or positional after the base.
   ExprPtr Bounds[2];
   const char *Names[2] = {"low", "high"};
@@ -342,10 +378,10 @@ std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
     Bounds[I] = A.Value;
   }
   BoundCall R;
-  R.Dist = compositeName(DistKind::TruncatedDistribution, Base->canonical().Name);
-  R.Discrete = Base->Discrete; // a truncated count is a count
-  R.Params = C->Params;
-  R.Batch = C->Batch;
+  R.Dist = Dist;
+  R.Discrete = NB->Spec->Discrete; // a truncated count is a count
+  R.Params = NB->Bound.Params;
+  R.Batch = NB->Bound.Batch;
   for (int I = 0; I < 2; ++I) {
     if (!Bounds[I]) {
       Bounds[I] = precisionLiteral(S.DistLoc, I == 0 ? -HUGE_VAL : HUGE_VAL);
@@ -358,7 +394,7 @@ std::optional<Analyzer::BoundCall> Analyzer::bindTruncated(SampleStmt &S) {
     });
   }
   if (Ok)
-    Ok = checkTruncationInterval(*Bounds[0], *Bounds[1], Base->Discrete,
+    Ok = checkTruncationInterval(*Bounds[0], *Bounds[1], NB->Spec->Discrete,
                                  S.DistLoc);
   if (!Ok)
     return std::nullopt;

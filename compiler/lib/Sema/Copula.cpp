@@ -52,13 +52,9 @@ std::optional<Analyzer::BoundCall> Analyzer::bindCopula(SampleStmt &S) {
   if (!NB)
     return std::nullopt;
   if (NB->Symbol.empty() || !isCensorable(NB->Symbol) || NB->Spec->Discrete) {
-    std::vector<std::string> Names;
-    for (const char *B : truncatableBases())
-      if (const DistSpec *D = lookupDistribution(B); D && !D->Discrete)
-        Names.push_back(B);
     Diags.report(diag::E_CENSORED_BASE, NB->Call->Loc)
         << Spec.Name << "continuous distribution of numbers with a CDF"
-        << llvm::join(Names, ", ") << NB->Call->Callee;
+        << cdfBaseList(/*ContinuousOnly=*/true) << NB->Call->Callee;
     return std::nullopt;
   }
   const char *Name = nullptr;
@@ -68,7 +64,7 @@ std::optional<Analyzer::BoundCall> Analyzer::bindCopula(SampleStmt &S) {
   if (!Factor)
     return std::nullopt;
   BoundCall R;
-  R.Dist = compositeName(Spec.Kind, NB->Spec->canonical().Name);
+  R.Dist = compositeName(Spec.Kind, NB->Name);
   R.ValueEventRank = 1;
   R.EventSize = K;
   if (!bindEventComposite(S, *NB, std::move(*Factor), Name, MatrixBatch, R))

@@ -618,6 +618,12 @@ CASES.update({
         lambda p: dist.TransformedDistribution(dist.Normal(p["a"], p["b"]),
                                                [_T.AffineTransform(p["c"], p["d"]),
                                                 _T.ExpTransform()])),
+    # A folded base (Composites.cpp's bindFoldedBase): |X|, then exp
+    # (NumPyro's own nesting has no Jacobian for the fold: _ExpOf).
+    "transformed_folded_exp": continuous(
+        "TransformedDistribution(FoldedDistribution(Normal(a, b)), ExpTransform())",
+        dict(a=(S, real), b=(S, pos)),
+        lambda p: _ExpOf(dist.FoldedDistribution(dist.Normal(p["a"], p["b"])))),
     "transformed_sigmoid": continuous(
         "TransformedDistribution(base_distribution=Normal(a, b), transforms=SigmoidTransform())",
         dict(a=(S, real), b=(S, pos)),
@@ -892,6 +898,19 @@ class _ScipyTruncated:
             base = self.f.logpmf(y) if self.discrete else self.f.logpdf(y)
             inside = (y >= self.low) & (y <= self.high)
             return np.where(inside, base - np.log(self._mass()), -np.inf)
+
+
+class _ExpOf:
+    """exp(X) for X from a NumPyro distribution: its draws and density."""
+
+    def __init__(self, base):
+        self.base = base
+
+    def sample(self, key):
+        return jnp.exp(self.base.sample(key))
+
+    def log_prob(self, y):
+        return self.base.log_prob(jnp.log(y)) - jnp.log(y)
 
 
 class _Kumaraswamy:

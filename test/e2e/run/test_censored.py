@@ -38,6 +38,20 @@ def von_mises_tails(loc, k):
 X_ANGLE = np.concatenate([[-np.pi], np.linspace(-3.1, 3.1, 23), [np.pi]])
 
 
+def folded_tails(ref):
+    """|X|'s log CDF and log survival for X from the frozen SciPy ref:
+    S(x) = S_X(x) + F_X(-x) (no cancellation), F(x) = 1 - S(x) where that
+    is above 1/2, else F_X(x) - F_X(-x) (x small)."""
+    def logsf(x):
+        return np.logaddexp(ref.logsf(x), ref.logcdf(-x))
+
+    def logcdf(x):
+        ls = logsf(x)
+        return np.where(ls < -np.log(2), np.log(-np.expm1(ls)),
+                        np.log(ref.cdf(x) - ref.cdf(-x)))
+    return (logcdf, logsf, (0.0, np.inf))
+
+
 def kumaraswamy_logcdf(x, a, b):
     return np.log1p(-(1 - x ** a) ** b)
 
@@ -144,6 +158,14 @@ CASES = {
     # CDF G (Hill's series, and the normal approximation from k = 50).
     "vonmises": ("VonMises(0.5, 2.25)", von_mises_tails(0.5, 2.25), X_ANGLE),
     "vonmises_k": ("VonMises(-1.0, 80.0)", von_mises_tails(-1.0, 80.0), X_ANGLE),
+    # NumPyro's FoldedDistribution (Folded.h): its CDF is the base's mass
+    # on [-x, x].
+    "folded_normal": ("FoldedDistribution(Normal(0.75, 1.5))",
+                      folded_tails(stats.norm(0.75, 1.5)), X_REAL),
+    "folded_studentt": ("FoldedDistribution(StudentT(3.0, -1.0, 2.0))",
+                        folded_tails(stats.t(3.0, -1.0, 2.0)), X_REAL),
+    "folded_gumbel": ("FoldedDistribution(Gumbel(2.0, 0.5))",
+                      folded_tails(stats.gumbel_r(2.0, 0.5)), X_REAL),
     "poisson": ("Poisson(3.5)", stats.poisson(3.5), X_COUNT),
     "nb2": ("NegativeBinomial2(4.0, 2.5)",
             stats.nbinom(2.5, 2.5 / (2.5 + 4.0)), X_COUNT),

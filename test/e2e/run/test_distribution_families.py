@@ -160,6 +160,10 @@ TRUNCATIONS = {
     "dagum": (1.0, 4.0), "wald": (0.5, 2.5), "moyal": (-np.inf, 1.0),
     "logitnormal": (0.3, 0.9), "triangular": (0.1, 0.6),
     "lowerpowerlaw": (2.0, 10.0), "doublepowerlaw": (1.0, 3.0),
+    # FoldedDistribution's CDF (Folded.h): the base's mass on [-x, x],
+    # quantiles by bisection; from 0, to infinity, and both ends.
+    "folded_normal": (0.0, 2.0), "folded_cauchy": (0.25, np.inf),
+    "folded_studentt": (1.0, 6.0), "folded_skewnormal": (0.5, 3.0),
     "skewnormal": (1.5, np.inf),  # the light tail (alpha < 0): bisection
     # Bisection with no lower end: the bracket grows down from -1.
     "exgaussian": (-np.inf, 1.0),

@@ -508,10 +508,17 @@ TYPED_TEST(Sampler, FarTailTruncationsStayInTheInterval) {
       {"Chi2", [](RandomStream& s, T lo, T hi) { return am::truncated_chi2_sample<T>(s, T(3), lo, hi); }},
       {"AsymmetricLaplace", [](RandomStream& s, T lo, T hi) {
          return am::truncated_asymmetric_laplace_sample<T>(s, T(0), T(1), T(2), lo, hi);
+       }},
+      // FoldedDistribution's CDF (Folded.h), quantiles by bisection.
+      {"FoldedNormal",
+       [](RandomStream& s, T lo, T hi) { return am::truncated_folded_normal_sample<T>(s, T(1), T(2), lo, hi); }},
+      {"FoldedStudentT", [](RandomStream& s, T lo, T hi) {
+         return am::truncated_folded_studentt_sample<T>(s, T(3), T(-1), T(1), lo, hi);
        }}};
   const T Max = std::numeric_limits<T>::max();
   const T Inf = std::numeric_limits<T>::infinity();
-  const std::set<std::string> Heavy = {"Cauchy", "HalfCauchy", "StudentT", "Pareto", "InverseGamma", "LogNormal"};
+  const std::set<std::string> Heavy = {"Cauchy",       "HalfCauchy", "StudentT",      "Pareto",
+                                       "InverseGamma", "LogNormal",  "FoldedStudentT"};
   std::vector<T> Lows = {T(1e3), T(1e8), T(1e9), T(1e12), T(1e30), Max / T(4), Max};
   for (const auto& [Name, Sample] : Bases)
     for (T Low : Lows)

@@ -40,6 +40,7 @@
 #include "aimz/math/Cdf.h"
 #include "aimz/math/Circular.h"
 #include "aimz/math/EventDistributions.h"
+#include "aimz/math/Folded.h"
 #include "aimz/math/PositiveFamilies.h"
 #include "aimz/math/RealLineFamilies.h"
 
