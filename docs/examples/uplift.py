@@ -1,5 +1,5 @@
 """What if every customer were treated, against none? An uplift question
-answered with `aimzc` effects on a NumPyro fit (README, "Interventions and
+answered with `aimzc` effects on a NumPyro fit (docs/interventions.md, "Interventions and
 effects").
 
     aimzc docs/examples/uplift.aimz -o uplift.so

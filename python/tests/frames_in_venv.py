@@ -5,7 +5,7 @@ same run from NumPy arrays; a categorical column feeds a group index with
 its codes; missing values, text and lossy conversions are errors that name
 the column (and the rows).
 
-The model is the README's hierarchical regression (dsl-examples/
+The model is docs/python.md's hierarchical regression (dsl-examples/
 hierarchical.aimz): y ~ Normal(a[g] + b x, sigma), g a county's index.
 """
 

@@ -38,7 +38,7 @@ IMPLEMENTATION_OPTIONS = {
 # Rows whose NumPyro signature is Python objects rather than values:
 # ImproperUniform(support, batch_shape, event_shape) takes a constraint
 # object and shapes; here `support=real|positive` is a keyword and the
-# shapes are the site's `[...]` (README, "Distributions"); MixtureGeneral's
+# shapes are the site's `[...]` (docs/language.md, "Distributions"); MixtureGeneral's
 # `support` is a constraint object (its components' support here);
 # TruncatedPolyaGamma(batch_shape) has no parameters but its shape (the
 # site's `[...]`).
@@ -61,7 +61,7 @@ BY_DESIGN = {
     "Independent": "`.to_event()`: the language's explicit shapes `Dist(...)[k]`",
     "ExpandedDistribution": "`.expand()`: the language's `Dist(...)[k]`",
 }
-# Not supported yet; README's "Not yet supported" paragraph names each one,
+# Not supported yet; docs/language.md's "Not yet supported" paragraph names each one,
 # and a class that lands must leave this list (the test fails otherwise).
 NOT_YET = set()
 
@@ -264,18 +264,18 @@ class Signatures(unittest.TestCase):
                          "supported nor listed as excluded")
         landed = sorted(NOT_YET & ours)
         self.assertEqual(landed, [], "supported now: take them off NOT_YET "
-                         "and README's list")
+                         "and docs/language.md's list")
         with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                               "..", "..", "..", "README.md")) as f:
+                               "..", "..", "..", "docs", "language.md")) as f:
             readme = f.read()
-        if not NOT_YET:  # README says so, and lists only the exclusions
+        if not NOT_YET:  # docs/language.md says so, and lists only the exclusions
             self.assertIn("Every class of `numpyro.distributions` is "
                           "supported except those left\nout by design:", readme)
             return
         start = readme.index("Not yet supported (")
         paragraph = readme[start:readme.index("\n\n", start)]
         unlisted = sorted(n for n in NOT_YET if "`%s`" % n not in paragraph)
-        self.assertEqual(unlisted, [], "README's 'Not yet supported' "
+        self.assertEqual(unlisted, [], "docs/language.md's 'Not yet supported' "
                          "paragraph must name these")
 
     def test_each_probs_logits_class_is_accepted(self):

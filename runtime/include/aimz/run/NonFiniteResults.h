@@ -5,7 +5,7 @@
 // gives an infinity: the kernels write such values as they are (NaN is the
 // honest answer), and the runner counts them per output array so that a
 // store full of NaN never appears without a word. Warning by default, an
-// error under --strict (docs: README, "Non-finite results").
+// error under --strict (docs/cli.md, "Non-finite results").
 //
 //===----------------------------------------------------------------------===//
 #ifndef AIMZ_RUN_NONFINITERESULTS_H
