@@ -7,6 +7,7 @@
 
 #include "aimz/io/Npz.h"
 #include "aimz/io/Shape.h"
+#include "aimz/io/ZarrReader.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -81,6 +82,27 @@ checkDerivedExtents(const ManifestArray &Decl,
   return llvm::Error::success();
 }
 
+/// The array of `--data NAME=FILE`: a .npy file, a variable of a netCDF
+/// file (FILE.nc:VARIABLE) or an array of a Zarr store (STORE.zarr:ARRAY),
+/// the input's own name when none is given.
+static llvm::Expected<io::NpyArray> openInputFile(const std::string &Name,
+                                                  const std::string &File) {
+  std::string Path = File, Var = Name;
+  const size_t Colon = File.rfind(':');
+  if (Colon != std::string::npos) {
+    llvm::StringRef Before = llvm::StringRef(File).take_front(Colon);
+    if (isNetcdfArgument(Before) || io::isZarrStore(Before)) {
+      Path = Before.str();
+      Var = File.substr(Colon + 1);
+    }
+  }
+  if (isNetcdfArgument(Path))
+    return readNetcdfInput(Path, Var);
+  if (io::isZarrStore(Path))
+    return io::readZarrArray(Path, Var);
+  return io::NpyArray::open(File);
+}
+
 llvm::Expected<DataSet> loadData(const Manifest &M,
                                  const std::vector<std::string> &Args,
                                  ObservedUse Observed, Warnings &W,
@@ -103,8 +125,10 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
     if (Eq == std::string::npos) {
       if (!llvm::StringRef(A).ends_with(".npz"))
         return error("--data '" + A +
-                     "': give NAME=FILE.npy or an .npz file holding arrays "
-                     "named after the inputs (" + names(M.Inputs) + ")");
+                     "': give NAME=FILE.npy, NAME=FILE.nc[:VARIABLE], "
+                     "NAME=STORE.zarr[:ARRAY] or an "
+                     ".npz file holding arrays named after the inputs (" +
+                     names(M.Inputs) + ")");
       auto Z = io::NpzArchive::open(A);
       if (!Z)
         return Z.takeError();
@@ -118,7 +142,7 @@ llvm::Expected<DataSet> loadData(const Manifest &M,
       continue;
     }
     std::string Name = A.substr(0, Eq), File = A.substr(Eq + 1);
-    auto Arr = io::NpyArray::open(File);
+    auto Arr = openInputFile(Name, File);
     if (!Arr)
       return Arr.takeError();
     if (llvm::Error E = Add(Name, std::move(*Arr), A))

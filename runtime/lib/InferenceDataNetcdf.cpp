@@ -25,7 +25,8 @@ namespace {
 #define AIMZ_NETCDF_FUNCTIONS(X)                                              \
   X(nc_open) X(nc_close) X(nc_strerror) X(nc_inq_grp_ncid) X(nc_inq_varids)  \
   X(nc_inq_var) X(nc_inq_dim) X(nc_get_var_float) X(nc_get_var_double)       \
-  X(nc_get_var_int) X(nc_get_var_longlong) X(nc_get_var_uchar)
+  X(nc_get_var_int) X(nc_get_var_longlong) X(nc_get_var_uchar)              \
+  X(nc_inq_varid)
 
 /// libnetcdf's functions, from a dlopen on the first .nc posterior: linked,
 /// it and HDF5 with their dozens of libraries loaded at every start of
@@ -118,8 +119,9 @@ struct NcVariable {
   bool Coordinate = false;
 };
 
-/// An open file and its posterior group's variables, read on demand.
-struct NcPosterior {
+/// An open file, one of its groups (the posterior, or the group of an
+/// input) and its variables, read on demand.
+struct NcGroup {
   std::string Path;
   NcFile File;
   int Group = -1;
@@ -131,7 +133,7 @@ struct NcPosterior {
 
 /// Reads variable V, whole, into memory of its declared shape.
 llvm::Expected<std::shared_ptr<uint8_t[]>>
-readVariable(const NcPosterior &P, const std::string &Name,
+readVariable(const NcGroup &P, const std::string &Name,
              const NcVariable &V);
 
 // HDF5's deflate, netCDF-4's usual filter, packs at most ~1032 bytes into
@@ -141,7 +143,7 @@ readVariable(const NcPosterior &P, const std::string &Name,
 constexpr uint64_t MaxExpansion = 1100;
 
 llvm::Expected<std::shared_ptr<uint8_t[]>>
-readVariable(const NcPosterior &P, const std::string &Name,
+readVariable(const NcGroup &P, const std::string &Name,
              const NcVariable &V) {
   const Netcdf &Nc = P.File.Nc;
   // A file's dims may claim more than memory holds: an error, never an
@@ -149,16 +151,16 @@ readVariable(const NcPosterior &P, const std::string &Name,
   std::optional<uint64_t> Bytes =
       io::checkedNumBytes(V.Extents, io::dtypeSize(V.Type.Type));
   if (Bytes && *Bytes / MaxExpansion > P.FileBytes)
-    return error("'" + P.Path + "': posterior variable '" + Name +
+    return error("'" + P.Path + "': variable '" + Name +
                  "' declares shape " + io::formatShape(V.Extents) + " (" +
                  std::to_string(*Bytes) + " bytes), far more than the " +
                  std::to_string(P.FileBytes) + "-byte file can hold; the "
-                 "file is damaged or not a posterior ArviZ wrote");
+                 "file is damaged, or its variable was never written");
   std::shared_ptr<uint8_t[]> Buf;
   if (Bytes && *Bytes <= SIZE_MAX)
     Buf.reset(new (std::nothrow) uint8_t[*Bytes ? *Bytes : 1]);
   if (!Buf)
-    return error("'" + P.Path + "': posterior variable '" + Name +
+    return error("'" + P.Path + "': variable '" + Name +
                  "' has shape " + io::formatShape(V.Extents) +
                  ", too large to read into memory");
   int St = NC_NOERR;
@@ -183,12 +185,12 @@ readVariable(const NcPosterior &P, const std::string &Name,
     break;
   }
   if (St != NC_NOERR)
-    return error("'" + P.Path + "': cannot read posterior variable '" + Name +
+    return error("'" + P.Path + "': cannot read variable '" + Name +
                  "' (" + Nc.nc_strerror(St) + ")");
   return Buf;
 }
 
-llvm::Expected<io::NpyArray> NcPosterior::read(const std::string &Name) const {
+llvm::Expected<io::NpyArray> NcGroup::read(const std::string &Name) const {
   const NcVariable &V = Vars.at(Name);
   auto Buf = readVariable(*this, Name, V);
   if (!Buf)
@@ -200,11 +202,11 @@ llvm::Expected<io::NpyArray> NcPosterior::read(const std::string &Name) const {
                                   Path + ":posterior/" + Name, *Buf);
 }
 
-/// What variable Id of the posterior group declares. A coordinate
-/// (chain, draw, beta_dim_0: labels, not draws) comes back as one, with
-/// Type.Ok false unless its labels are numbers.
-llvm::Expected<NcVariable> describeVariable(const NcPosterior &P, int Id,
-                                            std::string &Name) {
+/// What variable Id of group P declares: its name, type, extents and
+/// dims. A 1-D variable named after its dim is a coordinate.
+llvm::Expected<NcVariable> describeDims(const NcGroup &P, int Id,
+                                        std::string &Name,
+                                        std::vector<std::string> &DimNames) {
   const Netcdf &Nc = P.File.Nc;
   char Buf[NC_MAX_NAME + 1] = {0};
   nc_type Type;
@@ -217,7 +219,7 @@ llvm::Expected<NcVariable> describeVariable(const NcPosterior &P, int Id,
   Name = Buf;
   NcVariable V;
   V.Id = Id;
-  std::vector<std::string> DimNames;
+  V.Type = dtypeOf(Type);
   for (int D = 0; D < Rank; ++D) {
     char DimName[NC_MAX_NAME + 1] = {0};
     size_t Len = 0;
@@ -228,23 +230,32 @@ llvm::Expected<NcVariable> describeVariable(const NcPosterior &P, int Id,
     DimNames.push_back(DimName);
     V.Extents.push_back(Len);
   }
-  if (Rank == 1 && DimNames[0] == Name) {
-    V.Coordinate = true;
-    V.Dims = DimNames;
-    V.Type = dtypeOf(Type);
-    return V;
-  }
-  if (Rank < 2 || DimNames[0] != "chain" || DimNames[1] != "draw")
-    return error("'" + P.Path + "': posterior variable '" + Name +
-                 "' has dims (" + llvm::join(DimNames, ", ") +
-                 "); an InferenceData posterior has (chain, draw, ...)");
-  V.Dims.assign(DimNames.begin() + 2, DimNames.end());
-  V.Type = dtypeOf(Type);
-  if (!V.Type.Ok)
-    return error("'" + P.Path + "': posterior variable '" + Name +
+  V.Coordinate = Rank == 1 && DimNames[0] == Name;
+  if (!V.Type.Ok && !V.Coordinate)
+    return error("'" + P.Path + "': variable '" + Name +
                  "' has a netCDF type (" + std::to_string(Type) +
                  ") that is not a number aimz-run reads (float, double, "
                  "int, int64, bool)");
+  return V;
+}
+
+/// What variable Id of the posterior group declares. A coordinate
+/// (chain, draw, beta_dim_0: labels, not draws) comes back as one, with
+/// Type.Ok false unless its labels are numbers.
+llvm::Expected<NcVariable> describeVariable(const NcGroup &P, int Id,
+                                            std::string &Name) {
+  std::vector<std::string> DimNames;
+  auto V = describeDims(P, Id, Name, DimNames);
+  if (!V || V->Coordinate) {
+    if (V)
+      V->Dims = DimNames;
+    return V;
+  }
+  if (DimNames.size() < 2 || DimNames[0] != "chain" || DimNames[1] != "draw")
+    return error("'" + P.Path + "': posterior variable '" + Name +
+                 "' has dims (" + llvm::join(DimNames, ", ") +
+                 "); an InferenceData posterior has (chain, draw, ...)");
+  V->Dims.assign(DimNames.begin() + 2, DimNames.end());
   return V;
 }
 
@@ -254,25 +265,108 @@ bool isNetcdfArgument(llvm::StringRef Path) {
   return Path.ends_with(".nc") || Path.ends_with(".netcdf");
 }
 
-llvm::Expected<InferenceDataDraws>
-readInferenceDataNetcdf(const std::string &Path) {
+namespace {
+
+/// Opens a netCDF file (`What` says which, for messages), its root group
+/// selected.
+llvm::Expected<std::shared_ptr<NcGroup>> openNetcdf(const std::string &Path,
+                                                    const char *What) {
   const Netcdf &Nc = netcdf();
   if (!Nc.Error.empty())
     return error("'" + Path + "': " + Nc.Error);
   if (llvm::Error E = io::requireRegularFile(
-          Path, "the posterior", "save it to a file and give its path"))
+          Path, What, "save it to a file and give its path"))
     return std::move(E);
-  auto Fail = [&](const llvm::Twine &What, int Status) {
-    return error("'" + Path + "': " + What + " (" + Nc.nc_strerror(Status) +
-                 ")");
-  };
-  auto P = std::make_shared<NcPosterior>(NcPosterior{Path, NcFile{Nc}, -1, 0, {}});
+  auto P = std::make_shared<NcGroup>(NcGroup{Path, NcFile{Nc}, -1, 0, {}});
   uint64_t Size = 0;
   if (!llvm::sys::fs::file_size(Path, Size))
     P->FileBytes = Size;
   if (int St = Nc.nc_open(Path.c_str(), NC_NOWRITE, &P->File.Id);
       St != NC_NOERR)
-    return Fail("cannot read it as netCDF", St);
+    return error("'" + Path + "': cannot read it as netCDF (" +
+                 Nc.nc_strerror(St) + ")");
+  P->Group = P->File.Id;
+  return P;
+}
+
+/// The names of group G's variables, for a message.
+std::string variableNames(const Netcdf &Nc, int G) {
+  int N = 0;
+  if (Nc.nc_inq_varids(G, &N, nullptr) != NC_NOERR || N == 0)
+    return "none";
+  std::vector<int> Ids(N);
+  Nc.nc_inq_varids(G, &N, Ids.data());
+  std::vector<std::string> Names;
+  for (int Id : Ids) {
+    char Buf[NC_MAX_NAME + 1] = {0};
+    if (Nc.nc_inq_var(G, Id, Buf, nullptr, nullptr, nullptr, nullptr) ==
+        NC_NOERR)
+      Names.push_back(Buf);
+  }
+  return llvm::join(Names, ", ");
+}
+
+} // namespace
+
+llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
+                                             const std::string &Var) {
+  auto P = openNetcdf(Path, "an input");
+  if (!P)
+    return P.takeError();
+  const Netcdf &Nc = (*P)->File.Nc;
+  // "group/.../name", or a bare name: the root group's, else an
+  // InferenceData's constant_data or observed_data group's.
+  llvm::SmallVector<llvm::StringRef> Parts;
+  llvm::StringRef(Var).split(Parts, '/');
+  std::vector<std::vector<llvm::StringRef>> Tries;
+  if (Parts.size() == 1)
+    Tries = {{}, {"constant_data"}, {"observed_data"}};
+  else
+    Tries = {std::vector<llvm::StringRef>(Parts.begin(), Parts.end() - 1)};
+  const std::string Name = Parts.back().str();
+  for (const auto &Groups : Tries) {
+    int G = (*P)->File.Id;
+    bool Found = true;
+    for (llvm::StringRef Sub : Groups)
+      Found = Found && Nc.nc_inq_grp_ncid(G, Sub.str().c_str(), &G) == NC_NOERR;
+    int Id = -1;
+    if (!Found || Nc.nc_inq_varid(G, Name.c_str(), &Id) != NC_NOERR)
+      continue;
+    (*P)->Group = G;
+    std::string Got;
+    std::vector<std::string> DimNames;
+    auto V = describeDims(**P, Id, Got, DimNames);
+    if (!V)
+      return V.takeError();
+    if (!V->Type.Ok)
+      return error("'" + Path + "': variable '" + Var + "' holds labels, "
+                   "not numbers; give a variable of numbers");
+    auto Buf = readVariable(**P, Var, *V);
+    if (!Buf)
+      return Buf.takeError();
+    return io::NpyArray::fromMemory(V->Type.Type, V->Extents, Buf->get(),
+                                    Path + ":" + Var, *Buf);
+  }
+  return error("'" + Path + "' has no variable '" + Var + "'" +
+               (Parts.size() == 1 ? " (looked in the root group, "
+                                    "constant_data and observed_data)"
+                                  : "") +
+               "; its root group's variables: " +
+               variableNames(Nc, (*P)->File.Id) +
+               "; name one with --data NAME=FILE.nc:VARIABLE");
+}
+
+llvm::Expected<InferenceDataDraws>
+readInferenceDataNetcdf(const std::string &Path) {
+  auto Opened = openNetcdf(Path, "the posterior");
+  if (!Opened)
+    return Opened.takeError();
+  std::shared_ptr<NcGroup> P = std::move(*Opened);
+  const Netcdf &Nc = P->File.Nc;
+  auto Fail = [&](const llvm::Twine &What, int Status) {
+    return error("'" + Path + "': " + What + " (" + Nc.nc_strerror(Status) +
+                 ")");
+  };
   if (int St = Nc.nc_inq_grp_ncid(P->File.Id, "posterior", &P->Group);
       St != NC_NOERR)
     return error("'" + Path + "' has no 'posterior' group; write one with "

@@ -53,7 +53,8 @@ cl::opt<bool> InfoJson("json",
                        cl::sub(InfoCmd), cl::cat(RunCat));
 cl::list<std::string>
     DataArgs("data",
-             cl::desc("An input: NAME=FILE.npy, or an .npz of named arrays"),
+             cl::desc("An input: NAME=FILE.npy, NAME=FILE.nc[:VARIABLE], "
+                      "NAME=STORE.zarr[:ARRAY], or an .npz of named arrays"),
              cl::value_desc("NAME=FILE"), RUN_SUBS, cl::cat(RunCat));
 cl::list<std::string>
     DimArgs("dim",

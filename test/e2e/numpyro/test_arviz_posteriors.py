@@ -167,5 +167,84 @@ class ArvizPosteriors(E.E2ETestCase):
         self.assert_one_error_line(r, "cannot read it as netCDF")
 
 
+class NetcdfInputs(E.E2ETestCase):
+    """--data NAME=FILE.nc[:VARIABLE]: an input or observed output read from
+    a netCDF file (xarray's to_netcdf, an InferenceData's constant_data and
+    observed_data), byte for byte the run from .npy files; hostile files are
+    one error line."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        import xarray as xr
+        rng = np.random.default_rng(9)
+        n, draws = 300, 40
+        cls.X = rng.normal(size=(n, 3)).astype(np.float32)
+        cls.y = rng.normal(size=n).astype(np.float32)
+        post = {"alpha": rng.normal(size=(2, draws // 2)),
+                "beta": rng.normal(size=(2, draws // 2, 3)),
+                "sigma": rng.gamma(2, 0.5, size=(2, draws // 2))}
+        cls.npz = cls.savez("post.npz", **{k: v.reshape(draws, *v.shape[2:])
+                                           for k, v in post.items()})
+        cls.npy = {"X": cls.save("X.npy", cls.X), "y": cls.save("y.npy", cls.y)}
+        cls.plain = cls.path("inputs.nc")
+        xr.Dataset({"design": (("obs", "k"), cls.X),
+                    "y": (("obs",), cls.y)}).to_netcdf(cls.plain, engine="h5netcdf")
+        cls.idata = cls.path("fit.nc")
+        az.from_dict(posterior=post, constant_data={"X": cls.X},
+                     observed_data={"y": cls.y}).to_netcdf(cls.idata)
+
+    def same_as_npy(self, command, data, posterior):
+        a, b = self.fresh(), self.fresh()
+        want = {k: v for k, v in self.npy.items() if k in data}
+        E.run_cmd(command, E.model("linreg"), data, a, posterior=posterior, seed=5)
+        E.run_cmd(command, E.model("linreg"), want, b, posterior=self.npz, seed=5)
+        ra, rb = E.read_arrays(a), E.read_arrays(b)
+        self.assertEqual(sorted(ra), sorted(rb))
+        for k in ra:
+            self.assertTrue(E.same_bytes(ra[k], rb[k]), (command, k))
+
+    def test_a_named_variable(self):
+        self.same_as_npy("predict", {"X": self.plain + ":design"}, self.npz)
+        self.same_as_npy("log-likelihood",
+                         {"X": self.plain + ":design", "y": self.plain}, self.npz)
+
+    def test_an_inference_data_file_for_everything(self):
+        # X from constant_data, y from observed_data, the draws from the
+        # posterior group: one file.
+        self.same_as_npy("log-likelihood", {"X": self.idata, "y": self.idata},
+                         self.idata)
+        self.same_as_npy("predict", {"X": self.idata + ":constant_data/X"},
+                         self.idata)
+
+    def test_a_missing_variable(self):
+        r = E.run_cmd("predict", E.model("linreg"), {"X": self.plain},
+                      self.fresh(), posterior=self.npz, check=False)
+        self.assert_one_error_line(r, "has no variable 'X'", "design, y",
+                                   "--data NAME=FILE.nc:VARIABLE")
+        r = E.run_cmd("predict", E.model("linreg"),
+                      {"X": self.idata + ":posterior_predictive/X"},
+                      self.fresh(), posterior=self.npz, check=False)
+        self.assert_one_error_line(r, "has no variable 'posterior_predictive/X'")
+
+    def test_dims_larger_than_the_file(self):
+        import h5netcdf
+        path = self.path("huge_input.nc")
+        with h5netcdf.File(path, "w") as f:
+            f.dimensions = {"obs": 1 << 40, "k": 3}
+            f.create_variable("X", ("obs", "k"), dtype="f4", chunks=(1 << 16, 3))
+        r = E.run_cmd("predict", E.model("linreg"), {"X": path},
+                      self.fresh(), posterior=self.npz, check=False)
+        self.assert_one_error_line(r, "'X'", "more than the")
+
+    def test_not_netcdf(self):
+        path = self.path("text_input.nc")
+        with open(path, "w") as f:
+            f.write("not netcdf\n")
+        r = E.run_cmd("predict", E.model("linreg"), {"X": path + ":X"},
+                      self.fresh(), posterior=self.npz, check=False)
+        self.assert_one_error_line(r, "cannot read it as netCDF")
+
+
 if __name__ == "__main__":
     E.main()

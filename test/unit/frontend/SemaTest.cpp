@@ -279,6 +279,21 @@ TEST(Distributions, EveryVariantHasItsRuntimeFunctions) {
     ASSERT_NE(Row, nullptr) << "no row '" << Symbol << "'";
     EXPECT_EQ(Row->Arity, D->Params.size()) << Symbol;
     Used.insert(Symbol);
+    // A folded base has a CDF: its truncation and censored forms (the
+    // parameters, then two; a copula's, then its factor).
+    EXPECT_TRUE(aimz::hasRuntimeCdf(Symbol)) << Symbol;
+    for (const char *Form :
+         {"truncated_", "censored_", "flagged_", "interval_", "copula_"}) {
+      const std::string Derived = Form + Symbol;
+      const aimz::RuntimeDistribution *C = nullptr;
+      for (const aimz::RuntimeDistribution &R : aimz::runtimeDistributions())
+        if (Derived == R.Symbol)
+          C = &R;
+      ASSERT_NE(C, nullptr) << "no row '" << Derived << "'";
+      const bool Copula = llvm::StringRef(Form) == "copula_";
+      EXPECT_EQ(C->Arity, D->Params.size() + (Copula ? 1 : 2)) << Derived;
+      Used.insert(Derived);
+    }
   }
   // SineSkewed over its bases: VonMises's parameters, or a
   // SineBivariateVonMises's (either correlation), then the skewness.

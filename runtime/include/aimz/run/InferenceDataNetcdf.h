@@ -43,6 +43,14 @@ struct InferenceDataDraws {
 llvm::Expected<InferenceDataDraws>
 readInferenceDataNetcdf(const std::string &Path);
 
+/// Reads variable Var of a netCDF file whole, as an input (`--data
+/// X=inputs.nc:X`): "name" in the root group, else in an InferenceData's
+/// constant_data or observed_data group; "group/name" in that group. The
+/// declared size is checked against the file's before anything is
+/// allocated.
+llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
+                                             const std::string &Var);
+
 /// Whether a --posterior argument names a netCDF file (.nc or .netcdf).
 bool isNetcdfArgument(llvm::StringRef Path);
 
