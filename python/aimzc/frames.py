@@ -123,6 +123,24 @@ def column(value, name, labels):
     return np.asarray(value)
 
 
+def _open_store(path):
+    """A Zarr store or netCDF file as an xarray Dataset (lazily: only the
+    inputs are read), or the path itself when it is neither."""
+    p = os.fspath(path).rstrip("/")
+    if p.endswith(".zarr"):
+        import xarray as xr
+        return xr.open_zarr(p, chunks=None)
+    if p.endswith((".nc", ".netcdf")):
+        import xarray as xr
+        try:
+            return xr.open_dataset(p)
+        except ValueError as e:  # no engine for netCDF-4 in this Python
+            raise ValueError("%s: xarray cannot open it here (%s); install "
+                             "h5netcdf or netCDF4, or give the inputs with "
+                             "aimz-run --data NAME=%s:VARIABLE" % (p, e, p)) from e
+    return path
+
+
 def frame_columns(data, inputs):
     """{name: column} of a frame (only the model's inputs), or None when
     `data` is no frame."""
@@ -131,7 +149,11 @@ def frame_columns(data, inputs):
         import pyarrow.parquet as pq
         names = [n for n in pq.read_schema(data).names if n in inputs]
         data = pq.read_table(data, columns=names, memory_map=True)
+    if isinstance(data, (str, os.PathLike)):
+        data = _open_store(data)
     kind = _kind(data)
+    if kind == "xarray" and hasattr(data, "data_vars"):
+        return {str(n): data[n] for n in data.data_vars if str(n) in inputs}
     if kind == "pyarrow" and hasattr(data, "column_names"):
         return {n: data.column(n) for n in data.column_names if n in inputs}
     if kind == "polars" and hasattr(data, "columns"):
@@ -155,7 +177,8 @@ def arrays(data, inputs):
         if not hasattr(data, "items"):
             raise TypeError("data must be a dict of arrays or columns, a data "
                             "frame (pandas, polars, pyarrow, xarray) or a path "
-                            "(.npz, .parquet); got %s" % type(data).__name__)
+                            "(.npz, .parquet, .zarr, .nc); got %s"
+                            % type(data).__name__)
         frame = dict(data.items())
     out = {}
     for name, value in frame.items():

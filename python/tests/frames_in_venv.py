@@ -93,6 +93,18 @@ class Frames(unittest.TestCase):
         ds = xr.Dataset({"x": ("obs", self.x), "g": ("obs", self.g), "y": ("obs", self.y)})
         self.same(ds)
 
+    def test_stores_by_path(self):
+        # A Zarr store and a netCDF file of the columns (other variables
+        # are not read), as a path.
+        ds = xr.Dataset({"x": ("obs", self.x), "g": ("obs", self.g), "y": ("obs", self.y),
+                         "other": ("big", np.zeros(1000, np.float32))})
+        zpath = os.path.join(self.tmp, "obs.zarr")
+        ds.to_zarr(zpath, mode="w")
+        self.same(zpath)
+        npath = os.path.join(self.tmp, "obs.nc")
+        ds.to_netcdf(npath, engine="h5netcdf")
+        self.same(npath)
+
     def test_several_columns_feed_a_matrix(self):
         so = os.path.join(self.tmp, "linreg.so")
         subprocess.run([AIMZC, os.path.join(EXAMPLES, "linreg.aimz"), "-o", so], check=True)
