@@ -227,11 +227,19 @@ llvm::Expected<NpyArray> readZarrArray(const std::string &Store,
   if (!J)
     return J.takeError();
   ZarrArrayMeta M;
-  if (!extents(J->value("shape", json()), M.Shape) ||
-      (!V3 && !extents(J->value("chunks", json()), M.Chunks)))
-    return ioError("'" + MetaPath + "' has no valid shape and chunks");
-  if (llvm::Error E = V3 ? parseV3(*J, MetaPath, M) : parseV2(*J, MetaPath, M))
-    return std::move(E);
+  // A member of the wrong JSON type (a number where a string belongs)
+  // throws from json::value: malformed metadata, one error.
+  try {
+    if (!extents(J->value("shape", json()), M.Shape) ||
+        (!V3 && !extents(J->value("chunks", json()), M.Chunks)))
+      return ioError("'" + MetaPath + "' has no valid shape and chunks");
+    if (llvm::Error E =
+            V3 ? parseV3(*J, MetaPath, M) : parseV2(*J, MetaPath, M))
+      return std::move(E);
+  } catch (const json::exception &X) {
+    return ioError("'" + MetaPath + "' is not Zarr array metadata aimz-run "
+                   "reads: " + X.what());
+  }
   if (M.Chunks.size() != M.Shape.size())
     return ioError("'" + MetaPath + "': chunks " + formatShape(M.Chunks) +
                    " do not match shape " + formatShape(M.Shape));

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 using namespace aimz::io;
@@ -108,6 +109,18 @@ TEST(ZarrReader, Refusals) {
   ASSERT_OK((*W)->finish());
   EXPECT_NE(errorText(readZarrArray(Dir, "y").takeError()).find("no array 'y'"),
             std::string::npos);
+  // Metadata of the wrong JSON types, or none: one error each, never a
+  // throw or a crash.
+  for (const char *Meta :
+       {R"({"shape": [4], "chunks": [2], "dtype": "<f4", "order": 5})",
+        R"({"shape": [4], "chunks": [2], "dtype": "<f4", "compressor": {"id": 7}})",
+        R"({"shape": [4], "chunks": [0], "dtype": "<f4", "compressor": null})",
+        R"({"shape": "x", "chunks": [2], "dtype": "<f4"})", R"([1, 2])", "{"}) {
+    std::filesystem::create_directories(Dir + "/bad");
+    std::ofstream(Dir + "/bad/.zarray") << Meta;
+    EXPECT_FALSE(errorText(readZarrArray(Dir, "bad").takeError()).empty())
+        << Meta;
+  }
   // A chunk that does not decode to its size.
   std::filesystem::resize_file(Dir + "/x/0", 20);
   EXPECT_NE(errorText(readZarrArray(Dir, "x").takeError()).find("x/0"),
