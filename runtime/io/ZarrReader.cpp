@@ -205,18 +205,12 @@ void placeChunk(const ZarrArrayMeta &M, llvm::ArrayRef<uint64_t> Coords,
   }
 }
 
-} // namespace
-
-bool isZarrStore(llvm::StringRef Path) {
+/// The metadata of array Name (at Dir) of the store, checked: a shape,
+/// chunks of the same rank, none of them 0.
+llvm::Expected<ZarrArrayMeta> readArrayMeta(const std::string &Store,
+                                            const std::string &Name,
+                                            const std::string &Dir) {
   namespace fs = llvm::sys::fs;
-  return Path.ends_with(".zarr") || Path.ends_with(".zarr/") ||
-         fs::exists(Path + "/.zgroup") || fs::exists(Path + "/zarr.json");
-}
-
-llvm::Expected<NpyArray> readZarrArray(const std::string &Store,
-                                       const std::string &Name) {
-  namespace fs = llvm::sys::fs;
-  const std::string Dir = Store + "/" + Name;
   const bool V3 = fs::exists(Dir + "/zarr.json");
   if (!V3 && !fs::exists(Dir + "/.zarray"))
     return ioError("'" + Store + "' has no array '" + Name +
@@ -246,6 +240,25 @@ llvm::Expected<NpyArray> readZarrArray(const std::string &Store,
   for (uint64_t C : M.Chunks)
     if (C == 0)
       return ioError("'" + MetaPath + "': a chunk extent is 0");
+  return M;
+}
+
+} // namespace
+
+bool isZarrStore(llvm::StringRef Path) {
+  namespace fs = llvm::sys::fs;
+  return Path.ends_with(".zarr") || Path.ends_with(".zarr/") ||
+         fs::exists(Path + "/.zgroup") || fs::exists(Path + "/zarr.json");
+}
+
+llvm::Expected<NpyArray> readZarrArray(const std::string &Store,
+                                       const std::string &Name) {
+  namespace fs = llvm::sys::fs;
+  const std::string Dir = Store + "/" + Name;
+  auto Meta = readArrayMeta(Store, Name, Dir);
+  if (!Meta)
+    return Meta.takeError();
+  const ZarrArrayMeta &M = *Meta;
   const size_t Elem = dtypeSize(M.Type);
   std::optional<uint64_t> Bytes = checkedNumBytes(M.Shape, Elem);
   std::optional<uint64_t> ChunkBytes = checkedNumBytes(M.Chunks, Elem);
