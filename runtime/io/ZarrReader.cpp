@@ -252,7 +252,9 @@ bool isZarrStore(llvm::StringRef Path) {
 }
 
 llvm::Expected<NpyArray> readZarrArray(const std::string &Store,
-                                       const std::string &Name) {
+                                       const std::string &Name,
+                                       uint64_t MaxBytes,
+                                       llvm::StringRef Limit) {
   namespace fs = llvm::sys::fs;
   const std::string Dir = Store + "/" + Name;
   auto Meta = readArrayMeta(Store, Name, Dir);
@@ -262,6 +264,14 @@ llvm::Expected<NpyArray> readZarrArray(const std::string &Store,
   const size_t Elem = dtypeSize(M.Type);
   std::optional<uint64_t> Bytes = checkedNumBytes(M.Shape, Elem);
   std::optional<uint64_t> ChunkBytes = checkedNumBytes(M.Chunks, Elem);
+  // Past the limit an allocation may succeed and the first touch summon
+  // the OOM killer; a chunk counts too (chunks far larger than the array).
+  if (MaxBytes && (!Bytes || !ChunkBytes || *Bytes > MaxBytes ||
+                   *ChunkBytes > MaxBytes))
+    return ioError("'" + Dir + "': array of shape " + formatShape(M.Shape) +
+                   " in chunks of " + formatShape(M.Chunks) +
+                   " needs more memory than " + Limit +
+                   " allows; too large to read into memory");
   std::shared_ptr<uint8_t[]> Out;
   if (Bytes && ChunkBytes && *Bytes <= SIZE_MAX && *ChunkBytes <= SIZE_MAX)
     Out.reset(new (std::nothrow) uint8_t[*Bytes ? *Bytes : 1]);

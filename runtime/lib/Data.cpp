@@ -3,6 +3,7 @@
 #include "aimz/DimExpr.h"
 #include "RunError.h"
 #include "aimz/run/InferenceDataNetcdf.h"
+#include "aimz/run/RunPlan.h"
 #include "aimz/run/StanCsv.h"
 
 #include "aimz/io/Npz.h"
@@ -96,10 +97,13 @@ static llvm::Expected<io::NpyArray> openInputFile(const std::string &Name,
       Var = File.substr(Colon + 1);
     }
   }
+  // Read whole: at most half the tightest memory limit, as for scratch.
+  const MemoryLimit Limit = memoryLimit();
+  const std::string Half = "half of " + Limit.What;
   if (isNetcdfArgument(Path))
-    return readNetcdfInput(Path, Var);
+    return readNetcdfInput(Path, Var, Limit.Bytes / 2, Half);
   if (io::isZarrStore(Path))
-    return io::readZarrArray(Path, Var);
+    return io::readZarrArray(Path, Var, Limit.Bytes / 2, Half);
   return io::NpyArray::open(File);
 }
 

@@ -309,7 +309,9 @@ std::string variableNames(const Netcdf &Nc, int G) {
 } // namespace
 
 llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
-                                             const std::string &Var) {
+                                             const std::string &Var,
+                                             uint64_t MaxBytes,
+                                             llvm::StringRef Limit) {
   auto P = openNetcdf(Path, "an input");
   if (!P)
     return P.takeError();
@@ -341,6 +343,11 @@ llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
     if (!V->Type.Ok)
       return error("'" + Path + "': variable '" + Var + "' holds labels, "
                    "not numbers; give a variable of numbers");
+    auto Bytes = io::checkedNumBytes(V->Extents, io::dtypeSize(V->Type.Type));
+    if (MaxBytes && (!Bytes || *Bytes > MaxBytes))
+      return error("'" + Path + "': variable '" + Var + "' has shape " +
+                   io::formatShape(V->Extents) + ", more memory than " +
+                   Limit + " allows; too large to read into memory");
     auto Buf = readVariable(**P, Var, *V);
     if (!Buf)
       return Buf.takeError();

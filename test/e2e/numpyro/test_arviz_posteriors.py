@@ -227,15 +227,20 @@ class NetcdfInputs(E.E2ETestCase):
                       self.fresh(), posterior=self.npz, check=False)
         self.assert_one_error_line(r, "has no variable 'posterior_predictive/X'")
 
-    def test_dims_larger_than_the_file(self):
+    def test_dims_larger_than_the_file_or_memory(self):
+        # Unwritten HDF5 chunks cost nothing: a few KB declare 12 TB (past
+        # half the memory limit) or 200 MB (past what the file can hold).
         import h5netcdf
-        path = self.path("huge_input.nc")
-        with h5netcdf.File(path, "w") as f:
-            f.dimensions = {"obs": 1 << 40, "k": 3}
-            f.create_variable("X", ("obs", "k"), dtype="f4", chunks=(1 << 16, 3))
-        r = E.run_cmd("predict", E.model("linreg"), {"X": path},
-                      self.fresh(), posterior=self.npz, check=False)
-        self.assert_one_error_line(r, "'X'", "more than the")
+        for rows, fragments in ((1 << 40, ("half of", "too large to read")),
+                                (1 << 24, ("more than the",))):
+            path = self.path("huge_input_%d.nc" % rows)
+            with h5netcdf.File(path, "w") as f:
+                f.dimensions = {"obs": rows, "k": 3}
+                f.create_variable("X", ("obs", "k"), dtype="f4",
+                                  chunks=(1 << 16, 3))
+            r = E.run_cmd("predict", E.model("linreg"), {"X": path},
+                          self.fresh(), posterior=self.npz, check=False)
+            self.assert_one_error_line(r, "'X'", *fragments)
 
     def test_not_netcdf(self):
         path = self.path("text_input.nc")

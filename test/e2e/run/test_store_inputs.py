@@ -116,7 +116,7 @@ class StoreInputs(E.E2ETestCase):
             "z", shape=(1 << 40, 7), chunks=(1 << 20, 7), dtype="f4")
         r = E.run_cmd("prior-predictive", self.so, ["z=%s:z" % big],
                       self.fresh(), num_samples=1, check=False)
-        self.assert_one_error_line(r, "too large to read into memory")
+        self.assert_one_error_line(r, "half of", "too large to read into memory")
 
 
 if __name__ == "__main__":

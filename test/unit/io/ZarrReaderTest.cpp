@@ -121,6 +121,10 @@ TEST(ZarrReader, Refusals) {
     EXPECT_FALSE(errorText(readZarrArray(Dir, "bad").takeError()).empty())
         << Meta;
   }
+  // Past the caller's memory bound: refused before any allocation.
+  EXPECT_NE(errorText(readZarrArray(Dir, "x", 8, "a test's 8 bytes").takeError())
+                .find("a test's 8 bytes"),
+            std::string::npos);
   // A chunk that does not decode to its size.
   std::filesystem::resize_file(Dir + "/x/0", 20);
   EXPECT_NE(errorText(readZarrArray(Dir, "x").takeError()).find("x/0"),

@@ -21,9 +21,13 @@
 namespace aimz::io {
 
 /// Reads array `Name` ('/'-separated inside the group) of the Zarr store
-/// at `Store`, whole, into memory.
+/// at `Store`, whole, into memory. An array of more than MaxBytes (0: no
+/// limit) is refused before anything is allocated, naming `Limit` (what
+/// the bound is, for the message).
 llvm::Expected<NpyArray> readZarrArray(const std::string &Store,
-                                       const std::string &Name);
+                                       const std::string &Name,
+                                       uint64_t MaxBytes = 0,
+                                       llvm::StringRef Limit = "");
 
 /// Whether Path is a Zarr store (a directory with .zgroup, .zarray or
 /// zarr.json), or names one by its .zarr suffix.

@@ -46,10 +46,12 @@ readInferenceDataNetcdf(const std::string &Path);
 /// Reads variable Var of a netCDF file whole, as an input (`--data
 /// X=inputs.nc:X`): "name" in the root group, else in an InferenceData's
 /// constant_data or observed_data group; "group/name" in that group. The
-/// declared size is checked against the file's before anything is
-/// allocated.
+/// declared size is checked against the file's, and against MaxBytes (0:
+/// no limit; `Limit` names the bound), before anything is allocated.
 llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
-                                             const std::string &Var);
+                                             const std::string &Var,
+                                             uint64_t MaxBytes = 0,
+                                             llvm::StringRef Limit = "");
 
 /// Whether a --posterior argument names a netCDF file (.nc or .netcdf).
 bool isNetcdfArgument(llvm::StringRef Path);
