@@ -621,8 +621,8 @@ class Directions(E.E2ETestCase):
         self.assertGreater(stats.kstest(theta, lambda a: np.interp(a, grid, cdf)).pvalue, 1e-4)
 
 class Copulas(E.E2ETestCase):
-    """GaussianCopula over a Weibull and a Student t marginal and
-    GaussianCopulaBeta: log densities against SciPy (marginal log densities
+    """GaussianCopula over a Weibull, a Student t and a folded normal
+    marginal and GaussianCopulaBeta: log densities against SciPy (marginal log densities
     plus log N(q | 0, R) - sum log N(q_i | 0, 1), q the normal scores taken
     from the smaller tail) at both precisions; draws by their marginals
     (KS) and the normal scores' correlation."""
@@ -635,6 +635,9 @@ class Copulas(E.E2ETestCase):
               lambda: stats.t(4.0, np.array([1.0, 2.0, 0.5]), 2.0)),
         "b": ("GaussianCopulaBeta(%s, 2.5, correlation_matrix=%s)",
               lambda: stats.beta(np.array([1.0, 2.0, 0.5]), 2.5)),
+        # A folded marginal (Folded.h's CDF; SciPy's foldnorm is |N(c s, s)|).
+        "f": ("GaussianCopula(FoldedDistribution(Normal(%s, 1.5)), correlation_matrix=%s)",
+              lambda: stats.foldnorm(np.array([1.0, 2.0, 0.5]) / 1.5, scale=1.5)),
     }
 
     def source(self, ty):
@@ -673,8 +676,10 @@ class Copulas(E.E2ETestCase):
             data["y" + k] = self.save("y%s_%s.npy" % (k, ty), v)
             # Draws: each marginal's law, and the normal scores' correlation.
             for i in range(3):
-                m = stats.weibull_min(1.7, scale=[1.0, 2.0, 0.5][i]) if k == "w" else \
-                    stats.t(4.0, [1.0, 2.0, 0.5][i], 2.0) if k == "t" else stats.beta([1.0, 2.0, 0.5][i], 2.5)
+                v_i = [1.0, 2.0, 0.5][i]
+                m = stats.weibull_min(1.7, scale=v_i) if k == "w" else \
+                    stats.t(4.0, v_i, 2.0) if k == "t" else \
+                    stats.foldnorm(v_i / 1.5, scale=1.5) if k == "f" else stats.beta(v_i, 2.5)
                 self.assertGreater(stats.kstest(draws[k][:, i], m.cdf).pvalue, 1e-4, (k, i))
             c = np.corrcoef(self.scores(f, draws[k]).T)
             np.testing.assert_allclose(c, self.R, atol=0.05, err_msg=k)
