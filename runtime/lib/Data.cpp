@@ -97,14 +97,14 @@ static llvm::Expected<io::NpyArray> openInputFile(const std::string &Name,
       Var = File.substr(Colon + 1);
     }
   }
+  const bool Netcdf = isNetcdfArgument(Path);
+  if (!Netcdf && !io::isZarrStore(Path))
+    return io::NpyArray::open(File); // memory-mapped, not read
   // Read whole: at most half the tightest memory limit, as for scratch.
   const MemoryLimit Limit = memoryLimit();
   const std::string Half = "half of " + Limit.What;
-  if (isNetcdfArgument(Path))
-    return readNetcdfInput(Path, Var, Limit.Bytes / 2, Half);
-  if (io::isZarrStore(Path))
-    return io::readZarrArray(Path, Var, Limit.Bytes / 2, Half);
-  return io::NpyArray::open(File);
+  return Netcdf ? readNetcdfInput(Path, Var, Limit.Bytes / 2, Half)
+                : io::readZarrArray(Path, Var, Limit.Bytes / 2, Half);
 }
 
 llvm::Expected<DataSet> loadData(const Manifest &M,

@@ -286,6 +286,9 @@ private:
     std::string Name;
   };
   std::optional<NumberBase> bindNumberBase(SampleStmt &S);
+  /// A distribution call as an unnamed sample site (a composite's base, a
+  /// log_prob's distribution), so that the site's binding rules apply.
+  static SampleStmt siteOfCall(const CallExpr &Call, const DistSpec &Spec);
   std::optional<NumberBase> bindFoldedBase(const CallExpr &Call,
                                            const DistSpec &Spec);
   bool bindBivariateSkewed(SampleStmt &S, const NumberBase &NB,

@@ -131,14 +131,19 @@ Analyzer::bindNumberBase(SampleStmt &S) {
   return R;
 }
 
+SampleStmt Analyzer::siteOfCall(const CallExpr &Call, const DistSpec &Spec) {
+  SampleStmt Site(Call.Loc, "", Call.Loc, Call.Callee, Call.Loc, Call.Args,
+                  std::nullopt);
+  Site.Spec = &Spec;
+  return Site;
+}
+
 /// A base written as FoldedDistribution(B(...)): bound as its own site
 /// would be; its row is folded_<B>, which has a CDF (runtime
 /// CdfDistributions.def), and its name in the composite's is "Folded(B)".
 std::optional<Analyzer::NumberBase>
 Analyzer::bindFoldedBase(const CallExpr &Call, const DistSpec &Spec) {
-  SampleStmt Inner(Call.Loc, "", Call.Loc, Call.Callee, Call.Loc, Call.Args,
-                   std::nullopt);
-  Inner.Spec = &Spec;
+  SampleStmt Inner = siteOfCall(Call, Spec);
   auto B = bindFolded(Inner);
   if (!B)
     return std::nullopt;

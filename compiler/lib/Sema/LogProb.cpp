@@ -70,9 +70,7 @@ bool Analyzer::analyzeLogProb(CallExpr &E) {
   }
   std::optional<BoundCall> Bound;
   if (Scalar) {
-    SampleStmt Site(D->Loc, "", D->Loc, D->Callee, D->Loc, D->Args,
-                    std::nullopt);
-    Site.Spec = Spec;
+    SampleStmt Site = siteOfCall(*D, *Spec);
     Bound = bindSampleCall(Site, *Spec, /*IsOutput=*/false);
   } else {
     Bound = bindCall(*Spec, D->Args, D->Loc, /*ShapeMayGiveEvent=*/true);
@@ -154,8 +152,7 @@ bool Analyzer::analyzeMaskedLogProb(CallExpr &E, const CallExpr &D,
     Diags.report(diag::E_NO_CDF, D.Loc) << Spec.Name << E.Callee;
     return false;
   }
-  SampleStmt Site(D.Loc, "", D.Loc, D.Callee, D.Loc, D.Args, std::nullopt);
-  Site.Spec = &Spec;
+  SampleStmt Site = siteOfCall(D, Spec);
   ExprPtr Base = compositeArg(Site, 0), Mask = compositeArg(Site, 1);
   if (!Base || !Mask) {
     Diags.report(diag::E_COMPOSITE_MISSING, D.Loc)

@@ -35,9 +35,7 @@ Analyzer::bindMixtureComponent(const Expr &E) {
   }
   std::optional<BoundCall> B;
   if (Truncated) {
-    SampleStmt Site(C->Loc, "", C->Loc, C->Callee, C->Loc, C->Args,
-                    std::nullopt);
-    Site.Spec = Spec;
+    SampleStmt Site = siteOfCall(*C, *Spec);
     B = bindTruncated(Site);
   } else {
     B = bindCall(*Spec, C->Args, C->Loc);

@@ -41,10 +41,10 @@ template <class B, class Pdf> struct FoldedCdf {
   AIMZ_MATH_FN double lo() const { return 0.0; }
   AIMZ_MATH_FN double hi() const { return inf<double>(); }
   AIMZ_MATH_FN double log_sf(double x) const {
-    const double a = base.log_sf(x), b = base.log_cdf(-x);
-    const double m = a > b ? a : b;
-    if (m == -inf<double>()) return m;
-    return m + std::log1p(std::exp((a > b ? b : a) - m));
+    LogSum S;
+    S.add(base.log_sf(x));
+    S.add(base.log_cdf(-x));
+    return S.value();
   }
   AIMZ_MATH_FN double log_cdf(double x) const {
     const double ls = log_sf(x);
