@@ -84,6 +84,43 @@ std::map<std::string, io::NpyArray> viewsOf(const py::dict &D) {
   return Out;
 }
 
+/// Labels: a 1-D array of numbers, or of text (NumPy's <U or objects,
+/// which Python made strings of). `What` names them in errors.
+DimLabels labelsOf(const std::string &Dim, const py::object &V,
+                   const std::string &What) {
+  auto A = py::reinterpret_borrow<py::array>(V);
+  char Kind = py::str(A.dtype().attr("kind")).cast<std::string>()[0];
+  llvm::Expected<DimLabels> L = DimLabels();
+  if (Kind == 'U' || Kind == 'O') {
+    if (A.ndim() != 1)
+      throw py::value_error(What + " must be 1-D, one label per element");
+    std::vector<std::string> Text;
+    for (py::handle H : V)
+      Text.push_back(py::str(H));
+    L = textLabels(Dim, Text);
+  } else {
+    L = numberLabels(Dim, viewOf(Dim, A));
+  }
+  if (!L)
+    raise(L.takeError());
+  L->From = What;
+  return std::move(*L);
+}
+
+/// {name: labels} (see labelsOf); What(name) names each in errors.
+template <typename WhatFn>
+Coordinates labelsByName(const py::object &O, WhatFn What) {
+  Coordinates Out;
+  if (O.is_none())
+    return Out;
+  for (auto [K, V] : O.cast<py::dict>()) {
+    std::string Name = py::str(K);
+    Out.emplace(Name, labelsOf(Name, py::reinterpret_borrow<py::object>(V),
+                               What(Name)));
+  }
+  return Out;
+}
+
 /// {site: number or array} as interventions (arrays used in place).
 std::vector<Intervention> interventionsOf(const py::object &O) {
   std::vector<Intervention> Out;
@@ -326,12 +363,12 @@ private:
     py::object Dims = keywordObject(Options, "site_dims");
     if (!Dims.is_none())
       SiteDims = Dims.cast<std::map<std::string, std::vector<std::string>>>();
-    py::object Coords = keywordObject(Options, "coords");
-    std::map<std::string, io::NpyArray> Labels;
-    if (!Coords.is_none())
-      Labels = viewsOf(Coords.cast<py::dict>());
-    if (llvm::Error E = keepCoordinates(M, Labels, SiteDims, Post))
-      raise(std::move(E));
+    keepCoordinates(M,
+                    labelsByName(keywordObject(Options, "posterior_coords"),
+                                 [](const std::string &D) {
+                                   return "the posterior's coords '" + D + "'";
+                                 }),
+                    SiteDims, Post);
     return Post;
   }
 
@@ -393,6 +430,16 @@ private:
     O.ToolVersion = AIMZ_RUN_VERSION;
     if (std::string C = keyword(Options, "codec", std::string()); !C.empty())
       O.Codec = take(io::CodecOptions::parse(C));
+    O.Coords = labelsByName(keywordObject(Options, "coords"),
+                            [](const std::string &D) {
+                              return "coords=['" + D + "']";
+                            });
+    O.IndexLabels = labelsByName(
+        keywordObject(Options, "index_labels"), [](const std::string &I) {
+          return "the categories of column '" + I + "'";
+        });
+    if (py::object L = keywordObject(Options, "obs_labels"); !L.is_none())
+      O.ObsLabels = labelsOf("obs", L, "the data frame's index");
     return O;
   }
 

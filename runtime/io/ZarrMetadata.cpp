@@ -108,6 +108,11 @@ bool fitsInteger(DType T, double V) {
 }
 } // namespace
 
+std::string dtypeName(const ZarrArraySpec &S) {
+  return S.TextWidth ? "<U" + std::to_string(S.TextWidth)
+                     : dtypeDescr(S.Type).str();
+}
+
 Error validateSpec(const ZarrArraySpec &S) {
   if (!validNodePath(S.Name))
     return ioError("invalid Zarr array name '" + S.Name +
@@ -128,8 +133,11 @@ Error validateSpec(const ZarrArraySpec &S) {
       return ioError("array '" + S.Name + "' has an empty name for dimension " +
                      Twine(I));
   }
-  if (!checkedNumBytes(S.Shape, dtypeSize(S.Type)) ||
-      !checkedNumBytes(S.Chunks, dtypeSize(S.Type)))
+  if (S.TextWidth && (S.Type != DType::UInt32 || S.FillValue))
+    return ioError("text array '" + S.Name + "' must be declared with type "
+                   "UInt32 (its code points) and no fill value");
+  if (!checkedNumBytes(S.Shape, elementBytes(S)) ||
+      !checkedNumBytes(S.Chunks, elementBytes(S)))
     return ioError("array '" + S.Name + "' with shape " + formatShape(S.Shape) +
                    " and chunks " + formatShape(S.Chunks) +
                    " overflows 64-bit sizes");
@@ -148,6 +156,8 @@ Error validateSpec(const ZarrArraySpec &S) {
 }
 
 std::vector<uint8_t> fillBytes(const ZarrArraySpec &S) {
+  if (S.TextWidth) // the empty string
+    return std::vector<uint8_t>(elementBytes(S), 0);
   double F = fillOf(S);
   switch (S.Type) {
   case DType::Bool:
@@ -179,6 +189,8 @@ std::vector<uint8_t> fillBytes(const ZarrArraySpec &S) {
 }
 
 json fillJson(const ZarrArraySpec &S) {
+  if (S.TextWidth)
+    return "";
   double F = fillOf(S);
   if (S.Type == DType::Bool)
     return F != 0;
@@ -201,7 +213,7 @@ json v2ArrayMeta(const ZarrArraySpec &S, const CodecOptions &Codec) {
   return {{"zarr_format", 2},
           {"shape", S.Shape},
           {"chunks", S.Chunks},
-          {"dtype", dtypeDescr(S.Type).str()},
+          {"dtype", dtypeName(S)},
           {"compressor", zarrV2Compressor(Codec, S.Type)},
           {"fill_value", v2FillIsNull(S) ? json(nullptr) : fillJson(S)},
           {"order", "C"},
@@ -215,12 +227,21 @@ json v2ArrayAttrs(const ZarrArraySpec &S) {
   return A;
 }
 
+namespace {
+/// zarr-python's name for NumPy's <U, as xarray writes text coordinates
+/// to a v3 store (a data type of zarr-extensions, not the core spec).
+json v3TextType(const ZarrArraySpec &S) {
+  return {{"name", "fixed_length_utf32"},
+          {"configuration", {{"length_bytes", elementBytes(S)}}}};
+}
+} // namespace
+
 json v3ArrayMeta(const ZarrArraySpec &S, const CodecOptions &Codec) {
   return {
       {"zarr_format", 3},
       {"node_type", "array"},
       {"shape", S.Shape},
-      {"data_type", dtypeV3Name(S.Type).str()},
+      {"data_type", S.TextWidth ? v3TextType(S) : json(dtypeV3Name(S.Type))},
       {"chunk_grid",
        {{"name", "regular"}, {"configuration", {{"chunk_shape", S.Chunks}}}}},
       {"chunk_key_encoding",
@@ -248,3 +269,9 @@ std::string chunkKey(ZarrFormat Format, ArrayRef<uint64_t> Coords) {
 }
 
 } // namespace aimz::io::zarr
+
+namespace aimz::io {
+uint64_t elementBytes(const ZarrArraySpec &S) {
+  return S.TextWidth ? 4 * uint64_t(S.TextWidth) : dtypeSize(S.Type);
+}
+} // namespace aimz::io

@@ -17,6 +17,9 @@ namespace aimz::io::zarr {
 /// without '\\', not starting with '.', not "zarr.json".
 bool validNodePath(llvm::StringRef Path);
 
+/// The element type as NumPy names it ("<f4", "<U12" for text).
+std::string dtypeName(const ZarrArraySpec &Spec);
+
 /// Checks names, ranks, extents and the fill value of a spec.
 llvm::Error validateSpec(const ZarrArraySpec &Spec);
 

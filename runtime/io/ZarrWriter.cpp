@@ -300,7 +300,7 @@ ZarrWriter::checkKeptChunks(const KeptChunkFn &OnKept) {
   std::shared_lock<std::shared_mutex> L(Mutex);
   for (const auto &[Name, A] : Arrays) {
     const ZarrArraySpec &S = A->Spec;
-    Decoded.resize(*checkedNumBytes(S.Chunks, dtypeSize(S.Type)));
+    Decoded.resize(*checkedNumBytes(S.Chunks, elementBytes(S)));
     uint64_t Damaged = 0;
     std::string First;
     std::vector<uint64_t> Coords(A->Grid.size(), 0);
@@ -531,7 +531,7 @@ Expected<ChunkGeometry> ZarrWriter::chunkGeometry(StringRef Name,
     G.Valid.push_back(
         std::min(S.Chunks[I], S.Shape[I] - Coords[I] * S.Chunks[I]));
   }
-  size_t E = dtypeSize(S.Type);
+  uint64_t E = elementBytes(S);
   G.FullBytes = *checkedNumBytes(S.Chunks, E);
   G.ValidBytes = *checkedNumBytes(G.Valid, E);
   return G;
@@ -550,7 +550,7 @@ Error ZarrWriter::writeChunk(StringRef Name, ArrayRef<uint64_t> Coords,
   if (Bytes != G->FullBytes && Bytes != G->ValidBytes) {
     std::string Want = std::to_string(G->FullBytes) + " (the whole chunk " +
                        formatShape(S.Chunks) + " of " +
-                       dtypeDescr(S.Type).str() + ")";
+                       zarr::dtypeName(S) + ")";
     if (Edge)
       Want += " or " + std::to_string(G->ValidBytes) + " (its in-bounds part " +
               formatShape(G->Valid) + ")";
@@ -573,7 +573,7 @@ Error ZarrWriter::writeChunk(StringRef Name, ArrayRef<uint64_t> Coords,
     copyValid(Scr.Padded.data(), static_cast<const uint8_t *>(Data), S.Chunks,
               Bytes == G->FullBytes ? ArrayRef<uint64_t>(S.Chunks)
                                     : ArrayRef<uint64_t>(G->Valid),
-              G->Valid, dtypeSize(S.Type));
+              G->Valid, elementBytes(S));
     Raw = ArrayRef<uint8_t>(Scr.Padded.data(), G->FullBytes);
   }
   Expected<size_t> N = encodeChunk(Codec, S.Type, Raw, Scr.Encoded);
@@ -619,7 +619,7 @@ Error ZarrWriter::fillUnwrittenChunks(Array &A) {
     return Error::success();
   // Every missing chunk has the same bytes: encode one, write it many times.
   const ZarrArraySpec &S = A.Spec;
-  uint64_t Bytes = *checkedNumBytes(S.Chunks, dtypeSize(S.Type));
+  uint64_t Bytes = *checkedNumBytes(S.Chunks, elementBytes(S));
   Expected<PageBuffer> Raw = PageBuffer::allocate(Bytes);
   if (!Raw)
     return Raw.takeError();

@@ -77,7 +77,7 @@ llvm::Error writeCopiedArrays(ResultSink &Sink, const RunPlan &Plan,
     if (Outs[I].Observed)
       Err = writeRows(Sink, I, Outs[I], *Data.Observed[Outs[I].ObservedOutput]);
     else if (Outs[I].Coordinate)
-      Err = writeRows(Sink, I, Outs[I], Post->Coords.at(Outs[I].Name));
+      Err = writeRows(Sink, I, Outs[I], Outs[I].Labels);
     else if (Outs[I].FromPosterior)
       Err = writePosterior(Sink, I, Outs[I], *Post->Sites[Outs[I].Site]);
   return Err;

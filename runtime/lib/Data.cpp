@@ -310,28 +310,17 @@ llvm::Expected<DataSet> dataFromArrays(const Manifest &M,
   return D;
 }
 
-llvm::Error keepCoordinates(
-    const Manifest &M, const std::map<std::string, io::NpyArray> &Coords,
+void keepCoordinates(
+    const Manifest &M, Coordinates Coords,
     const std::map<std::string, std::vector<std::string>> &SiteDims,
     Posterior &P) {
-  for (const auto &[Dim, A] : Coords) {
-    if (A.shape().size() != 1)
-      return error("coordinate '" + Dim + "' has shape " +
-                   io::formatShape(A.shape()) + "; a coordinate is 1-D, "
-                   "one label per element of its dim");
-    auto H = asHostArray(A, A.dtype(), "coordinate '" + Dim + "'",
-                         Conversion::Widening);
-    if (!H)
-      return H.takeError();
-    P.Coords.emplace(Dim, std::move(*H));
-  }
+  P.Coords = std::move(Coords);
   P.SiteDims.resize(M.Sites.size());
   for (const auto &[Name, Dims] : SiteDims) {
     int S = M.siteIndex(Name);
     if (S >= 0 && P.has(S) && P.Sites[S]->Shape.size() == Dims.size() + 1)
       P.SiteDims[S] = Dims;
   }
-  return llvm::Error::success();
 }
 
 llvm::Expected<Posterior> loadPosterior(const Manifest &M,
@@ -380,8 +369,7 @@ llvm::Expected<Posterior> loadPosterior(const Manifest &M,
     return P.takeError();
   P->Chains = Chains;
   if (Idata)
-    if (llvm::Error E = keepCoordinates(M, Idata->Coords, Idata->Dims, *P))
-      return std::move(E);
+    keepCoordinates(M, std::move(Idata->Coords), Idata->Dims, *P);
   return P;
 }
 

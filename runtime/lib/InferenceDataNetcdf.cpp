@@ -26,7 +26,7 @@ namespace {
   X(nc_open) X(nc_close) X(nc_strerror) X(nc_inq_grp_ncid) X(nc_inq_varids)  \
   X(nc_inq_var) X(nc_inq_dim) X(nc_get_var_float) X(nc_get_var_double)       \
   X(nc_get_var_int) X(nc_get_var_longlong) X(nc_get_var_uchar)              \
-  X(nc_inq_varid)
+  X(nc_inq_varid) X(nc_get_var_string) X(nc_free_string)
 
 /// libnetcdf's functions, from a dlopen on the first .nc posterior: linked,
 /// it and HDF5 with their dozens of libraries loaded at every start of
@@ -363,6 +363,47 @@ llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
                "; name one with --data NAME=FILE.nc:VARIABLE");
 }
 
+/// The labels of coordinate variable Id: numbers (chain, draw, a numbered
+/// dim) or text (NC_STRING, as ArviZ writes coords={"county": names});
+/// none for a type that is neither (bool, char arrays).
+llvm::Expected<std::optional<DimLabels>>
+readLabels(const NcGroup &P, int Id, const std::string &Name,
+           const NcVariable &V) {
+  const Netcdf &Nc = P.File.Nc;
+  nc_type Type = 0;
+  Nc.nc_inq_var(P.Group, Id, nullptr, &Type, nullptr, nullptr, nullptr);
+  if (Type == NC_STRING) {
+    const uint64_t N = V.Extents[0];
+    // Pointers, 8 bytes each, and at least a byte of text per label.
+    if (N > P.FileBytes)
+      return error("'" + P.Path + "': coordinate '" + Name + "' declares " +
+                   std::to_string(N) + " labels, more than the file holds");
+    std::vector<char *> Raw(N, nullptr);
+    if (int St = Nc.nc_get_var_string(P.Group, Id, Raw.data()); St != NC_NOERR)
+      return error("'" + P.Path + "': cannot read coordinate '" + Name +
+                   "' (" + Nc.nc_strerror(St) + ")");
+    std::vector<std::string> Text;
+    for (char *C : Raw)
+      Text.push_back(C ? C : "");
+    Nc.nc_free_string(N, Raw.data());
+    auto L = textLabels(Name, Text);
+    if (!L)
+      return L.takeError();
+    return std::optional<DimLabels>(std::move(*L));
+  }
+  if (!V.Type.Ok || V.Type.Type == io::DType::Bool)
+    return std::optional<DimLabels>();
+  auto Buf = readVariable(P, Name, V);
+  if (!Buf)
+    return Buf.takeError();
+  auto L = numberLabels(
+      Name, io::NpyArray::fromMemory(V.Type.Type, V.Extents, Buf->get(),
+                                     P.Path + ":posterior/" + Name, *Buf));
+  if (!L)
+    return L.takeError();
+  return std::optional<DimLabels>(std::move(*L));
+}
+
 llvm::Expected<InferenceDataDraws>
 readInferenceDataNetcdf(const std::string &Path) {
   auto Opened = openNetcdf(Path, "the posterior");
@@ -393,16 +434,11 @@ readInferenceDataNetcdf(const std::string &Path) {
     if (!V)
       return V.takeError();
     if (V->Coordinate) {
-      // Numbers are kept (chain, draw, a numbered dim); text labels are
-      // not, for want of a string dtype in the stores we write.
-      if (V->Type.Ok && V->Type.Type != io::DType::Bool) {
-        auto Buf = readVariable(*P, Name, *V);
-        if (!Buf)
-          return Buf.takeError();
-        Out.Coords.emplace(Name, io::NpyArray::fromMemory(
-                                     V->Type.Type, V->Extents, Buf->get(),
-                                     Path + ":posterior/" + Name, *Buf));
-      }
+      auto L = readLabels(*P, Id, Name, *V);
+      if (!L)
+        return L.takeError();
+      if (*L)
+        Out.Coords.emplace(Name, std::move(**L));
       continue;
     }
     int64_t Chains = static_cast<int64_t>(V->Extents[0]);

@@ -131,8 +131,14 @@ llvm::Expected<std::unique_ptr<ResultSink>> createZarrSink(
       return std::move(E);
   uint64_t MaxChunk = 1;
   for (const SinkArray &A : Arrays) {
-    if (llvm::Error E = S->Writer->addArray(A.Name, A.Type, A.Shape, A.Chunk,
-                                            A.DimNames))
+    io::ZarrArraySpec Spec;
+    Spec.Name = A.Name;
+    Spec.Type = A.Type;
+    Spec.Shape = A.Shape;
+    Spec.Chunks = A.Chunk;
+    Spec.DimNames = A.DimNames;
+    Spec.TextWidth = A.TextWidth;
+    if (llvm::Error E = S->Writer->addArray(Spec))
       return std::move(E);
     MaxChunk = std::max(MaxChunk, A.ChunkBytes);
   }

@@ -1,5 +1,6 @@
 //===- RunPlan.cpp - What a run computes and where each batch goes --------===//
 #include "aimz/run/RunPlan.h"
+#include "CoordinateArrays.h"
 #include "RunError.h"
 
 #include "aimz/io/Shape.h"
@@ -18,6 +19,20 @@
 #include <unistd.h>
 
 namespace aimz::run {
+
+std::string OutputArray::group() const {
+  size_t Slash = Path.rfind('/');
+  return Slash == std::string::npos ? "" : Path.substr(0, Slash);
+}
+
+void OutputArray::setKernelStrides() {
+  ChunkStrides.assign(KernelChunk.size(), 1);
+  for (size_t I = KernelChunk.size() - 1; I-- > 0;)
+    ChunkStrides[I] = ChunkStrides[I + 1] * KernelChunk[I + 1];
+  ChunkBytes = io::dtypeSize(Type);
+  for (uint64_t X : KernelChunk)
+    ChunkBytes *= X;
+}
 
 namespace {
 
@@ -152,11 +167,6 @@ std::string groupOf(const Manifest &M, const RunOptions &Opts, int Site) {
 }
 
 /// The group an array is written to ("" at the root).
-std::string groupPath(const OutputArray &O) {
-  size_t Slash = O.Path.rfind('/');
-  return Slash == std::string::npos ? "" : O.Path.substr(0, Slash);
-}
-
 /// Appends the names of each array's own axes to its DimNames (which hold
 /// the leading chain/draw): the plate an axis lies in, as ArviZ names
 /// NumPyro's, else `<array>_dim_<i>`. A plate's name is kept out of a group
@@ -168,7 +178,7 @@ void nameSiteDims(const Manifest &M, std::vector<OutputArray> &Outs) {
   std::set<Key> Taken;
   std::map<Key, uint64_t> Extent;
   for (const OutputArray &O : Outs) {
-    std::string G = groupPath(O);
+    std::string G = O.group();
     Taken.insert({G, O.Name});
     for (const std::string &D : O.DimNames)
       Taken.insert({G, D});
@@ -178,14 +188,14 @@ void nameSiteDims(const Manifest &M, std::vector<OutputArray> &Outs) {
       llvm::StringRef Plate = M.Sites[O.Site].plate(I);
       if (Plate.empty())
         continue;
-      auto [It, New] = Extent.emplace(Key{groupPath(O), Plate}, O.Extents[I]);
+      auto [It, New] = Extent.emplace(Key{O.group(), Plate}, O.Extents[I]);
       if (!New && It->second != O.Extents[I])
         Taken.insert(It->first);
     }
   for (OutputArray &O : Outs) {
     if (O.DimNames.size() == O.Shape.size())
       continue; // named by the posterior it came from
-    std::string G = groupPath(O);
+    std::string G = O.group();
     for (size_t I = 0; I < O.Extents.size(); ++I) {
       std::string Plate = M.Sites[O.Site].plate(I).str();
       O.DimNames.push_back(!Plate.empty() && !Taken.count({G, Plate})
@@ -193,15 +203,6 @@ void nameSiteDims(const Manifest &M, std::vector<OutputArray> &Outs) {
                                : O.Name + "_dim_" + std::to_string(I));
     }
   }
-}
-
-void setKernelStrides(OutputArray &O) {
-  O.ChunkStrides.assign(O.KernelChunk.size(), 1);
-  for (size_t I = O.KernelChunk.size() - 1; I-- > 0;)
-    O.ChunkStrides[I] = O.ChunkStrides[I + 1] * O.KernelChunk[I + 1];
-  O.ChunkBytes = io::dtypeSize(O.Type);
-  for (uint64_t X : O.KernelChunk)
-    O.ChunkBytes *= X;
 }
 
 /// --with-posterior: the posterior's draws of every latent it gives, as
@@ -243,45 +244,10 @@ llvm::Error addPosteriorArrays(const Manifest &M, const Posterior *Post,
     if (S < Post->SiteDims.size() && !Post->SiteDims[S].empty())
       llvm::append_range(O.DimNames, Post->SiteDims[S]);
     O.KernelChunk = O.Chunk;
-    setKernelStrides(O);
+    O.setKernelStrides();
     P.Outs.push_back(std::move(O));
   }
   return llvm::Error::success();
-}
-
-/// InferenceData: the labels an ArviZ posterior gave its dims, as
-/// coordinate variables beside the arrays that use the dim, so that the
-/// result joins its fit label for label (a draw dim starting at 1000, a
-/// thinned one): chain and draw in every group with draws, a latent's own
-/// dims in the posterior group. A dim whose extent here differs from the
-/// labels' (chains merged into one) gets none.
-void addCoordinateArrays(const Posterior &Post, RunPlan &P) {
-  std::map<std::pair<std::string, std::string>, uint64_t> Used; // group, dim
-  for (const OutputArray &O : P.Outs) {
-    std::string G = groupPath(O);
-    if (O.Observed || G.empty())
-      continue;
-    for (size_t I = 0; I < O.DimNames.size(); ++I)
-      if (I < 2 || G == "posterior")
-        Used.emplace(std::pair{G, O.DimNames[I]}, O.Shape[I]);
-  }
-  for (const auto &[Key, Extent] : Used) {
-    auto C = Post.Coords.find(Key.second);
-    if (C == Post.Coords.end() || C->second.Shape != std::vector{Extent})
-      continue;
-    OutputArray O;
-    O.Name = Key.second;
-    O.Path = Key.first + "/" + Key.second;
-    O.Type = C->second.Type;
-    O.Coordinate = true;
-    O.Extents = O.Shape = C->second.Shape;
-    O.ChunkRows = std::max<uint64_t>(Extent, 1);
-    O.Chunk = {O.ChunkRows};
-    O.DimNames = {Key.second};
-    O.KernelChunk = O.Chunk;
-    setKernelStrides(O);
-    P.Outs.push_back(std::move(O));
-  }
 }
 
 /// Refuses a site a kernel must hold whole for one draw (its axes other
@@ -615,7 +581,7 @@ void layOutChunks(const Manifest &M, const RunOptions &Opts, RunPlan &P) {
     // Zarr needs chunk extents of at least 1, even for an empty dimension.
     for (uint64_t &C : O.KernelChunk)
       C = std::max<uint64_t>(C, 1);
-    setKernelStrides(O);
+    O.setKernelStrides();
     std::vector<uint64_t> Lead = {static_cast<uint64_t>(D)};
     std::vector<uint64_t> LeadChunk = {O.KernelChunk[0]};
     O.DimNames = {"draw"};
@@ -668,7 +634,7 @@ void addObservedArrays(const Manifest &M, const DataSet &Data,
     for (uint64_t &C : O.Chunk)
       C = std::max<uint64_t>(C, 1);
     O.KernelChunk = O.Chunk;
-    setKernelStrides(O);
+    O.setKernelStrides();
     P.Outs.push_back(std::move(O));
   }
 }
@@ -763,8 +729,9 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
     if (llvm::Error E = addPosteriorArrays(M, Post, Opts, P))
       return std::move(E);
   nameSiteDims(M, P.Outs);
-  if (P.InferenceData && Post && Opts.Kind != EntryKind::PriorPredictive)
-    addCoordinateArrays(*Post, P);
+  if (!Opts.toNpz())
+    if (llvm::Error E = addCoordinateArrays(M, Data, Post, Opts, P, W))
+      return std::move(E);
   setAttributes(M, Post, Opts, P);
   return P;
 }

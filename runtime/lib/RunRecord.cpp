@@ -74,7 +74,9 @@ llvm::Expected<nlohmann::json> runRecord(const ModelLibrary &Lib,
     R["baseline_posterior"] = fingerprints(M, *Opts.BaselinePost);
   nlohmann::json Arrays = nlohmann::json::object();
   for (const OutputArray &O : Plan.Outs)
-    Arrays[O.Path] = io::dtypeDescr(O.Type).str() + " shape " +
+    Arrays[O.Path] = (O.TextWidth ? "<U" + std::to_string(O.TextWidth)
+                                  : io::dtypeDescr(O.Type).str()) +
+                     " shape " +
                      io::formatShape(O.Shape) + " chunks " +
                      io::formatShape(O.Chunk);
   R["arrays"] = Arrays;

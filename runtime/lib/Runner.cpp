@@ -179,7 +179,7 @@ llvm::Error Executor::startSink(SinkStart Start, const nlohmann::json &Record) {
   std::vector<SinkArray> Arrays;
   for (const OutputArray &O : Plan->Outs)
     Arrays.push_back({O.Path, O.Type, O.Shape, O.Chunk, O.DimNames,
-                      O.ChunkBytes});
+                      O.ChunkBytes, O.TextWidth});
   // A resumed run reports what the uninterrupted one would: the kept
   // chunks' non-finite values count as this run's own.
   KeptChunkFn OnKept = [&](size_t I, llvm::ArrayRef<uint64_t> Coords,

@@ -61,6 +61,13 @@ cl::list<std::string>
             cl::desc("A dimension the posterior's arrays set (a group count), "
                      "for runs without them: NAME=N"),
             cl::value_desc("NAME=N"), RUN_SUBS, cl::cat(RunCat));
+cl::list<std::string>
+    CoordsArgs("coords",
+               cl::desc("Labels of a dim of the result (a plate, chain, "
+                        "draw): DIM=FILE, a text file with one label per "
+                        "line or a .npy of numbers; a Zarr store writes "
+                        "them beside every array that has the dim"),
+               cl::value_desc("DIM=FILE"), RUN_SUBS, cl::cat(RunCat));
 cl::opt<int64_t> NumObservations(
     "num-observations",
     cl::desc("Observations to generate, for a model whose inputs do not have "
@@ -466,6 +473,13 @@ llvm::Expected<RunOptions> runOptions(EntryKind Kind, const Scenario &S,
   O.Layout = Layout;
   O.OutOfSample = OutOfSample;
   O.WithPosterior = WithPosterior;
+  auto Coords = parseCoordsArgs(CoordsArgs);
+  if (!Coords)
+    return Coords.takeError();
+  O.Coords = std::move(*Coords);
+  if (!O.Coords.empty() && O.toNpz())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+        "--coords labels the dims of a Zarr store; an .npz has no dims");
   if (!Codec.empty()) {
     auto C = io::CodecOptions::parse(Codec);
     if (!C)

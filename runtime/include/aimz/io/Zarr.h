@@ -54,7 +54,16 @@ struct ZarrArraySpec {
   /// Value of unwritten elements and of edge-chunk padding. Defaults to NaN
   /// for floating types and 0 (false) otherwise.
   std::optional<double> FillValue;
+  /// Text (a coordinate's labels): each element is a string of TextWidth
+  /// UTF-32 code points, zero-padded, as NumPy's `<U{TextWidth}` holds it
+  /// and xarray writes it (v2 dtype "<U{TextWidth}", v3 zarr-python's
+  /// "fixed_length_utf32"). Type must then be UInt32: a chunk's bytes are
+  /// those of a UInt32 array with one more axis of TextWidth. 0: numbers.
+  uint32_t TextWidth = 0;
 };
+
+/// Bytes of one element of the array (4 * TextWidth for text).
+uint64_t elementBytes(const ZarrArraySpec &Spec);
 
 /// Geometry of one chunk, for producers that fill chunk buffers.
 struct ChunkGeometry {

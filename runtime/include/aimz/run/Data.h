@@ -2,6 +2,7 @@
 #ifndef AIMZ_RUN_DATA_H
 #define AIMZ_RUN_DATA_H
 
+#include "aimz/run/DimLabels.h"
 #include "aimz/run/HostArray.h"
 #include "aimz/run/Manifest.h"
 
@@ -84,10 +85,11 @@ struct Posterior {
   int64_t Chains = 0;
   std::vector<std::optional<HostArray>> Sites; // by manifest site index
   bool has(int Site) const { return Sites[Site].has_value(); }
-  /// The coordinates the source gave with numbers for labels (an ArviZ
-  /// netCDF: chain, draw, a latent's named dims), by dim: 1-D. The result
-  /// keeps them, so that it joins the fit it came from label for label.
-  std::map<std::string, HostArray> Coords;
+  /// The coordinates the source gave (an ArviZ netCDF or an xarray
+  /// Dataset: chain, draw, a latent's named dims; numbers or text), by dim.
+  /// The result keeps them, so that it joins the fit it came from label
+  /// for label.
+  Coordinates Coords;
   /// By manifest site: the source's names for the site's own axes (empty
   /// when it names none).
   std::vector<std::vector<std::string>> SiteDims;
@@ -117,13 +119,12 @@ posteriorFromArrays(const Manifest &M, const std::vector<std::string> &Names,
                     DataSet &Data, bool RequireAll, Warnings &W,
                     bool Strict = false);
 
-/// Keeps a posterior's numeric coordinates (dim -> 1-D labels) and the dim
-/// names it gives each latent's own axes (site -> names; kept for the
-/// latents P holds, when the count matches their rank), so that an
-/// InferenceData result carries them (ArviZ netCDF, the Python module's
-/// xarray posteriors).
-llvm::Error keepCoordinates(
-    const Manifest &M, const std::map<std::string, io::NpyArray> &Coords,
+/// Keeps a posterior's coordinates (dim -> labels) and the dim names it
+/// gives each latent's own axes (site -> names; kept for the latents P
+/// holds, when the count matches their rank), so that the result carries
+/// them (ArviZ netCDF, the Python module's xarray posteriors).
+void keepCoordinates(
+    const Manifest &M, Coordinates Coords,
     const std::map<std::string, std::vector<std::string>> &SiteDims,
     Posterior &P);
 

@@ -12,6 +12,7 @@
 #define AIMZ_RUN_INFERENCEDATANETCDF_H
 
 #include "aimz/io/Npy.h"
+#include "aimz/run/DimLabels.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -28,9 +29,9 @@ struct InferenceDataDraws {
   std::vector<std::string> Names; // the group's order, coordinates dropped
   int64_t Chains = 0;
   int64_t DrawsPerChain = 0;
-  /// The coordinates whose labels are numbers (chain, draw, a dim such as
-  /// beta_dim_0 or one named by the user), by dim: 1-D, read whole.
-  std::map<std::string, io::NpyArray> Coords;
+  /// The coordinates (chain, draw, a dim such as beta_dim_0 or one named
+  /// by the user; numbers or text), by dim: read whole.
+  Coordinates Coords;
   /// Each of Names' own dims after (chain, draw), as the file names them.
   std::map<std::string, std::vector<std::string>> Dims;
   /// Reads one of Names (the file stays open until the last copy of Read

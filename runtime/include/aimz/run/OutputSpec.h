@@ -11,9 +11,12 @@
 
 #include "aimz/io/Codec.h"
 #include "aimz/io/Zarr.h"
+#include "aimz/run/DimLabels.h"
 
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
+#include <optional>
 #include <string>
 
 namespace aimz::run {
@@ -43,6 +46,16 @@ struct OutputSpec {
   /// otherwise warn (NonFiniteResults.h).
   bool Strict = false;
   std::string ToolVersion; // recorded in the store's attributes
+  /// Labels of the result's dims, written beside every array of a Zarr
+  /// store that has the dim (docs/cli.md, "Labels"): by dim name (--coords,
+  /// Python's coords=), checked against the dim's extent; by index input,
+  /// the labels of the values it holds (a categorical column's
+  /// categories), which label the dim the input indexes; and the
+  /// observations' (a data frame's index). They take precedence over the
+  /// posterior's, in that order.
+  Coordinates Coords;
+  std::map<std::string, DimLabels> IndexLabels;
+  std::optional<DimLabels> ObsLabels;
 
   /// One in-memory .npz written whole at the end, not a Zarr store.
   bool toNpz() const { return llvm::StringRef(OutPath).ends_with(".npz"); }

@@ -22,6 +22,7 @@ struct SinkArray {
   std::vector<uint64_t> Shape, Chunk;
   std::vector<std::string> DimNames;
   uint64_t ChunkBytes = 0;
+  uint32_t TextWidth = 0; // text labels (io::ZarrArraySpec::TextWidth)
 };
 
 class ResultSink {

@@ -57,14 +57,20 @@ struct OutputArray {
   /// posterior group), written before the batches, ChunkRows draws per
   /// chunk of one chain.
   bool FromPosterior = false;
-  /// InferenceData: the posterior's labels of dim Name (chain, draw, a
-  /// latent's named dim), as xarray's coordinate variable in its group;
-  /// Site is -1.
+  /// The labels of dim Name (chain, draw, a plate, a latent's named dim),
+  /// as xarray's coordinate variable in its group (Labels; Site is -1).
+  /// Text is Type UInt32 with a last kernel axis of TextWidth code points.
   bool Coordinate = false;
+  HostArray Labels;
+  uint32_t TextWidth = 0;
   uint64_t ChunkRows = 0;
   /// Written from the data or the posterior before the batches, not by
   /// the kernels.
   bool copied() const { return Observed || FromPosterior || Coordinate; }
+  /// The group the array is in ("" for the root).
+  std::string group() const;
+  /// ChunkStrides and ChunkBytes from KernelChunk and Type.
+  void setKernelStrides();
 };
 
 /// The elements of O's chunk that draws [D0, D1) x observations [O0, O1)
