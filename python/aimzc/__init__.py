@@ -66,15 +66,13 @@ def _arrays(arg, what):
     return out
 
 
-def _numeric_coords(ds):
-    """A Dataset's 1-D coordinates with numbers for labels (chain, draw, a
-    named dim): the result keeps them, as it keeps a netCDF posterior's.
-    Text labels are not kept (the stores have no string dtype)."""
+def _dim_coords(ds):
+    """A Dataset's dim coordinates (chain, draw, a named dim; numbers or
+    text): the result keeps them, as it keeps a netCDF posterior's."""
     out = {}
     for name, c in ds.coords.items():
-        a = np.asarray(c.values)
-        if c.ndim == 1 and c.dims[0] == name and a.dtype.kind in "iuf":
-            out[str(name)] = np.ascontiguousarray(a)
+        if c.ndim == 1 and c.dims[0] == name:
+            out[str(name)] = frames.labels_array(c.values)
     return out
 
 
@@ -98,7 +96,7 @@ def _posterior(arg, sites):
             a = np.asarray(v.values)
             out[str(name)] = a.reshape((-1,) + a.shape[2:])
             site_dims[str(name)] = [str(d) for d in v.dims[2:]]
-        return out, chains, {"coords": _numeric_coords(arg),
+        return out, chains, {"posterior_coords": _dim_coords(arg),
                              "site_dims": site_dims}
     if arg is None or isinstance(arg, (str, os.PathLike)) or \
             not hasattr(arg, "items"):
@@ -138,6 +136,24 @@ def _data(data, inputs):
     .npz path (memory-mapped by the runtime, as the CLI's --data reads it)
     or a Parquet path."""
     return frames.arrays(data, inputs)[0]
+
+
+def _labels(options, categories, rows):
+    """coords= (by dim name), a frame's categories (by the input whose
+    codes they give) and index (the observations'), as the native side
+    takes them; a Zarr store writes them as coordinate variables."""
+    coords = options.get("coords")
+    if coords is not None:
+        if not hasattr(coords, "items"):
+            raise TypeError("coords must be a dict of dim -> labels, as "
+                            "PyMC's; got %s" % type(coords).__name__)
+        options["coords"] = {str(k): frames.labels_array(v)
+                             for k, v in coords.items()}
+    if categories:
+        options["index_labels"] = {k: frames.labels_array(v)
+                                   for k, v in categories.items()}
+    if rows is not None:
+        options["obs_labels"] = rows
 
 
 class Model:
@@ -210,6 +226,8 @@ class Model:
         if options.get("resume") and out is None:
             raise ValueError("resume=True continues the store at `out` that "
                              "an interrupted run left; give out=")
+        arrays, categories, rows = frames.arrays(data, inputs)
+        _labels(options, categories, rows)
         bar = _progress(options, command)
         # Without `out`, a temporary store read into memory and removed.
         tmp = None if out is not None else tempfile.mkdtemp(prefix="aimzc-")
@@ -218,7 +236,7 @@ class Model:
         try:
             try:
                 report, warnings = self._native.run(
-                    command, _data(data, inputs), post, store, options)
+                    command, arrays, post, store, options)
             finally:
                 if bar is not None:
                     bar.close()
@@ -239,7 +257,7 @@ class Model:
                 batch_size=None, devices=None, return_sites=None, out=None,
                 progress=True, codec=None, dims=None, strict=False,
                 intervention=None, layout="flat", out_of_sample=False,
-                include_posterior=False, resume=False):
+                include_posterior=False, coords=None, resume=False):
         """Posterior predictive draws of each output (and deterministic
         sites), one per posterior draw and observation. `intervention`:
         {site: number or array of the site's shape}, do(site = value) as
@@ -252,13 +270,15 @@ class Model:
             devices=devices, return_sites=return_sites, progress=progress,
             codec=codec, dims=dims, strict=strict, intervention=intervention,
             layout=_layout(layout), out_of_sample=out_of_sample,
-            include_posterior=include_posterior, resume=resume))
+            include_posterior=include_posterior, coords=coords,
+            resume=resume))
 
     def effect(self, data, posterior, *, intervention=None,
                baseline_intervention=None, baseline_data=None, seed=0,
                shard_axis="auto", batch_size=None, devices=None,
                return_sites=None, out=None, progress=True, codec=None,
-               dims=None, strict=False, keep_scenarios=False, resume=False):
+               dims=None, strict=False, keep_scenarios=False, coords=None,
+               resume=False):
         """Scenario minus baseline predictive draws with common random
         numbers (aimz-run effect): the scenario is `data` with
         `intervention`, the baseline `data` updated by `baseline_data`
@@ -267,6 +287,7 @@ class Model:
         `keep_scenarios=True` also returns <site>_scenario and
         <site>_baseline."""
         return self._run("effect", data, posterior, out, dict(
+            coords=coords,
             seed=seed, shard_axis=shard_axis, batch_size=batch_size,
             devices=devices, return_sites=return_sites, progress=progress,
             codec=codec, dims=dims, strict=strict, intervention=intervention,
@@ -278,7 +299,7 @@ class Model:
                        batch_size=None, devices=None, out=None,
                        progress=True, codec=None, dims=None, strict=False,
                        layout="flat", include_posterior=False,
-                       resume=False):
+                       coords=None, resume=False):
         """Pointwise log-likelihood of each observed output (in `data`,
         under the output's name; a model with several outputs needs them
         all) per posterior draw, one array per output, plus factor terms.
@@ -287,6 +308,7 @@ class Model:
         join="right")`), or on its own with `include_posterior=True`, which
         adds the posterior's latents as the 'posterior' group."""
         return self._run("log_likelihood", data, posterior, out, dict(
+            coords=coords,
             shard_axis=shard_axis, batch_size=batch_size, devices=devices,
             progress=progress, codec=codec, dims=dims, strict=strict,
             layout=_layout(layout), include_posterior=include_posterior,
@@ -296,11 +318,12 @@ class Model:
                          shard_axis="auto", batch_size=None, devices=None,
                          return_sites=None, out=None, progress=True,
                          codec=None, dims=None, num_observations=None,
-                         layout="flat", resume=False):
+                         layout="flat", coords=None, resume=False):
         """Draws from the prior predictive: every latent from its prior.
         `layout="inference-data"`: groups prior_predictive (the outputs) and
         prior (latents and deterministics)."""
         return self._run("prior_predictive", data, None, out, dict(
+            coords=coords,
             num_samples=num_samples, seed=seed, shard_axis=shard_axis,
             batch_size=batch_size, devices=devices,
             return_sites=return_sites, progress=progress, codec=codec,

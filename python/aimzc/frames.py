@@ -12,7 +12,9 @@ A categorical column (pandas Categorical, polars Enum, an Arrow dictionary
 array) gives its integer codes, positions in its list of categories, so it
 can feed a group index (a polars Categorical, which has no fixed list,
 gives positions among its values sorted, as pandas orders categories; use
-an Enum to fix the list); `arrays()` also returns the categories. A missing
+an Enum to fix the list); `arrays()` also returns the categories, which
+label the dim the column's codes index in the results, and a frame's
+index (when it is not 0..n-1), which labels the observations. A missing
 value (a null, a category NaN) is an error naming the rows, and a text
 column an error naming the column: a model reads numbers. Numeric columns
 are NumPy views where the frame allows (pandas and pyarrow columns of a
@@ -141,9 +143,40 @@ def _open_store(path):
     return path
 
 
+def labels_array(values):
+    """Labels as the native side takes them: numbers (integers, floats) as
+    they are, anything else (text, categories, dates) as text."""
+    a = np.asarray(values)
+    if a.ndim != 1:
+        raise ValueError("labels must be 1-D, one per element of their dim; "
+                         "got shape %s" % (a.shape,))
+    if a.dtype.kind in "iuf":
+        return np.ascontiguousarray(a)
+    return np.array([str(v) for v in a.tolist()], dtype=str)
+
+
+def _index_labels(data, columns):
+    """The observations' labels a frame carries: a pandas index other than
+    0..n-1, or the coordinate of an xarray Dataset's first dim; else None."""
+    kind = _kind(data)
+    if kind == "pandas" and hasattr(data, "index"):
+        import pandas as pd
+        idx = data.index
+        if isinstance(idx, pd.RangeIndex) and idx.start == 0 and idx.step == 1:
+            return None
+        if isinstance(idx, pd.MultiIndex):
+            idx = idx.to_flat_index()
+        return labels_array(idx)
+    if kind == "xarray" and columns:
+        dim = next(iter(columns.values())).dims[:1]
+        if dim and dim[0] in data.indexes:
+            return labels_array(data.indexes[dim[0]])
+    return None
+
+
 def frame_columns(data, inputs):
-    """{name: column} of a frame (only the model's inputs), or None when
-    `data` is no frame."""
+    """({name: column} of a frame (only the model's inputs), the labels of
+    its rows or None), or (None, None) when `data` is no frame."""
     if isinstance(data, (str, os.PathLike)) and \
             os.fspath(data).endswith((".parquet", ".pq")):
         import pyarrow.parquet as pq
@@ -152,28 +185,30 @@ def frame_columns(data, inputs):
     if isinstance(data, (str, os.PathLike)):
         data = _open_store(data)
     kind = _kind(data)
+    cols = None
     if kind == "xarray" and hasattr(data, "data_vars"):
-        return {str(n): data[n] for n in data.data_vars if str(n) in inputs}
-    if kind == "pyarrow" and hasattr(data, "column_names"):
-        return {n: data.column(n) for n in data.column_names if n in inputs}
-    if kind == "polars" and hasattr(data, "columns"):
-        return {n: data[n] for n in data.columns if n in inputs}
-    if kind == "pandas" and hasattr(data, "columns"):
-        return {str(n): data[n] for n in data.columns if str(n) in inputs}
-    return None
+        cols = {str(n): data[n] for n in data.data_vars if str(n) in inputs}
+    elif kind == "pyarrow" and hasattr(data, "column_names"):
+        cols = {n: data.column(n) for n in data.column_names if n in inputs}
+    elif kind == "polars" and hasattr(data, "columns"):
+        cols = {n: data[n] for n in data.columns if n in inputs}
+    elif kind == "pandas" and hasattr(data, "columns"):
+        cols = {str(n): data[n] for n in data.columns if str(n) in inputs}
+    return cols, None if cols is None else _index_labels(data, cols)
 
 
 def arrays(data, inputs):
-    """`data` as the runtime takes it: {name: C-contiguous array} and the
-    labels of categorical columns {name: [category, ...]}; a path other
-    than Parquet is passed on (an .npz the runtime maps)."""
+    """`data` as the runtime takes it: {name: C-contiguous array}, the
+    labels of categorical columns {name: [category, ...]} and the labels
+    of a frame's rows (its index) or None; a path other than Parquet is
+    passed on (an .npz the runtime maps)."""
     labels = {}
-    frame = frame_columns(data, inputs)
+    frame, rows = frame_columns(data, inputs)
     if frame is None:
         if data is None:
-            return {}, labels
+            return {}, labels, None
         if isinstance(data, (str, os.PathLike)):
-            return os.fspath(data), labels
+            return os.fspath(data), labels, None
         if not hasattr(data, "items"):
             raise TypeError("data must be a dict of arrays or columns, a data "
                             "frame (pandas, polars, pyarrow, xarray) or a path "
@@ -184,4 +219,4 @@ def arrays(data, inputs):
     for name, value in frame.items():
         a = column(value, str(name), labels)
         out[str(name)] = a if a.flags.c_contiguous else np.ascontiguousarray(a)
-    return out, labels
+    return out, labels, rows

@@ -149,11 +149,84 @@ class Frames(unittest.TestCase):
 
     def test_categories_are_reported(self):
         from aimzc import frames
-        arrays, labels = frames.arrays(self.pandas_frame(), {"x", "g"})
+        arrays, labels, rows = frames.arrays(self.pandas_frame(), {"x", "g"})
         self.assertEqual(labels, {"g": sorted(COUNTIES)})
         self.assertEqual(arrays["g"].dtype, np.int32)
         np.testing.assert_array_equal(arrays["g"], self.g)
         self.assertEqual(set(arrays), {"x", "g"})
+
+    def test_categories_and_index_label_the_results(self):
+        """A categorical column's categories label the plate its codes
+        index, a frame's index the observations, in every frame kind; the
+        draws are those of the same run from arrays."""
+        df = self.pandas_frame().drop(columns="note")
+        df.index = ["row%d" % i for i in range(len(df))]
+        for data in (df, pl.from_pandas(df), pa.Table.from_pandas(df, preserve_index=False)):
+            pred = self.model.predict(data, self.post, seed=5, progress=False,
+                                      return_sites=["a", "y"])
+            self.assertEqual(list(pred["groups"].values), sorted(COUNTIES))
+            self.assertEqual(pred["a"].dims, ("draw", "groups"))
+            np.testing.assert_array_equal(pred["y"].values, self.ref_pred["y"].values)
+        self.assertEqual(list(pred["y"].dims), ["draw", "obs"])
+        pred = self.model.predict(df, self.post, seed=5, progress=False)
+        self.assertEqual(list(pred["obs"].values), list(df.index))
+        # A plain 0..n-1 index labels nothing, as before.
+        plain = self.model.predict(df.reset_index(drop=True), self.post, progress=False)
+        self.assertNotIn("obs", plain.coords)
+
+    def test_inference_data_joins_by_county(self):
+        df = self.pandas_frame().drop(columns="note")
+        idata = self.model.log_likelihood(df, self.post, progress=False,
+                                          layout="inference-data",
+                                          include_posterior=True)
+        self.assertEqual(list(idata.posterior["groups"].values), sorted(COUNTIES))
+        self.assertEqual(idata.posterior["a"].dims, ("chain", "draw", "groups"))
+        # The selection by name a user writes.
+        np.testing.assert_array_equal(
+            idata.posterior["a"].sel(groups="Anoka").values.ravel(),
+            self.post["a"][:, sorted(COUNTIES).index("Anoka")])
+
+    def test_plot_forest_shows_the_county_names(self):
+        import matplotlib
+        matplotlib.use("Agg")
+        import arviz as az
+        import matplotlib.pyplot as plt
+        idata = self.model.predict(self.pandas_frame(), self.post, progress=False,
+                                   layout="inference-data", include_posterior=True)
+        axes = az.plot_forest(idata, var_names=["a"], combined=True)
+        ticks = [t.get_text() for t in axes[0].get_yticklabels()]
+        plt.close("all")
+        for county in COUNTIES:
+            self.assertTrue(any(county in t for t in ticks), (county, ticks))
+
+    def test_coords_keyword(self):
+        data = {"x": self.x, "g": self.g}
+        pred = self.model.predict(data, self.post, progress=False, return_sites=["a"],
+                                  coords={"groups": sorted(COUNTIES)})
+        self.assertEqual(list(pred["groups"].values), sorted(COUNTIES))
+        # coords= takes precedence over a frame's categories, as given.
+        other = ["g%d" % i for i in range(8)]
+        pred = self.model.predict(self.pandas_frame(), self.post, progress=False,
+                                  return_sites=["a"], coords={"groups": other})
+        self.assertEqual(list(pred["groups"].values), other)
+        with self.assertRaisesRegex(aimzc.Error, "gives 3 labels.*has 8 elements"):
+            self.model.predict(data, self.post, progress=False, return_sites=["a"],
+                               coords={"groups": COUNTIES[:3]})
+        with self.assertWarnsRegex(UserWarning, "coords 'county' labels no dim"):
+            self.model.predict(data, self.post, progress=False, coords={"county": COUNTIES})
+        with self.assertRaisesRegex(TypeError, "coords must be a dict"):
+            self.model.predict(data, self.post, progress=False, coords=COUNTIES)
+
+    def test_categories_that_are_not_the_plates_are_refused(self):
+        """A subset whose unused categories were dropped renumbers its
+        codes: they would pick other groups than the fit's. Refused."""
+        df = self.pandas_frame()
+        df = df[df["g"] != "Anoka"]
+        df = df.assign(g=df["g"].cat.remove_unused_categories())
+        self.assertLess(len(df["g"].cat.categories), 8)
+        with self.assertRaisesRegex(aimzc.Error, "categories of column 'g' are "
+                                    "[0-9] labels.*plate groups.*8 elements"):
+            self.model.predict(df, self.post, progress=False)
 
 
 if __name__ == "__main__":

@@ -63,29 +63,30 @@ llvm::Error labelModelDim(const Manifest &M, const DataSet &Data,
                           const std::string &What, const DimUses &U,
                           std::map<GroupDim, const DimLabels *> &Chosen,
                           Warnings &W) {
+  std::set<std::string> Plates; // the model's plates of extent D
+  for (const ManifestSite &S : M.Sites)
+    for (size_t I = 0; I < S.Shape.size(); ++I)
+      if (S.Shape[I] == D && !S.plate(I).empty())
+        Plates.insert(S.plate(I).str());
   std::optional<int64_t> Extent;
   if (const auto *N = std::get_if<int64_t>(&D))
     Extent = *N;
   else if (auto B = Data.Bindings.find(std::get<std::string>(D));
            B != Data.Bindings.end())
     Extent = B->second;
-  if (Extent && static_cast<uint64_t>(*Extent) != L.size())
-    return error(What + " has " + std::to_string(L.size()) +
-                 " labels, but dim '" + dimString(D) + "' of model '" +
-                 M.Model + "' has " + std::to_string(*Extent) +
-                 " elements: its codes would select elements other than "
-                 "their labels name; give every label of the fit, in the "
-                 "fit's order (pandas: pd.Categorical(values, "
-                 "categories=fit_labels))");
-  std::vector<GroupDim> Names;
-  std::set<std::string> Plates;
-  for (const auto &[Of, K] : U.OfModelDim)
-    if (Of == D) {
-      Names.push_back(K);
-      for (const ManifestSite &S : M.Sites)
-        if (llvm::is_contained(S.Plates, K.second))
-          Plates.insert(K.second);
-    }
+  if (Extent && static_cast<uint64_t>(*Extent) != L.size()) {
+    std::string Dim = std::holds_alternative<std::string>(D)
+                          ? "dim " + dimString(D) + " of model '" + M.Model + "'"
+                          : "a dim of model '" + M.Model + "'";
+    if (!Plates.empty())
+      Dim += " (plate " + llvm::join(Plates.begin(), Plates.end(), ", ") + ")";
+    return error(What + " are " + std::to_string(L.size()) +
+                 " labels, but they label " + Dim + ", which has " +
+                 std::to_string(*Extent) + " elements: the codes would "
+                 "select elements other than their labels name; give every "
+                 "label of the fit, in the fit's order (pandas: "
+                 "pd.Categorical(values, categories=fit_categories))");
+  }
   if (std::holds_alternative<int64_t>(D) && Plates.size() > 1) {
     W.push_back(What + " are left out: plates " +
                 llvm::join(Plates.begin(), Plates.end(), " and ") +
@@ -93,8 +94,9 @@ llvm::Error labelModelDim(const Manifest &M, const DataSet &Data,
                 "they label is ambiguous; give coords={plate: labels}");
     return llvm::Error::success();
   }
-  for (const GroupDim &K : Names)
-    Chosen[K] = &L;
+  for (const auto &[Of, K] : U.OfModelDim)
+    if (Of == D)
+      Chosen[K] = &L;
   return llvm::Error::success();
 }
 

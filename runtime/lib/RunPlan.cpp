@@ -729,6 +729,9 @@ llvm::Expected<RunPlan> planRun(const Manifest &M, const DataSet &Data,
     if (llvm::Error E = addPosteriorArrays(M, Post, Opts, P))
       return std::move(E);
   nameSiteDims(M, P.Outs);
+  if (Opts.toNpz() && !Opts.Coords.empty())
+    return error("coords label the dims of a Zarr store, and an .npz output "
+                 "has none; write a store (a directory) to keep the labels");
   if (!Opts.toNpz())
     if (llvm::Error E = addCoordinateArrays(M, Data, Post, Opts, P, W))
       return std::move(E);

@@ -477,9 +477,6 @@ llvm::Expected<RunOptions> runOptions(EntryKind Kind, const Scenario &S,
   if (!Coords)
     return Coords.takeError();
   O.Coords = std::move(*Coords);
-  if (!O.Coords.empty() && O.toNpz())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-        "--coords labels the dims of a Zarr store; an .npz has no dims");
   if (!Codec.empty()) {
     auto C = io::CodecOptions::parse(Codec);
     if (!C)
