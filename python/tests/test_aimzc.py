@@ -405,8 +405,7 @@ def test_inference_data_layout_and_chains(linreg, work):
 def test_an_xarray_posteriors_labels_are_kept(linreg):
     """A Dataset posterior's numeric coordinates (a thinned draw dim, a
     named dim of beta) and dim names are carried into an InferenceData
-    result, as those of a netCDF posterior are; text labels name the dim
-    without labels."""
+    result, as those of a netCDF posterior are, text labels too."""
     X, y, post = problem(n=300, D=12)
     m = aimzc.load(linreg)
     draws = np.arange(500, 500 + 2 * 6, 2)
@@ -430,7 +429,8 @@ def test_an_xarray_posteriors_labels_are_kept(linreg):
                                    layout="inference-data",
                                    include_posterior=True))
     assert res["posterior"]["beta"].dims == ("chain", "draw", "feature")
-    assert "feature" not in res["posterior"].coords
+    assert list(res["posterior"]["feature"].values) == \
+        ["a", "b", "c"][:ds.sizes["feature"]]
 
 
 def test_compile_in_process(linreg, work):

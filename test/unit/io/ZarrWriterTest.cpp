@@ -107,6 +107,66 @@ TEST(ZarrWriter, V3Metadata) {
   EXPECT_EQ(G["attributes"]["model"], "m");
 }
 
+/// Text (a coordinate's labels): NumPy's <U3 as xarray writes it, an
+/// edge chunk padded with empty strings, in both formats.
+TEST(ZarrWriter, TextArrays) {
+  for (ZarrFormat F : {ZarrFormat::V2, ZarrFormat::V3}) {
+    TempDir Tmp;
+    std::string Dir = Tmp / "t.zarr";
+    CodecOptions O;
+    auto W = makeWriter(Dir, F, O);
+    ASSERT_TRUE(W);
+    ZarrArraySpec S;
+    S.Name = "county";
+    S.Type = DType::UInt32;
+    S.Shape = {3};
+    S.Chunks = {2};
+    S.DimNames = {"county"};
+    S.TextWidth = 3;
+    ASSERT_OK(W->addArray(S));
+    auto G = W->chunkGeometry("county", {1});
+    ASSERT_TRUE(static_cast<bool>(G));
+    EXPECT_EQ(G->FullBytes, 24u); // 2 labels x 3 code points x 4 bytes
+    EXPECT_EQ(G->ValidBytes, 12u);
+    const uint32_t Labels[] = {'a', 0, 0, 0xe9, 'b', 'c', 'z', 'z', 'z'};
+    ASSERT_OK(W->writeChunk("county", {0}, Labels, 24));
+    ASSERT_OK(W->writeChunk("county", {1}, Labels + 6, 12));
+    ASSERT_OK(W->finish());
+    std::vector<uint8_t> Edge;
+    if (F == ZarrFormat::V2) {
+      json Z = readJson(Dir + "/county/.zarray");
+      EXPECT_EQ(Z["dtype"], "<U3");
+      EXPECT_EQ(Z["fill_value"], nullptr);
+      EXPECT_EQ(Z["shape"], json({3}));
+      Edge = readChunk(Dir + "/county/1", O, 24);
+    } else {
+      json Z = readJson(Dir + "/county/zarr.json");
+      EXPECT_EQ(Z["data_type"],
+                json({{"name", "fixed_length_utf32"},
+                      {"configuration", {{"length_bytes", 12}}}}));
+      EXPECT_EQ(Z["fill_value"], "");
+      Edge = readChunk(Dir + "/county/c/1", O, 24);
+    }
+    uint32_t Got[6];
+    std::memcpy(Got, Edge.data(), 24);
+    EXPECT_EQ(std::vector<uint32_t>(Got, Got + 6),
+              std::vector<uint32_t>({'z', 'z', 'z', 0, 0, 0}));
+  }
+  // Text is declared over its code points, without a fill value.
+  TempDir Tmp;
+  auto W = makeWriter(Tmp / "bad.zarr", ZarrFormat::V2);
+  ASSERT_TRUE(W);
+  ZarrArraySpec S;
+  S.Name = "c";
+  S.Type = DType::Float32;
+  S.Shape = S.Chunks = {2};
+  S.DimNames = {"c"};
+  S.TextWidth = 4;
+  llvm::Error E = W->addArray(S);
+  ASSERT_TRUE(static_cast<bool>(E));
+  EXPECT_NE(llvm::toString(std::move(E)).find("UInt32"), std::string::npos);
+}
+
 /// Writes a 5x7 float array in 2x3 chunks (edge chunks on both axes) and
 /// checks every chunk file, including that padding is NaN.
 void checkPadding(ZarrFormat F, bool PassFullChunks) {
