@@ -129,15 +129,22 @@ llvm::Error labelNamedDim(const std::string &Dim, const DimLabels &L,
 }
 
 /// Which labels each (group, dim) gets, the posterior's first so that the
-/// user's replace them.
+/// user's replace them (the posterior's never label the observations).
 llvm::Expected<std::map<GroupDim, const DimLabels *>>
 chooseLabels(const Manifest &M, const DataSet &Data, const Posterior *Post,
              const RunOptions &Opts, const DimUses &U, Warnings &W) {
   std::map<GroupDim, const DimLabels *> Chosen;
+  // The observations' labels are the data's, not the fit's: new data of
+  // the fit's size must not take the fit's row names.
+  std::set<GroupDim> Observations;
+  for (const auto &[Of, K] : U.OfModelDim)
+    if (!M.ObsDim.empty() && Of == ManifestDim(M.ObsDim))
+      Observations.insert(K);
   if (Post && Opts.Kind != EntryKind::PriorPredictive)
     for (const auto &[K, Extent] : U.Extent)
       if (auto C = Post->Coords.find(K.second);
-          C != Post->Coords.end() && C->second.size() == Extent)
+          C != Post->Coords.end() && C->second.size() == Extent &&
+          !Observations.count(K))
         Chosen[K] = &C->second;
   if (Opts.ObsLabels && !M.ObsDim.empty())
     if (llvm::Error E = labelModelDim(

@@ -258,7 +258,7 @@ class InferenceDataLayout(E.E2ETestCase):
                         join="exact")
         np.testing.assert_array_equal(a.values,
                                       b.values.astype(np.float32))
-        # Text labels: the dim keeps its name, with no coordinate.
+        # Text labels are kept as text.
         fit = az.from_dict(posterior=post,
                            coords={"feature": ["a", "b", "c"]},
                            dims={"beta": ["feature"]})
@@ -270,7 +270,7 @@ class InferenceDataLayout(E.E2ETestCase):
         ours = open_idata(out)
         self.assertEqual(ours.posterior.beta.dims,
                          ("chain", "draw", "feature"))
-        self.assertNotIn("feature", ours.posterior.coords)
+        self.assertEqual(list(ours.posterior["feature"].values), ["a", "b", "c"])
         np.testing.assert_array_equal(ours.posterior_predictive.draw.values,
                                       np.arange(DRAWS))
 
