@@ -253,8 +253,7 @@ bool isZarrStore(llvm::StringRef Path) {
 
 llvm::Expected<NpyArray> readZarrArray(const std::string &Store,
                                        const std::string &Name,
-                                       uint64_t MaxBytes,
-                                       llvm::StringRef Limit) {
+                                       const InputMemory &Mem) {
   namespace fs = llvm::sys::fs;
   const std::string Dir = Store + "/" + Name;
   auto Meta = readArrayMeta(Store, Name, Dir);
@@ -264,23 +263,28 @@ llvm::Expected<NpyArray> readZarrArray(const std::string &Store,
   const size_t Elem = dtypeSize(M.Type);
   std::optional<uint64_t> Bytes = checkedNumBytes(M.Shape, Elem);
   std::optional<uint64_t> ChunkBytes = checkedNumBytes(M.Chunks, Elem);
-  // Past the limit an allocation may succeed and the first touch summon
-  // the OOM killer; a chunk counts too (chunks far larger than the array).
-  if (MaxBytes && (!Bytes || !ChunkBytes || *Bytes > MaxBytes ||
-                   *ChunkBytes > MaxBytes))
+  if (!Bytes || !ChunkBytes)
     return ioError("'" + Dir + "': array of shape " + formatShape(M.Shape) +
                    " in chunks of " + formatShape(M.Chunks) +
-                   " needs more memory than " + Limit +
-                   " allows; too large to read into memory");
-  std::shared_ptr<uint8_t[]> Out;
-  if (Bytes && ChunkBytes && *Bytes <= SIZE_MAX && *ChunkBytes <= SIZE_MAX)
-    Out.reset(new (std::nothrow) uint8_t[*Bytes ? *Bytes : 1]);
+                   " overflows 64-bit sizes");
+  // A chunk is decoded in memory: past the bound an allocation may
+  // succeed and its first touch summon the OOM killer.
+  if (Mem.ChunkBytes && *ChunkBytes > Mem.ChunkBytes)
+    return ioError("'" + Dir + "': chunks of " + formatShape(M.Chunks) +
+                   " need more memory than " + Mem.What +
+                   " allows; rechunk the array smaller");
+  auto Out = allocateSpillable(*Bytes, Mem.ArrayBytes,
+                               "'" + Dir + "' (shape " + formatShape(M.Shape) +
+                                   ")");
+  if (!Out)
+    return Out.takeError();
   std::unique_ptr<uint8_t[]> Chunk(
-      Out ? new (std::nothrow) uint8_t[*ChunkBytes ? *ChunkBytes : 1] : nullptr);
-  if (!Out || !Chunk)
-    return ioError("'" + Dir + "': array of shape " + formatShape(M.Shape) +
-                   " in chunks of " + formatShape(M.Chunks) +
-                   ", too large to read into memory");
+      *ChunkBytes <= SIZE_MAX
+          ? new (std::nothrow) uint8_t[*ChunkBytes ? *ChunkBytes : 1]
+          : nullptr);
+  if (!Chunk)
+    return ioError("'" + Dir + "': chunks of " + formatShape(M.Chunks) +
+                   ", too large to decode in memory");
   // Every chunk of the grid, in C order; a missing one is the fill value.
   const std::vector<uint8_t> Fill = fillElement(M);
   std::vector<uint64_t> Grid, Coords(M.Shape.size(), 0);
@@ -313,15 +317,15 @@ llvm::Expected<NpyArray> readZarrArray(const std::string &Store,
       for (uint64_t I = 0; I < *ChunkBytes; I += Elem)
         std::memcpy(Chunk.get() + I, Fill.data(), Elem);
     }
-    placeChunk(M, Coords, Chunk.get(), Out.get());
+    placeChunk(M, Coords, Chunk.get(), Out->Data.get());
     size_t A = Coords.size();
     while (A > 0 && ++Coords[A - 1] == Grid[A - 1])
       Coords[--A] = 0;
     if (A == 0)
       break;
   }
-  return NpyArray::fromMemory(M.Type, M.Shape, Out.get(), Store + ":" + Name,
-                              Out);
+  return NpyArray::fromMemory(M.Type, M.Shape, Out->Data.get(),
+                              Store + ":" + Name, Out->Data);
 }
 
 } // namespace aimz::io

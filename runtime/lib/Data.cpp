@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <cstring>
@@ -86,6 +87,23 @@ checkDerivedExtents(const ManifestArray &Decl,
 /// The array of `--data NAME=FILE`: a .npy file, a variable of a netCDF
 /// file (FILE.nc:VARIABLE) or an array of a Zarr store (STORE.zarr:ARRAY),
 /// the input's own name when none is given.
+/// Decoded inputs stay in memory up to a quarter of the tightest memory
+/// limit (AIMZ_INPUT_MEMORY_BYTES sets another bound), and are spilled to a
+/// file past it; a chunk decoded in memory must fit in half of it, as
+/// scratch must.
+static llvm::Expected<io::InputMemory> inputMemory() {
+  const MemoryLimit Limit = memoryLimit();
+  io::InputMemory Mem;
+  Mem.ArrayBytes = Limit.Bytes ? Limit.Bytes / 4 : UINT64_MAX;
+  if (const char *E = std::getenv("AIMZ_INPUT_MEMORY_BYTES"))
+    if (llvm::StringRef(E).getAsInteger(10, Mem.ArrayBytes))
+      return error("AIMZ_INPUT_MEMORY_BYTES='" + std::string(E) +
+                   "' is not a number of bytes");
+  Mem.ChunkBytes = Limit.Bytes / 2;
+  Mem.What = "half of " + Limit.What;
+  return Mem;
+}
+
 static llvm::Expected<io::NpyArray> openInputFile(const std::string &Name,
                                                   const std::string &File) {
   std::string Path = File, Var = Name;
@@ -100,11 +118,11 @@ static llvm::Expected<io::NpyArray> openInputFile(const std::string &Name,
   const bool Netcdf = isNetcdfArgument(Path);
   if (!Netcdf && !io::isZarrStore(Path))
     return io::NpyArray::open(File); // memory-mapped, not read
-  // Read whole: at most half the tightest memory limit, as for scratch.
-  const MemoryLimit Limit = memoryLimit();
-  const std::string Half = "half of " + Limit.What;
-  return Netcdf ? readNetcdfInput(Path, Var, Limit.Bytes / 2, Half)
-                : io::readZarrArray(Path, Var, Limit.Bytes / 2, Half);
+  auto Mem = inputMemory();
+  if (!Mem)
+    return Mem.takeError();
+  return Netcdf ? readNetcdfInput(Path, Var, *Mem)
+                : io::readZarrArray(Path, Var, *Mem);
 }
 
 llvm::Expected<DataSet> loadData(const Manifest &M,

@@ -4,6 +4,7 @@
 
 #include "aimz/io/RegularFile.h"
 #include "aimz/io/Shape.h"
+#include "aimz/io/SpillBuffer.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -26,7 +27,9 @@ namespace {
   X(nc_open) X(nc_close) X(nc_strerror) X(nc_inq_grp_ncid) X(nc_inq_varids)  \
   X(nc_inq_var) X(nc_inq_dim) X(nc_get_var_float) X(nc_get_var_double)       \
   X(nc_get_var_int) X(nc_get_var_longlong) X(nc_get_var_uchar)              \
-  X(nc_inq_varid) X(nc_get_var_string) X(nc_free_string)
+  X(nc_inq_varid) X(nc_get_var_string) X(nc_free_string)                   \
+  X(nc_get_vara_float) X(nc_get_vara_double) X(nc_get_vara_int)             \
+  X(nc_get_vara_longlong) X(nc_get_vara_uchar)
 
 /// libnetcdf's functions, from a dlopen on the first .nc posterior: linked,
 /// it and HDF5 with their dozens of libraries loaded at every start of
@@ -308,10 +311,60 @@ std::string variableNames(const Netcdf &Nc, int G) {
 
 } // namespace
 
+/// Variable V read in slabs of whole rows of its first axis, each at most
+/// SlabBytes (at least one row), into Out: the hyperslab reads netCDF
+/// decodes chunk by chunk, so only the slab's chunks are in memory at once.
+llvm::Error readVariableBySlabs(const NcGroup &P, const std::string &Name,
+                                const NcVariable &V, uint8_t *Out,
+                                uint64_t SlabBytes) {
+  const Netcdf &Nc = P.File.Nc;
+  const size_t Rank = V.Extents.size();
+  const uint64_t Rows = Rank ? V.Extents[0] : 1;
+  uint64_t RowBytes = io::dtypeSize(V.Type.Type);
+  for (size_t A = 1; A < Rank; ++A)
+    RowBytes *= V.Extents[A];
+  const uint64_t Step =
+      std::max<uint64_t>(1, SlabBytes / std::max<uint64_t>(RowBytes, 1));
+  std::vector<size_t> Start(Rank, 0), Count(V.Extents.begin(), V.Extents.end());
+  for (uint64_t R = 0; R < Rows; R += Step) {
+    if (Rank) {
+      Start[0] = R;
+      Count[0] = std::min(Step, Rows - R);
+    }
+    void *To = Out + R * RowBytes;
+    int St = NC_NOERR;
+    switch (V.Type.Type) {
+    case io::DType::Float32:
+      St = Nc.nc_get_vara_float(P.Group, V.Id, Start.data(), Count.data(),
+                                static_cast<float *>(To));
+      break;
+    case io::DType::Float64:
+      St = Nc.nc_get_vara_double(P.Group, V.Id, Start.data(), Count.data(),
+                                 static_cast<double *>(To));
+      break;
+    case io::DType::Int32:
+      St = Nc.nc_get_vara_int(P.Group, V.Id, Start.data(), Count.data(),
+                              static_cast<int *>(To));
+      break;
+    case io::DType::Int64:
+      St = Nc.nc_get_vara_longlong(P.Group, V.Id, Start.data(), Count.data(),
+                                   static_cast<long long *>(To));
+      break;
+    default:
+      St = Nc.nc_get_vara_uchar(P.Group, V.Id, Start.data(), Count.data(),
+                                static_cast<unsigned char *>(To));
+      break;
+    }
+    if (St != NC_NOERR)
+      return error("'" + P.Path + "': cannot read variable '" + Name +
+                   "' (" + Nc.nc_strerror(St) + ")");
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
                                              const std::string &Var,
-                                             uint64_t MaxBytes,
-                                             llvm::StringRef Limit) {
+                                             const io::InputMemory &Mem) {
   auto P = openNetcdf(Path, "an input");
   if (!P)
     return P.takeError();
@@ -344,15 +397,26 @@ llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
       return error("'" + Path + "': variable '" + Var + "' holds labels, "
                    "not numbers; give a variable of numbers");
     auto Bytes = io::checkedNumBytes(V->Extents, io::dtypeSize(V->Type.Type));
-    if (MaxBytes && (!Bytes || *Bytes > MaxBytes))
-      return error("'" + Path + "': variable '" + Var + "' has shape " +
-                   io::formatShape(V->Extents) + ", more memory than " +
-                   Limit + " allows; too large to read into memory");
-    auto Buf = readVariable(**P, Var, *V);
-    if (!Buf)
-      return Buf.takeError();
-    return io::NpyArray::fromMemory(V->Type.Type, V->Extents, Buf->get(),
-                                    Path + ":" + Var, *Buf);
+    if (!Bytes || *Bytes / MaxExpansion > (*P)->FileBytes)
+      return error("'" + Path + "': variable '" + Var + "' declares shape " +
+                   io::formatShape(V->Extents) + ", far more than the " +
+                   std::to_string((*P)->FileBytes) + "-byte file can "
+                   "hold; the file is damaged, or its variable was never "
+                   "written");
+    auto Out = io::allocateSpillable(*Bytes, Mem.ArrayBytes,
+                                     "'" + Path + "': variable '" + Var + "'");
+    if (!Out)
+      return Out.takeError();
+    // Slabs of at most 64 MiB, and within the input's memory bound (one
+    // row at least).
+    uint64_t Slab = std::min(uint64_t(64) << 20, Mem.ArrayBytes);
+    if (Mem.ChunkBytes)
+      Slab = std::min(Slab, Mem.ChunkBytes);
+    if (llvm::Error E =
+            readVariableBySlabs(**P, Var, *V, Out->Data.get(), Slab))
+      return std::move(E);
+    return io::NpyArray::fromMemory(V->Type.Type, V->Extents, Out->Data.get(),
+                                    Path + ":" + Var, Out->Data);
   }
   return error("'" + Path + "' has no variable '" + Var + "'" +
                (Parts.size() == 1 ? " (looked in the root group, "

@@ -158,6 +158,17 @@ class ArvizPosteriors(E.E2ETestCase):
                 os.environ["LD_LIBRARY_PATH"] = old
         self.assert_one_error_line(r, "has no 'nc_open'")
 
+    def test_inputs_past_the_memory_bound_are_spilled(self):
+        """Read in slabs into a spill file (AIMZ_INPUT_MEMORY_BYTES=0: every
+        input), with the bytes of the run from .npy files."""
+        os.environ["AIMZ_INPUT_MEMORY_BYTES"] = "0"
+        try:
+            self.same_as_npy("log-likelihood",
+                             {"X": self.plain + ":design", "y": self.idata},
+                             self.npz)
+        finally:
+            del os.environ["AIMZ_INPUT_MEMORY_BYTES"]
+
     def test_not_netcdf(self):
         path = self.path("text.nc")
         with open(path, "w") as f:
@@ -228,11 +239,11 @@ class NetcdfInputs(E.E2ETestCase):
         self.assert_one_error_line(r, "has no variable 'posterior_predictive/X'")
 
     def test_dims_larger_than_the_file_or_memory(self):
-        # Unwritten HDF5 chunks cost nothing: a few KB declare 12 TB (past
-        # half the memory limit) or 200 MB (past what the file can hold).
+        # Unwritten HDF5 chunks cost nothing: a few KB declare 12 TB or
+        # 200 MB, past what the file can hold.
         import h5netcdf
-        for rows, fragments in ((1 << 40, ("half of", "too large to read")),
-                                (1 << 24, ("more than the",))):
+        for rows, fragments in ((1 << 40, ("far more than the",)),
+                                (1 << 24, ("far more than the",))):
             path = self.path("huge_input_%d.nc" % rows)
             with h5netcdf.File(path, "w") as f:
                 f.dimensions = {"obs": rows, "k": 3}
@@ -241,6 +252,17 @@ class NetcdfInputs(E.E2ETestCase):
             r = E.run_cmd("predict", E.model("linreg"), {"X": path},
                           self.fresh(), posterior=self.npz, check=False)
             self.assert_one_error_line(r, "'X'", *fragments)
+
+    def test_inputs_past_the_memory_bound_are_spilled(self):
+        """Read in slabs into a spill file (AIMZ_INPUT_MEMORY_BYTES=0: every
+        input), with the bytes of the run from .npy files."""
+        os.environ["AIMZ_INPUT_MEMORY_BYTES"] = "0"
+        try:
+            self.same_as_npy("log-likelihood",
+                             {"X": self.plain + ":design", "y": self.idata},
+                             self.npz)
+        finally:
+            del os.environ["AIMZ_INPUT_MEMORY_BYTES"]
 
     def test_not_netcdf(self):
         path = self.path("text_input.nc")

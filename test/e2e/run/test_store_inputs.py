@@ -6,8 +6,10 @@ store, so one run's output feeds the next without a conversion step.
   v2 and v3 stores aimz-run writes: each run's bytes equal the same run
   from an .npy of the same array;
 - hostile stores: a missing array, a compressor it does not read, a
-  corrupt chunk, a chunk that is a FIFO, a shape far beyond memory: one
-  error line each.
+  corrupt chunk, a chunk that is a FIFO, a shape far beyond the disk, a
+  chunk far beyond memory: one error line each;
+- an input past the memory bound is decoded into a spill file, with the
+  same bytes.
 """
 
 import os
@@ -116,7 +118,46 @@ class StoreInputs(E.E2ETestCase):
             "z", shape=(1 << 40, 7), chunks=(1 << 20, 7), dtype="f4")
         r = E.run_cmd("prior-predictive", self.so, ["z=%s:z" % big],
                       self.fresh(), num_samples=1, check=False)
-        self.assert_one_error_line(r, "half of", "too large to read into memory")
+        self.assert_one_error_line(r, "does not fit in memory", "bytes free",
+                                   "set TMPDIR")
+        # A chunk far beyond memory: one chunk is decoded in memory.
+        zarr.open_group(big, mode="w").create_dataset(
+            "z", shape=(1 << 40, 7), chunks=(1 << 38, 7), dtype="f4")
+        r = E.run_cmd("prior-predictive", self.so, ["z=%s:z" % big],
+                      self.fresh(), num_samples=1, check=False)
+        self.assert_one_error_line(r, "half of", "rechunk")
+
+    def test_inputs_past_the_memory_bound_are_spilled(self):
+        """An input larger than the memory bound is decoded chunk by chunk
+        into a spill file in $TMPDIR (AIMZ_INPUT_MEMORY_BYTES=0 makes every
+        input one), with the same bytes as from memory."""
+        path = self.path("spill.zarr")
+        g = zarr.open_group(path, mode="w")
+        g.create_dataset("z", data=self.z, chunks=(10, 3))
+        want = self.run_from("z=%s:z" % path)
+        spill = self.path("spill-dir")
+        os.makedirs(spill, exist_ok=True)
+        saved = {k: os.environ.get(k) for k in ("AIMZ_INPUT_MEMORY_BYTES", "TMPDIR")}
+        os.environ.update(AIMZ_INPUT_MEMORY_BYTES="0", TMPDIR=spill)
+        try:
+            got = self.run_from("z=%s:z" % path)
+            os.environ["TMPDIR"] = self.path("no-such-dir")
+            nowhere = E.run_cmd("prior-predictive", self.so, ["z=%s:z" % path],
+                                self.fresh(), num_samples=1, check=False)
+            os.environ["AIMZ_INPUT_MEMORY_BYTES"] = "lots"
+            r = E.run_cmd("prior-predictive", self.so, ["z=%s:z" % path],
+                          self.fresh(), num_samples=1, check=False)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        for k in want:
+            self.assertTrue(E.same_bytes(got[k], want[k]), k)
+        self.assertEqual(os.listdir(spill), [])  # an unnamed file, gone
+        self.assert_one_error_line(nowhere, "cannot be spilled", "set TMPDIR")
+        self.assert_one_error_line(r, "AIMZ_INPUT_MEMORY_BYTES='lots'")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,8 @@ namespace {
 
 /// A 5x4x7 float array in 2x3x3 chunks (edge chunks on every axis),
 /// written through ZarrWriter with codec O, read back whole.
-void roundTrip(ZarrFormat F, const std::string &Codec, bool DropOne) {
+void roundTrip(ZarrFormat F, const std::string &Codec, bool DropOne,
+               bool Spill = false) {
   TempDir Tmp;
   const std::string Dir = Tmp / "r.zarr";
   auto O = CodecOptions::parse(Codec);
@@ -47,7 +48,8 @@ void roundTrip(ZarrFormat F, const std::string &Codec, bool DropOne) {
         ASSERT_OK((*W)->writeChunk("g/x", {I, J, K}, Buf.data(), 18 * 4));
       }
   ASSERT_OK((*W)->finish());
-  auto A = readZarrArray(Dir, "g/x");
+  // Spill: past a memory bound of 0 bytes, decoded into a spill file.
+  auto A = readZarrArray(Dir, "g/x", {Spill ? 0 : UINT64_MAX, 0, ""});
   ASSERT_EXPECTED(A);
   EXPECT_EQ(A->dtype(), DType::Float32);
   ASSERT_EQ(std::vector<uint64_t>(A->shape().begin(), A->shape().end()),
@@ -67,6 +69,34 @@ void roundTrip(ZarrFormat F, const std::string &Codec, bool DropOne) {
 TEST(ZarrReader, V2RoundTrip) { roundTrip(ZarrFormat::V2, "blosc", false); }
 TEST(ZarrReader, V3RoundTrip) { roundTrip(ZarrFormat::V3, "zstd:3", false); }
 TEST(ZarrReader, RawChunks) { roundTrip(ZarrFormat::V2, "none", false); }
+TEST(ZarrReader, SpilledToAFile) {
+  roundTrip(ZarrFormat::V3, "zstd:3", true, /*Spill=*/true);
+}
+
+TEST(SpillBuffer, MemoryOrAFile) {
+  auto M = allocateSpillable(4096, 4096, "a test");
+  ASSERT_EXPECTED(M);
+  EXPECT_FALSE(M->Spilled);
+  auto F = allocateSpillable(1 << 20, 4096, "a test");
+  ASSERT_EXPECTED(F);
+  EXPECT_TRUE(F->Spilled);
+  EXPECT_EQ(F->Data.get()[(1 << 20) - 1], 0); // zeroed, writable
+  F->Data.get()[12345] = 7;
+  EXPECT_EQ(F->Data.get()[12345], 7);
+  // Nowhere to spill to: an error that says what to do.
+  const char *Old = std::getenv("TMPDIR");
+  std::string Saved = Old ? Old : "";
+  ::setenv("TMPDIR", "/nonexistent-aimz-spill", 1);
+  auto E = allocateSpillable(1 << 20, 4096, "input 'X'");
+  if (Old)
+    ::setenv("TMPDIR", Saved.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
+  ASSERT_FALSE(static_cast<bool>(E));
+  std::string Msg = errorText(E.takeError());
+  EXPECT_NE(Msg.find("input 'X'"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("set TMPDIR"), std::string::npos) << Msg;
+}
 TEST(ZarrReader, MissingChunkIsTheFillValue) {
   roundTrip(ZarrFormat::V2, "blosc:lz4:5", true);
   roundTrip(ZarrFormat::V3, "blosc", true);
@@ -121,9 +151,10 @@ TEST(ZarrReader, Refusals) {
     EXPECT_FALSE(errorText(readZarrArray(Dir, "bad").takeError()).empty())
         << Meta;
   }
-  // Past the caller's memory bound: refused before any allocation.
-  EXPECT_NE(errorText(readZarrArray(Dir, "x", 8, "a test's 8 bytes").takeError())
-                .find("a test's 8 bytes"),
+  // A chunk past the caller's memory bound: refused before any allocation.
+  EXPECT_NE(errorText(readZarrArray(Dir, "x", {UINT64_MAX, 4, "a test's 4 bytes"})
+                          .takeError())
+                .find("a test's 4 bytes"),
             std::string::npos);
   // A chunk that does not decode to its size.
   std::filesystem::resize_file(Dir + "/x/0", 20);

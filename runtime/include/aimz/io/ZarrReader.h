@@ -13,6 +13,7 @@
 #define AIMZ_IO_ZARRREADER_H
 
 #include "aimz/io/Npy.h"
+#include "aimz/io/SpillBuffer.h"
 
 #include "llvm/Support/Error.h"
 
@@ -21,13 +22,13 @@
 namespace aimz::io {
 
 /// Reads array `Name` ('/'-separated inside the group) of the Zarr store
-/// at `Store`, whole, into memory. An array of more than MaxBytes (0: no
-/// limit) is refused before anything is allocated, naming `Limit` (what
-/// the bound is, for the message).
+/// at `Store`, chunk by chunk, into memory, or into a spill file when it
+/// is larger than Mem.ArrayBytes (SpillBuffer.h). A chunk larger than
+/// Mem.ChunkBytes is refused before anything is allocated, naming
+/// Mem.What.
 llvm::Expected<NpyArray> readZarrArray(const std::string &Store,
                                        const std::string &Name,
-                                       uint64_t MaxBytes = 0,
-                                       llvm::StringRef Limit = "");
+                                       const InputMemory &Mem = {});
 
 /// Whether Path is a Zarr store (a directory with .zgroup, .zarray or
 /// zarr.json), or names one by its .zarr suffix.

@@ -12,6 +12,7 @@
 #define AIMZ_RUN_INFERENCEDATANETCDF_H
 
 #include "aimz/io/Npy.h"
+#include "aimz/io/SpillBuffer.h"
 #include "aimz/run/DimLabels.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -44,15 +45,15 @@ struct InferenceDataDraws {
 llvm::Expected<InferenceDataDraws>
 readInferenceDataNetcdf(const std::string &Path);
 
-/// Reads variable Var of a netCDF file whole, as an input (`--data
+/// Reads variable Var of a netCDF file, as an input (`--data
 /// X=inputs.nc:X`): "name" in the root group, else in an InferenceData's
-/// constant_data or observed_data group; "group/name" in that group. The
-/// declared size is checked against the file's, and against MaxBytes (0:
-/// no limit; `Limit` names the bound), before anything is allocated.
+/// constant_data or observed_data group; "group/name" in that group. Read
+/// in slabs of its first axis into memory, or into a spill file when it is
+/// larger than Mem.ArrayBytes (SpillBuffer.h); a size the file cannot hold
+/// is refused before anything is allocated.
 llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
                                              const std::string &Var,
-                                             uint64_t MaxBytes = 0,
-                                             llvm::StringRef Limit = "");
+                                             const io::InputMemory &Mem);
 
 /// Whether a --posterior argument names a netCDF file (.nc or .netcdf).
 bool isNetcdfArgument(llvm::StringRef Path);
