@@ -185,6 +185,20 @@ class Frames(unittest.TestCase):
         np.testing.assert_array_equal(
             idata.posterior["a"].sel(groups="Anoka").values.ravel(),
             self.post["a"][:, sorted(COUNTIES).index("Anoka")])
+        # netCDF through ArviZ keeps the text labels.
+        import arviz as az
+        path = os.path.join(self.tmp, "labelled.nc")
+        idata.to_netcdf(path)
+        back = az.from_netcdf(path)
+        self.assertEqual(list(back.posterior["groups"].values), sorted(COUNTIES))
+
+    def test_an_xarray_datasets_coordinate_labels_the_observations(self):
+        rows = ["r%d" % i for i in range(len(self.x))]
+        ds = xr.Dataset({"x": ("obs", self.x), "g": ("obs", self.g)},
+                        coords={"obs": rows})
+        pred = self.model.predict(ds, self.post, seed=5, progress=False)
+        self.assertEqual(list(pred["obs"].values), rows)
+        np.testing.assert_array_equal(pred["y"].values, self.ref_pred["y"].values)
 
     def test_plot_forest_shows_the_county_names(self):
         import matplotlib
