@@ -25,9 +25,8 @@ namespace {
 /// its binding.
 #define AIMZ_NETCDF_FUNCTIONS(X)                                              \
   X(nc_open) X(nc_close) X(nc_strerror) X(nc_inq_grp_ncid) X(nc_inq_varids)  \
-  X(nc_inq_var) X(nc_inq_dim) X(nc_get_var_float) X(nc_get_var_double)       \
-  X(nc_get_var_int) X(nc_get_var_longlong) X(nc_get_var_uchar)              \
-  X(nc_inq_varid) X(nc_get_var_string) X(nc_free_string)                   \
+  X(nc_inq_var) X(nc_inq_dim) X(nc_inq_varid) X(nc_get_var_string)          \
+  X(nc_free_string)                                                          \
   X(nc_get_vara_float) X(nc_get_vara_double) X(nc_get_vara_int)             \
   X(nc_get_vara_longlong) X(nc_get_vara_uchar)
 
@@ -134,10 +133,62 @@ struct NcGroup {
   llvm::Expected<io::NpyArray> read(const std::string &Name) const;
 };
 
+/// Variable V read in slabs of whole rows of its first axis, each at most
+/// SlabBytes (at least one row), into Out: the hyperslab reads netCDF
+/// decodes chunk by chunk, so only the slab's chunks are in memory at once.
+llvm::Error readVariableBySlabs(const NcGroup &P, const std::string &Name,
+                                const NcVariable &V, uint8_t *Out,
+                                uint64_t SlabBytes) {
+  const Netcdf &Nc = P.File.Nc;
+  const size_t Rank = V.Extents.size();
+  const uint64_t Rows = Rank ? V.Extents[0] : 1;
+  uint64_t RowBytes = io::dtypeSize(V.Type.Type);
+  for (size_t A = 1; A < Rank; ++A)
+    RowBytes *= V.Extents[A];
+  const uint64_t Step =
+      std::max<uint64_t>(1, SlabBytes / std::max<uint64_t>(RowBytes, 1));
+  std::vector<size_t> Start(Rank, 0), Count(V.Extents.begin(), V.Extents.end());
+  for (uint64_t R = 0; R < Rows; R += Step) {
+    if (Rank) {
+      Start[0] = R;
+      Count[0] = std::min(Step, Rows - R);
+    }
+    void *To = Out + R * RowBytes;
+    int St = NC_NOERR;
+    switch (V.Type.Type) {
+    case io::DType::Float32:
+      St = Nc.nc_get_vara_float(P.Group, V.Id, Start.data(), Count.data(),
+                                static_cast<float *>(To));
+      break;
+    case io::DType::Float64:
+      St = Nc.nc_get_vara_double(P.Group, V.Id, Start.data(), Count.data(),
+                                 static_cast<double *>(To));
+      break;
+    case io::DType::Int32:
+      St = Nc.nc_get_vara_int(P.Group, V.Id, Start.data(), Count.data(),
+                              static_cast<int *>(To));
+      break;
+    case io::DType::Int64:
+      St = Nc.nc_get_vara_longlong(P.Group, V.Id, Start.data(), Count.data(),
+                                   static_cast<long long *>(To));
+      break;
+    default:
+      St = Nc.nc_get_vara_uchar(P.Group, V.Id, Start.data(), Count.data(),
+                                static_cast<unsigned char *>(To));
+      break;
+    }
+    if (St != NC_NOERR)
+      return error("'" + P.Path + "': cannot read variable '" + Name +
+                   "' (" + Nc.nc_strerror(St) + ")");
+  }
+  return llvm::Error::success();
+}
+
 /// Reads variable V, whole, into memory of its declared shape.
 llvm::Expected<std::shared_ptr<uint8_t[]>>
 readVariable(const NcGroup &P, const std::string &Name,
              const NcVariable &V);
+
 
 // HDF5's deflate, netCDF-4's usual filter, packs at most ~1032 bytes into
 // one: a variable declaring more than this many bytes per byte of file
@@ -148,7 +199,6 @@ constexpr uint64_t MaxExpansion = 1100;
 llvm::Expected<std::shared_ptr<uint8_t[]>>
 readVariable(const NcGroup &P, const std::string &Name,
              const NcVariable &V) {
-  const Netcdf &Nc = P.File.Nc;
   // A file's dims may claim more than memory holds: an error, never an
   // overflow or a failed new.
   std::optional<uint64_t> Bytes =
@@ -166,30 +216,8 @@ readVariable(const NcGroup &P, const std::string &Name,
     return error("'" + P.Path + "': variable '" + Name +
                  "' has shape " + io::formatShape(V.Extents) +
                  ", too large to read into memory");
-  int St = NC_NOERR;
-  switch (V.Type.Type) {
-  case io::DType::Float32:
-    St = Nc.nc_get_var_float(P.Group, V.Id,
-                             reinterpret_cast<float *>(Buf.get()));
-    break;
-  case io::DType::Float64:
-    St = Nc.nc_get_var_double(P.Group, V.Id,
-                              reinterpret_cast<double *>(Buf.get()));
-    break;
-  case io::DType::Int32:
-    St = Nc.nc_get_var_int(P.Group, V.Id, reinterpret_cast<int *>(Buf.get()));
-    break;
-  case io::DType::Int64:
-    St = Nc.nc_get_var_longlong(P.Group, V.Id,
-                                reinterpret_cast<long long *>(Buf.get()));
-    break;
-  default:
-    St = Nc.nc_get_var_uchar(P.Group, V.Id, Buf.get());
-    break;
-  }
-  if (St != NC_NOERR)
-    return error("'" + P.Path + "': cannot read variable '" + Name +
-                 "' (" + Nc.nc_strerror(St) + ")");
+  if (llvm::Error E = readVariableBySlabs(P, Name, V, Buf.get(), UINT64_MAX))
+    return std::move(E);
   return Buf;
 }
 
@@ -311,56 +339,6 @@ std::string variableNames(const Netcdf &Nc, int G) {
 
 } // namespace
 
-/// Variable V read in slabs of whole rows of its first axis, each at most
-/// SlabBytes (at least one row), into Out: the hyperslab reads netCDF
-/// decodes chunk by chunk, so only the slab's chunks are in memory at once.
-llvm::Error readVariableBySlabs(const NcGroup &P, const std::string &Name,
-                                const NcVariable &V, uint8_t *Out,
-                                uint64_t SlabBytes) {
-  const Netcdf &Nc = P.File.Nc;
-  const size_t Rank = V.Extents.size();
-  const uint64_t Rows = Rank ? V.Extents[0] : 1;
-  uint64_t RowBytes = io::dtypeSize(V.Type.Type);
-  for (size_t A = 1; A < Rank; ++A)
-    RowBytes *= V.Extents[A];
-  const uint64_t Step =
-      std::max<uint64_t>(1, SlabBytes / std::max<uint64_t>(RowBytes, 1));
-  std::vector<size_t> Start(Rank, 0), Count(V.Extents.begin(), V.Extents.end());
-  for (uint64_t R = 0; R < Rows; R += Step) {
-    if (Rank) {
-      Start[0] = R;
-      Count[0] = std::min(Step, Rows - R);
-    }
-    void *To = Out + R * RowBytes;
-    int St = NC_NOERR;
-    switch (V.Type.Type) {
-    case io::DType::Float32:
-      St = Nc.nc_get_vara_float(P.Group, V.Id, Start.data(), Count.data(),
-                                static_cast<float *>(To));
-      break;
-    case io::DType::Float64:
-      St = Nc.nc_get_vara_double(P.Group, V.Id, Start.data(), Count.data(),
-                                 static_cast<double *>(To));
-      break;
-    case io::DType::Int32:
-      St = Nc.nc_get_vara_int(P.Group, V.Id, Start.data(), Count.data(),
-                              static_cast<int *>(To));
-      break;
-    case io::DType::Int64:
-      St = Nc.nc_get_vara_longlong(P.Group, V.Id, Start.data(), Count.data(),
-                                   static_cast<long long *>(To));
-      break;
-    default:
-      St = Nc.nc_get_vara_uchar(P.Group, V.Id, Start.data(), Count.data(),
-                                static_cast<unsigned char *>(To));
-      break;
-    }
-    if (St != NC_NOERR)
-      return error("'" + P.Path + "': cannot read variable '" + Name +
-                   "' (" + Nc.nc_strerror(St) + ")");
-  }
-  return llvm::Error::success();
-}
 
 llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
                                              const std::string &Var,

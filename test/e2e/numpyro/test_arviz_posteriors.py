@@ -158,17 +158,6 @@ class ArvizPosteriors(E.E2ETestCase):
                 os.environ["LD_LIBRARY_PATH"] = old
         self.assert_one_error_line(r, "has no 'nc_open'")
 
-    def test_inputs_past_the_memory_bound_are_spilled(self):
-        """Read in slabs into a spill file (AIMZ_INPUT_MEMORY_BYTES=0: every
-        input), with the bytes of the run from .npy files."""
-        os.environ["AIMZ_INPUT_MEMORY_BYTES"] = "0"
-        try:
-            self.same_as_npy("log-likelihood",
-                             {"X": self.plain + ":design", "y": self.idata},
-                             self.npz)
-        finally:
-            del os.environ["AIMZ_INPUT_MEMORY_BYTES"]
-
     def test_not_netcdf(self):
         path = self.path("text.nc")
         with open(path, "w") as f:

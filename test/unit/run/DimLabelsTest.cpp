@@ -1,11 +1,7 @@
 //===- DimLabelsTest.cpp - Labels of a dim: text and numbers --------------===//
 #include "aimz/run/DimLabels.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <gtest/gtest.h>
+#include "FileFixture.h"
 
 using namespace aimz;
 using namespace aimz::run;
@@ -37,22 +33,7 @@ TEST(DimLabels, InvalidUtf8NamesTheLabel) {
   EXPECT_NE(M.find("label 1 of coordinate 'county'"), std::string::npos) << M;
 }
 
-class LabelsFile : public ::testing::Test {
-protected:
-  llvm::SmallString<128> Dir;
-  void SetUp() override {
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("labels", Dir));
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
-  std::string write(const std::string &Name, const std::string &Text) {
-    llvm::SmallString<128> P(Dir);
-    llvm::sys::path::append(P, Name);
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(P, EC);
-    OS << Text;
-    return std::string(P);
-  }
-};
+using LabelsFile = test::FileFixture;
 
 TEST_F(LabelsFile, OneLabelPerLineCrlfToo) {
   auto C = parseCoordsArgs({"g=" + write("g.txt", "Aitkin\r\nBig Stone\r\n")});

@@ -1,6 +1,8 @@
 //===- StanCsvTest.cpp - CmdStan CSV posteriors ---------------------------===//
 #include "aimz/run/StanCsv.h"
 
+#include "FileFixture.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -15,21 +17,8 @@ using namespace aimz::run;
 
 namespace {
 
-class StanCsvTest : public ::testing::Test {
+class StanCsvTest : public test::FileFixture {
 protected:
-  llvm::SmallString<128> Dir;
-  void SetUp() override {
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("stancsv", Dir));
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
-  std::string write(const std::string &Name, const std::string &Text) {
-    llvm::SmallString<128> P(Dir);
-    llvm::sys::path::append(P, Name);
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(P, EC);
-    OS << Text;
-    return std::string(P);
-  }
   std::string error(const std::vector<std::string> &Files) {
     auto R = readStanCsv(Files);
     if (R)
