@@ -252,11 +252,13 @@ bool isCensorable(llvm::StringRef Symbol) {
 
 /// "MixtureGeneral(Normal,StudentT)" with the parameters "logits", "0.loc",
 /// "0.scale", "1.df", ...: each component a distribution of numbers of its
-/// row, all counts or all continuous.
+/// row, all counts or all continuous; "Hurdle(Delta,Weibull)" the same with
+/// a Delta first (RuntimeCall::Hurdle).
 static std::optional<RuntimeCall>
 generalMixtureCall(llvm::StringRef Dist, llvm::ArrayRef<llvm::StringRef> Params) {
-  if (!Dist.consume_front("MixtureGeneral(") || !Dist.consume_back(")") ||
-      Params.empty() || Params[0] != "logits")
+  const bool Hurdle = Dist.consume_front("Hurdle(");
+  if ((!Hurdle && !Dist.consume_front("MixtureGeneral(")) ||
+      !Dist.consume_back(")") || Params.empty() || Params[0] != "logits")
     return std::nullopt;
   llvm::SmallVector<llvm::StringRef> Names;
   Dist.split(Names, ',');
@@ -281,6 +283,10 @@ generalMixtureCall(llvm::StringRef Dist, llvm::ArrayRef<llvm::StringRef> Params)
   }
   if (At != Params.size() || C.Components.size() < 2)
     return std::nullopt;
+  C.Hurdle = Hurdle;
+  if (Hurdle && (C.Components[0].Symbol != "delta" ||
+                 C.Components[0].Discrete))
+    return std::nullopt;
   return C;
 }
 
@@ -299,7 +305,7 @@ baseRowSymbol(llvm::StringRef Base, llvm::ArrayRef<llvm::StringRef> Params) {
 
 std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
                                        llvm::ArrayRef<llvm::StringRef> Params) {
-  if (Dist.starts_with("MixtureGeneral("))
+  if (Dist.starts_with("MixtureGeneral(") || Dist.starts_with("Hurdle("))
     return generalMixtureCall(Dist, Params);
   // Composites: "<Composite>(<Base>)", the base's parameters after the
   // mixing logits (MixtureSameFamily) or alone (OrderedTransform).

@@ -154,6 +154,9 @@ struct RuntimeCall {
     size_t First = 0, Count = 0;
   };
   std::vector<Component> Components;
+  /// "Hurdle(Delta,<Dist>,...)": a mixture whose first component's value
+  /// (a Delta's v) is scored by that component alone.
+  bool Hurdle = false;
 };
 std::optional<RuntimeCall> runtimeCall(llvm::StringRef Dist,
                                        llvm::ArrayRef<llvm::StringRef> Params);

@@ -4,7 +4,9 @@
 // along a last axis of K, then each component's parameters. Per element:
 //
 //   density  logsumexp_k(logits_k + log p_k(y)) - logsumexp_k(logits_k),
-//            NumPyro's MixtureGeneral.log_prob;
+//            NumPyro's MixtureGeneral.log_prob; for "Hurdle(Delta,...)",
+//            at y = the Delta's v the first term alone (a mass, which no
+//            density adds to: NumPyro's HurdleDistribution);
 //   draw     the category from a uniform of the site's own stream (the
 //            first k whose cumulative weight exceeds u times the total),
 //            then that component's draw. Every component draws from the
@@ -68,11 +70,26 @@ void EntryBuilder::emitGeneralMixtureLogDensities(const RuntimeCall &C,
     SmallVector<Value> Logits, Joint;
     SmallVector<SmallVector<Value>> Comp;
     mixtureOperandsAt(C, PViews, Ivs, Logits, Comp);
-    for (size_t I = 0; I < Logits.size(); ++I)
-      Joint.push_back(B->create<arith::AddFOp>(
+    // A hurdle: at the Delta's value the other components' densities are
+    // left out (a mass there, not a density).
+    Value AtAtom;
+    if (C.Hurdle)
+      AtAtom = B->create<arith::CmpFOp>(Loc, arith::CmpFPredicate::OEQ, X,
+                                        Comp[0][0]);
+    for (size_t I = 0; I < Logits.size(); ++I) {
+      Value J = B->create<arith::AddFOp>(
           Loc, Logits[I],
           scalarRowCall(C.Components[I].Symbol, abi::SupportFamily::LogProb,
-                        Prec, Prec, {X}, Comp[I])));
+                        Prec, Prec, {X}, Comp[I]));
+      if (C.Hurdle && I > 0)
+        J = B->create<arith::SelectOp>(
+            Loc, AtAtom,
+            B->create<arith::ConstantOp>(
+                Loc, B->getFloatAttr(
+                         Prec, -std::numeric_limits<double>::infinity())),
+            J);
+      Joint.push_back(J);
+    }
     store(Out, Ivs,
           B->create<arith::SubFOp>(Loc, logSumExpOf(Joint),
                                    logSumExpOf(Logits)));

@@ -8,7 +8,12 @@
 // hurdles take their gate as a probability only, so gate_logits=l becomes
 // gate=sigmoid(l). A zero inflation of any other count distribution is the
 // mixture NumPyro's law is: a point mass at 0 (Bernoulli(probs=0)) with
-// weight gate, the base with weight 1 - gate (MixtureGeneral.cpp).
+// weight gate, the base with weight 1 - gate (MixtureGeneral.cpp); a
+// hurdle over any other count base with a CDF truncates it to the positive
+// counts, and over any other continuous base puts Delta(0) in the point
+// mass's place, with hurdle=True: an exact 0 is then scored by the gate
+// alone (NumPyro's HurdleDistribution: log(gate) at 0, log(1 - gate) plus
+// the base's log density elsewhere).
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
@@ -48,13 +53,24 @@ bool isCountBase(const CallExpr &Base) {
          !Spec->Improper;
 }
 
+/// A continuous distribution of numbers of the table: a hurdle's base
+/// besides the counts.
+bool isContinuousBase(const CallExpr &Base) {
+  const DistSpec *Spec = lookupDistribution(Base.Callee);
+  return Spec && !Spec->Discrete && !Spec->hasEvent() &&
+         !Spec->isComposite() && !Spec->Improper &&
+         Spec->canonical().Kind != DistKind::Delta;
+}
+
 /// MixtureGeneral(Categorical(probs=[gate, 1 - gate]), [Bernoulli(probs=0),
 /// base]); gate_logits=l as the mixing logits [l, 0]. A hurdle's base is
-/// truncated to the positive counts.
+/// truncated to the positive counts; over a continuous base the zero is
+/// Delta(0), and hurdle=True scores an exact 0 by the gate alone, as
+/// NumPyro's HurdleDistribution does.
 void gatedMixture(std::string &Dist, std::vector<Arg> &Args, ExprPtr Base,
-                  const Arg &Gate, bool Hurdle) {
+                  const Arg &Gate, bool Hurdle, bool Continuous) {
   const SMLoc L = Gate.Loc;
-  if (Hurdle)
+  if (Hurdle && !Continuous)
     Base = call(L, "TruncatedDistribution",
                 {Arg{"", L, Base}, Arg{"low", L, number(L, 1)}});
   const bool Logits = Gate.Keyword == "gate_logits";
@@ -69,11 +85,16 @@ void gatedMixture(std::string &Dist, std::vector<Arg> &Args, ExprPtr Base,
             Arg{"axis", L, std::make_shared<NumberExpr>(L, -1, true)}});
   ExprPtr Mixing =
       call(L, "Categorical", {Arg{Logits ? "logits" : "probs", L, Weights}});
-  ExprPtr Zero = call(L, "Bernoulli", {Arg{"probs", L, number(L, 0)}});
+  // The zero: a point mass among counts, Delta(0) among densities.
+  ExprPtr Zero =
+      call(L, Continuous ? "Delta" : "Bernoulli",
+           {Arg{Continuous ? "v" : "probs", L, number(L, 0)}});
   ExprPtr Components =
       std::make_shared<ArrayExpr>(L, std::vector<ExprPtr>{Zero, Base});
   Dist = "MixtureGeneral";
   Args = {Arg{"", L, Mixing}, Arg{"", L, Components}};
+  if (Continuous)
+    Args.push_back(Arg{"hurdle", L, std::make_shared<BoolExpr>(L, true)});
 }
 
 } // namespace
@@ -134,18 +155,21 @@ bool Analyzer::rewriteGatedComposite(std::string &Dist, std::vector<Arg> &Args,
     return Composite == F.Composite && Base->Callee == F.Base;
   });
   const bool Inflated = Composite == "ZeroInflatedDistribution";
-  // A hurdle truncates its base: any count distribution with a CDF.
+  // A hurdle truncates a count base: any count distribution with a CDF;
+  // a continuous base has no mass at 0 to take away.
+  const bool Continuous = !Inflated && isContinuousBase(*Base);
   const bool Mixable =
-      isCountBase(*Base) &&
-      (Inflated || llvm::is_contained(truncatableBases(),
-                                      llvm::StringRef(lookupDistribution(
-                                          Base->Callee)->canonical().Name)));
+      Continuous ||
+      (isCountBase(*Base) &&
+       (Inflated || llvm::is_contained(truncatableBases(),
+                                       llvm::StringRef(lookupDistribution(
+                                           Base->Callee)->canonical().Name))));
   if (Form == std::end(GatedForms) && Mixable) {
     if (Gates.size() != 1) {
       Diags.report(diag::E_GATED_GATE, Loc) << Composite;
       return false;
     }
-    gatedMixture(Dist, Args, BaseExpr, Gates.front(), !Inflated);
+    gatedMixture(Dist, Args, BaseExpr, Gates.front(), !Inflated, Continuous);
     return true;
   }
   if (Form == std::end(GatedForms)) {
@@ -153,7 +177,8 @@ bool Analyzer::rewriteGatedComposite(std::string &Dist, std::vector<Arg> &Args,
         << Composite
         << (Inflated ? "a distribution of counts (Poisson, Binomial, "
                        "GammaPoisson, ...)"
-                     : "Gamma, LogNormal or a distribution of counts with a "
+                     : "a continuous distribution of numbers (Gamma, "
+                       "Weibull, ...) or a distribution of counts with a "
                        "CDF (Poisson, Binomial, GammaPoisson, ...)")
         << Base->Callee;
     return false;

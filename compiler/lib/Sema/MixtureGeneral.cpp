@@ -9,7 +9,9 @@
 // lowered call is "MixtureGeneral(A,B,...)" with the mixing logits (the
 // log of probs) along a last axis of K, then each component's parameters
 // named "k.<name>"; Conversion/LowerGeneralMixture.cpp draws and scores
-// it.
+// it. With hurdle=True (HurdleDistribution over a continuous base,
+// GatedComposites.cpp) the call is "Hurdle(Delta,B)": the Delta's value
+// is scored by its mass alone.
 //
 //===----------------------------------------------------------------------===//
 #include "Analyzer.h"
@@ -110,6 +112,21 @@ Analyzer::bindMixtureGeneral(SampleStmt &S) {
       R.Params.push_back(P);
     }
     Names.push_back(B->Dist);
+  }
+  // hurdle=True: an exact value (the first component, a Delta) whose mass
+  // alone scores it, the others' densities there left out.
+  if (ExprPtr H = compositeArg(S, 2)) {
+    const auto *Yes = llvm::dyn_cast<BoolExpr>(H.get());
+    const auto *One = llvm::dyn_cast<NumberExpr>(H.get());
+    const DistSpec *First = lookupDistribution(
+        llvm::cast<CallExpr>(*List->Elements[0]).Callee);
+    if (!((Yes && Yes->Value) || (One && One->Value == 1)) || R.Discrete ||
+        First->canonical().Kind != DistKind::Delta) {
+      Diags.report(diag::E_MIXTURE_HURDLE, H->Loc);
+      return std::nullopt;
+    }
+    R.Dist = "Hurdle(" + llvm::join(Names, ",") + ")";
+    return R;
   }
   R.Dist = "MixtureGeneral(" + llvm::join(Names, ",") + ")";
   return R;

@@ -111,6 +111,15 @@ bool Analyzer::rewriteMixture(std::string &Dist, std::vector<Arg> &Args,
       return Fail("a mixture's support is its components'; 'support' is not "
                   "taken",
                   A.Loc);
+  // MixtureGeneral's hurdle= (an extension) stays with it.
+  std::optional<Arg> Hurdle;
+  if (General)
+    for (auto It = Args.begin(); It != Args.end(); ++It)
+      if (It->Keyword == "hurdle") {
+        Hurdle = *It;
+        Args.erase(It);
+        break;
+      }
   ExprPtr Mixing, Comps;
   if (Dist == "NormalMixture") {
     ExprPtr W = argumentAt(Args, 0, "w"), Mu = argumentAt(Args, 1, "mu"),
@@ -160,11 +169,17 @@ bool Analyzer::rewriteMixture(std::string &Dist, std::vector<Arg> &Args,
       // Different families: MixtureGeneral's own lowering.
       Dist = "MixtureGeneral";
       Args = {Arg{"", Mixing->Loc, Mixing}, Arg{"", Comps->Loc, Comps}};
+      if (Hurdle)
+        Args.push_back(*Hurdle);
       return true;
     }
     Comps = stackComponents(Calls, L->Loc);
     if (!Comps)
       return false;
+  }
+  if (Hurdle) {
+    Diags.report(diag::E_MIXTURE_HURDLE, Hurdle->Loc);
+    return false;
   }
   Dist = "MixtureSameFamily";
   Args = {Arg{"", Mixing->Loc, Mixing}, Arg{"", Comps->Loc, Comps}};

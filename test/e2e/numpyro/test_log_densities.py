@@ -293,6 +293,21 @@ CASES = {
         "HurdleDistribution(GammaPoisson(a, b), gate=c)",
         dict(a=(S, pos), b=(S, pos), c=(S, unit)),
         lambda p: dist.HurdleDistribution(dist.GammaPoisson(p["a"], p["b"]), gate=p["c"])),
+    # A hurdle over a continuous base without a hurdle row of its own:
+    # Delta(0) and the base, an exact 0 scored by the gate alone (an
+    # Exponential's density at 0 is not 0, so adding it would show). NumPyro
+    # without validation: with it, its support is the base's, which leaves
+    # out 0, and every exact zero it draws scores -inf.
+    "hurdle_dist_weibull": continuous(
+        "HurdleDistribution(Weibull(a, b), gate=c)",
+        dict(a=(S, pos), b=(S, pos), c=(S, unit)),
+        lambda p: dist.HurdleDistribution(dist.Weibull(p["a"], p["b"]), gate=p["c"],
+                                          validate_args=False)),
+    "hurdle_dist_exponential_logits": continuous(
+        "HurdleDistribution(Exponential(a), gate_logits=c)",
+        dict(a=(S, pos), c=(S, real)),
+        lambda p: dist.HurdleDistribution(dist.Exponential(p["a"]), gate_logits=p["c"],
+                                          validate_args=False)),
     "hurdle_dist_binomial_logits": discrete(
         "HurdleDistribution(Binomial(n, probs=a), gate_logits=c)",
         dict(n=(S, counts), a=(S, unit), c=(S, real)),

@@ -17,6 +17,9 @@ truncated to the positive counts), checked with SciPy only:
   log-likelihood;
 - the zero-inflated counts and the beta-binomial truncated (their CDFs:
   gate + (1 - gate) F, and the beta-binomial's summed term by term);
+- a hurdle over a continuous base (daily rainfall: a dry day, else a
+  Weibull amount), its log-likelihood and draws, and log_prob of a hurdle
+  Exponential, whose exact 0 is scored by the gate alone, at f64 and f32;
 - a hurdle negative binomial in the GammaPoisson parameterization and a
   hurdle binomial (gate_logits=), their log-likelihoods and draws; a
   MixtureGeneral with a truncated component (PyMC's
@@ -92,6 +95,22 @@ def zi_log_pmf(k, gate, log_base):
                         np.log1p(-gate) + log_base)
 
 
+# Daily rainfall as a hurdle: a dry day (an exact 0) with probability gate,
+# else a Weibull amount (NumPyro's HurdleDistribution over a continuous base,
+# as rainfall models write it), and log_prob of a hurdle Exponential, whose
+# density at 0 is 2, not 0: an exact 0 is scored by the gate alone.
+RAINFALL = """
+model rain(x: %(t)s[n]) -> (y: %(t)s[n]) {
+  g ~ Normal(0, 1);
+  k ~ Gamma(2, 1);
+  plate days(n) {
+    y ~ HurdleDistribution(Weibull(exp(0.3 * x), k), gate=expit(g + x));
+    deterministic e = log_prob(HurdleDistribution(Exponential(2.0), gate_logits=g), y);
+  }
+}
+"""
+
+
 class GatedCounts(E.E2ETestCase):
     def occupancy(self):
         rng = np.random.default_rng(31)
@@ -141,6 +160,46 @@ class GatedCounts(E.E2ETestCase):
         expected = expected / expected.sum() * len(k)
         observed = np.array([(k == j).sum() for j in range(1, 5)])
         self.assertGreater(stats.chisquare(observed, expected).pvalue, 1e-4)
+
+    def test_hurdles_over_continuous_bases(self):
+        rng = np.random.default_rng(41)
+        n, draws = 300, 6
+        x = rng.normal(size=n)
+        y = np.where(rng.random(n) < 0.4, 0.0, 2 * rng.weibull(1.5, n))
+        post = dict(g=rng.normal(size=draws), k=rng.gamma(2, 1, draws) + 0.3)
+        gate = special.expit(post["g"][:, None] + x)
+        scale, k = np.exp(0.3 * x), post["k"][:, None]
+        for t, rtol in (("f64", 1e-10), ("f32", 2e-5)):
+            so = self.compile_source("rain_" + t, RAINFALL % {"t": t})
+            dt = np.float64 if t == "f64" else np.float32
+            data = {"x": self.save("rx_%s.npy" % t, x.astype(dt)),
+                    "y": self.save("ry_%s.npy" % t, y.astype(dt))}
+            pp = self.savez("rain_%s.npz" % t, **post)
+            out = self.fresh(".npz")
+            E.run_cmd("log-likelihood", so, data, out, posterior=pp)
+            want = np.where(y == 0, np.log(gate),
+                            np.log1p(-gate) + stats.weibull_min.logpdf(y, k, scale=scale))
+            np.testing.assert_allclose(E.read_arrays(out)["y"], want, rtol=rtol,
+                                       atol=rtol)
+            # Draws: the dry days' share, the wet days' amounts (draw 0, KS)
+            # and log_prob at what was drawn.
+            many = {kk: np.repeat(v[:1], 400) for kk, v in post.items()}
+            out = self.fresh(".npz")
+            E.run_cmd("predict", so, {"x": data["x"]}, out, seed=3,
+                      posterior=self.savez("rain_many_%s.npz" % t, **many),
+                      sites=["y", "e"])
+            got = E.read_arrays(out)
+            zeros = (got["y"] == 0).mean(0)
+            se = np.sqrt(gate[0] * (1 - gate[0]) / 400)
+            self.assertLess(np.max(np.abs(zeros - gate[0]) / se), 5.5)
+            wet = got["y"][0] > 0
+            u = stats.weibull_min.cdf(got["y"][0][wet], post["k"][0], scale=scale[wet])
+            self.assertGreater(stats.kstest(u, "uniform").pvalue, 1e-4)
+            g0 = post["g"][0]
+            e = np.where(got["y"] == 0, np.log(special.expit(g0)),
+                         np.log1p(-special.expit(g0)) +
+                         stats.expon.logpdf(got["y"].astype(np.float64), scale=0.5))
+            np.testing.assert_allclose(got["e"], e, rtol=rtol, atol=rtol)
 
     def test_gate_logits_over_gamma_poisson(self):
         rng = np.random.default_rng(7)
