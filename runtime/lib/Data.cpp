@@ -84,9 +84,6 @@ checkDerivedExtents(const ManifestArray &Decl,
   return llvm::Error::success();
 }
 
-/// The array of `--data NAME=FILE`: a .npy file, a variable of a netCDF
-/// file (FILE.nc:VARIABLE) or an array of a Zarr store (STORE.zarr:ARRAY),
-/// the input's own name when none is given.
 /// Decoded inputs stay in memory up to a quarter of the tightest memory
 /// limit (AIMZ_INPUT_MEMORY_BYTES sets another bound), and are spilled to a
 /// file past it; a chunk decoded in memory must fit in half of it, as
@@ -104,6 +101,9 @@ static llvm::Expected<io::InputMemory> inputMemory() {
   return Mem;
 }
 
+/// The array of `--data NAME=FILE`: a .npy file, a variable of a netCDF
+/// file (FILE.nc:VARIABLE) or an array of a Zarr store (STORE.zarr:ARRAY),
+/// the input's own name when none is given.
 static llvm::Expected<io::NpyArray> openInputFile(const std::string &Name,
                                                   const std::string &File) {
   std::string Path = File, Var = Name;
