@@ -189,12 +189,23 @@ llvm::Expected<std::shared_ptr<uint8_t[]>>
 readVariable(const NcGroup &P, const std::string &Name,
              const NcVariable &V);
 
-
 // HDF5's deflate, netCDF-4's usual filter, packs at most ~1032 bytes into
 // one: a variable declaring more than this many bytes per byte of file
 // holds unwritten chunks (read as fill values), which a posterior never has,
 // or is hostile. Refused before anything is allocated.
 constexpr uint64_t MaxExpansion = 1100;
+
+/// The refusal of a variable that declares Bytes (none: more than 2^64),
+/// far more than its file can hold.
+llvm::Error beyondFile(const NcGroup &P, const std::string &Name,
+                       const NcVariable &V, std::optional<uint64_t> Bytes) {
+  return error("'" + P.Path + "': variable '" + Name + "' declares shape " +
+               io::formatShape(V.Extents) +
+               (Bytes ? " (" + std::to_string(*Bytes) + " bytes)" : "") +
+               ", far more than the " + std::to_string(P.FileBytes) +
+               "-byte file can hold; the file is damaged, or its variable "
+               "was never written");
+}
 
 llvm::Expected<std::shared_ptr<uint8_t[]>>
 readVariable(const NcGroup &P, const std::string &Name,
@@ -204,11 +215,7 @@ readVariable(const NcGroup &P, const std::string &Name,
   std::optional<uint64_t> Bytes =
       io::checkedNumBytes(V.Extents, io::dtypeSize(V.Type.Type));
   if (Bytes && *Bytes / MaxExpansion > P.FileBytes)
-    return error("'" + P.Path + "': variable '" + Name +
-                 "' declares shape " + io::formatShape(V.Extents) + " (" +
-                 std::to_string(*Bytes) + " bytes), far more than the " +
-                 std::to_string(P.FileBytes) + "-byte file can hold; the "
-                 "file is damaged, or its variable was never written");
+    return beyondFile(P, Name, V, Bytes);
   std::shared_ptr<uint8_t[]> Buf;
   if (Bytes && *Bytes <= SIZE_MAX)
     Buf.reset(new (std::nothrow) uint8_t[*Bytes ? *Bytes : 1]);
@@ -339,7 +346,6 @@ std::string variableNames(const Netcdf &Nc, int G) {
 
 } // namespace
 
-
 llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
                                              const std::string &Var,
                                              const io::InputMemory &Mem) {
@@ -376,11 +382,7 @@ llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
                    "not numbers; give a variable of numbers");
     auto Bytes = io::checkedNumBytes(V->Extents, io::dtypeSize(V->Type.Type));
     if (!Bytes || *Bytes / MaxExpansion > (*P)->FileBytes)
-      return error("'" + Path + "': variable '" + Var + "' declares shape " +
-                   io::formatShape(V->Extents) + ", far more than the " +
-                   std::to_string((*P)->FileBytes) + "-byte file can "
-                   "hold; the file is damaged, or its variable was never "
-                   "written");
+      return beyondFile(**P, Var, *V, Bytes);
     auto Out = io::allocateSpillable(*Bytes, Mem.ArrayBytes,
                                      "'" + Path + "': variable '" + Var + "'");
     if (!Out)
@@ -404,6 +406,8 @@ llvm::Expected<io::NpyArray> readNetcdfInput(const std::string &Path,
                variableNames(Nc, (*P)->File.Id) +
                "; name one with --data NAME=FILE.nc:VARIABLE");
 }
+
+namespace {
 
 /// The labels of coordinate variable Id: numbers (chain, draw, a numbered
 /// dim) or text (NC_STRING, as ArviZ writes coords={"county": names});
@@ -445,6 +449,8 @@ readLabels(const NcGroup &P, int Id, const std::string &Name,
     return L.takeError();
   return std::optional<DimLabels>(std::move(*L));
 }
+
+} // namespace
 
 llvm::Expected<InferenceDataDraws>
 readInferenceDataNetcdf(const std::string &Path) {
