@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #ifndef __CUDA_ARCH__
+#include "aimz/math/BlockedCholesky.h"
 #include "aimz/math/Gemm.h"
 #endif
 
@@ -320,13 +321,42 @@ namespace m = aimz::math;
   AIMZ_ORDERED_##KIND(SYM, ARITY, SAMPLE, double, f64)
 #include "aimz/math/Distributions.def"
 
+#ifndef __CUDA_ARCH__
+/// The model CPU's widest SIMD vector in bytes (64 with AVX-512, 32 with
+/// AVX2, else 16): aimzc defines it as a constant before optimizing the
+/// model, so only the matching register tile's code remains.
+extern "C" const int32_t aimz_rt_vector_bytes;
+#endif
+
+namespace {
+/// The Cholesky factor: blocked on the CPU from a few dozen rows (the same
+/// bits as the unblocked loop, BlockedCholesky.h), else the loop itself.
+template <class T>
+AIMZ_DEVICE void choleskyFactor(int64_t K, m::EventView<const T> a,
+                                m::EventView<T> l) {
+#ifndef __CUDA_ARCH__
+  if (K > m::cholesky_detail::Block && l.s1 == 1) {
+    namespace g = aimz::math::gemm;
+    if (aimz_rt_vector_bytes >= 64)
+      m::cholesky_blocked<T, g::Avx512Tile>(K, a, l);
+    else if (aimz_rt_vector_bytes == 32)
+      m::cholesky_blocked<T, g::Avx2Tile>(K, a, l);
+    else
+      m::cholesky_blocked<T, g::SseTile>(K, a, l);
+    return;
+  }
+#endif
+  m::cholesky<T>(K, a, l);
+}
+} // namespace
+
 // covariance_matrix= arrives as its Cholesky factor.
 #define AIMZ_CHOLESKY(T, SUFFIX)                                              \
   AIMZ_SUPPORT AIMZ_NOINLINE void aimz_rt_cholesky_##SUFFIX(                  \
       int64_t K, const T *a, int64_t a0, int64_t a1, T *l, int64_t l0,        \
       int64_t l1) {                                                           \
-    m::cholesky<T>(K, m::EventView<const T>{a, a0, a1},                       \
-                   m::EventView<T>{l, l0, l1});                               \
+    choleskyFactor<T>(K, m::EventView<const T>{a, a0, a1},                    \
+                      m::EventView<T>{l, l0, l1});                            \
   }
 AIMZ_CHOLESKY(float, f32)
 AIMZ_CHOLESKY(double, f64)
@@ -529,13 +559,6 @@ AIMZ_SITE_ARRAY(8, uint64_t)
 // how the batch was split or which thread computed it (no BLAS: OpenBLAS
 // rounds a row by its place in a call, and Debian's serial build is not
 // safe to call from several threads at once).
-
-#ifndef __CUDA_ARCH__
-/// The model CPU's widest SIMD vector in bytes (64 with AVX-512, 32 with
-/// AVX2, else 16): aimzc defines it as a constant before optimizing the
-/// model, so only the matching register tile's code remains.
-extern "C" const int32_t aimz_rt_vector_bytes;
-#endif
 
 namespace {
 

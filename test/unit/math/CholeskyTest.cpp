@@ -1,12 +1,16 @@
 //===- CholeskyTest.cpp - The factor's order, values and failures ---------===//
 //
-// cholesky() sums each entry's dot product in dot_lanes's fixed order (64
-// bytes of partial sums, combined pairwise), so that it vectorizes and yet
-// gives the same bits whatever the strides and the CPU. These tests compare
-// the bits of a strided factor with a contiguous one, the values with a
-// long-double factor, and check the failure and the zeroed upper triangle.
+// cholesky() gives each entry one sequence of operations (a(i, j) less the
+// products for t in order), and cholesky_blocked() runs that sequence in
+// blocks through the GEMM, so both give the same bits whatever the strides,
+// the register tile and the size. These tests compare the bits of a strided
+// factor and of the blocked factor (every tile shape, sizes across block
+// and GEMM edges, in place) with the unblocked contiguous one, the values
+// with a long-double factor, and check the failures and the zeroed upper
+// triangle.
 //
 //===----------------------------------------------------------------------===//
+#include "aimz/math/BlockedCholesky.h"
 #include "aimz/math/EventDistributions.h"
 
 #include <gtest/gtest.h>
@@ -88,8 +92,7 @@ template <class T> void checkFactor(int64_t K, double Tol) {
     }
 }
 
-TEST(Cholesky, MatchesLongDoubleAcrossLaneEdges) {
-  // Sizes around the 8 (f64) and 16 (f32) partial sums and their tails.
+TEST(Cholesky, MatchesLongDouble) {
   for (int64_t K : {1, 2, 7, 8, 9, 15, 16, 17, 33, 100}) {
     checkFactor<double>(K, 1e-13);
     checkFactor<float>(K, 2e-5);
@@ -107,15 +110,69 @@ TEST(Cholesky, NotPositiveDefiniteIsNaNEverywhere) {
     ASSERT_TRUE(std::isnan(X));
 }
 
-TEST(Cholesky, DotLanesAddsPartialSumsPairwise) {
-  // 19 float terms: element k into sum k mod 16, then the 16 sums pairwise.
-  std::vector<float> A(19), B(19, 1.0f);
-  for (int K = 0; K < 19; ++K)
-    A[K] = K == 0 ? 1e8f : (K == 16 ? -1e8f : 1.0f);
-  // Sum 0 holds 1e8 + (-1e8) = 0 exactly; an in-order sum would lose the
-  // ones between them to rounding (1e8 + 1 == 1e8 in float).
-  EXPECT_EQ(m::detail::dot_lanes<float>(19, A.data(), 1, B.data(), 1), 17.0f);
-  EXPECT_EQ(m::detail::dot_lanes<float>(0, A.data(), 1, B.data(), 1), 0.0f);
+/// The blocked factor of the matrix in a padded row-major buffer (row
+/// stride K + 5), in place when asked, must equal the unblocked one's bits.
+template <class T, class S> void checkBlocked(int64_t K, bool InPlace) {
+  SCOPED_TRACE("K = " + std::to_string(K) + (InPlace ? ", in place" : ""));
+  std::vector<double> A64 = spd(K, 11 + uint32_t(K));
+  std::vector<T> A(A64.begin(), A64.end()), L(K * K);
+  m::cholesky<T>(K, m::EventView<const T>{A.data(), K, 1},
+                 m::EventView<T>{L.data(), K, 1});
+  const int64_t Ld = K + 5;
+  std::vector<T> Out(K * Ld, T(-7));
+  if (InPlace)
+    for (int64_t I = 0; I < K; ++I)
+      std::copy(&A[I * K], &A[I * K] + K, &Out[I * Ld]);
+  m::cholesky_blocked<T, S>(
+      K, InPlace ? m::EventView<const T>{Out.data(), Ld, 1}
+                 : m::EventView<const T>{A.data(), K, 1},
+      m::EventView<T>{Out.data(), Ld, 1});
+  for (int64_t I = 0; I < K; ++I)
+    for (int64_t J = 0; J < K; ++J) {
+      T X = Out[I * Ld + J];
+      ASSERT_EQ(std::memcmp(&X, &L[I * K + J], sizeof(T)), 0)
+          << I << "," << J << ": " << X << " vs " << L[I * K + J];
+    }
+}
+
+template <class S> void checkBlockedSizes() {
+  // One block and less, block edges (32), the GEMM's inner-chunk edge
+  // (256 columns before a block), and a size past several chunks.
+  for (int64_t K : {1, 5, 31, 32, 33, 64, 97, 256, 289, 300, 700}) {
+    checkBlocked<double, S>(K, false);
+    checkBlocked<float, S>(K, K % 2 == 1);
+  }
+}
+
+TEST(Cholesky, BlockedGivesTheUnblockedBitsWithAvx512Tiles) {
+  checkBlockedSizes<m::gemm::Avx512Tile>();
+}
+TEST(Cholesky, BlockedGivesTheUnblockedBitsWithAvx2Tiles) {
+  checkBlockedSizes<m::gemm::Avx2Tile>();
+}
+TEST(Cholesky, BlockedGivesTheUnblockedBitsWithSseTiles) {
+  checkBlockedSizes<m::gemm::SseTile>();
+}
+
+TEST(Cholesky, BlockedFailuresAreNaNEverywhere) {
+  const int64_t K = 150;
+  // Not positive definite in the second block's diagonal square, in a
+  // later block's rows, and not symmetric.
+  for (int Case = 0; Case < 3; ++Case) {
+    SCOPED_TRACE(Case);
+    std::vector<double> A = spd(K, 5), L(K * K, 0);
+    if (Case == 0)
+      A[40 * K + 40] = -1;
+    else if (Case == 1)
+      A[140 * K + 140] = 1e-3; // below the sum of its row's squares
+    else
+      A[3 * K + 100] += 1;
+    m::cholesky_blocked<double, m::gemm::Avx2Tile>(
+        K, m::EventView<const double>{A.data(), K, 1},
+        m::EventView<double>{L.data(), K, 1});
+    for (double X : L)
+      ASSERT_TRUE(std::isnan(X));
+  }
 }
 
 } // namespace

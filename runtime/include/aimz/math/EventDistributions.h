@@ -479,32 +479,6 @@ AIMZ_MATH_FN T multivariate_normal_precision_log_prob(EventView<T> x, std::int64
 
 namespace detail {
 
-/// sum_{k < n} a[k] b[k] in one fixed order whatever the target: element k
-/// goes to partial sum k mod Lanes, and the partial sums are then added
-/// pairwise. The Lanes sums are independent, so the loop vectorizes (a
-/// 64-byte register, or two of 32 or four of 16) without reassociating
-/// anything, and every CPU and the GPU give the same bits.
-template <class T>
-AIMZ_MATH_FN T dot_lanes(std::int64_t n, const T* a, std::int64_t sa, const T* b, std::int64_t sb) {
-  constexpr int Lanes = 64 / sizeof(T);
-  T acc[Lanes] = {};
-  std::int64_t k = 0;
-  if (sa == 1 && sb == 1) {  // rows of a row-major matrix: contiguous
-    for (; k + Lanes <= n; k += Lanes)
-      for (int u = 0; u < Lanes; ++u) acc[u] += a[k + u] * b[k + u];
-    for (int u = 0; k + u < n; ++u) acc[u] += a[k + u] * b[k + u];
-  } else {
-    for (; k < n; ++k) acc[k % Lanes] += a[k * sa] * b[k * sb];
-  }
-  for (int w = Lanes / 2; w > 0; w /= 2)
-    for (int u = 0; u < w; ++u) acc[u] += acc[u + w];
-  return acc[0];
-}
-
-}  // namespace detail
-
-namespace detail {
-
 /// NumPyro's positive_definite constraint asks for a symmetric matrix; a
 /// factor of its lower triangle alone would silently mean another matrix.
 /// Entries may differ by rounding (sqrt(eps) relative), not more.
@@ -527,21 +501,25 @@ AIMZ_MATH_FN bool symmetric(std::int64_t K, EventView<const T> a) {
 /// Cholesky factor of a symmetric positive-definite matrix (lower
 /// triangle read, lower factor written, upper triangle zeroed); NaN
 /// everywhere when the matrix is not symmetric or not positive definite.
-/// Column by column,
-/// each entry is a dot product of two rows of the factor so far, in
-/// dot_lanes's fixed order: that makes the O(N^3) factor of an N = 1000
-/// Gaussian process vector code.
+/// Every entry follows one sequence of operations: a(i, j) less
+/// l(i, t) l(j, t) for t = 0, 1, ..., j - 1 in that order (each a
+/// multiply-add the target fuses or not), then divided by l(j, j), or its
+/// square root on the diagonal. The blocked factor of large matrices on the
+/// CPU (BlockedCholesky.h) runs the same sequence in another loop order, so
+/// both give the same bits, and the GPU's copy of this loop too.
 template <class T>
 AIMZ_MATH_FN void cholesky(std::int64_t K, EventView<const T> a, EventView<T> l) {
   bool ok = detail::symmetric<T>(K, a);
   for (std::int64_t j = 0; j < K && ok; ++j) {
-    const T* lj = &l(j, 0);
-    const T d = a(j, j) - detail::dot_lanes<T>(j, lj, l.s1, lj, l.s1);
+    T d = a(j, j);
+    for (std::int64_t t = 0; t < j; ++t) d -= l(j, t) * l(j, t);
     ok = d > T(0) && std::isfinite(d);
     const T ljj = std::sqrt(d);
     l(j, j) = ljj;
     for (std::int64_t i = j + 1; i < K; ++i) {
-      l(i, j) = (a(i, j) - detail::dot_lanes<T>(j, &l(i, 0), l.s1, lj, l.s1)) / ljj;
+      T r = a(i, j);
+      for (std::int64_t t = 0; t < j; ++t) r -= l(i, t) * l(j, t);
+      l(i, j) = r / ljj;
       l(j, i) = T(0);
     }
   }

@@ -82,20 +82,25 @@ inline void packPanel(int64_t K, int64_t N, const T *B, int64_t SBk,
   }
 }
 
-/// One register tile: Acc[r][v] += ARow[r][k * SAk] * Panel[k][v] for
-/// k = 0 .. K - 1 in order.
-template <class T, class S>
+/// One register tile: Acc[r][v] += ARow[r][k * SAk] * Panel[k * SP + v] (or
+/// -=, Subtract) for k = 0 .. K - 1 in order.
+template <class T, class S, bool Subtract = false>
 inline void tile(int64_t K, const T *const ARow[S::MR], int64_t SAk,
-                 const T *Panel, typename Vec<T, S>::Type Acc[S::MR][S::NV]) {
+                 const T *Panel, int64_t SP,
+                 typename Vec<T, S>::Type Acc[S::MR][S::NV]) {
   using V = typename Vec<T, S>::Type;
   constexpr int MR = S::MR, NV = S::NV;
   for (int64_t k = 0; k < K; ++k) {
     V Bk[NV];
-    std::memcpy(Bk, Panel + k * Vec<T, S>::Width, sizeof(Bk));
+    std::memcpy(Bk, Panel + k * SP, sizeof(Bk));
     for (int R = 0; R < MR; ++R) {
       T A = ARow[R][k * SAk];
-      for (int J = 0; J < NV; ++J)
-        Acc[R][J] += A * Bk[J];
+      for (int J = 0; J < NV; ++J) {
+        if constexpr (Subtract)
+          Acc[R][J] -= A * Bk[J];
+        else
+          Acc[R][J] += A * Bk[J];
+      }
     }
   }
 }
@@ -106,8 +111,14 @@ inline void tile(int64_t K, const T *const ARow[S::MR], int64_t SAk,
 constexpr int64_t KC = 256;
 
 /// C rows = A rows @ B for Rows rows sharing one K x N right side, in
-/// register tiles of shape S.
-template <class T, class S = Avx512Tile>
+/// register tiles of shape S. Subtract: C rows -= A rows @ B, each element
+/// starting from its value in C and subtracting A[r, k] * B[k, n] for k in
+/// order (a blocked Cholesky's update: the same sequence of operations as
+/// its unblocked loops). DirectB: whole tile rows of a row-major B (SBn ==
+/// 1) are read in place rather than packed, for few rows of C against a
+/// wide B (packing would copy B once per few tiles).
+template <class T, class S = Avx512Tile, bool Subtract = false,
+          bool DirectB = false>
 void gemm(int64_t Rows, int64_t N, int64_t K, RowSpace<const T> A,
           int64_t SAk, const T *B, int64_t SBk, int64_t SBn, RowSpace<T> C,
           int64_t SCn) {
@@ -123,7 +134,11 @@ void gemm(int64_t Rows, int64_t N, int64_t K, RowSpace<const T> A,
     const int64_t Cols = N - Col0 < W ? N - Col0 : W;
     for (int64_t K0 = 0; K0 == 0 || K0 < K; K0 += KC) {
       const int64_t KHere = K - K0 < KC ? K - K0 : KC;
-      packPanel<T, W>(KHere, N, B + K0 * SBk, SBk, SBn, Col0, Panel);
+      const bool InPlace = DirectB && SBn == 1 && Cols == W;
+      const T *P = InPlace ? B + K0 * SBk + Col0 : Panel;
+      const int64_t SP = InPlace ? SBk : W;
+      if (!InPlace)
+        packPanel<T, W>(KHere, N, B + K0 * SBk, SBk, SBn, Col0, Panel);
       for (int64_t R0 = 0; R0 < Rows; R0 += MR) {
         const int64_t Here = Rows - R0 < MR ? Rows - R0 : MR;
         // Rows past the edge repeat the last one; their results are dropped.
@@ -132,7 +147,7 @@ void gemm(int64_t Rows, int64_t N, int64_t K, RowSpace<const T> A,
           ARow[R] = A.row(Row) + K0 * SAk;
           CRow[R] = C.row(Row) + Col0 * SCn;
         }
-        if (K0 == 0) {
+        if (K0 == 0 && !Subtract) {
           for (int R = 0; R < MR; ++R)
             for (int J = 0; J < NV; ++J)
               Acc[R][J] = V{};
@@ -146,7 +161,7 @@ void gemm(int64_t Rows, int64_t N, int64_t K, RowSpace<const T> A,
             std::memcpy(Acc[R], Lane[R], sizeof(Lane[R]));
           }
         }
-        tile<T, S>(KHere, ARow, SAk, Panel, Acc);
+        tile<T, S, Subtract>(KHere, ARow, SAk, P, SP, Acc);
         for (int R = 0; R < Here; ++R) {
           if (SCn == 1 && Cols == W) { // whole vectors, stored as they are
             std::memcpy(CRow[R], Acc[R], sizeof(Acc[R]));

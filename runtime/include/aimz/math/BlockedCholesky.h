@@ -1,0 +1,148 @@
+//===- BlockedCholesky.h - The Cholesky factor of large matrices, blocked -===//
+//
+// The CPU's factor of matrices from a few dozen rows up (a Gaussian
+// process's N x N kernel, a CAR precision, a joint site's covariance).
+// It factors U = L^T, stored in the output's upper triangle, so that every
+// step runs along contiguous rows: left-looking, in blocks of Block rows
+// of U. For each block,
+//
+//   1. its rows, from the diagonal right, lose the products of the rows
+//      already factored, through the register-tiled GEMM (Gemm.h,
+//      C -= A B, B read in place);
+//   2. its rows are finished one after another, each a vector of the row's
+//      entries less the block's earlier rows, divided by the diagonal
+//      entry (the divisions run in vector lanes);
+//
+// and at the end U is moved into the lower triangle (the output's layout)
+// and zeros are written above it.
+//
+// Every entry follows the sequence of operations of math::cholesky
+// (EventDistributions.h): a(i, j) less l(i, t) l(j, t) for t in order, then
+// divided by l(j, j). The GEMM subtracts in k order from C's value, the
+// rows continue in t order, and every multiply-add is fused or not the
+// same way in scalar and vector code, so the factor's bits are the
+// unblocked loop's: independent of the block size, the target's vector
+// width and the matrix's size (a leading square factors alike alone).
+// Host code: the GPU runs math::cholesky.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "aimz/math/EventDistributions.h"
+#include "aimz/math/Gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace aimz::math {
+
+namespace cholesky_detail {
+
+/// Rows of U per block.
+constexpr int Block = 32;
+/// Columns a row's step keeps in registers (four 64-byte vectors of f32).
+constexpr int Chunk = 64;
+/// Side of the squares the transpositions move (stays in L1).
+constexpr int64_t Tile = 16;
+
+/// U's upper triangle (row stride Ld) from a's lower: U[j][i] = a(i, j)
+/// for i >= j, by squares of Tile x Tile.
+template <class T>
+void copyTransposed(int64_t K, EventView<const T> a, T *U, int64_t Ld) {
+  for (int64_t J0 = 0; J0 < K; J0 += Tile)
+    for (int64_t I0 = J0; I0 < K; I0 += Tile) {
+      const int64_t J1 = std::min(K, J0 + Tile), I1 = std::min(K, I0 + Tile);
+      for (int64_t i = I0; i < I1; ++i)
+        for (int64_t j = J0; j < std::min(J1, i + 1); ++j)
+          U[j * Ld + i] = a(i, j);
+    }
+}
+
+/// The lower triangle from U's upper (L[i][j] = U[j][i]), zeros above.
+template <class T> void moveToLower(int64_t K, T *L, int64_t Ld) {
+  for (int64_t I0 = 0; I0 < K; I0 += Tile)
+    for (int64_t J0 = 0; J0 <= I0; J0 += Tile) {
+      const int64_t I1 = std::min(K, I0 + Tile), J1 = std::min(K, J0 + Tile);
+      for (int64_t i = I0; i < I1; ++i)
+        for (int64_t j = J0; j < std::min(J1, i); ++j) {
+          L[i * Ld + j] = L[j * Ld + i];
+          L[j * Ld + i] = T(0);
+        }
+    }
+}
+
+/// Columns [C0, C0 + W) of row j of U: each entry less U[t][j] U[t][c]
+/// for the block's earlier rows t = J0 .. j - 1 in order, divided by the
+/// diagonal entry D.
+template <class T, int W>
+inline void finishColumns(T *U, int64_t Ld, int64_t J0, int64_t j, int64_t C0,
+                          T D) {
+  T Acc[W];
+  T *Row = U + j * Ld + C0;
+  for (int q = 0; q < W; ++q)
+    Acc[q] = Row[q];
+  for (int64_t t = J0; t < j; ++t) {
+    const T M = U[t * Ld + j];
+    const T *Rt = U + t * Ld + C0;
+    for (int q = 0; q < W; ++q)
+      Acc[q] -= M * Rt[q];
+  }
+  for (int q = 0; q < W; ++q)
+    Row[q] = Acc[q] / D;
+}
+
+/// Rows J0 .. J0 + Jb of U, which have lost every row before J0: each
+/// row's diagonal entry, then its entries to the right. False when a
+/// diagonal entry is not positive and finite.
+template <class T>
+bool finishBlock(int64_t K, T *U, int64_t Ld, int64_t J0, int Jb) {
+  for (int64_t j = J0; j < J0 + Jb; ++j) {
+    T d = U[j * Ld + j];
+    for (int64_t t = J0; t < j; ++t)
+      d -= U[t * Ld + j] * U[t * Ld + j];
+    if (!(d > T(0) && std::isfinite(d)))
+      return false;
+    const T D = std::sqrt(d);
+    U[j * Ld + j] = D;
+    int64_t C0 = j + 1;
+    for (; C0 + Chunk <= K; C0 += Chunk)
+      finishColumns<T, Chunk>(U, Ld, J0, j, C0, D);
+    for (; C0 < K; ++C0)
+      finishColumns<T, 1>(U, Ld, J0, j, C0, D);
+  }
+  return true;
+}
+
+} // namespace cholesky_detail
+
+/// math::cholesky's factor, blocked, for a factor whose rows are contiguous
+/// (l.s1 == 1); S is the GEMM's register tile for the target.
+template <class T, class S>
+void cholesky_blocked(int64_t K, EventView<const T> a, EventView<T> l) {
+  namespace cd = cholesky_detail;
+  bool ok = detail::symmetric<T>(K, a);
+  T *U = l.p;
+  const int64_t Ld = l.s0;
+  if (ok)
+    cd::copyTransposed<T>(K, a, U, Ld);
+  for (int64_t J0 = 0; J0 < K && ok; J0 += cd::Block) {
+    const int Jb = int(std::min<int64_t>(cd::Block, K - J0));
+    // Rows J0 .. J0 + Jb from column J0 right, less rows 0 .. J0:
+    // C[r][n] -= sum_k U[k][J0 + r] U[k][J0 + n].
+    if (J0 > 0)
+      gemm::gemm<T, S, true, true>(
+          Jb, K - J0, J0, gemm::RowSpace<const T>{U + J0, K, 0, 1}, Ld,
+          U + J0, Ld, 1, gemm::RowSpace<T>{U + J0 * Ld + J0, K, 0, Ld}, 1);
+    ok = cd::finishBlock<T>(K, U, Ld, J0, Jb);
+  }
+  if (ok) {
+    cd::moveToLower<T>(K, U, Ld);
+    return;
+  }
+  for (int64_t i = 0; i < K; ++i)
+    for (int64_t j = 0; j < K; ++j)
+      U[i * Ld + j] = detail::nan<T>();
+}
+
+} // namespace aimz::math
