@@ -8,6 +8,9 @@
 // bits (with this CPU's fused multiply-adds) and agrees with LAPACK's.
 //
 // Usage: aimz-bench-cholesky [N ...]   (default 250 500 1000 2000 4000)
+//        aimz-bench-cholesky --gemm    (the GEMM kernel's f32 GFLOP/s on
+//                                       1000 x 1000 x 1000, one core: the
+//                                       FLOP bound bench/gp.py quotes)
 //
 //===----------------------------------------------------------------------===//
 #include "aimz/math/BlockedCholesky.h"
@@ -121,9 +124,31 @@ template <class T> bool run(int64_t N, const char *Name) {
   return true;
 }
 
+/// GFLOP/s of the GEMM kernel (f32, C = A B, N x N x N), best of 3.
+double gemmGflops(int64_t N) {
+  std::vector<float> A(N * N), B(N * N), C(N * N);
+  std::mt19937 Rng(5);
+  std::uniform_real_distribution<float> U(-1, 1);
+  for (float &V : A)
+    V = U(Rng);
+  for (float &V : B)
+    V = U(Rng);
+  std::vector<float> Unused;
+  double T = best(3, C, Unused, [&](float *) {
+    m::gemm::gemm<float, Tile>(N, N, N, {A.data(), N, 0, N}, 1, B.data(), N,
+                               1, {C.data(), N, 0, N}, 1);
+  });
+  return 2.0 * N * N * N / T * 1e-9;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--gemm") == 0) {
+    std::printf("%.1f GFLOP/s (GEMM kernel, f32, 1000^3, one core)\n",
+                gemmGflops(1000));
+    return 0;
+  }
   std::vector<int64_t> Sizes;
   for (int I = 1; I < argc; ++I)
     Sizes.push_back(std::atoll(argv[I]));

@@ -264,6 +264,10 @@ private:
   /// Which recorded sites need each (cloned) op.
   DenseMap<Operation *, SiteDemand> Demand;
   DenseSet<Operation *> Fused;
+  /// Leaves of the fused chains of the loop being generated that are one
+  /// value for every element (a broadcast scalar), loaded before it.
+  DenseMap<Value, Value> Hoisted;
+  void hoistInvariantLeaves(Value Original);
   Value elementOf(Operation *Op, ArrayRef<Value> Xs);
   Value convert(Value X, Type To);
   Value unary(ir::UnaryFn Fn, Value X);

@@ -92,6 +92,7 @@ View EntryBuilder::lowerReduce(ir::ReduceOp Op) {
   SmallVector<Value> KeptSizes;
   for (unsigned D : Kept)
     KeptSizes.push_back(InSizes[D]);
+  hoistInvariantLeaves(Op.getInput());
   forEach(KeptSizes, [&](ValueRange OutIvs) {
     SmallVector<Value> Ivs(IT.getRank());
     for (auto [D, Iv] : llvm::zip(Kept, OutIvs))
@@ -126,6 +127,7 @@ View EntryBuilder::lowerReduce(ir::ReduceOp Op) {
     }
     store(Out, OutIvs, convert(Acc, T.getElementType()));
   });
+  Hoisted.clear();
   return Out;
 }
 

@@ -478,7 +478,32 @@ Value EntryBuilder::elementOf(Operation *Op, ArrayRef<Value> Xs) {
   return binary(Bin.getFn(), Xs[0], Xs[1]);
 }
 
+/// A scalar read inside the loop is read from memory the loop's stores may
+/// alias, as far as LLVM can tell: loaded there, it keeps the loop from
+/// being vectorized (a GP's kernel: exp(-0.5 * ((x_i - x_j) / l) ** 2)
+/// with l a sample site). Loaded once before the loop, it is a register.
+void EntryBuilder::hoistInvariantLeaves(Value Original) {
+  Operation *Def = Original.getDefiningOp();
+  if (Def && Fused.contains(Def)) {
+    if (!isa<ir::IotaOp>(Def))
+      for (Value O : Def->getOperands())
+        hoistInvariantLeaves(O);
+    return;
+  }
+  if (Hoisted.count(Original))
+    return;
+  View V = viewOf(Original);
+  if (V.Scalar || !llvm::all_of(V.Strides, [](Value S) {
+        std::optional<int64_t> C = getConstantIntValue(S);
+        return C && *C == 0;
+      }))
+    return;
+  Hoisted[Original] = load(V, V.Strides); // every index 0
+}
+
 Value EntryBuilder::elementAt(Value Original, ValueRange Ivs) {
+  if (Value H = Hoisted.lookup(Original))
+    return H;
   Operation *Def = Original.getDefiningOp();
   if (!Def || !Fused.contains(Def))
     return load(viewOf(Original), Ivs);
@@ -497,12 +522,15 @@ Value EntryBuilder::elementAt(Value Original, ValueRange Ivs) {
 View EntryBuilder::lowerElementwise(Operation *Op) {
   auto T = cast<ir::ArrayType>(Op->getResult(0).getType());
   View Out = buffer(Op, T);
+  for (Value O : Op->getOperands())
+    hoistInvariantLeaves(O);
   forEach(Out.Sizes, [&](ValueRange Ivs) {
     SmallVector<Value> Xs;
     for (Value O : Op->getOperands())
       Xs.push_back(elementAt(O, Ivs));
     store(Out, Ivs, elementOf(Op, Xs));
   });
+  Hoisted.clear(); // defined before this loop only
   return Out;
 }
 

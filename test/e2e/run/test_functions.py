@@ -348,6 +348,71 @@ class MatrixFunctions(E.E2ETestCase):
         self.assertTrue(np.isnan(got["chol_S"]).all())
         np.testing.assert_allclose(got["inv_S"][0], np.linalg.inv(S))
 
+LARGE_CHOLESKY_SOURCE = """model bigchol(x: %(t)s[n], S: %(t)s[K, K], T: %(t)s[M, M], V: %(t)s[J, J]) -> (y: %(t)s[n]) {
+  a ~ Normal(0, 1);
+  deterministic L = cholesky(S);
+  deterministic LT = cholesky(T);
+  deterministic LV = cholesky(V);
+  plate obs(n) { y ~ Normal(a, 1); }
+}
+"""
+
+
+class LargeCholesky(E.E2ETestCase):
+    """Factors large enough for the blocked factor (BlockedCholesky.h:
+    blocks of 32 rows inside blocks of 256) against NumPy, and the property
+    that makes its bits independent of the blocking: every entry is one
+    sequence of operations, so the factor of a leading square is the
+    leading square of the factor, bit for bit, whether that square is
+    factored blocked (37 x 37) or by the unblocked loop (20 x 20), with the
+    model CPU's fused multiply-adds."""
+
+    def factors(self, dtype, S):
+        t = np.float32 if dtype == "f32" else np.float64
+        so = self.compile_source("bigchol_" + dtype,
+                                 LARGE_CHOLESKY_SOURCE % {"t": dtype})
+        S = S.astype(t)
+        out = self.fresh(".npz")
+        E.run_cmd("prior-predictive", so,
+                  {"x": self.save("x.npy", np.zeros(2, t)),
+                   "S": self.save("S.npy", S),
+                   "T": self.save("T.npy", np.ascontiguousarray(S[:37, :37])),
+                   "V": self.save("V.npy", np.ascontiguousarray(S[:20, :20]))},
+                  out, num_samples=1, seed=1, sites=["L", "LT", "LV"])
+        got = E.read_arrays(out)
+        return got["L"][0], got["LT"][0], got["LV"][0], S.astype(np.float64)
+
+    def spd(self, K):
+        x = np.sort(np.random.default_rng(7).uniform(-3, 3, K))
+        return np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2) + 0.1 * np.eye(K)
+
+    def check(self, dtype, tol):
+        L, LT, LV, S = self.factors(dtype, self.spd(300))
+        want = np.linalg.cholesky(S)
+        np.testing.assert_allclose(L, want, rtol=tol, atol=tol)
+        self.assertTrue((np.triu(L, 1) == 0).all())
+        np.testing.assert_array_equal(L[:37, :37].view(np.uint8),
+                                      LT.view(np.uint8))
+        np.testing.assert_array_equal(L[:20, :20].view(np.uint8),
+                                      LV.view(np.uint8))
+
+    def test_f64(self):
+        self.check("f64", 1e-10)
+
+    def test_f32(self):
+        self.check("f32", 1e-3)
+
+    def test_not_positive_definite_or_symmetric_is_nan(self):
+        S = self.spd(300)
+        S[290, 290] = 0.01  # below its row's sum of squares: fails late
+        L, LT, LV, _ = self.factors("f64", S)
+        self.assertTrue(np.isnan(L).all())
+        self.assertFalse(np.isnan(LT).any())
+        S = self.spd(300)
+        S[5, 200] += 1e-3  # not symmetric
+        L, _, _, _ = self.factors("f64", S)
+        self.assertTrue(np.isnan(L).all())
+
 
 if __name__ == "__main__":
     E.main()

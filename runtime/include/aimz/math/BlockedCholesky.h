@@ -3,18 +3,20 @@
 // The CPU's factor of matrices from a few dozen rows up (a Gaussian
 // process's N x N kernel, a CAR precision, a joint site's covariance).
 // It factors U = L^T, stored in the output's upper triangle, so that every
-// step runs along contiguous rows: left-looking, in blocks of Block rows
-// of U. For each block,
+// step runs along contiguous rows: left-looking, in blocks of OuterBlock
+// rows of U, each in sub-blocks of Block rows. For each block,
 //
 //   1. its rows, from the diagonal right, lose the products of the rows
 //      already factored, through the register-tiled GEMM (Gemm.h,
-//      C -= A B, B read in place);
-//   2. its rows are finished one after another, each a vector of the row's
-//      entries less the block's earlier rows, divided by the diagonal
-//      entry (the divisions run in vector lanes);
+//      C -= A B, B read in place), and so does each sub-block with the
+//      block's earlier sub-blocks;
+//   2. a sub-block's rows are finished one after another, each a vector
+//      of the row's entries less the sub-block's earlier rows, divided by
+//      the diagonal entry (the divisions run in vector lanes);
 //
 // and at the end U is moved into the lower triangle (the output's layout)
-// and zeros are written above it.
+// and zeros are written above it. The input is read once, by squares, and
+// tested for symmetry on the way.
 //
 // Every entry follows the sequence of operations of math::cholesky
 // (EventDistributions.h): a(i, j) less l(i, t) l(j, t) for t in order, then
@@ -39,7 +41,12 @@ namespace aimz::math {
 
 namespace cholesky_detail {
 
-/// Rows of U per block.
+/// Rows of U per block: the GEMM streams the rows above a block once per
+/// block (past the caches for large matrices: an N = 4000 f32 factor is
+/// memory-bound with blocks of 32), and a block's rows are finished in
+/// sub-blocks of Block rows, each updated by the GEMM from the earlier
+/// ones.
+constexpr int OuterBlock = 256;
 constexpr int Block = 32;
 /// Columns a row's step keeps in registers (four 64-byte vectors of f32).
 constexpr int Chunk = 64;
@@ -47,16 +54,24 @@ constexpr int Chunk = 64;
 constexpr int64_t Tile = 16;
 
 /// U's upper triangle (row stride Ld) from a's lower: U[j][i] = a(i, j)
-/// for i >= j, by squares of Tile x Tile.
+/// for i >= j, by squares of Tile x Tile; with it detail::symmetric's test
+/// of each pair (one pass, reading a by squares rather than down its
+/// columns). U may be a itself: a(j, i) is read before U[j][i] replaces it.
 template <class T>
-void copyTransposed(int64_t K, EventView<const T> a, T *U, int64_t Ld) {
+bool copyTransposed(int64_t K, EventView<const T> a, T *U, int64_t Ld) {
+  const T Tol = detail::symmetry_tolerance<T>();
+  bool Ok = true;
   for (int64_t J0 = 0; J0 < K; J0 += Tile)
     for (int64_t I0 = J0; I0 < K; I0 += Tile) {
       const int64_t J1 = std::min(K, J0 + Tile), I1 = std::min(K, I0 + Tile);
-      for (int64_t i = I0; i < I1; ++i)
-        for (int64_t j = J0; j < std::min(J1, i + 1); ++j)
-          U[j * Ld + i] = a(i, j);
+      for (int64_t j = J0; j < J1; ++j)
+        for (int64_t i = std::max(I0, j); i < I1; ++i) {
+          const T X = a(i, j), Y = a(j, i);
+          Ok &= detail::nearly_equal<T>(X, Y, Tol); // no branch per entry
+          U[j * Ld + i] = X;
+        }
     }
+  return Ok;
 }
 
 /// The lower triangle from U's upper (L[i][j] = U[j][i]), zeros above.
@@ -114,6 +129,18 @@ bool finishBlock(int64_t K, T *U, int64_t Ld, int64_t J0, int Jb) {
   return true;
 }
 
+/// Rows R0 .. R0 + Rows of U, from column R0 right, less rows T0 .. T1:
+/// C[r][n] -= sum_k U[T0 + k][R0 + r] U[T0 + k][R0 + n], k in order.
+template <class T, class S>
+void update(int64_t K, T *U, int64_t Ld, int64_t R0, int64_t Rows, int64_t T0,
+            int64_t T1) {
+  if (T1 > T0)
+    gemm::gemm<T, S, true, true>(
+        Rows, K - R0, T1 - T0, gemm::RowSpace<const T>{U + T0 * Ld + R0, K, 0, 1},
+        Ld, U + T0 * Ld + R0, Ld, 1,
+        gemm::RowSpace<T>{U + R0 * Ld + R0, K, 0, Ld}, 1);
+}
+
 } // namespace cholesky_detail
 
 /// math::cholesky's factor, blocked, for a factor whose rows are contiguous
@@ -121,20 +148,17 @@ bool finishBlock(int64_t K, T *U, int64_t Ld, int64_t J0, int Jb) {
 template <class T, class S>
 void cholesky_blocked(int64_t K, EventView<const T> a, EventView<T> l) {
   namespace cd = cholesky_detail;
-  bool ok = detail::symmetric<T>(K, a);
   T *U = l.p;
   const int64_t Ld = l.s0;
-  if (ok)
-    cd::copyTransposed<T>(K, a, U, Ld);
-  for (int64_t J0 = 0; J0 < K && ok; J0 += cd::Block) {
-    const int Jb = int(std::min<int64_t>(cd::Block, K - J0));
-    // Rows J0 .. J0 + Jb from column J0 right, less rows 0 .. J0:
-    // C[r][n] -= sum_k U[k][J0 + r] U[k][J0 + n].
-    if (J0 > 0)
-      gemm::gemm<T, S, true, true>(
-          Jb, K - J0, J0, gemm::RowSpace<const T>{U + J0, K, 0, 1}, Ld,
-          U + J0, Ld, 1, gemm::RowSpace<T>{U + J0 * Ld + J0, K, 0, Ld}, 1);
-    ok = cd::finishBlock<T>(K, U, Ld, J0, Jb);
+  bool ok = cd::copyTransposed<T>(K, a, U, Ld);
+  for (int64_t J0 = 0; J0 < K && ok; J0 += cd::OuterBlock) {
+    const int64_t J1 = std::min<int64_t>(K, J0 + cd::OuterBlock);
+    cd::update<T, S>(K, U, Ld, J0, J1 - J0, 0, J0);
+    for (int64_t S0 = J0; S0 < J1 && ok; S0 += cd::Block) {
+      const int Sb = int(std::min<int64_t>(cd::Block, J1 - S0));
+      cd::update<T, S>(K, U, Ld, S0, Sb, J0, S0);
+      ok = cd::finishBlock<T>(K, U, Ld, S0, Sb);
+    }
   }
   if (ok) {
     cd::moveToLower<T>(K, U, Ld);

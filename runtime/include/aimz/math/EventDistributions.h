@@ -419,19 +419,41 @@ AIMZ_MATH_FN void multivariate_normal_sample(RandomStream& s, std::int64_t K, Ev
 
 /// Solves L y = x - loc by forward substitution in place of x (the caller
 /// passes a copy) and returns -|y|^2 / 2 - sum log L_ii - K log(2 pi) / 2.
+/// Row i is (x_i - loc_i) less L_ij y_j for j in order, divided by L_ii.
+/// Rows go in groups of kSolveRows whose sums over the columns before the
+/// group advance side by side (independent chains, not one chain's
+/// latency per product), then the group's triangle row by row: the same
+/// operations in the same order as one row at a time.
 template <class T>
 AIMZ_MATH_FN T multivariate_normal_log_prob(EventView<T> x, std::int64_t K, EventView<const T> loc,
                                             EventView<const T> scale_tril) {
   if (!detail::lower_cholesky<T>(K, scale_tril)) return detail::nan<T>();
-  T quad = T(0), logdet = T(0);
   for (std::int64_t i = 0; i < K; ++i) {
-    const T d = scale_tril(i, i);
-    if (!detail::pos_finite(d) || !std::isfinite(loc[i]) || std::isnan(x[i])) return detail::nan<T>();
-    T r = x[i] - loc[i];
-    for (std::int64_t j = 0; j < i; ++j) r -= scale_tril(i, j) * x[j];
-    x[i] = r / d;
-    quad += x[i] * x[i];
-    logdet += std::log(d);
+    if (!std::isfinite(loc[i]) || std::isnan(x[i])) return detail::nan<T>();
+    x[i] = x[i] - loc[i];
+  }
+  constexpr int kSolveRows = 8;
+  T quad = T(0), logdet = T(0);
+  for (std::int64_t i0 = 0; i0 < K; i0 += kSolveRows) {
+    const int n = K - i0 < kSolveRows ? int(K - i0) : kSolveRows;
+    T r[kSolveRows];
+    for (int g = 0; g < kSolveRows; ++g) r[g] = g < n ? x[i0 + g] : T(0);
+    if (n == kSolveRows)
+      for (std::int64_t j = 0; j < i0; ++j) {
+        const T y = x[j];
+        for (int g = 0; g < kSolveRows; ++g) r[g] -= scale_tril(i0 + g, j) * y;
+      }
+    else
+      for (int g = 0; g < n; ++g)
+        for (std::int64_t j = 0; j < i0; ++j) r[g] -= scale_tril(i0 + g, j) * x[j];
+    for (int g = 0; g < n; ++g) {
+      const std::int64_t i = i0 + g;
+      const T d = scale_tril(i, i);
+      for (std::int64_t j = i0; j < i; ++j) r[g] -= scale_tril(i, j) * x[j];
+      x[i] = r[g] / d;
+      quad += x[i] * x[i];
+      logdet += std::log(d);
+    }
   }
   return T(-0.5) * quad - logdet - T(K) * T(detail::kLnSqrt2Pi);
 }
@@ -482,17 +504,23 @@ namespace detail {
 /// NumPyro's positive_definite constraint asks for a symmetric matrix; a
 /// factor of its lower triangle alone would silently mean another matrix.
 /// Entries may differ by rounding (sqrt(eps) relative), not more.
-template <class T>
-AIMZ_MATH_FN bool symmetric(std::int64_t K, EventView<const T> a) {
+template <class T> AIMZ_MATH_FN T symmetry_tolerance() {
   // sqrt of the unit roundoff, written out (numeric_limits is host-only
   // under nvcc; Config.h).
-  const T tol = sizeof(T) == 4 ? T(3.4526698e-4) : T(1.4901161193847656e-8);
+  return sizeof(T) == 4 ? T(3.4526698e-4) : T(1.4901161193847656e-8);
+}
+
+/// a(i, j) and a(j, i) equal up to tol relative (false when either is NaN).
+template <class T> AIMZ_MATH_FN bool nearly_equal(T x, T y, T tol) {
+  return std::fabs(x - y) <= tol * std::fmax(std::fabs(x), std::fabs(y));
+}
+
+template <class T>
+AIMZ_MATH_FN bool symmetric(std::int64_t K, EventView<const T> a) {
+  const T tol = symmetry_tolerance<T>();
   bool ok = true;
   for (std::int64_t i = 0; i < K; ++i)
-    for (std::int64_t j = 0; j < i; ++j) {
-      const T x = a(i, j), y = a(j, i);
-      ok = ok && std::fabs(x - y) <= tol * std::fmax(std::fabs(x), std::fabs(y));
-    }
+    for (std::int64_t j = 0; j < i; ++j) ok = ok && nearly_equal<T>(a(i, j), a(j, i), tol);
   return ok;
 }
 
