@@ -154,6 +154,52 @@ TEST(Cholesky, BlockedGivesTheUnblockedBitsWithSseTiles) {
   checkBlockedSizes<m::gemm::SseTile>();
 }
 
+/// The forward substitution row by row, as it was before rows went in
+/// groups: (x_i - loc_i) less L_ij y_j for j in order, divided by L_ii.
+template <class T>
+T rowByRowLogProb(std::vector<T> x, const std::vector<T> &Loc,
+                  const std::vector<T> &L, int64_t K) {
+  T Quad = 0, LogDet = 0;
+  for (int64_t I = 0; I < K; ++I) {
+    T R = x[I] - Loc[I];
+    for (int64_t J = 0; J < I; ++J)
+      R -= L[I * K + J] * x[J];
+    x[I] = R / L[I * K + I];
+    Quad += x[I] * x[I];
+    LogDet += std::log(L[I * K + I]);
+  }
+  return T(-0.5) * Quad - LogDet - T(K) * T(m::detail::kLnSqrt2Pi);
+}
+
+template <class T> void checkGroupedSolve(int64_t K) {
+  SCOPED_TRACE("K = " + std::to_string(K));
+  std::vector<double> A64 = spd(K, 3 + uint32_t(K));
+  std::vector<T> A(A64.begin(), A64.end()), L(K * K), x(K), Loc(K);
+  m::cholesky<T>(K, m::EventView<const T>{A.data(), K, 1},
+                 m::EventView<T>{L.data(), K, 1});
+  std::mt19937 Rng{uint32_t(K)};
+  std::normal_distribution<double> D(0, 2);
+  for (int64_t I = 0; I < K; ++I) {
+    x[I] = T(D(Rng));
+    Loc[I] = T(D(Rng));
+  }
+  T Want = rowByRowLogProb<T>(x, Loc, L, K);
+  std::vector<T> Work = x;
+  T Got = m::multivariate_normal_log_prob<T>(
+      m::EventView<T>{Work.data(), 0, 1}, K,
+      m::EventView<const T>{Loc.data(), 0, 1},
+      m::EventView<const T>{L.data(), K, 1});
+  EXPECT_EQ(std::memcmp(&Got, &Want, sizeof(T)), 0) << Got << " vs " << Want;
+}
+
+TEST(Cholesky, GroupedForwardSubstitutionKeepsTheRowOrder) {
+  // Less than one group of 8 rows, whole groups, and a partial last group.
+  for (int64_t K : {1, 3, 7, 8, 9, 16, 21, 50}) {
+    checkGroupedSolve<double>(K);
+    checkGroupedSolve<float>(K);
+  }
+}
+
 TEST(Cholesky, BlockedFailuresAreNaNEverywhere) {
   const int64_t K = 150;
   // Not positive definite in the second block's diagonal square, in a
