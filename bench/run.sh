@@ -26,7 +26,9 @@
 # Then bench/count_models.py: the Poisson, negative-binomial and logistic
 # GLMs against NumPy + SciPy (AIMZ_BENCH_COUNTS=0 skips it), and
 # bench/compile.sh: aimzc's time per example and phase
-# (AIMZ_BENCH_COMPILE=0 skips it).
+# (AIMZ_BENCH_COMPILE=0 skips it), and the Gaussian process against NumPyro
+# and PyMC (bench/gp.py) with the Cholesky factor beside LAPACK
+# (aimz-bench-cholesky; AIMZ_BENCH_GP=0 skips both).
 #
 # Extra options go to the harness: --peers numpy,torch,stan,numpyro,aimz-jax,
 # --only
@@ -101,10 +103,10 @@ fi
 t_install=$(date +%s)
 
 # --- build in Release ---------------------------------------------------------
-log "building aimzc aimz-run aimzc_python aimz-bench-mlp-kernel aimz-bench-io-codecs aimz-bench-samplers (Release) in $build"
+log "building aimzc aimz-run aimzc_python aimz-bench-mlp-kernel aimz-bench-io-codecs aimz-bench-samplers aimz-bench-cholesky (Release) in $build"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$logdir/cmake.log" 2>&1 \
   || { cat "$logdir/cmake.log"; exit 1; }
-ninja -C "$build" -j "$jobs" aimzc aimz-run aimzc_python aimz-bench-mlp-kernel aimz-bench-io-codecs aimz-bench-samplers >"$logdir/build.log" 2>&1 \
+ninja -C "$build" -j "$jobs" aimzc aimz-run aimzc_python aimz-bench-mlp-kernel aimz-bench-io-codecs aimz-bench-samplers aimz-bench-cholesky >"$logdir/build.log" 2>&1 \
   || { tail -40 "$logdir/build.log"; exit 1; }
 t_build=$(date +%s)
 log "install $((t_install - t_start)) s, build $((t_build - t_install)) s"
@@ -127,6 +129,21 @@ if [ "${AIMZ_BENCH_COMPILE:-1}" != 0 ]; then
   mkdir -p "$build/bench-results/$mode"
   BUILD="$build" "$here/compile.sh" --runs 3 | tee "$build/bench-results/$mode/compile.txt" \
     || log "compile.sh failed (see above)"
+fi
+# The Gaussian process (one joint MultivariateNormal: a Cholesky factor per
+# draw) against NumPyro and PyMC, and the factor alone against LAPACK, into
+# $build/bench-results/<mode>/{gp,cholesky}.txt. AIMZ_BENCH_GP=0 skips them.
+if [ "${AIMZ_BENCH_GP:-1}" != 0 ] && [ -x "$root/.venv/bin/python" ]; then
+  case "$mode" in
+    quick) gp_args=(--n 1000 --draws 100) ;;
+    *) gp_args=(--n 1000 2000 --draws 1000) ;;
+  esac
+  mkdir -p "$build/bench-results/$mode"
+  "$build/bin/aimz-bench-cholesky" | tee "$build/bench-results/$mode/cholesky.txt" \
+    || log "aimz-bench-cholesky failed (see above)"
+  "$root/.venv/bin/python" "$here/gp.py" --build "$build" "${gp_args[@]}" \
+    | tee "$build/bench-results/$mode/gp.txt" \
+    || log "gp.py failed (see above)"
 fi
 t_end=$(date +%s)
 log "done: benchmark $((t_end - t_build)) s, total $((t_end - t_start)) s (install $((t_install - t_start)) s, build $((t_build - t_install)) s)"
