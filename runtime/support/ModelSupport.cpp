@@ -326,6 +326,20 @@ namespace m = aimz::math;
 /// AVX2, else 16): aimzc defines it as a constant before optimizing the
 /// model, so only the matching register tile's code remains.
 extern "C" const int32_t aimz_rt_vector_bytes;
+
+namespace {
+/// Fn(S{}) with S the register tile that fits the model's CPU (the GEMM's
+/// and the blocked Cholesky's).
+template <class F> void withTargetTile(F &&Fn) {
+  namespace g = aimz::math::gemm;
+  if (aimz_rt_vector_bytes >= 64)
+    Fn(g::Avx512Tile{});
+  else if (aimz_rt_vector_bytes == 32)
+    Fn(g::Avx2Tile{});
+  else
+    Fn(g::SseTile{});
+}
+} // namespace
 #endif
 
 namespace {
@@ -336,13 +350,9 @@ AIMZ_DEVICE void choleskyFactor(int64_t K, m::EventView<const T> a,
                                 m::EventView<T> l) {
 #ifndef __CUDA_ARCH__
   if (K > m::cholesky_detail::Block && l.s1 == 1) {
-    namespace g = aimz::math::gemm;
-    if (aimz_rt_vector_bytes >= 64)
-      m::cholesky_blocked<T, g::Avx512Tile>(K, a, l);
-    else if (aimz_rt_vector_bytes == 32)
-      m::cholesky_blocked<T, g::Avx2Tile>(K, a, l);
-    else
-      m::cholesky_blocked<T, g::SseTile>(K, a, l);
+    withTargetTile([&](auto S) {
+      m::cholesky_blocked<T, decltype(S)>(K, a, l);
+    });
     return;
   }
 #endif
@@ -669,13 +679,10 @@ void gemmForTarget(int64_t Rows, int64_t N, int64_t K,
                    aimz::math::gemm::RowSpace<const T> A, int64_t SAk,
                    const T *B, int64_t SBk, int64_t SBn,
                    aimz::math::gemm::RowSpace<T> C, int64_t SCn) {
-  namespace g = aimz::math::gemm;
-  if (aimz_rt_vector_bytes >= 64)
-    g::gemm<T, g::Avx512Tile>(Rows, N, K, A, SAk, B, SBk, SBn, C, SCn);
-  else if (aimz_rt_vector_bytes == 32)
-    g::gemm<T, g::Avx2Tile>(Rows, N, K, A, SAk, B, SBk, SBn, C, SCn);
-  else
-    g::gemm<T, g::SseTile>(Rows, N, K, A, SAk, B, SBk, SBn, C, SCn);
+  withTargetTile([&](auto S) {
+    aimz::math::gemm::gemm<T, decltype(S)>(Rows, N, K, A, SAk, B, SBk, SBn, C,
+                                           SCn);
+  });
 }
 #endif
 
