@@ -15,7 +15,9 @@ import sys
 SERIES = [("aimz-run", "devices", "aimz-run"),
           ("numpy", "as-is", "NumPy"),
           ("numpyro", "as-is", "NumPyro Predictive"),
-          ("aimz-jax", "as-is", "aimz (JAX)")]
+          ("aimz-jax", "as-is", "aimz (JAX)"),
+          ("pymc", "as-is", "PyMC"),
+          ("stan", "as-is", "Stan gqs")]
 
 
 def usable(r):

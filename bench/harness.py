@@ -45,7 +45,9 @@ timed at the start, and the summary's cold column is aimzc + aimz-run,
 with each peer's ratio to it ("cold 2.8x").
 The JAX peers (numpyro: NumPyro's Predictive, jitted and vectorized over
 draws; aimz-jax: aimz 0.15 from PyPI, ImpactModel.predict writing its own
-Zarr store) run in the virtual environment tools/setup_venv.sh makes.
+Zarr store) and PyMC (pm.sample_posterior_predictive and
+pm.compute_log_likelihood, its C compile in every run) run in the virtual
+environment tools/setup_venv.sh makes.
 Writes results.csv, results.json and table.txt to --results.
 """
 
@@ -72,6 +74,10 @@ PY = "/usr/bin/python3"
 # tools/setup_venv.sh makes from tools/requirements.txt.
 VENV_PY = os.path.join(ROOT, ".venv", "bin", "python")
 JAX_PEERS = ("numpyro", "aimz-jax")
+# Peers run by the virtual environment's Python, and the script of each.
+VENV_PEERS = JAX_PEERS + ("pymc",)
+PEER_SCRIPTS = {"numpyro": "jax_peer.py", "aimz-jax": "jax_peer.py",
+                "pymc": "pymc_peer.py"}
 TUNABLES = ("glibc.malloc.mmap_threshold=33554432:"
             "glibc.malloc.trim_threshold=4294967296")
 STAN_LIMIT_S = 180.0   # skip Stan sizes predicted to take longer
@@ -474,8 +480,9 @@ class Bench:
             # is 1 on this 2-CPU machine); tuned also gives it every CPU.
             tuned["OMP_NUM_THREADS"] = str(os.cpu_count())
             tname = "tuned malloc, %d threads" % os.cpu_count()
-        if peer in JAX_PEERS:
-            # XLA brings its own matrix products and threads: as installed.
+        if peer in VENV_PEERS:
+            # XLA and PyTensor bring their own matrix products and
+            # threads: as installed.
             return [("as-is", base)]
         out = [("as-is", base), (tname, tuned)]
         if ("OPENBLAS_CORETYPE" in base and workload == "mlp-pred"
@@ -712,11 +719,10 @@ class Bench:
                 rm(store)
                 res = os.path.join(self.work, "peer_result.json")
                 rm(res)
-                script = ("jax_peer.py" if peer in JAX_PEERS
-                          else "array_peer.py")
+                script = PEER_SCRIPTS.get(peer, "array_peer.py")
 
                 def peer_cmd(store, res, peer=peer, env=env, script=script):
-                    return ([VENV_PY if peer in JAX_PEERS else PY,
+                    return ([VENV_PY if peer in VENV_PEERS else PY,
                              os.path.join(HERE, "peers", script),
                              "--backend", peer, "--workload", wl,
                              "--data-dir", self.data, "--draws", self.D,
@@ -1056,9 +1062,10 @@ class Bench:
             elif p == "torch":
                 ok = subprocess.run([PY, "-c", "import torch, zarr"],
                                     capture_output=True).returncode == 0
-            elif p in JAX_PEERS:
-                mods = "jax, numpyro, zarr, numcodecs" + (
-                    ", aimz" if p == "aimz-jax" else "")
+            elif p in VENV_PEERS:
+                mods = {"pymc": "pymc, zarr, numcodecs",
+                        "aimz-jax": "jax, numpyro, zarr, numcodecs, aimz"
+                        }.get(p, "jax, numpyro, zarr, numcodecs")
                 ok = os.path.exists(VENV_PY) and subprocess.run(
                     [VENV_PY, "-c", "import " + mods],
                     capture_output=True).returncode == 0
@@ -1198,7 +1205,9 @@ class Bench:
         with --no-sync) and each peer's as a multiple of the synced one."""
         peers = [("numpy", "as-is", "NumPy as-is"),
                  ("numpyro", "as-is", "NumPyro `Predictive`"),
-                 ("aimz-jax", "as-is", "aimz (JAX)")]
+                 ("aimz-jax", "as-is", "aimz (JAX)"),
+                 ("pymc", "as-is", "PyMC"),
+                 ("stan", "as-is", "Stan `gqs`")]
         head = ("| workload (%d draws) | n | aimz-run | aimz-run --no-sync | "
                 "aimzc + aimz-run (cold) | " % self.D +
                 " | ".join(p[2] for p in peers) + " |")
@@ -1331,7 +1340,8 @@ def main():
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--work", default=None)
     p.add_argument("--results", default=None)
-    p.add_argument("--peers", default="numpy,torch,stan,numpyro,aimz-jax")
+    p.add_argument("--peers",
+                   default="numpy,torch,stan,numpyro,aimz-jax,pymc")
     p.add_argument("--rounds", type=int, default=3,
                    help="timing rounds per workload, interleaved across "
                    "tools; rows report the median (default 3)")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # aimz-run side by side with NumPy + OpenBLAS, PyTorch, Stan (rstan gqs),
-# NumPyro's Predictive and aimz itself (PyPI aimz on JAX), on this machine,
-# in one go.
+# NumPyro's Predictive, PyMC and aimz itself (PyPI aimz on JAX), on this
+# machine, in one go.
 #
 #   bench/run.sh [--quick|--full] [harness options]
 #
@@ -30,7 +30,7 @@
 # and PyMC (bench/gp.py) with the Cholesky factor beside LAPACK
 # (aimz-bench-cholesky; AIMZ_BENCH_GP=0 skips both).
 #
-# Extra options go to the harness: --peers numpy,torch,stan,numpyro,aimz-jax,
+# Extra options go to the harness: --peers numpy,torch,stan,numpyro,aimz-jax,pymc,
 # --only
 # mlp,linreg,hier,prior,mem, --draws D, --work DIR, --results DIR.
 set -euo pipefail
@@ -90,10 +90,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
 else
   log "peers already installed: ${pkgs[*]}"
 fi
-# The JAX peers (aimz itself from PyPI, NumPyro's Predictive) from the
+# The JAX peers (aimz itself from PyPI, NumPyro's Predictive) and PyMC from the
 # pinned virtual environment (idempotent; skipped peers say so).
 if [ "${AIMZ_BENCH_NO_INSTALL:-0}" = 1 ]; then
-  [ -x "$root/.venv/bin/python" ] || log "no .venv (AIMZ_BENCH_NO_INSTALL=1): the aimz-jax and numpyro peers are skipped"
+  [ -x "$root/.venv/bin/python" ] || log "no .venv (AIMZ_BENCH_NO_INSTALL=1): the aimz-jax, numpyro and pymc peers are skipped"
 else
   "$root/tools/setup_venv.sh" >"$logdir/venv.log" 2>&1 || true
   log "$(tail -1 "$logdir/venv.log")"
