@@ -30,7 +30,10 @@ RESULTS = dict(mode="quick", draws=50,
                      row("linreg predict", 100000, "numpyro", "as-is", 9.0,
                          check="FAILED"),
                      row("mlp predict", 1000, "aimz-run", "2 devices", 0.2),
-                     row("mlp predict", 1000, "aimz-jax", "as-is", 3.0)])
+                     row("mlp predict", 1000, "aimz-jax", "as-is", 3.0),
+                     row("mlp predict", 1000, "pymc", "as-is", 13.0),
+                     row("mlp predict", 1000, "stan", "as-is", 9.0),
+                     row("mlp predict", 1000, "stan", "tuned malloc", 6.0)])
 
 
 class Chart(unittest.TestCase):
@@ -43,7 +46,8 @@ class Chart(unittest.TestCase):
         self.assertEqual(groups, [
             ("linreg predict, n = 100,000", {"aimz-run": 0.5, "NumPy": 2.0}),
             ("mlp predict, n = 1,000", {"aimz-run": 0.2,
-                                        "aimz (JAX)": 3.0})])
+                                        "aimz (JAX)": 3.0, "PyMC": 13.0,
+                                        "Stan gqs": 9.0})])
         self.assertIn("AMD EPYC 7B13, 2 CPUs", title)
         self.assertIn("50 draws", title)
 

@@ -41,6 +41,11 @@ Json platesJSON(const std::vector<std::string> &Plates) {
   return Out;
 }
 
+/// The distribution a sampled site's row names.
+std::string distLabel(const Site &S) {
+  return S.DistLabel.empty() ? std::string(S.Dist->Name) : S.DistLabel;
+}
+
 } // namespace
 
 std::string manifestJSON(const ModelInfo &Info) {
@@ -70,7 +75,7 @@ std::string manifestJSON(const ModelInfo &Info) {
     J[manifest::Kind] = siteKindName(S.Kind);
     J[manifest::Class] = siteClassName(S.Class);
     if (S.Dist)
-      J[manifest::Dist] = S.Dist->Name;
+      J[manifest::Dist] = distLabel(S);
     if (!S.Support.empty())
       J[manifest::Support] = S.Support;
     if (S.EventRank)
@@ -132,7 +137,7 @@ void printSiteTable(const ModelInfo &Info, llvm::raw_ostream &OS) {
   size_t DistWidth = 12;
   for (const Site &S : Info.Sites)
     if (S.Dist)
-      DistWidth = std::max(DistWidth, std::strlen(S.Dist->Name) + 1);
+      DistWidth = std::max(DistWidth, distLabel(S).size() + 1);
   OS << llvm::left_justify("site", 16) << llvm::left_justify("kind", 15)
      << llvm::left_justify("class", 13) << llvm::left_justify("dist", DistWidth)
      << llvm::left_justify("dtype", 7) << "shape\n";
@@ -140,7 +145,7 @@ void printSiteTable(const ModelInfo &Info, llvm::raw_ostream &OS) {
     OS << llvm::left_justify(S.Name, 15) << " "
        << llvm::left_justify(siteKindName(S.Kind), 15)
        << llvm::left_justify(siteClassName(S.Class), 13)
-       << llvm::left_justify(S.Dist ? S.Dist->Name : "-", DistWidth)
+       << llvm::left_justify(S.Dist ? distLabel(S) : "-", DistWidth)
        << llvm::left_justify(dtypeName(S.Type), 7) << shapeStr(S.Dims)
        << "\n";
 }

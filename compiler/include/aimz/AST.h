@@ -424,6 +424,10 @@ struct DistMethod {
 struct SampleStmt : Stmt {
   static bool classof(const Stmt *N) { return N->K == Kind::Sample; }
   std::string Dist;
+  /// The name as written: sugar may rewrite Dist into another composite
+  /// (HurdleDistribution over a Weibull is a MixtureGeneral underneath);
+  /// the site table names such a form as written.
+  std::string WrittenDist;
   SMLoc DistLoc;
   std::vector<Arg> Args;
   std::optional<std::vector<DimSyntax>> ExplicitShape;
@@ -452,8 +456,8 @@ struct SampleStmt : Stmt {
   Shape OwnShape;
   SampleStmt(SMLoc L, std::string N, SMLoc NL, std::string D, SMLoc DL,
              std::vector<Arg> A, std::optional<std::vector<DimSyntax>> S)
-      : Stmt(Kind::Sample, L, std::move(N), NL), Dist(std::move(D)),
-        DistLoc(DL), Args(std::move(A)), ExplicitShape(std::move(S)) {}
+      : Stmt(Kind::Sample, L, std::move(N), NL), Dist(D),
+        WrittenDist(std::move(D)), DistLoc(DL), Args(std::move(A)), ExplicitShape(std::move(S)) {}
 };
 
 /// `plate name(dim) { ... }` and `scan name(dim) { ... }`

@@ -45,6 +45,10 @@ struct Site : TypedArray {
   SiteKind Kind;
   SiteClass Class;
   const DistSpec *Dist = nullptr; // null for deterministic sites
+  /// The distribution the site table names where it is not Dist's: a
+  /// hurdle or zero-inflated form written over a base with no table row
+  /// of its own (HurdleDistribution(Weibull(...)) is a MixtureGeneral).
+  std::string DistLabel;
   const Stmt *Decl = nullptr;
   /// ImproperUniform's support: "real" or "positive" (else empty).
   std::string Support;

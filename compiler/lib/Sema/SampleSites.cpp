@@ -219,6 +219,12 @@ void Analyzer::addSampleSite(const SampleStmt &S, DType T, const Shape &Full,
   Si.Type = T;
   Si.Dims = Full;
   Si.Dist = S.Spec;
+  // A zero-inflated or hurdle form with no table row of its own is a
+  // MixtureGeneral underneath: the site table names the form written.
+  const llvm::StringRef Written = S.WrittenDist;
+  if (S.Spec->Kind == DistKind::MixtureGeneral &&
+      (Written.starts_with("Hurdle") || Written.starts_with("ZeroInflated")))
+    Si.DistLabel = S.WrittenDist;
   Si.Decl = &S;
   Si.Support = Support;
   Si.EventRank = Call.EventSize ? Call.ValueEventRank : 0;

@@ -173,6 +173,31 @@ class InfoAndDevices(E.E2ETestCase):
             fields = line.split()
             self.assertRegex(fields[4], r"^f64\b", line)
 
+    def test_info_names_a_gated_form_as_written(self):
+        # A hurdle or zero-inflated form over a base with no table row of
+        # its own is a MixtureGeneral underneath: the site table names the
+        # form the model wrote. One with a row is that row
+        # (HurdleDistribution over a Poisson is HurdlePoisson).
+        so = self.compile_source("gated_names", (
+            "model gated_names(x: f32[n]) -> (y: f32[n]) {\n"
+            "  s ~ HalfNormal(1);\n"
+            "  k ~ ZeroInflatedDistribution(Binomial(5, 0.3), gate=0.2);\n"
+            "  h ~ HurdleDistribution(Poisson(3.0), gate=0.2);\n"
+            "  plate obs(n) {\n"
+            "    y ~ HurdleDistribution(Weibull(2.0, exp(x) + s), gate=0.3);\n"
+            "  }\n}\n"))
+        r = E.aimz_run("info", so)
+        dists = {l.split()[0]: l.split()[3]
+                 for l in r.stdout.split("sites:\n")[1].splitlines()
+                 if l.startswith("  ")}
+        self.assertEqual(dists, {"s": "HalfNormal",
+                                 "k": "ZeroInflatedDistribution",
+                                 "h": "HurdlePoisson",
+                                 "y": "HurdleDistribution"}, r.stdout)
+        manifest = json.loads(E.aimz_run("info", "--json", so).stdout)
+        self.assertEqual({s["name"]: s["dist"] for s in manifest["sites"]},
+                         dists)
+
     def test_info_json_is_the_embedded_manifest(self):
         for name in ("linreg", "gp_regression", "hierarchical"):
             with self.subTest(model=name):

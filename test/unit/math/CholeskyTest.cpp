@@ -200,19 +200,43 @@ TEST(Cholesky, GroupedForwardSubstitutionKeepsTheRowOrder) {
   }
 }
 
+template <class T> void checkSquareTranspose() {
+  m::square::Square<T> Sq;
+  for (int R = 0; R < 16; ++R)
+    for (int C = 0; C < 16; ++C)
+      Sq.row(R)[C] = T(R * 16 + C);
+  Sq.transpose();
+  for (int R = 0; R < 16; ++R)
+    for (int C = 0; C < 16; ++C)
+      ASSERT_EQ(Sq.row(R)[C], T(C * 16 + R)) << R << "," << C;
+}
+
+TEST(Cholesky, SquaresTransposeInRegisters) {
+  checkSquareTranspose<float>();
+  checkSquareTranspose<double>();
+}
+
 TEST(Cholesky, BlockedFailuresAreNaNEverywhere) {
   const int64_t K = 150;
   // Not positive definite in the second block's diagonal square, in a
   // later block's rows, and not symmetric.
-  for (int Case = 0; Case < 3; ++Case) {
+  // Asymmetry in an off-diagonal and a diagonal square moved in
+  // registers, and in the last rows' partial squares; a NaN in one.
+  for (int Case = 0; Case < 6; ++Case) {
     SCOPED_TRACE(Case);
     std::vector<double> A = spd(K, 5), L(K * K, 0);
     if (Case == 0)
       A[40 * K + 40] = -1;
     else if (Case == 1)
       A[140 * K + 140] = 1e-3; // below the sum of its row's squares
-    else
+    else if (Case == 2)
       A[3 * K + 100] += 1;
+    else if (Case == 3)
+      A[20 * K + 27] *= 1.001;
+    else if (Case == 4)
+      A[2 * K + 146] -= 1e-3;
+    else
+      A[70 * K + 65] = std::nan("");
     m::cholesky_blocked<double, m::gemm::Avx2Tile>(
         K, m::EventView<const double>{A.data(), K, 1},
         m::EventView<double>{L.data(), K, 1});

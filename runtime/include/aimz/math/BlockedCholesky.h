@@ -32,10 +32,12 @@
 
 #include "aimz/math/EventDistributions.h"
 #include "aimz/math/Gemm.h"
+#include "aimz/math/SquareTranspose.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace aimz::math {
 
@@ -53,16 +55,65 @@ constexpr int Chunk = 64;
 /// Side of the squares the transpositions move (stays in L1).
 constexpr int64_t Tile = 16;
 
+/// One whole square of copyTransposed, rows I0.. and columns J0.. of a
+/// (contiguous rows): transposed in registers into U's rows J0.. at
+/// column I0, each pair tested as detail::nearly_equal does (vector
+/// lanes, no branch).
+template <class T>
+bool copySquare(EventView<const T> a, T *U, int64_t Ld, int64_t I0,
+                int64_t J0, T Tol) {
+  square::Square<T> X, Y;
+  X.load(&a(I0, J0), a.s0);
+  Y.load(&a(J0, I0), a.s0); // read before U (maybe a) is written
+  X.transpose();
+  bool Ok = true;
+  for (int c = 0; c < Tile; ++c) {
+    const T *x = X.row(c), *y = Y.row(c);
+    bool RowOk = true;
+    for (int r = 0; r < Tile; ++r)
+      RowOk &= detail::nearly_equal<T>(x[r], y[r], Tol);
+    Ok &= RowOk;
+  }
+  X.store(U + J0 * Ld + I0, Ld);
+  return Ok;
+}
+
+/// One whole square of moveToLower: U's rows J0.. at column I0, transposed
+/// into rows I0.. at column J0, zeros left behind (a diagonal square keeps
+/// its diagonal and zeros above it).
+template <class T> void moveSquare(T *L, int64_t Ld, int64_t I0, int64_t J0) {
+  square::Square<T> V;
+  V.load(L + J0 * Ld + I0, Ld);
+  V.transpose();
+  if (I0 == J0) {
+    for (int r = 0; r < Tile; ++r)
+      for (int c = r + 1; c < Tile; ++c)
+        V.row(r)[c] = T(0);
+  } else {
+    for (int r = 0; r < Tile; ++r)
+      std::memset(L + (J0 + r) * Ld + I0, 0, Tile * sizeof(T));
+  }
+  V.store(L + I0 * Ld + J0, Ld);
+}
+
 /// U's upper triangle (row stride Ld) from a's lower: U[j][i] = a(i, j)
 /// for i >= j, by squares of Tile x Tile; with it detail::symmetric's test
 /// of each pair (one pass, reading a by squares rather than down its
 /// columns). U may be a itself: a(j, i) is read before U[j][i] replaces it.
+/// Whole squares of a matrix with contiguous rows move in registers
+/// (copySquare); U's entries below its diagonal inside a diagonal square
+/// then hold a's upper ones, which nothing reads before moveToLower.
 template <class T>
 bool copyTransposed(int64_t K, EventView<const T> a, T *U, int64_t Ld) {
+  static_assert(Tile == square::Side);
   const T Tol = detail::symmetry_tolerance<T>();
   bool Ok = true;
   for (int64_t J0 = 0; J0 < K; J0 += Tile)
     for (int64_t I0 = J0; I0 < K; I0 += Tile) {
+      if (a.s1 == 1 && I0 + Tile <= K) {
+        Ok &= copySquare<T>(a, U, Ld, I0, J0, Tol);
+        continue;
+      }
       const int64_t J1 = std::min(K, J0 + Tile), I1 = std::min(K, I0 + Tile);
       for (int64_t j = J0; j < J1; ++j)
         for (int64_t i = std::max(I0, j); i < I1; ++i) {
@@ -78,6 +129,10 @@ bool copyTransposed(int64_t K, EventView<const T> a, T *U, int64_t Ld) {
 template <class T> void moveToLower(int64_t K, T *L, int64_t Ld) {
   for (int64_t I0 = 0; I0 < K; I0 += Tile)
     for (int64_t J0 = 0; J0 <= I0; J0 += Tile) {
+      if (I0 + Tile <= K) {
+        moveSquare<T>(L, Ld, I0, J0);
+        continue;
+      }
       const int64_t I1 = std::min(K, I0 + Tile), J1 = std::min(K, J0 + Tile);
       for (int64_t i = I0; i < I1; ++i)
         for (int64_t j = J0; j < std::min(J1, i); ++j) {
