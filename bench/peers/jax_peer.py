@@ -37,6 +37,7 @@ T_START = time.perf_counter()
 import numpy as np  # noqa: E402
 
 import peer_args  # noqa: E402
+from zarr_v2_store import v2_array, write_blocks  # noqa: E402
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpyro  # noqa: E402
@@ -108,22 +109,6 @@ def load_posterior(data_dir, model, draws):
     post = np.load(os.path.join(data_dir, "post_%s_%d.npz" % (model, draws)))
     return {k: jnp.asarray(post[k][:draws].astype(np.float32))
             for k in post.files}
-
-
-def v2_array(path, spec):
-    """A Zarr v2 array laid out like aimz-run's store (bench/harness.py
-    reads it with Debian's zarr 2)."""
-    import numcodecs
-    import zarr
-    comp = spec["compressor"]
-    compressors = [numcodecs.get_codec(dict(comp))] if comp else None
-    root = zarr.open_group(path, mode="w", zarr_format=2)
-    arr = root.create_array(spec["site"], shape=tuple(spec["shape"]),
-                            chunks=tuple(spec["chunks"]), dtype=spec["dtype"],
-                            compressors=compressors,
-                            fill_value=spec["fill_value"], overwrite=True)
-    arr.attrs["_ARRAY_DIMENSIONS"] = spec["dims"]
-    return arr
 
 
 # ---------------------------------------------------------------- backends
@@ -202,31 +187,19 @@ def run_numpyro(args, spec, model_fn, X, P, D, n):
         pred = Predictive(model_fn, posterior_samples=P, return_sites=["y"],
                           parallel=True)
         fn = jax.jit(lambda kb, Xb: pred(kb, Xb)["y"])
-    arr = v2_array(args.out, spec)
     if spec["plan"] == "obs":
         step = spec["chunks"][1]
     else:
         step = n  # draw plan: every observation in one call
-    dtype = np.dtype(spec["dtype"])
-    t_setup = time.perf_counter() - T_START
-    t_compute = t_write = 0.0
-    blocks = 0
-    for o in range(0, n, step):
-        t0 = time.perf_counter()
+
+    def block(o):
         Xb = jnp.asarray(np.ascontiguousarray(X[o:o + step]))
         if args.workload == "linreg-ll":
-            out = fn(Xb, jnp.asarray(np.ascontiguousarray(y_all[o:o + step])))
-        else:
-            out = fn(jax.random.fold_in(key, o), Xb)
-        out = np.asarray(out).reshape(D, -1).astype(dtype, copy=False)
-        t1 = time.perf_counter()
-        arr[:, o:o + out.shape[1]] = out
-        t2 = time.perf_counter()
-        t_compute += t1 - t0
-        t_write += t2 - t1
-        blocks += 1
-    return dict(setup_s=t_setup, compute_s=t_compute, write_s=t_write,
-                check_copy_s=0.0, batches=blocks)
+            return fn(Xb, jnp.asarray(np.ascontiguousarray(
+                y_all[o:o + step])))
+        return fn(jax.random.fold_in(key, o), Xb)
+    return write_blocks(args.out, spec, n, step, block,
+                        time.perf_counter() - T_START)
 
 
 def main():

@@ -41,6 +41,7 @@ import time
 T_START = time.perf_counter()
 
 import peer_args  # noqa: E402
+from zarr_v2_store import write_blocks  # noqa: E402
 
 # A fresh compile cache: PyTensor's C compile is part of PyMC's cold start.
 _CACHE = tempfile.mkdtemp(prefix="pymc_peer_pytensor_")
@@ -141,22 +142,6 @@ def load_posterior(data_dir, model, draws):
             for k in post.files}
 
 
-def v2_array(path, spec):
-    """A Zarr v2 array laid out like aimz-run's store (bench/harness.py
-    reads it with Debian's zarr 2)."""
-    import numcodecs
-    import zarr
-    comp = spec["compressor"]
-    compressors = [numcodecs.get_codec(dict(comp))] if comp else None
-    root = zarr.open_group(path, mode="w", zarr_format=2)
-    arr = root.create_array(spec["site"], shape=tuple(spec["shape"]),
-                            chunks=tuple(spec["chunks"]), dtype=spec["dtype"],
-                            compressors=compressors,
-                            fill_value=spec["fill_value"], overwrite=True)
-    arr.attrs["_ARRAY_DIMENSIONS"] = spec["dims"]
-    return arr
-
-
 def block_size(spec, D, n):
     """Whole chunks of aimz-run's store per block, under BLOCK_BYTES of
     draws at 8 bytes each (all observations in one block for the draw plan)."""
@@ -200,28 +185,16 @@ def run(args, spec):
     else:
         posterior = as_idata(as_dataset(load_posterior(args.data_dir, model,
                                                        D)))
-    arr = v2_array(args.out, spec)
-    dtype = np.dtype(spec["dtype"])
-    t_setup = time.perf_counter() - T_START
-    t_compute = t_write = 0.0
-    blocks = 0
-    for o in range(0, n, step):
-        t0 = time.perf_counter()
+
+    def draws(o):
         data = first if o == 0 else block(o)
         if "y" in data:
             data["y_obs"] = data.pop("y")
         with m:
             pm.set_data(data)
-        out = draws_of(args.workload, m, posterior, args.seed + o)
-        out = out.reshape(D, -1).astype(dtype, copy=False)
-        t1 = time.perf_counter()
-        arr[:, o:o + out.shape[1]] = out
-        t2 = time.perf_counter()
-        t_compute += t1 - t0
-        t_write += t2 - t1
-        blocks += 1
-    return dict(setup_s=t_setup, compute_s=t_compute, write_s=t_write,
-                check_copy_s=0.0, batches=blocks)
+        return draws_of(args.workload, m, posterior, args.seed + o)
+    return write_blocks(args.out, spec, n, step, draws,
+                        time.perf_counter() - T_START)
 
 
 def main():
