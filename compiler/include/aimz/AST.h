@@ -457,7 +457,8 @@ struct SampleStmt : Stmt {
   SampleStmt(SMLoc L, std::string N, SMLoc NL, std::string D, SMLoc DL,
              std::vector<Arg> A, std::optional<std::vector<DimSyntax>> S)
       : Stmt(Kind::Sample, L, std::move(N), NL), Dist(D),
-        WrittenDist(std::move(D)), DistLoc(DL), Args(std::move(A)), ExplicitShape(std::move(S)) {}
+        WrittenDist(std::move(D)), DistLoc(DL), Args(std::move(A)),
+        ExplicitShape(std::move(S)) {}
 };
 
 /// `plate name(dim) { ... }` and `scan name(dim) { ... }`

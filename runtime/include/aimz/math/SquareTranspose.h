@@ -55,7 +55,8 @@ template <class T> struct Square {
     }
     // The second row of each round: columns with bit B set stay, the
     // others come from the first row, B columns right.
-    AIMZ_SQUARE_ROUND(8, (0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23),
+    AIMZ_SQUARE_ROUND(8, (0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22,
+                          23),
                       (8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30,
                        31))
     AIMZ_SQUARE_ROUND(4, (0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26,
