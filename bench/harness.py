@@ -74,10 +74,10 @@ PY = "/usr/bin/python3"
 # tools/setup_venv.sh makes from tools/requirements.txt.
 VENV_PY = os.path.join(ROOT, ".venv", "bin", "python")
 JAX_PEERS = ("numpyro", "aimz-jax")
-# Peers run by the virtual environment's Python, and the script of each.
-VENV_PEERS = JAX_PEERS + ("pymc",)
+# Peers run by the virtual environment's Python: the script of each.
 PEER_SCRIPTS = {"numpyro": "jax_peer.py", "aimz-jax": "jax_peer.py",
                 "pymc": "pymc_peer.py"}
+VENV_PEERS = tuple(PEER_SCRIPTS)
 TUNABLES = ("glibc.malloc.mmap_threshold=33554432:"
             "glibc.malloc.trim_threshold=4294967296")
 STAN_LIMIT_S = 180.0   # skip Stan sizes predicted to take longer

@@ -156,7 +156,8 @@ MUTATIONS = [
     # The transpositions around the factor, 16 x 16 squares in registers.
     ("square-transpose-lane-swapped",
      "runtime/include/aimz/math/SquareTranspose.h",
-     "AIMZ_SQUARE_ROUND(1, (0, 16, 2, 18,", "AIMZ_SQUARE_ROUND(1, (0, 16, 2, 19,",
+     "return Second ? ((c & B) ? Side + c : c + B)",
+     "return Second ? ((c & B) ? Side + c : c + B - 1)",
      MATH_TARGETS, [MATH.format("Cholesky*")]),
     ("cholesky-square-symmetry-unchecked",
      "runtime/include/aimz/math/BlockedCholesky.h",

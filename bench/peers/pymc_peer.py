@@ -12,16 +12,17 @@ environment's Python (tools/setup_venv.sh installs the pinned versions):
 WL is one of linreg-pred, linreg-ll, hier-pred, mlp-pred, prior; the
 models are dsl-examples/{linreg,hierarchical,mlp}.aimz written in PyMC as
 its users write them: inputs in `pm.Data`, swapped per block with
-`pm.set_data`, the posterior as an xarray Dataset (chain, draw).
+`pm.set_data`, the posterior as an InferenceData (one chain).
 
 * Cold, like every peer: PyTensor compiles each sampling function to C.
   Its cache directory is a fresh one per process (removed at the end), so
   the compile counts in every run, as NumPyro's JIT does.
 * floatX float32, as aimz-run and NumPyro compute (and as bench/gp.py
   runs PyMC); the draws are cast to the store's type when written.
-* Blocks of observations: as many of aimz-run's chunks as keep one block's
-  draws (at 8 bytes each) under 256 MiB (memory stays bounded at n = 1M x 1000
-  draws), each written into a Zarr v2 store like the NumPy peer's.
+* Blocks of observations: as many of aimz-run's chunks as keep one
+  block's draws (at 8 bytes each) under 256 MiB (memory stays bounded at
+  n = 1M x 1000 draws), each written into a Zarr v2 store like the NumPy
+  peer's.
 * Prior predictive: the latents are drawn once per draw
   (`pm.sample_prior_predictive`), then y is drawn block by block from
   them, so that every block of a draw shares its latents (as aimz-run's obs

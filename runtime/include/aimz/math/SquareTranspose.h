@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace aimz::math::square {
 
@@ -45,34 +46,33 @@ template <class T> struct Square {
     // bit B clear stay in row r, the others come from row r + B, B columns
     // left; row r + B gets the rest. After the rounds B = 8, 4, 2, 1 every
     // bit of the row index has traded places with the column's.
-#define AIMZ_SQUARE_LANES(...) __VA_ARGS__
-#define AIMZ_SQUARE_ROUND(B, FIRST, SECOND)                                    \
-  for (int r = 0; r < Side; ++r)                                               \
-    if (!(r & B)) {                                                            \
-      const Row A = R[r], C = R[r + B];                                        \
-      R[r] = __builtin_shufflevector(A, C, AIMZ_SQUARE_LANES FIRST);           \
-      R[r + B] = __builtin_shufflevector(A, C, AIMZ_SQUARE_LANES SECOND);      \
-    }
-    // The second row of each round: columns with bit B set stay, the
-    // others come from the first row, B columns right.
-    AIMZ_SQUARE_ROUND(8, (0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22,
-                          23),
-                      (8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30,
-                       31))
-    AIMZ_SQUARE_ROUND(4, (0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26,
-                          27),
-                      (4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30,
-                       31))
-    AIMZ_SQUARE_ROUND(2, (0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28,
-                          29),
-                      (2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30,
-                       31))
-    AIMZ_SQUARE_ROUND(1, (0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14,
-                          30),
-                      (1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15,
-                       31))
-#undef AIMZ_SQUARE_ROUND
-#undef AIMZ_SQUARE_LANES
+    Lanes Idx;
+    round<8>(Idx);
+    round<4>(Idx);
+    round<2>(Idx);
+    round<1>(Idx);
+  }
+
+private:
+  using Lanes = std::make_integer_sequence<int, Side>;
+
+  /// Lane c of a round's first (or second) row, as an index into the pair
+  /// of rows (the second's lanes count from Side): a column with bit B
+  /// clear keeps the first row's entry (the second takes the first's,
+  /// B columns right); with bit B set, the second row's, B columns left
+  /// (the second keeps its own).
+  static constexpr int lane(int B, bool Second, int c) {
+    return Second ? ((c & B) ? Side + c : c + B)
+                  : ((c & B) ? Side + c - B : c);
+  }
+
+  template <int B, int... C> void round(std::integer_sequence<int, C...>) {
+    for (int r = 0; r < Side; ++r)
+      if (!(r & B)) {
+        const Row A = R[r], D = R[r + B];
+        R[r] = __builtin_shufflevector(A, D, lane(B, false, C)...);
+        R[r + B] = __builtin_shufflevector(A, D, lane(B, true, C)...);
+      }
   }
 };
 
